@@ -1,0 +1,93 @@
+package app
+
+import (
+	"time"
+)
+
+// RunEventName is the Wails runtime event (and browser-mode SSE event) on which every run
+// event is delivered to the UI; the payload is one events.Event as JSON.
+const RunEventName = "run:event"
+
+// ConversationSummary is one row of the conversation list.
+type ConversationSummary struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Running   bool      `json:"running"`
+}
+
+// MessageView is one user message and the answer it produced. Status is running,
+// complete, cancelled, error or interrupted; Error is set for error.
+type MessageView struct {
+	ID        string    `json:"id"`
+	ParentID  string    `json:"parent_id"`
+	Content   string    `json:"content"`
+	Response  string    `json:"response"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ConversationDetail is a conversation with the messages on its active branch, root first.
+type ConversationDetail struct {
+	Conversation ConversationSummary `json:"conversation"`
+	Messages     []MessageView       `json:"messages"`
+}
+
+// SendRequest asks a research question. ConversationID empty starts a new conversation.
+type SendRequest struct {
+	ConversationID string `json:"conversation_id"`
+	Content        string `json:"content"`
+}
+
+// SendResult names the conversation and message of a run that has started; its progress
+// arrives as RunEventName events.
+type SendResult struct {
+	ConversationID string `json:"conversation_id"`
+	MessageID      string `json:"message_id"`
+}
+
+// ArtifactSummary is one artifact in the panel's list. During a run it reflects the run's
+// in-memory cache (seed 000, "REST API 在执行期间的一致性"). Preview is the first 200 runes.
+type ArtifactSummary struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	ContentType string    `json:"content_type"`
+	Version     int       `json:"version"`
+	Source      string    `json:"source"`
+	Size        int       `json:"size"`
+	Preview     string    `json:"preview"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Unsaved     bool      `json:"unsaved"`
+}
+
+// ArtifactView is one artifact with its full content.
+type ArtifactView struct {
+	ArtifactSummary
+	Content string `json:"content"`
+}
+
+// SettingsView is the settings as shown in the settings dialog. The API key itself is
+// never sent to the UI; APIKeySet tells whether one is stored.
+type SettingsView struct {
+	BaseURL             string `json:"base_url"`
+	APIKeySet           bool   `json:"api_key_set"`
+	Model               string `json:"model"`
+	ToolCallMode        string `json:"tool_call_mode"`
+	SearxngURL          string `json:"searxng_url"`
+	AllowPrivateNetwork bool   `json:"allow_private_network"`
+	DataDir             string `json:"data_dir"`
+}
+
+// SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
+// ClearAPIKey removes it.
+type SettingsInput struct {
+	BaseURL             string `json:"base_url"`
+	APIKey              string `json:"api_key"`
+	ClearAPIKey         bool   `json:"clear_api_key"`
+	Model               string `json:"model"`
+	ToolCallMode        string `json:"tool_call_mode"`
+	SearxngURL          string `json:"searxng_url"`
+	AllowPrivateNetwork bool   `json:"allow_private_network"`
+}

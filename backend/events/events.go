@@ -1,0 +1,181 @@
+// Package events defines the one typed event that records a run (DESIGN.md, "Events").
+//
+// Every event carries the conversation and message it belongs to, a per-conversation
+// monotonically increasing seq, the agent that produced it, a creation time and a JSON data
+// object whose shape depends on the type (see the Data* structs). All types except
+// llm_chunk are persisted to the message_events table; all are sent to the UI.
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Type names an event kind. The string values are a contract with the store, the CLI's
+// --json output and the frontend; never rename them.
+type Type string
+
+// The event types of DESIGN.md. Terminal types are Complete, Cancelled and Error.
+const (
+	Metadata            Type = "metadata"
+	AgentStart          Type = "agent_start"
+	LLMChunk            Type = "llm_chunk"
+	LLMComplete         Type = "llm_complete"
+	AgentComplete       Type = "agent_complete"
+	ToolStart           Type = "tool_start"
+	ToolComplete        Type = "tool_complete"
+	SubagentInstruction Type = "subagent_instruction"
+	PermissionRequest   Type = "permission_request"
+	PermissionResult    Type = "permission_result"
+	UserInput           Type = "user_input"
+	QueuedMessage       Type = "queued_message"
+	CompactionStart     Type = "compaction_start"
+	CompactionSummary   Type = "compaction_summary"
+	ArtifactChanged     Type = "artifact_changed"
+	Complete            Type = "complete"
+	Cancelled           Type = "cancelled"
+	Error               Type = "error"
+)
+
+// Terminal reports whether t ends a run (complete, cancelled or error).
+func (t Type) Terminal() bool { return t == Complete || t == Cancelled || t == Error }
+
+// Persisted reports whether events of type t are written to message_events
+// (everything but llm_chunk, DESIGN.md "Events").
+func (t Type) Persisted() bool { return t != LLMChunk }
+
+// Event is one record of a run. Seq is assigned by the engine's emitter, starts at 1 and
+// increases by one per event within a conversation (llm_chunk events share the seq of the
+// last persisted event and are never stored). Data is a JSON object.
+type Event struct {
+	Type           Type            `json:"type"`
+	ConversationID string          `json:"conversation_id"`
+	MessageID      string          `json:"message_id"`
+	Seq            int64           `json:"seq"`
+	AgentName      string          `json:"agent_name,omitempty"`
+	CreatedAt      time.Time       `json:"created_at"`
+	Data           json.RawMessage `json:"data"`
+}
+
+// Usage is token usage as reported by the endpoint for one LLM call or summed over a run.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Add returns the element-wise sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens, u.TotalTokens + o.TotalTokens}
+}
+
+// DataMetadata is the data of a metadata event, the first event of every run.
+type DataMetadata struct {
+	ParentID string `json:"parent_id,omitempty"`
+	Content  string `json:"content"`
+	Model    string `json:"model"`
+	Mode     string `json:"tool_call_mode"`
+}
+
+// DataAgentStart is the data of agent_start; Instruction is set for sub-agents.
+type DataAgentStart struct {
+	Instruction string `json:"instruction,omitempty"`
+	Round       int    `json:"round"`
+}
+
+// DataLLMChunk is the data of llm_chunk: one streamed delta of answer text or reasoning text.
+type DataLLMChunk struct {
+	Content   string `json:"content,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+}
+
+// DataLLMComplete is the data of llm_complete: the whole text of one LLM call.
+// DurationMS is wall time of the call in milliseconds including retries.
+type DataLLMComplete struct {
+	Content    string     `json:"content"`
+	Reasoning  string     `json:"reasoning,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	Usage      Usage      `json:"usage"`
+	Model      string     `json:"model"`
+	DurationMS int64      `json:"duration_ms"`
+}
+
+// ToolCall is a parsed tool call as recorded in events. Params is a JSON object.
+type ToolCall struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Params json.RawMessage `json:"params"`
+}
+
+// DataAgentComplete is the data of agent_complete. Content is the agent's text for the
+// round; Routing is "tool_call", "subagent" or "" (the agent finished).
+type DataAgentComplete struct {
+	Content string `json:"content"`
+	Routing string `json:"routing,omitempty"`
+	Target  string `json:"target,omitempty"`
+}
+
+// DataToolStart is the data of tool_start.
+type DataToolStart struct {
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Params json.RawMessage `json:"params"`
+}
+
+// DataToolComplete is the data of tool_complete. Result is the text returned to the model.
+type DataToolComplete struct {
+	CallID     string `json:"call_id"`
+	Tool       string `json:"tool"`
+	Success    bool   `json:"success"`
+	Result     string `json:"result,omitempty"`
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// DataSubagentInstruction is the data of subagent_instruction, emitted by the lead when it
+// routes work to a sub-agent (seed 001, call_subagent).
+type DataSubagentInstruction struct {
+	Target      string `json:"target"`
+	Instruction string `json:"instruction"`
+}
+
+// ArtifactSnapshot is the full state of one artifact as seen by the run (seed 000,
+// build_snapshot). Version is the in-memory version number.
+type ArtifactSnapshot struct {
+	ID          string `json:"id"`
+	ContentType string `json:"content_type"`
+	Title       string `json:"title"`
+	Content     string `json:"content"`
+	Version     int    `json:"version"`
+	Source      string `json:"source"`
+	UpdateType  string `json:"update_type"`
+}
+
+// DataArtifactChanged is the data of artifact_changed, emitted after every successful
+// artifact operation so the UI shows artifacts growing live.
+type DataArtifactChanged struct {
+	Artifact ArtifactSnapshot `json:"artifact"`
+}
+
+// DataTerminal is the data of the terminal events complete, cancelled and error.
+// FlushFailed lists artifact ids whose flush failed (seed 000: partial failure is reported,
+// never rolled back).
+type DataTerminal struct {
+	Response    string   `json:"response,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	FlushFailed []string `json:"flush_failed,omitempty"`
+	Usage       Usage    `json:"usage"`
+	DurationMS  int64    `json:"duration_ms"`
+	Steps       int      `json:"steps"`
+}
+
+// MustData marshals v for Event.Data. It panics only on values json cannot encode, which
+// for the Data* structs above cannot happen.
+func MustData(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("events: marshal data: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,74 @@
+// Package llm talks to any OpenAI-compatible chat completions endpoint through go-openai:
+// streaming, reasoning text kept apart from the answer, native tool-call deltas assembled,
+// token usage per call, and retries with exponential backoff.
+package llm
+
+import (
+	"context"
+
+	"artifactflow/backend/events"
+)
+
+// Role values for Message.Role.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message sent to the model. ToolCalls is set on assistant messages in
+// native mode; ToolCallID is set on tool messages answering one of them.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is one native tool call: Arguments is the raw JSON text the model produced
+// (possibly malformed; callers validate it).
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolDef describes a tool to the model in native mode. Parameters is a JSON Schema object.
+type ToolDef struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// Request is one chat completion request. Model empty means the client's default model.
+// Tools empty sends no tools (xml mode).
+type Request struct {
+	Model    string
+	Messages []Message
+	Tools    []ToolDef
+}
+
+// Delta is one streamed piece of text: answer content or reasoning_content (DeepSeek/Qwen).
+type Delta struct {
+	Content   string
+	Reasoning string
+}
+
+// Response is the assembled result of one streamed call. Usage is what the endpoint
+// reported in its usage chunk (zero if it sent none).
+type Response struct {
+	Content      string
+	Reasoning    string
+	ToolCalls    []ToolCall
+	Usage        events.Usage
+	FinishReason string
+	Model        string
+}
+
+// Model is what the engine needs from a chat model: one streamed completion. onDelta is
+// called in order for each content or reasoning delta, from the calling goroutine.
+// Implementations retry transient failures themselves and honour ctx cancellation.
+type Model interface {
+	Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error)
+}

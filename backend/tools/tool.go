@@ -1,0 +1,101 @@
+// Package tools defines the Tool interface, the registry of tools by name, and the tools
+// themselves (artifact tools, call_subagent, web_search, web_fetch). Tool names and
+// parameter names are a contract (DESIGN.md, "Tools").
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Param describes one parameter of a tool. Type is a JSON Schema type name
+// ("string", "integer", "boolean").
+type Param struct {
+	Name        string
+	Type        string
+	Description string
+	Required    bool
+}
+
+// Result is what a tool returns to the model. Data is the text given to the model on
+// success; Error is the message given on failure and should tell the model what to do
+// next. Metadata carries structured extras for events (never sent to the model).
+type Result struct {
+	Success  bool
+	Data     string
+	Error    string
+	Metadata map[string]any
+}
+
+// OK returns a successful Result holding data.
+func OK(data string) Result { return Result{Success: true, Data: data} }
+
+// Fail returns a failed Result with a formatted error message for the model.
+func Fail(format string, args ...any) Result {
+	return Result{Success: false, Error: fmt.Sprintf(format, args...)}
+}
+
+// Tool is one callable tool. Execute receives parameters already decoded from the model's
+// call (strings, float64 numbers, bools) and must not panic on missing or mistyped values:
+// it returns a failed Result instead. Execute honours ctx cancellation for anything that
+// blocks.
+type Tool interface {
+	Name() string
+	Description() string
+	Params() []Param
+	Execute(ctx context.Context, params map[string]any) Result
+}
+
+// ErrUnknownTool is returned by Registry.Get for a name that is not registered.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Registry maps tool names to tools. It is built once and then only read, so it is safe
+// for concurrent use after construction.
+type Registry struct {
+	byName map[string]Tool
+}
+
+// NewRegistry returns a registry holding ts. A duplicate name is a programming error and
+// panics.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{byName: make(map[string]Tool, len(ts))}
+	for _, t := range ts {
+		if _, dup := r.byName[t.Name()]; dup {
+			panic("tools: duplicate tool " + t.Name())
+		}
+		r.byName[t.Name()] = t
+	}
+	return r
+}
+
+// Get returns the tool named name, or an error wrapping ErrUnknownTool.
+func (r *Registry) Get(name string) (Tool, error) {
+	t, ok := r.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	return t, nil
+}
+
+// Subset returns the tools named in names, in that order, skipping unknown names.
+func (r *Registry) Subset(names []string) []Tool {
+	out := make([]Tool, 0, len(names))
+	for _, n := range names {
+		if t, ok := r.byName[n]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Names returns all registered names, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.byName))
+	for n := range r.byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,294 @@
+export namespace app {
+	
+	export class ArtifactSummary {
+	    id: string;
+	    title: string;
+	    content_type: string;
+	    version: number;
+	    source: string;
+	    size: number;
+	    preview: string;
+	    // Go type: time
+	    updated_at: any;
+	    unsaved: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArtifactSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.content_type = source["content_type"];
+	        this.version = source["version"];
+	        this.source = source["source"];
+	        this.size = source["size"];
+	        this.preview = source["preview"];
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.unsaved = source["unsaved"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ArtifactView {
+	    id: string;
+	    title: string;
+	    content_type: string;
+	    version: number;
+	    source: string;
+	    size: number;
+	    preview: string;
+	    // Go type: time
+	    updated_at: any;
+	    unsaved: boolean;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArtifactView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.content_type = source["content_type"];
+	        this.version = source["version"];
+	        this.source = source["source"];
+	        this.size = source["size"];
+	        this.preview = source["preview"];
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.unsaved = source["unsaved"];
+	        this.content = source["content"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MessageView {
+	    id: string;
+	    parent_id: string;
+	    content: string;
+	    response: string;
+	    status: string;
+	    error: string;
+	    // Go type: time
+	    created_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessageView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.parent_id = source["parent_id"];
+	        this.content = source["content"];
+	        this.response = source["response"];
+	        this.status = source["status"];
+	        this.error = source["error"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConversationSummary {
+	    id: string;
+	    title: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    running: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.running = source["running"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ConversationDetail {
+	    conversation: ConversationSummary;
+	    messages: MessageView[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation = this.convertValues(source["conversation"], ConversationSummary);
+	        this.messages = this.convertValues(source["messages"], MessageView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	export class SendRequest {
+	    conversation_id: string;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation_id = source["conversation_id"];
+	        this.content = source["content"];
+	    }
+	}
+	export class SendResult {
+	    conversation_id: string;
+	    message_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation_id = source["conversation_id"];
+	        this.message_id = source["message_id"];
+	    }
+	}
+	export class SettingsInput {
+	    base_url: string;
+	    api_key: string;
+	    clear_api_key: boolean;
+	    model: string;
+	    tool_call_mode: string;
+	    searxng_url: string;
+	    allow_private_network: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.base_url = source["base_url"];
+	        this.api_key = source["api_key"];
+	        this.clear_api_key = source["clear_api_key"];
+	        this.model = source["model"];
+	        this.tool_call_mode = source["tool_call_mode"];
+	        this.searxng_url = source["searxng_url"];
+	        this.allow_private_network = source["allow_private_network"];
+	    }
+	}
+	export class SettingsView {
+	    base_url: string;
+	    api_key_set: boolean;
+	    model: string;
+	    tool_call_mode: string;
+	    searxng_url: string;
+	    allow_private_network: boolean;
+	    data_dir: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.base_url = source["base_url"];
+	        this.api_key_set = source["api_key_set"];
+	        this.model = source["model"];
+	        this.tool_call_mode = source["tool_call_mode"];
+	        this.searxng_url = source["searxng_url"];
+	        this.allow_private_network = source["allow_private_network"];
+	        this.data_dir = source["data_dir"];
+	    }
+	}
+
+}
+
