@@ -1,27 +1,58 @@
 // Command artifactflow is the ArtifactFlow Desktop window and its command line
-// (DESIGN.md, "Command line"). All logic lives in package app and backend/.
+// (DESIGN.md, "Command line"). All logic lives in package app and backend/; this file only
+// wires Wails, which no other package imports.
 package main
 
 import (
+	"context"
 	"embed"
+	"io/fs"
+	"os"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"artifactflow/app"
+	"artifactflow/backend/events"
 )
 
 //go:embed all:frontend/dist
 var assets embed.FS
 
 func main() {
-	c := &app.Core{}
-	_ = wails.Run(&options.App{
-		Title:       "ArtifactFlow",
-		Width:       1280,
-		Height:      860,
-		AssetServer: &assetserver.Options{Assets: assets},
-		Bind:        c.Bindings(),
+	dist, err := fs.Sub(assets, "frontend/dist")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the directory
+	}
+	os.Exit(app.Main(context.Background(), app.Env{
+		Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Assets: dist, Window: window,
+	}))
+}
+
+// window runs the Wails window on core until the user closes it. Run events reach the
+// page as runtime events named app.RunEventName.
+func window(core *app.Core) error {
+	var removeSink func()
+	return wails.Run(&options.App{
+		Title:            "ArtifactFlow",
+		Width:            1280,
+		Height:           860,
+		MinWidth:         960,
+		MinHeight:        600,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
+		OnStartup: func(ctx context.Context) {
+			removeSink = core.AddSink(app.SinkFunc(func(ev events.Event) {
+				runtime.EventsEmit(ctx, app.RunEventName, ev)
+			}))
+		},
+		OnShutdown: func(context.Context) {
+			if removeSink != nil {
+				removeSink()
+			}
+		},
+		Bind: core.Bindings(),
 	})
 }

@@ -2,79 +2,216 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"artifactflow/backend/artifact"
+	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
+	"artifactflow/backend/events"
+	"artifactflow/backend/store"
 )
 
-var errTODO = errors.New("not implemented yet")
+// callTimeout bounds one bound-method call's database work.
+const callTimeout = 30 * time.Second
+
+// Bindings returns the services bound to the window and to browser mode, in a fixed order.
+func (c *Core) Bindings() []any {
+	return []any{&ChatService{c}, &ConversationService{c}, &ArtifactService{c}, &SettingsService{c}}
+}
+
+func (c *Core) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), callTimeout)
+}
 
 // ChatService starts and stops research runs.
 type ChatService struct{ core *Core }
 
-// Send starts a research run for req and returns at once with its ids; progress arrives as
-// RunEventName events. Errors: empty content, unknown conversation, a run already going in
-// that conversation, missing model settings.
-func (s *ChatService) Send(req SendRequest) (SendResult, error) { return SendResult{}, errTODO }
+// Send starts a research run for req and returns at once with its ids; progress arrives
+// as RunEventName events. Errors: empty content, unknown conversation, a run already going
+// in that conversation (engine.ErrBusy), no model configured (ErrNoModel).
+func (s *ChatService) Send(req SendRequest) (SendResult, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	run, err := s.core.eng.Start(ctx, engine.Request{ConversationID: req.ConversationID, Content: req.Content})
+	if err != nil {
+		return SendResult{}, err
+	}
+	return SendResult{ConversationID: run.ConversationID, MessageID: run.MessageID}, nil
+}
 
-// Stop cancels the run going in conversationID; it is a no-op when none is.
-func (s *ChatService) Stop(conversationID string) error { return errTODO }
+// Stop cancels the run going in conversationID; the run flushes its artifacts and ends
+// with a cancelled event. Stopping a conversation with no run is not an error.
+func (s *ChatService) Stop(conversationID string) error {
+	s.core.eng.Stop(conversationID)
+	return nil
+}
 
 // Running returns the ids of conversations with a run in progress.
-func (s *ChatService) Running() []string { return nil }
+func (s *ChatService) Running() []string { return s.core.eng.Running() }
 
 // ConversationService lists, opens, renames and deletes conversations.
 type ConversationService struct{ core *Core }
 
-// List returns conversations, most recently updated first.
-func (s *ConversationService) List() ([]ConversationSummary, error) { return nil, errTODO }
+// List returns every conversation, most recently updated first.
+func (s *ConversationService) List() ([]ConversationSummary, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	convs, err := s.core.db.ListConversations(ctx, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ConversationSummary, len(convs))
+	for i, cv := range convs {
+		out[i] = s.summary(cv)
+	}
+	return out, nil
+}
 
-// Get returns a conversation and the messages on its active branch.
+func (s *ConversationService) summary(cv store.Conversation) ConversationSummary {
+	return ConversationSummary{ID: cv.ID, Title: cv.Title, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt,
+		Running: s.core.eng.Active(cv.ID) != nil}
+}
+
+// Get returns a conversation and the messages on its active branch, root first.
 func (s *ConversationService) Get(id string) (ConversationDetail, error) {
-	return ConversationDetail{}, errTODO
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	cv, err := s.core.db.GetConversation(ctx, id)
+	if err != nil {
+		return ConversationDetail{}, err
+	}
+	var path []store.Message
+	if cv.ActiveBranch != "" {
+		if path, err = s.core.db.MessagePath(ctx, id, cv.ActiveBranch); err != nil {
+			return ConversationDetail{}, err
+		}
+	}
+	d := ConversationDetail{Conversation: s.summary(cv), Messages: make([]MessageView, len(path))}
+	for i, m := range path {
+		d.Messages[i] = MessageView{ID: m.ID, ParentID: m.ParentID, Content: m.Content, Response: m.GraphResponse,
+			Status: m.Status, Error: m.Error, CreatedAt: m.CreatedAt}
+	}
+	return d, nil
 }
 
-// Events returns the stored events of one message's run in seq order (the activity flow of
-// a past answer).
-func (s *ConversationService) Events(conversationID, messageID string) ([]json.RawMessage, error) {
-	return nil, errTODO
+// Events returns the stored events of one message's run in seq order: the activity flow
+// of a past answer.
+func (s *ConversationService) Events(conversationID, messageID string) ([]events.Event, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.ListEvents(ctx, store.EventQuery{ConversationID: conversationID, MessageID: messageID})
 }
 
-// Rename sets a conversation's title.
-func (s *ConversationService) Rename(id, title string) error { return errTODO }
+// Rename sets a conversation's title (1-200 characters after trimming).
+func (s *ConversationService) Rename(id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" || utf8.RuneCountInString(title) > 200 {
+		return errors.New("title must be 1-200 characters")
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.RenameConversation(ctx, id, title)
+}
 
-// Delete removes a conversation and everything in it.
-func (s *ConversationService) Delete(id string) error { return errTODO }
+// Delete removes a conversation and everything in it (messages, events, artifacts and
+// their versions). A conversation with a run going is stopped first.
+func (s *ConversationService) Delete(id string) error {
+	if run := s.core.eng.Active(id); run != nil {
+		s.core.eng.Stop(id)
+		<-run.Done()
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.DeleteConversation(ctx, id)
+}
 
-// ArtifactService reads artifacts.
+// ArtifactService reads artifacts. During a run it reads the run's write-back cache, so
+// the user sees edits before they are flushed (seed 000).
 type ArtifactService struct{ core *Core }
 
-// List returns the artifacts of a conversation.
+func (s *ArtifactService) manager(conversationID string) *artifact.Manager {
+	if run := s.core.eng.Active(conversationID); run != nil {
+		return run.Artifacts()
+	}
+	return artifact.NewManager(s.core.db, conversationID, "")
+}
+
+// List returns the artifacts of a conversation, oldest first, with 200-rune previews.
 func (s *ArtifactService) List(conversationID string) ([]ArtifactSummary, error) {
-	return nil, errTODO
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	items, err := s.manager(conversationID).List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ArtifactSummary, len(items))
+	for i, it := range items {
+		out[i] = summaryOf(it)
+	}
+	return out, nil
 }
 
 // Get returns one artifact with its content.
 func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, error) {
-	return ArtifactView{}, errTODO
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	items, err := s.manager(conversationID).List(ctx)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	for _, it := range items {
+		if it.ID == artifactID {
+			return ArtifactView{ArtifactSummary: summaryOf(it), Content: it.Content}, nil
+		}
+	}
+	return ArtifactView{}, fmt.Errorf("%w: %q", artifact.ErrNotFound, artifactID)
+}
+
+func summaryOf(it artifact.Item) ArtifactSummary {
+	preview := it.Content
+	if utf8.RuneCountInString(preview) > artifact.InventoryPreviewLength {
+		preview = string([]rune(preview)[:artifact.InventoryPreviewLength])
+	}
+	return ArtifactSummary{ID: it.ID, Title: it.Title, ContentType: it.ContentType, Version: it.Version,
+		Source: it.Source, Size: len(it.Content), Preview: preview, UpdatedAt: it.UpdatedAt, Unsaved: it.Unsaved}
 }
 
 // SettingsService reads and saves the settings.
 type SettingsService struct{ core *Core }
 
-// Get returns the current settings.
-func (s *SettingsService) Get() (SettingsView, error) { return SettingsView{}, errTODO }
+// Get returns the effective settings; the API key itself is never returned.
+func (s *SettingsService) Get() (SettingsView, error) {
+	return s.core.settingsView(), nil
+}
 
-// Save validates and stores settings.
+// Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
+// key unless ClearAPIKey is set. Errors wrap config.ErrInvalid and name the field.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
-	return SettingsView{}, errTODO
+	c := s.core
+	c.mu.Lock()
+	next := config.Settings{BaseURL: strings.TrimSpace(in.BaseURL), APIKey: c.settings.APIKey, Model: strings.TrimSpace(in.Model),
+		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork}
+	c.mu.Unlock()
+	if key := strings.TrimSpace(in.APIKey); key != "" {
+		next.APIKey = key
+	} else if in.ClearAPIKey {
+		next.APIKey = ""
+	}
+	if err := config.Save(c.dataDir, next); err != nil {
+		return SettingsView{}, err
+	}
+	c.mu.Lock()
+	c.settings = next
+	c.mu.Unlock()
+	return c.settingsView(), nil
 }
 
-// Core holds the services' shared state.
-type Core struct {
-	ctx context.Context
-}
-
-// Bindings returns the services bound to the window.
-func (c *Core) Bindings() []any {
-	return []any{&ChatService{c}, &ConversationService{c}, &ArtifactService{c}, &SettingsService{c}}
+func (c *Core) settingsView() SettingsView {
+	s := c.Settings()
+	return SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
+		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, DataDir: c.dataDir}
 }

@@ -83,10 +83,13 @@ type DataAgentStart struct {
 	Round       int    `json:"round"`
 }
 
-// DataLLMChunk is the data of llm_chunk: one streamed delta of answer text or reasoning text.
+// DataLLMChunk is the data of llm_chunk: one streamed delta of answer text or reasoning
+// text. Reset means the endpoint's stream broke and the call is being retried: discard the
+// text streamed so far for this call.
 type DataLLMChunk struct {
 	Content   string `json:"content,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
+	Reset     bool   `json:"reset,omitempty"`
 }
 
 // DataLLMComplete is the data of llm_complete: the whole text of one LLM call.

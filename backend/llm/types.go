@@ -49,10 +49,16 @@ type Request struct {
 	Tools    []ToolDef
 }
 
-// Delta is one streamed piece of text: answer content or reasoning_content (DeepSeek/Qwen).
+// Delta is one streamed piece of a call: answer content, or reasoning (reasoning_content
+// from DeepSeek/Qwen, or a leading <think>...</think> block), or a reset. Client.Stream sets
+// exactly one of the three in each Delta it delivers.
 type Delta struct {
 	Content   string
 	Reasoning string
+	// Reset tells the consumer to discard all Content and Reasoning received so far for
+	// this call: the stream broke after deltas were delivered and the call is being
+	// retried from the start. It is sent just before the retry, never after the last try.
+	Reset bool
 }
 
 // Response is the assembled result of one streamed call. Usage is what the endpoint

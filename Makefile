@@ -1,0 +1,48 @@
+# ArtifactFlow Desktop. `make run` opens the app, `make test` runs every test; both install
+# what is missing first (Debian/Ubuntu; see README for macOS and Windows).
+SHELL := /bin/bash
+GO_TAGS := webkit2_41,sqlite_fts5
+BIN := build/bin/artifactflow
+GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"
+
+.PHONY: run build test deps deps-test frontend frontend-deps go-test frontend-test lint clean
+
+run: build
+	./$(BIN)
+
+build: deps frontend
+	go build $(GOFLAGS_BUILD) -o $(BIN) .
+
+deps:
+	@scripts/setup.sh run
+
+deps-test:
+	@scripts/setup.sh test
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+frontend-deps: frontend/node_modules/.package-lock.json
+
+frontend: frontend-deps
+	cd frontend && npm run build
+
+lint: frontend-deps
+	@test -z "$$(gofmt -l app backend main.go)" || { gofmt -l app backend main.go; echo "gofmt: files above need formatting"; exit 1; }
+	go vet -tags $(GO_TAGS) ./...
+	cd frontend && npm run typecheck && npm run lint
+
+go-test:
+	go test -tags $(GO_TAGS) -count=1 ./...
+
+frontend-test: frontend-deps
+	cd frontend && npm test && npm run e2e
+
+test: deps-test frontend lint
+	$(MAKE) go-test
+	$(MAKE) frontend-test
+	AF_E2E=1 go test -tags $(GO_TAGS) -count=1 -run 'TestBrowserE2E' ./app/
+
+clean:
+	rm -rf build/bin frontend/dist/assets frontend/node_modules

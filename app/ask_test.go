@@ -1,0 +1,211 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"artifactflow/backend/events"
+)
+
+type eventRow struct {
+	Seq   int64
+	Type  string
+	Agent string
+	Data  string
+}
+
+func loadEvents(t *testing.T, db *sql.DB) []eventRow {
+	t.Helper()
+	rows, err := db.Query(`SELECT seq, type, agent_name, data FROM message_events ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []eventRow
+	for rows.Next() {
+		var r eventRow
+		if err := rows.Scan(&r.Seq, &r.Type, &r.Agent, &r.Data); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func count(t *testing.T, db *sql.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// indexOf returns the position of the first event matching type, agent and a substring of
+// its data after position from, or -1.
+func indexOf(evs []eventRow, from int, typ, agent, dataSub string) int {
+	for i := from; i < len(evs); i++ {
+		if evs[i].Type == typ && (agent == "" || evs[i].Agent == agent) && strings.Contains(evs[i].Data, dataSub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestAskEndToEnd drives `artifactflow ask` through a whole research run against an
+// OpenAI-compatible server (tool calls split across chunks, reasoning_content, usage
+// chunk, [DONE]), SearXNG and a web page, in both tool-call formats, and checks what the
+// SQLite file holds afterwards.
+func TestAskEndToEnd(t *testing.T) {
+	for _, mode := range []string{"native", "xml"} {
+		t.Run(mode, func(t *testing.T) {
+			w := newWorld(t, mode, nil)
+			code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", question)
+			if code != ExitOK {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			if strings.TrimSpace(stdout) != finalReply {
+				t.Fatalf("stdout = %q, want the final answer", stdout)
+			}
+			if strings.Contains(stdout, reasoning) {
+				t.Fatal("reasoning text leaked into the answer")
+			}
+			db := w.db()
+
+			if n := count(t, db, `SELECT count(*) FROM conversations`); n != 1 {
+				t.Fatalf("conversations = %d, want 1", n)
+			}
+			var content, response, status string
+			if err := db.QueryRow(`SELECT content, graph_response, status FROM messages`).Scan(&content, &response, &status); err != nil {
+				t.Fatal(err)
+			}
+			if content != question || response != finalReply || status != "complete" {
+				t.Fatalf("message = (%q, %q, %q)", content, response, status)
+			}
+			if n := count(t, db, `SELECT count(*) FROM messages`); n != 1 {
+				t.Fatalf("messages = %d, want 1", n)
+			}
+
+			var plan string
+			var planVersion int
+			if err := db.QueryRow(`SELECT content, current_version FROM artifacts WHERE id='task_plan'`).Scan(&plan, &planVersion); err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range []string{"- [x] Search sources", "- [x] Read the best page", "- [x] Write the report"} {
+				if !strings.Contains(plan, step) {
+					t.Errorf("task_plan lacks %q:\n%s", step, plan)
+				}
+			}
+			if planVersion != 4 {
+				t.Errorf("task_plan current_version = %d, want 4 (created + 3 updates, numbered in memory)", planVersion)
+			}
+			var report string
+			if err := db.QueryRow(`SELECT content FROM artifacts WHERE id='research_report'`).Scan(&report); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(report, fact) || !strings.Contains(report, w.pageURL) {
+				t.Errorf("research_report lacks the fetched fact or its source:\n%s", report)
+			}
+			// Seed 000: one flush at the end of the run, one version row per artifact.
+			rows, err := db.Query(`SELECT artifact_id, count(*), max(version), max(update_type) FROM artifact_versions GROUP BY artifact_id ORDER BY artifact_id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for rows.Next() {
+				var id, ut string
+				var n, v int
+				if err := rows.Scan(&id, &n, &v, &ut); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, strings.Join([]string{id, itoa(n), itoa(v), ut}, ":"))
+			}
+			rows.Close()
+			want := []string{"research_report:1:1:create", "task_plan:1:4:create"}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("artifact_versions = %v, want %v", got, want)
+			}
+
+			evs := loadEvents(t, db)
+			for i, e := range evs {
+				if e.Seq != int64(i+1) {
+					t.Fatalf("event %d has seq %d: seqs must be 1..n without gaps", i, e.Seq)
+				}
+				if e.Type == string(events.LLMChunk) {
+					t.Fatal("llm_chunk events must not be persisted")
+				}
+			}
+			if evs[0].Type != "metadata" || evs[len(evs)-1].Type != "complete" {
+				t.Fatalf("first/last events = %s/%s, want metadata/complete", evs[0].Type, evs[len(evs)-1].Type)
+			}
+			// The order a user sees in the activity flow.
+			steps := []struct{ typ, agent, sub string }{
+				{"agent_start", "lead_agent", ""},
+				{"tool_start", "lead_agent", `"create_artifact"`},
+				{"artifact_changed", "lead_agent", `"task_plan"`},
+				{"subagent_instruction", "lead_agent", "search_agent"},
+				{"agent_start", "search_agent", "Find sources"},
+				{"tool_start", "search_agent", `"web_search"`},
+				{"tool_complete", "search_agent", w.pageURL},
+				{"agent_complete", "search_agent", "Moon facts"},
+				{"tool_complete", "lead_agent", `"call_subagent"`},
+				{"agent_start", "crawl_agent", w.pageURL},
+				{"tool_start", "crawl_agent", `"web_fetch"`},
+				{"tool_complete", "crawl_agent", "384,400 km"},
+				{"tool_complete", "lead_agent", "384,400 km"},
+				{"artifact_changed", "lead_agent", `"research_report"`},
+				{"llm_complete", "lead_agent", reasoning},
+				{"complete", "", finalReply},
+			}
+			pos := 0
+			for _, s := range steps {
+				i := indexOf(evs, pos, s.typ, s.agent, s.sub)
+				if i < 0 {
+					t.Fatalf("no %s event of %q containing %q after position %d", s.typ, s.agent, s.sub, pos)
+				}
+				pos = i + 1
+			}
+			var term events.DataTerminal
+			if err := json.Unmarshal([]byte(evs[len(evs)-1].Data), &term); err != nil {
+				t.Fatal(err)
+			}
+			var sum events.Usage
+			for _, e := range evs {
+				if e.Type == string(events.LLMComplete) {
+					var d events.DataLLMComplete
+					if err := json.Unmarshal([]byte(e.Data), &d); err != nil {
+						t.Fatal(err)
+					}
+					sum = sum.Add(d.Usage)
+				}
+			}
+			// 7 lead rounds (plan, search, tick, crawl, report, tick, tick) + 1 search + 1 fetch.
+			if term.Usage != sum || sum.TotalTokens == 0 || term.Steps != 9 {
+				t.Errorf("terminal usage %+v (llm_complete sum %+v) steps %d, want the sum and 9 tool rounds", term.Usage, sum, term.Steps)
+			}
+			if w.pageHits.Load() != 1 {
+				t.Errorf("page fetched %d times, want 1", w.pageHits.Load())
+			}
+			// The lead's last request carried the whole, current task plan in its system prompt.
+			reqs := w.model.Requests()
+			last := reqs[len(reqs)-1]
+			if agentOf(last) != "lead_agent" || !strings.Contains(last.Messages[0].Content, "- [x] Write the report") {
+				t.Error("the lead's final call did not see the full current task plan in its system prompt")
+			}
+			if !strings.Contains(last.Messages[0].Content, "research_report") {
+				t.Error("the lead's final call did not list research_report in the inventory")
+			}
+			if mode == "native" && len(reqs[0].Tools) != 5 {
+				t.Errorf("lead got %d native tools, want 5", len(reqs[0].Tools))
+			}
+			if mode == "xml" && (len(reqs[0].Tools) != 0 || !strings.Contains(reqs[0].Messages[0].Content, "<tool_call>")) {
+				t.Error("xml mode must send no native tools and explain the XML format in the system prompt")
+			}
+		})
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

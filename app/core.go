@@ -1,0 +1,184 @@
+// Package app is the layer the window, the browser mode and the command line share: small
+// services, one per concern, that validate input, call the backend and return plain
+// structs (DESIGN.md, "Layout"). It imports no Wails package, so it tests with plain
+// `go test`; events leave through the EventSink interface.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
+	"artifactflow/backend/events"
+	"artifactflow/backend/llm"
+	"artifactflow/backend/store"
+	"artifactflow/backend/toolcall"
+	"artifactflow/backend/web"
+)
+
+// ErrNoModel is returned when a run is asked for before a model is configured.
+// searchTimeout bounds one SearXNG request.
+const searchTimeout = 30 * time.Second
+
+var ErrNoModel = errors.New("no model configured: set the model in Settings (or --model)")
+
+// EventSink delivers run events to a UI: the Wails runtime in the window, SSE in browser
+// mode, stdout/stderr on the command line. Emit must not block for long.
+type EventSink interface {
+	Emit(ev events.Event)
+}
+
+// SinkFunc adapts a function to EventSink.
+type SinkFunc func(events.Event)
+
+// Emit calls f(ev).
+func (f SinkFunc) Emit(ev events.Event) { f(ev) }
+
+// Options configure a Core. DataDir is required (see config.DataDir); Overrides are the
+// command-line flags, laid over config.json.
+type Options struct {
+	DataDir   string
+	Overrides config.Settings
+	Logger    *slog.Logger
+}
+
+// Core owns the database, the settings and the engine, and fans events out to sinks. One
+// Core serves the window, browser mode or one CLI command.
+type Core struct {
+	dataDir   string
+	overrides config.Settings
+	log       *slog.Logger
+	db        *store.DB
+	eng       *engine.Engine
+
+	mu       sync.Mutex
+	settings config.Settings // as stored in config.json
+	sinks    map[int]EventSink
+	nextSink int
+}
+
+// NewCore opens (creating if needed) the data directory and database, marks runs left
+// running by a previous process as interrupted, and starts the engine.
+func NewCore(ctx context.Context, opts Options) (*Core, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("app: data dir is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if err := opts.Overrides.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("app: create data dir %s: %w", opts.DataDir, err)
+	}
+	settings, err := config.Load(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, filepath.Join(opts.DataDir, config.DBFile))
+	if err != nil {
+		return nil, err
+	}
+	if n, err := db.MarkRunningInterrupted(ctx); err != nil {
+		db.Close()
+		return nil, err
+	} else if n > 0 {
+		opts.Logger.Warn("runs interrupted by an earlier exit were marked interrupted", "count", n)
+	}
+	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings, sinks: map[int]EventSink{}}
+	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close stops every run (each writes its terminal event and flushes its artifacts) and
+// closes the database.
+func (c *Core) Close(ctx context.Context) error {
+	err := c.eng.Close(ctx)
+	return errors.Join(err, c.db.Close())
+}
+
+// Store returns the database, for the command line and tests.
+func (c *Core) Store() *store.DB { return c.db }
+
+// Engine returns the engine.
+func (c *Core) Engine() *engine.Engine { return c.eng }
+
+// DataDir returns the data directory.
+func (c *Core) DataDir() string { return c.dataDir }
+
+// AddSink registers s for every event from now on and returns a function that removes it.
+func (c *Core) AddSink(s EventSink) (remove func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextSink
+	c.nextSink++
+	c.sinks[id] = s
+	return func() {
+		c.mu.Lock()
+		delete(c.sinks, id)
+		c.mu.Unlock()
+	}
+}
+
+func (c *Core) emit(ev events.Event) {
+	c.mu.Lock()
+	sinks := make([]EventSink, 0, len(c.sinks))
+	for _, s := range c.sinks {
+		sinks = append(sinks, s)
+	}
+	c.mu.Unlock()
+	for _, s := range sinks {
+		s.Emit(ev)
+	}
+}
+
+// Settings returns the effective settings: config.json, then OPENAI_API_KEY when no key
+// is stored or given, then the command-line flags, then defaults.
+func (c *Core) Settings() config.Settings {
+	c.mu.Lock()
+	s := c.settings
+	c.mu.Unlock()
+	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
+		s.APIKey = key
+	}
+	return s.Merge(c.overrides).WithDefaults()
+}
+
+// deps builds the model and web clients for one run from the effective settings.
+func (c *Core) deps() (engine.Deps, error) {
+	s := c.Settings()
+	if s.Model == "" {
+		return engine.Deps{}, ErrNoModel
+	}
+	mode, err := toolcall.ParseMode(s.ToolCallMode)
+	if err != nil {
+		return engine.Deps{}, err
+	}
+	model, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, Logger: c.log})
+	if err != nil {
+		return engine.Deps{}, err
+	}
+	d := engine.Deps{Model: model, ModelName: s.Model, Mode: mode,
+		Fetcher: web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork})}
+	if s.SearxngURL != "" {
+		sx, err := web.NewSearXNG(s.SearxngURL, &http.Client{Timeout: searchTimeout})
+		if err != nil {
+			return engine.Deps{}, err
+		}
+		d.Searcher = sx
+	}
+	return d, nil
+}

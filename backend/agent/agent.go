@@ -1,0 +1,104 @@
+// Package agent describes the agents as data (seed 001, AgentConfig): name, description,
+// tools, round limit and role prompt, and assembles their system prompts.
+package agent
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"time"
+)
+
+//go:embed prompts/*.md
+var promptFS embed.FS
+
+// Agent names (seed 001).
+const (
+	Lead   = "lead_agent"
+	Search = "search_agent"
+	Crawl  = "crawl_agent"
+)
+
+// Config describes one agent (seed 001, AgentConfig). MaxToolRounds bounds the tool calls
+// the agent may make in one activation; the engine enforces it.
+type Config struct {
+	Name          string
+	Description   string
+	Capabilities  []string
+	Tools         []string
+	MaxToolRounds int
+	RolePrompt    string
+}
+
+// Defaults returns the three agents of seed 001 with their tools and limits:
+// lead_agent (artifact tools + call_subagent, 100 rounds), search_agent (web_search, 3),
+// crawl_agent (web_fetch, 2).
+func Defaults() []Config {
+	return []Config{
+		{Name: Lead, Description: "Task coordinator and information integrator",
+			Tools:         []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "call_subagent"},
+			MaxToolRounds: 100, RolePrompt: mustPrompt("lead_agent.md")},
+		{Name: Search, Description: "Web search and information retrieval specialist",
+			Capabilities: []string{"Web search", "Information retrieval"},
+			Tools:        []string{"web_search"}, MaxToolRounds: 3, RolePrompt: mustPrompt("search_agent.md")},
+		{Name: Crawl, Description: "Web content extraction and cleaning specialist",
+			Capabilities: []string{"Deep content extraction", "Web scraping", "IMPORTANT: Instructions must include a specific URL to crawl"},
+			Tools:        []string{"web_fetch"}, MaxToolRounds: 2, RolePrompt: mustPrompt("crawl_agent.md")},
+	}
+}
+
+func mustPrompt(name string) string {
+	b, err := promptFS.ReadFile("prompts/" + name)
+	if err != nil {
+		panic("agent: missing embedded prompt " + name)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// PromptContext is the dynamic part of a system prompt. TaskPlan and Inventory are used
+// for the lead only; ToolInstructions is appended for every agent.
+type PromptContext struct {
+	Now              time.Time
+	TaskPlan         string
+	Inventory        string
+	SubAgents        []Config
+	ToolInstructions string
+}
+
+// SystemPrompt assembles c's system prompt (seed 001, build_system_prompt; seed 000, the
+// task plan is injected in full): role prompt, <system_time>, and for the lead the
+// <task_plan>, <artifacts_inventory> and <available_subagents> blocks, then the tool
+// instructions.
+func (c Config) SystemPrompt(pc PromptContext) string {
+	var b strings.Builder
+	b.WriteString(c.RolePrompt)
+	fmt.Fprintf(&b, "\n\n<system_time>%s</system_time>\n", pc.Now.Format("2006-01-02 15:04 MST (Monday)"))
+	if c.Name == Lead {
+		b.WriteString("\n<task_plan>\n")
+		if pc.TaskPlan == "" {
+			b.WriteString("(no task plan yet: create the artifact \"task_plan\" first)")
+		} else {
+			b.WriteString(pc.TaskPlan)
+		}
+		b.WriteString("\n</task_plan>\n\n<artifacts_inventory>\n")
+		b.WriteString(pc.Inventory)
+		b.WriteString("\n</artifacts_inventory>\n")
+		if len(pc.SubAgents) > 0 {
+			b.WriteString("\n<available_subagents>\n")
+			for _, s := range pc.SubAgents {
+				fmt.Fprintf(&b, "- %s: %s", s.Name, s.Description)
+				if len(s.Capabilities) > 0 {
+					fmt.Fprintf(&b, " (%s)", strings.Join(s.Capabilities, "; "))
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("</available_subagents>\n")
+		}
+	}
+	if pc.ToolInstructions != "" {
+		b.WriteString("\n")
+		b.WriteString(pc.ToolInstructions)
+		b.WriteString("\n")
+	}
+	return b.String()
+}

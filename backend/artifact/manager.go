@@ -1,0 +1,429 @@
+// Package artifact implements the ArtifactManager of seed 000: the write-back cache that
+// holds every artifact a run creates or edits, the operations the artifact tools call, the
+// inventory shown to the lead agent, and the flush that persists one version per dirty
+// artifact at the end of a run.
+package artifact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"artifactflow/backend/events"
+	"artifactflow/backend/store"
+)
+
+// TaskPlanID is the artifact id of the lead agent's task plan (seed 000, 双 Artifact 架构).
+const TaskPlanID = "task_plan"
+
+// InventoryPreviewLength is the number of runes of each artifact shown in the inventory
+// (seed 000, INVENTORY_PREVIEW_LENGTH).
+const InventoryPreviewLength = 200
+
+// Update types recorded on versions (seed 000, ArtifactVersion.update_type).
+const (
+	UpdateCreate  = "create"
+	UpdateUpdate  = "update"
+	UpdateFuzzy   = "update_fuzzy"
+	UpdateRewrite = "rewrite"
+)
+
+// Sources of artifacts (seed 000, Artifact.source).
+const (
+	SourceAgent  = "agent"
+	SourceUpload = "user_upload"
+)
+
+// Sentinel errors callers branch on.
+var (
+	ErrExists    = errors.New("artifact already exists")
+	ErrNotFound  = errors.New("artifact not found")
+	ErrNoMatch   = errors.New("old_str not found")
+	ErrAmbiguous = errors.New("old_str is ambiguous")
+	ErrInvalidID = errors.New("invalid artifact id")
+)
+
+// Store is what the manager needs from the data layer; *store.DB satisfies it.
+type Store interface {
+	GetArtifact(ctx context.Context, sessionID, id string) (store.Artifact, error)
+	ListArtifacts(ctx context.Context, sessionID string) ([]store.Artifact, error)
+	CreateArtifact(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error)
+	UpdateArtifactContent(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error)
+	GetVersion(ctx context.Context, sessionID, id string, version int) (store.ArtifactVersion, error)
+}
+
+// memory is one artifact held in the cache (seed 000, ArtifactMemory).
+type memory struct {
+	id, contentType, title, content, source string
+	version                                 int // in-memory version: DB current_version plus one per operation
+	lockVersion                             int // lock_version read from the DB; 0 for artifacts new in this run
+	updateType                              string
+	changes                                 []store.Change
+	updatedAt                               time.Time
+}
+
+func (m *memory) snapshot() events.ArtifactSnapshot {
+	return events.ArtifactSnapshot{ID: m.id, ContentType: m.contentType, Title: m.title, Content: m.content,
+		Version: m.version, Source: m.source, UpdateType: m.updateType}
+}
+
+// Manager is the write-back cache for one artifact session (= one conversation) during
+// one run. Create, Update and Rewrite touch only memory and mark the artifact dirty; Flush
+// persists. It is safe for concurrent use: the engine writes while the UI reads.
+type Manager struct {
+	st        Store
+	sessionID string
+	messageID string
+
+	mu    sync.Mutex
+	cache map[string]*memory
+	dirty map[string]bool
+	isNew map[string]bool
+}
+
+// NewManager returns an empty cache for sessionID; versions it flushes record messageID
+// as the message that produced them.
+func NewManager(st Store, sessionID, messageID string) *Manager {
+	return &Manager{st: st, sessionID: sessionID, messageID: messageID,
+		cache: map[string]*memory{}, dirty: map[string]bool{}, isNew: map[string]bool{}}
+}
+
+// SessionID returns the artifact session (conversation) id.
+func (m *Manager) SessionID() string { return m.sessionID }
+
+// validID reports whether id is usable as an artifact id: 1-64 bytes of letters, digits,
+// '_', '-' and '.'.
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// load returns the cached artifact id, reading it from the store into the cache (clean)
+// when absent. Caller holds m.mu.
+func (m *Manager) load(ctx context.Context, id string) (*memory, error) {
+	if mem, ok := m.cache[id]; ok {
+		return mem, nil
+	}
+	a, err := m.st.GetArtifact(ctx, m.sessionID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("artifact: load %q: %w", id, err)
+	}
+	mem := &memory{id: a.ID, contentType: a.ContentType, title: a.Title, content: a.Content, source: a.Source,
+		version: a.CurrentVersion, lockVersion: a.LockVersion, updatedAt: a.UpdatedAt}
+	m.cache[id] = mem
+	return mem, nil
+}
+
+// Create adds a new artifact at version 1 (seed 000, create_artifact: rejected when the id
+// exists in the cache or the database). Errors: ErrInvalidID, ErrExists, store errors.
+func (m *Manager) Create(ctx context.Context, id, contentType, title, content string) (events.ArtifactSnapshot, error) {
+	if !validID(id) {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w %q: use 1-64 letters, digits, '_', '-' or '.'", ErrInvalidID, id)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.load(ctx, id); err == nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: %q; use update_artifact or rewrite_artifact to change it", ErrExists, id)
+	} else if !errors.Is(err, ErrNotFound) {
+		return events.ArtifactSnapshot{}, err
+	}
+	if contentType == "" {
+		contentType = "markdown"
+	}
+	if title == "" {
+		title = id
+	}
+	mem := &memory{id: id, contentType: contentType, title: title, content: content, source: SourceAgent,
+		version: 1, updateType: UpdateCreate, updatedAt: time.Now().UTC()}
+	m.cache[id] = mem
+	m.dirty[id] = true
+	m.isNew[id] = true
+	return mem.snapshot(), nil
+}
+
+// Update replaces the one occurrence of oldStr with newStr and bumps the in-memory
+// version (seed 000, update_artifact). This foundation matches exactly (Layer 0 only):
+// no occurrence → ErrNoMatch, several → ErrAmbiguous with their line numbers.
+func (m *Manager) Update(ctx context.Context, id, oldStr, newStr string) (events.ArtifactSnapshot, error) {
+	if oldStr == "" {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: old_str is empty; copy the exact text to replace from the artifact", ErrNoMatch)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mem, err := m.load(ctx, id)
+	if err != nil {
+		return events.ArtifactSnapshot{}, err
+	}
+	switch n := strings.Count(mem.content, oldStr); {
+	case n == 0:
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w in %q; read_artifact to see its exact current text and retry", ErrNoMatch, id)
+	case n > 1:
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: it occurs %d times in %q (lines %s); include more surrounding text so it matches once",
+			ErrAmbiguous, n, id, hitLines(mem.content, oldStr))
+	}
+	mem.content = strings.Replace(mem.content, oldStr, newStr, 1)
+	m.touch(mem, UpdateUpdate, store.Change{Old: oldStr, New: newStr})
+	return mem.snapshot(), nil
+}
+
+// Rewrite replaces the whole content and bumps the version (seed 000, rewrite_artifact).
+func (m *Manager) Rewrite(ctx context.Context, id, content string) (events.ArtifactSnapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mem, err := m.load(ctx, id)
+	if err != nil {
+		return events.ArtifactSnapshot{}, err
+	}
+	old := mem.content
+	mem.content = content
+	m.touch(mem, UpdateRewrite, store.Change{Old: old, New: content})
+	return mem.snapshot(), nil
+}
+
+// touch records one operation on mem: version+1, dirty, change appended. A new artifact
+// keeps update_type "create" until it is first flushed. Caller holds m.mu.
+func (m *Manager) touch(mem *memory, updateType string, c store.Change) {
+	mem.version++
+	if !m.isNew[mem.id] {
+		mem.updateType = updateType
+	}
+	mem.changes = append(mem.changes, c)
+	mem.updatedAt = time.Now().UTC()
+	m.dirty[mem.id] = true
+}
+
+// Read returns the artifact's current content (from the cache, so it includes unflushed
+// edits) when version is 0, else that stored version from the database (seed 000,
+// read_artifact). Errors: ErrNotFound for an unknown id or version.
+func (m *Manager) Read(ctx context.Context, id string, version int) (events.ArtifactSnapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mem, err := m.load(ctx, id)
+	if err != nil {
+		return events.ArtifactSnapshot{}, err
+	}
+	if version == 0 || version == mem.version {
+		return mem.snapshot(), nil
+	}
+	v, err := m.st.GetVersion(ctx, m.sessionID, id, version)
+	if errors.Is(err, store.ErrNotFound) {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: %q has no stored version %d (versions are saved at the end of each run)", ErrNotFound, id, version)
+	}
+	if err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("artifact: read %q v%d: %w", id, version, err)
+	}
+	s := mem.snapshot()
+	s.Content, s.Version, s.UpdateType = v.Content, v.Version, v.UpdateType
+	return s, nil
+}
+
+// Item is one artifact in List: its snapshot, when it last changed, and whether the run
+// holds changes not yet flushed.
+type Item struct {
+	events.ArtifactSnapshot
+	UpdatedAt time.Time
+	Unsaved   bool
+}
+
+// List returns every artifact of the session, database rows overlaid with the cache
+// (seed 000: during a run the list and contents come from the cache), oldest first.
+func (m *Manager) List(ctx context.Context) ([]Item, error) {
+	rows, err := m.st.ListArtifacts(ctx, m.sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("artifact: list: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := make(map[string]bool, len(rows))
+	out := make([]Item, 0, len(rows)+len(m.cache))
+	for _, a := range rows {
+		seen[a.ID] = true
+		if mem, ok := m.cache[a.ID]; ok {
+			out = append(out, Item{mem.snapshot(), mem.updatedAt, m.dirty[a.ID]})
+			continue
+		}
+		out = append(out, Item{events.ArtifactSnapshot{ID: a.ID, ContentType: a.ContentType, Title: a.Title,
+			Content: a.Content, Version: a.CurrentVersion, Source: a.Source}, a.UpdatedAt, false})
+	}
+	var fresh []Item
+	for id, mem := range m.cache {
+		if !seen[id] {
+			fresh = append(fresh, Item{mem.snapshot(), mem.updatedAt, m.dirty[id]})
+		}
+	}
+	sort.Slice(fresh, func(i, j int) bool { return fresh[i].UpdatedAt.Before(fresh[j].UpdatedAt) })
+	return append(out, fresh...), nil
+}
+
+// TaskPlan returns the full task plan content, "" when there is none yet. It is injected
+// whole into the lead agent's system prompt (seed 000, System Prompt 层注入).
+func (m *Manager) TaskPlan(ctx context.Context) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mem, err := m.load(ctx, TaskPlanID)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return mem.content, nil
+}
+
+// Inventory renders the <artifacts_inventory> block of the lead's system prompt: every
+// artifact except the task plan, with id, title, type, version, source and the first
+// InventoryPreviewLength runes of its content (seed 000, Artifact Inventory).
+func (m *Manager) Inventory(ctx context.Context) (string, error) {
+	items, err := m.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, it := range items {
+		if it.ID == TaskPlanID {
+			continue
+		}
+		preview, cut := runePrefix(it.Content, InventoryPreviewLength)
+		if cut {
+			preview += "…"
+		}
+		fmt.Fprintf(&b, "<artifact id=%q title=%q content_type=%q version=\"%d\" source=%q length=\"%d\">\n%s\n</artifact>\n",
+			it.ID, it.Title, it.ContentType, it.Version, it.Source, utf8.RuneCountInString(it.Content), preview)
+	}
+	if b.Len() == 0 {
+		return "(no artifacts yet)", nil
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// FlushAttempts is how many times Flush tries each artifact before reporting it failed.
+const FlushAttempts = 3
+
+// Flush persists every dirty artifact, each in its own transaction, retrying up to
+// FlushAttempts times (seed 000, flush_all / with_retry). New artifacts are inserted with
+// their in-memory version; existing ones are updated under optimistic locking with
+// version = in-memory version, so three edits in one run leave one stored version. When
+// an attempt fails but its commit landed (the stored version already holds our content),
+// it counts as success. Failures are returned by id and stay dirty so a later Flush can
+// retry them; artifacts already written are never rolled back.
+func (m *Manager) Flush(ctx context.Context) (failed map[string]error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := make([]string, 0, len(m.dirty))
+	for id := range m.dirty {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if err := m.flushOne(ctx, m.cache[id]); err != nil {
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[id] = err
+		}
+	}
+	return failed
+}
+
+// Dirty reports how many artifacts hold unflushed changes.
+func (m *Manager) Dirty() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.dirty)
+}
+
+func (m *Manager) flushOne(ctx context.Context, mem *memory) error {
+	w := store.ArtifactWrite{SessionID: m.sessionID, ID: mem.id, ContentType: mem.contentType, Title: mem.title,
+		Content: mem.content, Version: mem.version, UpdateType: mem.updateType, Changes: mem.changes,
+		Source: mem.source, MessageID: m.messageID, ExpectedLockVersion: mem.lockVersion}
+	var err error
+	for attempt := 0; attempt < FlushAttempts; attempt++ {
+		if attempt > 0 {
+			if m.landed(ctx, mem) {
+				err = nil
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("artifact: flush %q: %w (after %v)", mem.id, ctx.Err(), err)
+			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+			}
+		}
+		var a store.Artifact
+		if m.isNew[mem.id] {
+			a, err = m.st.CreateArtifact(ctx, w)
+		} else {
+			a, err = m.st.UpdateArtifactContent(ctx, w)
+		}
+		if err == nil {
+			mem.lockVersion = a.LockVersion
+			break
+		}
+		if errors.Is(err, store.ErrVersionConflict) && !m.landed(ctx, mem) {
+			return fmt.Errorf("artifact: flush %q: it was changed outside this run: %w", mem.id, err)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("artifact: flush %q after %d attempts: %w", mem.id, FlushAttempts, err)
+	}
+	delete(m.dirty, mem.id)
+	delete(m.isNew, mem.id)
+	mem.changes = nil
+	return nil
+}
+
+// landed reports whether the store already holds mem's version with mem's content: an
+// earlier attempt whose commit succeeded although it reported an error (seed 000:
+// DuplicateError / IntegrityError 视为前次 attempt 已提交). It refreshes lockVersion.
+func (m *Manager) landed(ctx context.Context, mem *memory) bool {
+	v, err := m.st.GetVersion(ctx, m.sessionID, mem.id, mem.version)
+	if err != nil || v.Content != mem.content {
+		return false
+	}
+	if a, err := m.st.GetArtifact(ctx, m.sessionID, mem.id); err == nil {
+		mem.lockVersion = a.LockVersion
+	}
+	return true
+}
+
+// hitLines lists the 1-based line numbers where sub starts in s, at most 10.
+func hitLines(s, sub string) string {
+	var lines []string
+	off := 0
+	for len(lines) < 10 {
+		i := strings.Index(s[off:], sub)
+		if i < 0 {
+			break
+		}
+		lines = append(lines, fmt.Sprint(strings.Count(s[:off+i], "\n")+1))
+		off += i + len(sub)
+	}
+	return strings.Join(lines, ", ")
+}
+
+// runePrefix returns the first n runes of s and whether s was longer.
+func runePrefix(s string, n int) (string, bool) {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos], true
+		}
+		i++
+	}
+	return s, false
+}

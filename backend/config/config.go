@@ -1,0 +1,178 @@
+// Package config resolves the data directory and reads and writes the settings file
+// (DESIGN.md, "Files"): data dir = --data-dir, else $ARTIFACTFLOW_HOME, else
+// os.UserConfigDir()/ArtifactFlow; it holds artifactflow.db and config.json (mode 0600).
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File names inside the data directory.
+const (
+	DBFile     = "artifactflow.db"
+	ConfigFile = "config.json"
+	BlobsDir   = "blobs"
+)
+
+// ErrInvalid is wrapped by every validation error from Settings.Validate.
+var ErrInvalid = errors.New("invalid settings")
+
+// Settings are the user's choices. Zero values mean "not set"; WithDefaults fills them.
+type Settings struct {
+	BaseURL             string `json:"base_url,omitempty"`
+	APIKey              string `json:"api_key,omitempty"`
+	Model               string `json:"model,omitempty"`
+	ToolCallMode        string `json:"tool_call_mode,omitempty"`
+	SearxngURL          string `json:"searxng_url,omitempty"`
+	AllowPrivateNetwork bool   `json:"allow_private_network,omitempty"`
+}
+
+// Defaults used when a setting is empty.
+const (
+	DefaultBaseURL      = "https://api.openai.com/v1"
+	DefaultToolCallMode = "native"
+)
+
+// WithDefaults returns s with empty BaseURL and ToolCallMode filled in. Model has no
+// default: the user must choose one for their endpoint.
+func (s Settings) WithDefaults() Settings {
+	if s.BaseURL == "" {
+		s.BaseURL = DefaultBaseURL
+	}
+	if s.ToolCallMode == "" {
+		s.ToolCallMode = DefaultToolCallMode
+	}
+	return s
+}
+
+// Validate checks the settings' shapes (not reachability). Errors wrap ErrInvalid and name
+// the field, e.g. "invalid settings: base_url: must be an http(s) URL".
+func (s Settings) Validate() error {
+	var problems []string
+	if s.BaseURL != "" && !isHTTPURL(s.BaseURL) {
+		problems = append(problems, "base_url: must be an absolute http(s) URL such as http://localhost:11434/v1")
+	}
+	if s.SearxngURL != "" && !isHTTPURL(s.SearxngURL) {
+		problems = append(problems, "searxng_url: must be an absolute http(s) URL such as http://localhost:8888")
+	}
+	switch s.ToolCallMode {
+	case "", "native", "xml":
+	default:
+		problems = append(problems, fmt.Sprintf("tool_call_mode: %q is not native or xml", s.ToolCallMode))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Merge returns s with every non-empty field of o laid over it (flags over config.json).
+// AllowPrivateNetwork is only ever switched on by o.
+func (s Settings) Merge(o Settings) Settings {
+	if o.BaseURL != "" {
+		s.BaseURL = o.BaseURL
+	}
+	if o.APIKey != "" {
+		s.APIKey = o.APIKey
+	}
+	if o.Model != "" {
+		s.Model = o.Model
+	}
+	if o.ToolCallMode != "" {
+		s.ToolCallMode = o.ToolCallMode
+	}
+	if o.SearxngURL != "" {
+		s.SearxngURL = o.SearxngURL
+	}
+	if o.AllowPrivateNetwork {
+		s.AllowPrivateNetwork = true
+	}
+	return s
+}
+
+func isHTTPURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// DataDir resolves the data directory: flagValue if non-empty, else $ARTIFACTFLOW_HOME,
+// else os.UserConfigDir()/ArtifactFlow. It does not create the directory.
+func DataDir(flagValue string) (string, error) {
+	if flagValue != "" {
+		return filepath.Abs(flagValue)
+	}
+	if env := os.Getenv("ARTIFACTFLOW_HOME"); env != "" {
+		return filepath.Abs(env)
+	}
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("config: find user config dir (set --data-dir or ARTIFACTFLOW_HOME): %w", err)
+	}
+	return filepath.Join(base, "ArtifactFlow"), nil
+}
+
+// Load reads dir/config.json. A missing file gives zero Settings and no error; a file that
+// is not valid JSON gives an error naming the file (the file is left untouched).
+func Load(dir string) (Settings, error) {
+	path := filepath.Join(dir, ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Settings{}, nil
+	}
+	if err != nil {
+		return Settings{}, fmt.Errorf("config: read %s: %w", path, err)
+	}
+	var s Settings
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Settings{}, fmt.Errorf("config: %s is not valid JSON (fix or delete it): %w", path, err)
+	}
+	return s, nil
+}
+
+// Save writes s to dir/config.json with mode 0600 (it holds the API key), creating dir
+// with mode 0700. The write goes to a temporary file renamed into place, so a crash never
+// leaves a half-written config.
+func Save(dir string, s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("config: create %s: %w", dir, err)
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("config: encode: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".config-*.json")
+	if err != nil {
+		return fmt.Errorf("config: write %s: %w", dir, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: chmod: %w", err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("config: sync: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("config: close: %w", err)
+	}
+	path := filepath.Join(dir, ConfigFile)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("config: replace %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+// Package engine runs research: one run = one user message (DESIGN.md, "Engine"; seed 001).
+// The loop builds the current agent's context, makes one streamed LLM call, parses at most
+// one tool call, executes it or routes to a sub-agent (whose final text returns to the lead
+// as the tool result), records events, and repeats until the lead answers without a tool
+// call, a round limit is hit, or the run is cancelled. Then it flushes the artifacts, saves
+// the answer as the message's graph_response and writes one terminal event.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"artifactflow/backend/agent"
+	"artifactflow/backend/artifact"
+	"artifactflow/backend/events"
+	"artifactflow/backend/llm"
+	"artifactflow/backend/store"
+	"artifactflow/backend/toolcall"
+	"artifactflow/backend/tools"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrBusy: a run is already going in the conversation (one active run per conversation).
+	ErrBusy = errors.New("a run is already in progress in this conversation")
+	// ErrEmptyMessage: the question is empty.
+	ErrEmptyMessage = errors.New("message is empty")
+	// ErrConversationNotFound: Request.ConversationID names no conversation.
+	ErrConversationNotFound = errors.New("conversation not found")
+	// ErrClosed: the engine is shutting down.
+	ErrClosed = errors.New("engine is closed")
+)
+
+// Deps are what a run talks to: the model and the web. They are resolved at the start of
+// each run so settings changed in the window apply to the next run.
+type Deps struct {
+	Model     llm.Model
+	ModelName string
+	Mode      toolcall.Mode
+	// Searcher and Fetcher may be nil: the web tools then answer with a clear error.
+	Searcher tools.Searcher
+	Fetcher  tools.Fetcher
+}
+
+// Config wires the engine. Store and Deps are required.
+type Config struct {
+	Store *store.DB
+	// Deps is called once per run, before anything is recorded; its error (for example
+	// "no model configured") is returned by Start.
+	Deps func() (Deps, error)
+	// Agents defaults to agent.Defaults(); the first is the lead.
+	Agents []agent.Config
+	// Sink receives every event, llm_chunk included, in order, from the run goroutine. It
+	// must not block for long.
+	Sink   func(events.Event)
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Engine starts and tracks runs. It owns every run goroutine: Close cancels them and
+// waits for their terminal events.
+type Engine struct {
+	cfg    Config
+	agents map[string]agent.Config
+	lead   agent.Config
+
+	mu     sync.Mutex
+	runs   map[string]*Run // by conversation id
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// New returns an engine for cfg. Errors: a missing Store or Model.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Store == nil || cfg.Deps == nil {
+		return nil, errors.New("engine: Store and Deps are required")
+	}
+	if len(cfg.Agents) == 0 {
+		cfg.Agents = agent.Defaults()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	e := &Engine{cfg: cfg, agents: map[string]agent.Config{}, lead: cfg.Agents[0], runs: map[string]*Run{}}
+	for _, a := range cfg.Agents {
+		e.agents[a.Name] = a
+	}
+	return e, nil
+}
+
+// Request is one user message to run. ConversationID empty starts a new conversation;
+// ParentID empty continues after the conversation's active branch.
+type Request struct {
+	ConversationID string
+	ParentID       string
+	Content        string
+}
+
+// Result is the outcome of a finished run. Status is the terminal event type: complete,
+// cancelled or error. Err is set unless Status is complete.
+type Result struct {
+	ConversationID string
+	MessageID      string
+	Status         events.Type
+	Response       string
+	Err            error
+	FlushFailed    []string
+	Usage          events.Usage
+	Steps          int
+	Duration       time.Duration
+}
+
+// Run is one run in progress. Wait blocks until it has written its terminal event.
+type Run struct {
+	ConversationID string
+	MessageID      string
+	artifacts      *artifact.Manager
+	cancel         context.CancelCauseFunc
+	done           chan struct{}
+	result         Result
+}
+
+// Wait blocks until the run has ended and returns its result, or returns ctx's error.
+func (r *Run) Wait(ctx context.Context) (Result, error) {
+	select {
+	case <-r.done:
+		return r.result, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+}
+
+// Done is closed when the run has ended.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// errStopped is the cancellation cause when the user stops a run.
+var errStopped = errors.New("stopped by the user")
+
+// Start records the user message and starts the run in the background. It returns once
+// the run is registered (its metadata event written). The run stops when ctx is cancelled,
+// on Stop, or on Close. Errors: ErrEmptyMessage, ErrConversationNotFound, ErrBusy,
+// ErrClosed, store errors.
+func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
+	content := strings.TrimSpace(req.Content)
+	if content == "" {
+		return nil, ErrEmptyMessage
+	}
+	deps, err := e.cfg.Deps()
+	if err != nil {
+		return nil, err
+	}
+	if deps.Model == nil {
+		return nil, errors.New("engine: no model configured")
+	}
+	if deps.Mode == "" {
+		deps.Mode = toolcall.ModeNative
+	}
+	st := e.cfg.Store
+	now := e.cfg.Now().UTC()
+	convID := req.ConversationID
+	parentID := req.ParentID
+	if convID == "" {
+		convID = uuid.NewString()
+		if err := st.CreateConversation(ctx, store.Conversation{ID: convID, Title: titleFrom(content), CreatedAt: now, UpdatedAt: now}); err != nil {
+			return nil, fmt.Errorf("engine: create conversation: %w", err)
+		}
+	} else {
+		conv, err := st.GetConversation(ctx, convID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %s", ErrConversationNotFound, convID)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("engine: open conversation: %w", err)
+		}
+		if parentID == "" {
+			parentID = conv.ActiveBranch
+		}
+	}
+
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if _, busy := e.runs[convID]; busy {
+		e.mu.Unlock()
+		return nil, ErrBusy
+	}
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stopOnParent := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	msgID := uuid.NewString()
+	r := &Run{ConversationID: convID, MessageID: msgID, cancel: cancel, done: make(chan struct{}),
+		artifacts: artifact.NewManager(st, convID, msgID)}
+	e.runs[convID] = r
+	e.wg.Add(1)
+	e.mu.Unlock()
+
+	release := func() {
+		stopOnParent()
+		cancel(nil)
+		e.mu.Lock()
+		delete(e.runs, convID)
+		e.mu.Unlock()
+		e.wg.Done()
+	}
+	if err := st.AddMessage(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
+		Content: content, ThreadID: convID, Status: "running", CreatedAt: now, UpdatedAt: now}); err != nil {
+		release()
+		return nil, fmt.Errorf("engine: save message: %w", err)
+	}
+	em, err := newEmitter(ctx, st, e.cfg.Sink, convID, msgID, e.cfg.Now)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	em.emit(runCtx, events.Metadata, "", events.DataMetadata{ParentID: parentID, Content: content,
+		Model: deps.ModelName, Mode: string(deps.Mode)})
+	go func() {
+		defer release()
+		defer close(r.done)
+		r.result = e.execute(runCtx, r, deps, em, parentID, content)
+	}()
+	return r, nil
+}
+
+// Ask runs req to its end and returns the result; Result.Err tells why a run did not
+// complete. The error return is for runs that could not start.
+func (e *Engine) Ask(ctx context.Context, req Request) (Result, error) {
+	r, err := e.Start(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	<-r.done
+	return r.result, nil
+}
+
+// Stop cancels the run going in conversationID and reports whether there was one. The
+// run ends with a cancelled event after flushing its artifacts.
+func (e *Engine) Stop(conversationID string) bool {
+	e.mu.Lock()
+	r := e.runs[conversationID]
+	e.mu.Unlock()
+	if r == nil {
+		return false
+	}
+	r.cancel(errStopped)
+	return true
+}
+
+// Active returns the run going in conversationID, or nil.
+func (e *Engine) Active(conversationID string) *Run {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runs[conversationID]
+}
+
+// Artifacts returns the run's write-back cache, for reads that must see unflushed edits
+// (seed 000, ArtifactManager.get_active).
+func (r *Run) Artifacts() *artifact.Manager { return r.artifacts }
+
+// Running returns the ids of conversations with a run in progress.
+func (e *Engine) Running() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := make([]string, 0, len(e.runs))
+	for id := range e.runs {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// Close stops accepting runs, cancels those in progress and waits until each has written
+// its terminal event, or until ctx ends.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	for _, r := range e.runs {
+		r.cancel(ErrClosed)
+	}
+	e.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("engine: close: %w", ctx.Err())
+	}
+}
+
+// titleFrom makes a conversation title from the first question: its first line, at most
+// 60 runes.
+func titleFrom(content string) string {
+	line, _, _ := strings.Cut(content, "\n")
+	line = strings.TrimSpace(line)
+	if utf8.RuneCountInString(line) <= 60 {
+		return line
+	}
+	r := []rune(line)
+	return strings.TrimSpace(string(r[:59])) + "…"
+}

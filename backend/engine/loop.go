@@ -1,0 +1,352 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"artifactflow/backend/agent"
+	"artifactflow/backend/events"
+	"artifactflow/backend/llm"
+	"artifactflow/backend/toolcall"
+	"artifactflow/backend/tools"
+)
+
+// flushTimeout bounds the end-of-run flush, which runs even when the run was cancelled.
+const flushTimeout = 30 * time.Second
+
+// runState is the mutable state of one run, used only by the run goroutine.
+type runState struct {
+	e     *Engine
+	deps  Deps
+	r     *Run
+	em    *emitter
+	reg   *tools.Registry
+	usage events.Usage
+	steps int
+}
+
+// execute performs the run and always ends with a flush, the message's final state and
+// exactly one terminal event (seed 000: flush before the terminal event).
+func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, parentID, content string) Result {
+	started := e.cfg.Now()
+	subNames := make([]string, 0, len(e.cfg.Agents)-1)
+	for _, a := range e.cfg.Agents[1:] {
+		subNames = append(subNames, a.Name)
+	}
+	all := tools.ArtifactTools(r.artifacts)
+	all = append(all, tools.CallSubagent{Agents: subNames})
+	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
+	rs := &runState{e: e, deps: deps, r: r, em: em, reg: tools.NewRegistry(all...)}
+
+	history, err := e.history(ctx, r.ConversationID, parentID)
+	var answer string
+	if err == nil {
+		answer, err = rs.runAgent(ctx, e.lead, history, content)
+	}
+
+	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	failed := r.artifacts.Flush(flushCtx)
+	failedIDs := make([]string, 0, len(failed))
+	for id, ferr := range failed {
+		failedIDs = append(failedIDs, id)
+		e.cfg.Logger.Error("artifact flush failed", "conversation", r.ConversationID, "artifact", id, "err", ferr)
+	}
+	slices.Sort(failedIDs)
+
+	res := Result{ConversationID: r.ConversationID, MessageID: r.MessageID, Status: events.Complete,
+		Response: answer, FlushFailed: failedIDs, Usage: rs.usage, Steps: rs.steps}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		res.Status, res.Err = events.Cancelled, context.Cause(ctx)
+	case err != nil:
+		res.Status, res.Err = events.Error, err
+	case em.err() != nil:
+		res.Status, res.Err = events.Error, em.err()
+	case len(failed) > 0:
+		res.Status = events.Error
+		res.Err = fmt.Errorf("engine: could not save artifacts %s: %w", strings.Join(failedIDs, ", "), failed[failedIDs[0]])
+	}
+	errText := ""
+	if res.Err != nil {
+		errText = res.Err.Error()
+	}
+	saveCtx := context.WithoutCancel(ctx)
+	if ferr := e.cfg.Store.FinishMessage(saveCtx, r.MessageID, answer, string(res.Status), errText); ferr != nil {
+		e.cfg.Logger.Error("save run result failed", "message", r.MessageID, "err", ferr)
+		if res.Status == events.Complete {
+			res.Status, res.Err = events.Error, fmt.Errorf("engine: save answer: %w", ferr)
+			errText = res.Err.Error()
+		}
+	}
+	if terr := e.cfg.Store.TouchConversation(saveCtx, r.ConversationID); terr != nil {
+		e.cfg.Logger.Warn("touch conversation failed", "conversation", r.ConversationID, "err", terr)
+	}
+	res.Duration = e.cfg.Now().Sub(started)
+	data := events.DataTerminal{Response: answer, FlushFailed: failedIDs, Usage: rs.usage,
+		DurationMS: res.Duration.Milliseconds(), Steps: rs.steps}
+	switch res.Status {
+	case events.Error:
+		data.Error = errText
+	case events.Cancelled:
+		data.Reason = errText
+	}
+	em.emit(saveCtx, res.Status, "", data)
+	return res
+}
+
+// history rebuilds the lead's view of earlier turns from the messages on the path to
+// parentID (seed 003, get_conversation_path): each user message and its answer.
+func (e *Engine) history(ctx context.Context, conversationID, parentID string) ([]llm.Message, error) {
+	if parentID == "" {
+		return nil, nil
+	}
+	path, err := e.cfg.Store.MessagePath(ctx, conversationID, parentID)
+	if err != nil {
+		return nil, fmt.Errorf("engine: load conversation path: %w", err)
+	}
+	msgs := make([]llm.Message, 0, 2*len(path))
+	for _, m := range path {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: m.Content})
+		answer := m.GraphResponse
+		if answer == "" {
+			answer = fmt.Sprintf("(no answer: that run ended with status %s)", m.Status)
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: answer})
+	}
+	return msgs, nil
+}
+
+// runAgent activates one agent until it answers without a tool call (seed 001): the lead
+// with the conversation history and the user's message, a sub-agent with the lead's
+// instruction. It returns the agent's final text. Errors: model failures after retries,
+// cancellation, and event persistence failures.
+func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []llm.Message, input string) (string, error) {
+	e := rs.e
+	msgs := append(slices.Clip(history), llm.Message{Role: llm.RoleUser, Content: input})
+	agentTools := rs.reg.Subset(cfg.Tools)
+	for round := 0; ; round++ {
+		if err := rs.em.err(); err != nil {
+			return "", err
+		}
+		if err := ctx.Err(); err != nil {
+			return "", context.Cause(ctx)
+		}
+		final := round >= cfg.MaxToolRounds
+		system, err := rs.systemPrompt(ctx, cfg, agentTools, final)
+		if err != nil {
+			return "", err
+		}
+		req := llm.Request{Model: rs.deps.ModelName, Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...)}
+		if rs.deps.Mode == toolcall.ModeNative && !final {
+			req.Tools = toolcall.NativeDefs(agentTools)
+		}
+		start := events.DataAgentStart{Round: round}
+		if cfg.Name != e.lead.Name && round == 0 {
+			start.Instruction = input
+		}
+		rs.em.emit(ctx, events.AgentStart, cfg.Name, start)
+		resp, err := rs.call(ctx, cfg.Name, req)
+		if err != nil {
+			return "", err
+		}
+		var calls []toolcall.Call
+		if rs.deps.Mode == toolcall.ModeXML {
+			calls = toolcall.ParseXML(resp.Content, agentTools)
+		} else {
+			calls = toolcall.ParseNative(resp.ToolCalls, agentTools)
+		}
+		if final || len(calls) == 0 {
+			text := resp.Content
+			if rs.deps.Mode == toolcall.ModeXML {
+				text = toolcall.StripXMLCalls(text, agentTools...)
+			}
+			text = strings.TrimSpace(text)
+			if text == "" && final {
+				text = fmt.Sprintf("(%s used all %d tool rounds without a final answer)", cfg.Name, cfg.MaxToolRounds)
+			}
+			rs.em.emit(ctx, events.AgentComplete, cfg.Name, events.DataAgentComplete{Content: text})
+			return text, nil
+		}
+		call := calls[0]
+		done := events.DataAgentComplete{Content: resp.Content, Routing: "tool_call"}
+		if call.Name == "call_subagent" && call.Err == nil {
+			done.Routing = "subagent"
+			done.Target, _ = call.Params["agent_name"].(string)
+		}
+		rs.em.emit(ctx, events.AgentComplete, cfg.Name, done)
+
+		result, err := rs.execTool(ctx, cfg, agentTools, call)
+		if err != nil {
+			return "", err
+		}
+		rs.steps++
+		msgs = append(msgs, rs.toolMessages(resp, calls, result)...)
+	}
+}
+
+// systemPrompt builds cfg's system prompt for this round (seed 000/001,
+// ContextManager.build): the lead sees the full task plan and the inventory.
+func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentTools []tools.Tool, final bool) (string, error) {
+	e := rs.e
+	pc := agent.PromptContext{Now: e.cfg.Now()}
+	if cfg.Name == e.lead.Name {
+		var err error
+		if pc.TaskPlan, err = rs.r.artifacts.TaskPlan(ctx); err != nil {
+			return "", fmt.Errorf("engine: read task plan: %w", err)
+		}
+		if pc.Inventory, err = rs.r.artifacts.Inventory(ctx); err != nil {
+			return "", fmt.Errorf("engine: build inventory: %w", err)
+		}
+		pc.SubAgents = e.cfg.Agents[1:]
+	}
+	switch {
+	case final:
+		pc.ToolInstructions = fmt.Sprintf("<tool_limit>You have used all %d tool rounds. Do not call any tool: give your final answer now with what you have.</tool_limit>", cfg.MaxToolRounds)
+	case rs.deps.Mode == toolcall.ModeXML:
+		pc.ToolInstructions = toolcall.XMLInstructions(agentTools)
+	default:
+		pc.ToolInstructions = toolcall.NativeInstructions()
+	}
+	return cfg.SystemPrompt(pc), nil
+}
+
+// call makes one streamed LLM call, forwarding deltas as llm_chunk events and recording
+// llm_complete with the call's usage.
+func (rs *runState) call(ctx context.Context, agentName string, req llm.Request) (llm.Response, error) {
+	start := rs.e.cfg.Now()
+	resp, err := rs.deps.Model.Stream(ctx, req, func(d llm.Delta) {
+		rs.em.emit(ctx, events.LLMChunk, agentName, events.DataLLMChunk{Content: d.Content, Reasoning: d.Reasoning, Reset: d.Reset})
+	})
+	if err != nil {
+		return llm.Response{}, fmt.Errorf("%s: %w", agentName, err)
+	}
+	rs.usage = rs.usage.Add(resp.Usage)
+	calls := make([]events.ToolCall, 0, len(resp.ToolCalls))
+	for _, c := range resp.ToolCalls {
+		calls = append(calls, events.ToolCall{ID: c.ID, Name: c.Name, Params: rawJSON(c.Arguments)})
+	}
+	rs.em.emit(ctx, events.LLMComplete, agentName, events.DataLLMComplete{Content: resp.Content, Reasoning: resp.Reasoning,
+		ToolCalls: calls, Usage: resp.Usage, Model: resp.Model, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+	return resp, nil
+}
+
+// execTool runs one tool call for the agent cfg and records tool_start / tool_complete
+// (and artifact_changed after a successful artifact operation). call_subagent is routed:
+// the sub-agent runs and its final text is the result (seed 001). A failed call is a
+// failed Result for the model, never a run error; the error return is only for the
+// sub-agent's fatal errors (model failure, cancellation).
+func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools []tools.Tool, call toolcall.Call) (tools.Result, error) {
+	start := rs.e.cfg.Now()
+	params := call.Params
+	var paramsJSON json.RawMessage
+	if params != nil {
+		paramsJSON = events.MustData(params)
+	} else {
+		paramsJSON = rawJSON(call.Raw)
+	}
+	rs.em.emit(ctx, events.ToolStart, cfg.Name, events.DataToolStart{CallID: call.ID, Tool: call.Name, Params: paramsJSON})
+
+	var res tools.Result
+	tool := findTool(agentTools, call.Name)
+	switch {
+	case call.Err != nil:
+		res = tools.Fail("could not read your call to %s: %v", call.Name, call.Err)
+	case tool == nil:
+		res = tools.Fail("unknown tool %q; the tools you can call are: %s", call.Name, toolNames(agentTools))
+	default:
+		res = tool.Execute(ctx, params)
+	}
+	if call.Name == "call_subagent" && res.Success {
+		target, _ := res.Metadata[tools.MetaTarget].(string)
+		instr, _ := res.Metadata[tools.MetaInstruction].(string)
+		rs.em.emit(ctx, events.SubagentInstruction, cfg.Name, events.DataSubagentInstruction{Target: target, Instruction: instr})
+		text, err := rs.runAgent(ctx, rs.e.agents[target], nil, instr)
+		if err != nil {
+			rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
+				Success: false, Error: err.Error(), DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+			return tools.Result{}, err
+		}
+		res = tools.OK(text)
+	}
+	rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
+		Success: res.Success, Result: res.Data, Error: res.Error, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+	if snap, ok := res.Metadata[tools.MetaArtifact].(events.ArtifactSnapshot); ok {
+		rs.em.emit(ctx, events.ArtifactChanged, cfg.Name, events.DataArtifactChanged{Artifact: snap})
+	}
+	return res, nil
+}
+
+// toolMessages returns the messages that record one round for the agent's next call: the
+// assistant's message and the result of the executed call. In native mode every tool call
+// id must be answered, so calls beyond the first (one tool call per round, seed 001) get
+// a "not executed" result.
+func (rs *runState) toolMessages(resp llm.Response, calls []toolcall.Call, res tools.Result) []llm.Message {
+	if rs.deps.Mode == toolcall.ModeXML {
+		return []llm.Message{
+			{Role: llm.RoleAssistant, Content: resp.Content},
+			{Role: llm.RoleUser, Content: toolcall.FormatXMLResult(calls[0].Name, res)},
+		}
+	}
+	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content}
+	for _, c := range calls {
+		assistant.ToolCalls = append(assistant.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsOf(c)})
+	}
+	out := []llm.Message{assistant, {Role: llm.RoleTool, ToolCallID: calls[0].ID, Content: resultText(res)}}
+	for _, c := range calls[1:] {
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID,
+			Content: "Error: not executed. Only one tool call is executed per message; call it again in your next message if you still need it."})
+	}
+	return out
+}
+
+func resultText(r tools.Result) string {
+	if r.Success {
+		return r.Data
+	}
+	return "Error: " + r.Error
+}
+
+// argumentsOf returns the arguments to echo back in the assistant message: the model's own
+// text when it is valid JSON, else a JSON object that still shows it, because some servers
+// reject a conversation whose history holds invalid tool-call JSON.
+func argumentsOf(c toolcall.Call) string {
+	switch {
+	case c.Err == nil && c.Params != nil:
+		return string(events.MustData(c.Params))
+	case json.Valid([]byte(c.Raw)):
+		return c.Raw
+	default:
+		return string(events.MustData(map[string]string{"invalid_arguments": c.Raw}))
+	}
+}
+
+func findTool(ts []tools.Tool, name string) tools.Tool {
+	for _, t := range ts {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func toolNames(ts []tools.Tool) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+// rawJSON returns s as JSON if it is valid JSON, else s as a JSON string, so malformed
+// model arguments can still be recorded in events.
+func rawJSON(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return events.MustData(s)
+}

@@ -1,0 +1,139 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// Sentinel errors that callers of New and Client.Stream branch on with errors.Is.
+var (
+	// ErrConfig: New was given an unusable Config (bad BaseURL, empty Model, negative limits).
+	ErrConfig = errors.New("llm: invalid config")
+	// ErrUnavailable: every try failed with a transient failure (HTTP 429, a 5xx, a network
+	// error, an error event inside the stream, or a broken stream); trying later may work.
+	ErrUnavailable = errors.New("llm: endpoint unavailable")
+	// ErrRejected: the request was refused and retrying it unchanged cannot help, either by
+	// the endpoint (a 4xx other than 429: bad key, unknown model, invalid request; the
+	// error includes the server's message) or before sending (no messages, a message
+	// without a role, a request go-openai refuses or cannot encode).
+	ErrRejected = errors.New("llm: request rejected")
+	// ErrStreamBroken: the last try's stream ended (connection closed or reset, malformed
+	// chunk) before both [DONE] and a finish_reason. A broken stream is one kind of
+	// unavailability, so errors.Is(err, ErrUnavailable) is true for it as well: callers
+	// that only ask "transient or not" need one check.
+	ErrStreamBroken = fmt.Errorf("llm: stream broken: %w", ErrUnavailable)
+)
+
+// maxMessageLen bounds the server or transport message quoted in an error, in bytes.
+const maxMessageLen = 300
+
+// failure is why one try failed.
+type failure struct {
+	kind error  // ErrUnavailable, ErrStreamBroken or ErrRejected
+	what string // HTTP status ("503 Service Unavailable") or kind of failure ("network error")
+	msg  string // the server's or transport's message: one line, API key redacted
+}
+
+// callError is what Stream returns after its last try: one line such as
+// "llm: POST http://host/v1/chat/completions: 503 Service Unavailable after 3 tries:
+// upstream overloaded", wrapping the failure's sentinel.
+type callError struct {
+	endpoint string
+	f        failure
+	tries    int
+}
+
+func (e *callError) Error() string {
+	var b strings.Builder
+	b.WriteString("llm: POST ")
+	b.WriteString(e.endpoint)
+	b.WriteString(": ")
+	b.WriteString(e.f.what)
+	if e.tries > 1 {
+		fmt.Fprintf(&b, " after %d tries", e.tries)
+	}
+	if e.f.msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.f.msg)
+	}
+	return b.String()
+}
+
+func (e *callError) Unwrap() error { return e.f.kind }
+
+// openFailure classifies an error from opening the stream (sending the request and
+// reading the status): 429 and 5xx are transient, other statuses rejected; transport
+// errors are transient; anything else (go-openai refusing the request) is rejected.
+func (c *Client) openFailure(err error) *failure {
+	if apiErr := (*openai.APIError)(nil); errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0 {
+		return &failure{kind: statusKind(apiErr.HTTPStatusCode), what: statusText(apiErr.HTTPStatus, apiErr.HTTPStatusCode),
+			msg: c.clean(apiErr.Message)}
+	}
+	if reqErr := (*openai.RequestError)(nil); errors.As(err, &reqErr) {
+		return &failure{kind: statusKind(reqErr.HTTPStatusCode), what: statusText(reqErr.HTTPStatus, reqErr.HTTPStatusCode),
+			msg: c.clean(string(reqErr.Body))}
+	}
+	if urlErr := (*url.Error)(nil); errors.As(err, &urlErr) {
+		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(urlErr.Err.Error())}
+	}
+	if netErr := net.Error(nil); errors.As(err, &netErr) {
+		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(err.Error())}
+	}
+	return &failure{kind: ErrRejected, what: "invalid request", msg: c.clean(err.Error())}
+}
+
+// streamFailure classifies an error that ended a stream before it was complete: an error
+// event sent inside the stream is transient; anything else breaks the stream.
+func (c *Client) streamFailure(err error) *failure {
+	if apiErr := (*openai.APIError)(nil); errors.As(err, &apiErr) {
+		return &failure{kind: ErrUnavailable, what: "error event in stream", msg: c.clean(apiErr.Message)}
+	}
+	msg := err.Error()
+	if errors.Is(err, io.EOF) {
+		msg = "stream ended without [DONE] or finish_reason"
+	}
+	return &failure{kind: ErrStreamBroken, what: "stream broken", msg: c.clean(msg)}
+}
+
+// statusKind is the sentinel for an HTTP status: 429 and 5xx are transient, others rejected.
+func statusKind(code int) error {
+	if code == http.StatusTooManyRequests || code >= 500 {
+		return ErrUnavailable
+	}
+	return ErrRejected
+}
+
+// statusText is the status line ("503 Service Unavailable"), built from the code when the
+// response had none.
+func statusText(status string, code int) string {
+	if status != "" {
+		return status
+	}
+	return fmt.Sprintf("%d %s", code, http.StatusText(code))
+}
+
+// clean makes a server or transport message fit for errors and logs: the API key
+// replaced by [REDACTED], whitespace runs collapsed to one space (one line), and at most
+// maxMessageLen bytes.
+func (c *Client) clean(s string) string {
+	if c.apiKey != "" {
+		s = strings.ReplaceAll(s, c.apiKey, "[REDACTED]")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= maxMessageLen {
+		return s
+	}
+	cut := maxMessageLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

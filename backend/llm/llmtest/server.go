@@ -1,0 +1,489 @@
+// Package llmtest is an in-process OpenAI-compatible chat completions server for tests.
+//
+// It speaks the real streaming wire format: `data: {json}\n\n` server-sent events carrying
+// chat.completion.chunk objects, then `data: [DONE]\n\n`. Each reply is scripted by the
+// test (content, reasoning_content, tool calls, HTTP errors, broken streams, delays), every
+// request is recorded, and the server is closed when the test ends:
+//
+//	srv := llmtest.NewServer(t, llmtest.Script(
+//		llmtest.Reply{Status: 503},
+//		llmtest.Reply{Content: "Hello"},
+//	))
+//	client, _ := llm.New(llm.Config{BaseURL: srv.URL(), Model: "m"})
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sashabaranov/go-openai"
+
+	"artifactflow/backend/events"
+)
+
+// DefaultChunkSize is the chunk size used when Reply.ChunkSize is 0: small, so that every
+// text is split across several chunks.
+const DefaultChunkSize = 7
+
+// ToolCall is one native tool call the server streams: Arguments is sent verbatim (it need
+// not be valid JSON), split into fragments of at most Reply.ChunkSize bytes.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// Usage is token usage as sent in the final usage chunk; it is events.Usage, so tests can
+// compare it with llm.Response.Usage directly.
+type Usage = events.Usage
+
+// Reply scripts one response of the server.
+//
+// A successful reply (Status 0 or 200) is streamed as numbered chunks, which is what
+// BreakAfter counts: chunk 1 carries the assistant role; then come the reasoning chunks
+// (delta.reasoning_content), the content chunks (delta.content), the tool-call chunks, one
+// chunk with an empty delta and finish_reason, and, when the request set
+// stream_options.include_usage, a usage chunk with empty choices. Then `data: [DONE]`.
+type Reply struct {
+	// Status is the HTTP status: 0 means 200 and a streamed answer; anything else is sent
+	// with an OpenAI-style JSON error body {"error": {"message", "type", "param", "code"}}.
+	Status int
+	// ErrorMessage is the error body's message; empty means the status text.
+	ErrorMessage string
+	// Content is the answer text, streamed in delta.content.
+	Content string
+	// Reasoning is streamed in delta.reasoning_content, before Content.
+	Reasoning string
+	// ToolCalls are streamed as real tool_calls deltas after Content: the first delta of
+	// call i has index i, id, type "function", function.name and empty arguments; the
+	// following ones carry only index and an arguments fragment.
+	ToolCalls []ToolCall
+	// InterleaveToolCalls sends the argument fragments of all calls round-robin (call 0,
+	// call 1, call 0, ...) instead of call after call.
+	InterleaveToolCalls bool
+	// FinishReason is sent on the last choice chunk; empty means "tool_calls" when
+	// ToolCalls is set and "stop" otherwise.
+	FinishReason string
+	// ChunkSize is the number of runes per content or reasoning chunk and the most bytes
+	// per tool-argument fragment (never splitting a rune); 0 means DefaultChunkSize.
+	ChunkSize int
+	// BreakAfter > 0 ends the response abruptly, without [DONE], after that many chunks
+	// (or instead of [DONE] when there are fewer): the connection is hijacked and closed.
+	BreakAfter int
+	// Usage is sent in the usage chunk; nil means a fake count derived from the text
+	// lengths (1 + runes/4 for the prompt messages and for the reply's text). The usage
+	// chunk is sent only when the request asked for it (stream_options.include_usage).
+	Usage *Usage
+	// Delay is waited before each chunk, for cancellation tests. The wait ends early when
+	// the request's context is done or the server is closed.
+	Delay time.Duration
+
+	// unscripted marks the reply Script returns for a call beyond its script.
+	unscripted bool
+}
+
+// Handler chooses the reply to a request; call counts the server's requests from 0.
+// Handlers run on the server's goroutines and may be called concurrently.
+type Handler func(req openai.ChatCompletionRequest, call int) Reply
+
+// Script returns a Handler that answers call i with replies[i]. A call beyond the script
+// fails the test (t.Errorf) and is answered with HTTP 500.
+func Script(replies ...Reply) Handler {
+	return func(_ openai.ChatCompletionRequest, call int) Reply {
+		if call < len(replies) {
+			return replies[call]
+		}
+		return Reply{
+			Status:       http.StatusInternalServerError,
+			ErrorMessage: fmt.Sprintf("llmtest: unscripted call %d (the script has %d replies)", call, len(replies)),
+			unscripted:   true,
+		}
+	}
+}
+
+// LastUserContains reports whether the last user message of req contains s; use it in a
+// Handler to route replies, e.g. by the sub-agent instruction.
+func LastUserContains(req openai.ChatCompletionRequest, s string) bool {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == openai.ChatMessageRoleUser {
+			return strings.Contains(req.Messages[i].Content, s)
+		}
+	}
+	return false
+}
+
+// SystemContains reports whether a system message of req contains s; use it in a Handler
+// to tell agents apart by their role prompt.
+func SystemContains(req openai.ChatCompletionRequest, s string) bool {
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleSystem && strings.Contains(m.Content, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Server is an OpenAI-compatible endpoint on a loopback port serving
+// POST /v1/chat/completions (streaming only). It is safe for concurrent use.
+type Server struct {
+	t       testing.TB
+	handler Handler
+	srv     *httptest.Server
+	closed  chan struct{} // closed when the server shuts down; ends Delay waits
+	once    sync.Once
+
+	mu     sync.Mutex
+	bodies [][]byte // raw request bodies, in arrival order
+}
+
+// NewServer starts a server answering with h and closes it when the test ends (t.Cleanup).
+func NewServer(t testing.TB, h Handler) *Server {
+	t.Helper()
+	if h == nil {
+		t.Fatal("llmtest: NewServer with a nil Handler")
+	}
+	s := &Server{t: t, handler: h, closed: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "llmtest: no route for "+r.Method+" "+r.URL.Path)
+	})
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the base URL clients are configured with, e.g. "http://127.0.0.1:41234/v1".
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Calls is the number of chat completion requests received so far.
+func (s *Server) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+// Requests returns the requests received so far, in order, each decoded afresh from its
+// body so callers may modify them freely.
+func (s *Server) Requests() []openai.ChatCompletionRequest {
+	s.mu.Lock()
+	bodies := append([][]byte(nil), s.bodies...)
+	s.mu.Unlock()
+	out := make([]openai.ChatCompletionRequest, len(bodies))
+	for i, b := range bodies {
+		if err := json.Unmarshal(b, &out[i]); err != nil {
+			s.t.Errorf("llmtest: decoding recorded request %d: %v", i, err) // decoded fine once already
+		}
+	}
+	return out
+}
+
+// Close shuts the server down now, so that later requests get "connection refused"; it
+// waits for running handlers. Closing twice is harmless; the test's cleanup calls it too.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.closed) })
+	s.srv.Close()
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	var body bytes.Buffer
+	if _, err := body.ReadFrom(r.Body); err != nil {
+		writeError(w, http.StatusBadRequest, "llmtest: reading request body: "+err.Error())
+		return
+	}
+	var req openai.ChatCompletionRequest
+	if err := json.Unmarshal(body.Bytes(), &req); err != nil {
+		writeError(w, http.StatusBadRequest, "llmtest: request is not a chat completion request: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	call := len(s.bodies)
+	s.bodies = append(s.bodies, body.Bytes())
+	s.mu.Unlock()
+
+	reply := s.handler(req, call)
+	if reply.unscripted {
+		s.t.Errorf("%s", reply.ErrorMessage)
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		msg := reply.ErrorMessage
+		if msg == "" {
+			msg = http.StatusText(reply.Status)
+		}
+		writeError(w, reply.Status, msg)
+		return
+	}
+	if !req.Stream {
+		writeError(w, http.StatusBadRequest, "llmtest: only stream=true requests are supported")
+		return
+	}
+	s.stream(w, r, req, call, reply)
+}
+
+// writeError sends an OpenAI-style error body with the given status.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	typ := "invalid_request_error"
+	if status >= 500 {
+		typ = "server_error"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil},
+	})
+}
+
+// Wire types of a chat.completion.chunk, kept apart from go-openai's so that null and
+// empty fields look exactly like OpenAI's (finish_reason null, arguments "").
+type (
+	wireChunk struct {
+		ID      string          `json:"id"`
+		Object  string          `json:"object"`
+		Created int64           `json:"created"`
+		Model   string          `json:"model"`
+		Choices []wireChoice    `json:"choices"`
+		Usage   json.RawMessage `json:"usage,omitempty"`
+	}
+	wireChoice struct {
+		Index        int       `json:"index"`
+		Delta        wireDelta `json:"delta"`
+		Logprobs     *struct{} `json:"logprobs"`
+		FinishReason *string   `json:"finish_reason"`
+	}
+	wireDelta struct {
+		Role             string         `json:"role,omitempty"`
+		Content          *string        `json:"content,omitempty"`
+		ReasoningContent *string        `json:"reasoning_content,omitempty"`
+		ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	}
+	wireToolCall struct {
+		Index    int          `json:"index"`
+		ID       string       `json:"id,omitempty"`
+		Type     string       `json:"type,omitempty"`
+		Function wireFunction `json:"function"`
+	}
+	wireFunction struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	}
+)
+
+// stream writes reply as server-sent events, honouring ChunkSize, BreakAfter and Delay.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, call int, reply Reply) {
+	size := reply.ChunkSize
+	if size <= 0 {
+		size = DefaultChunkSize
+	}
+	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	base := wireChunk{
+		ID:      fmt.Sprintf("chatcmpl-llmtest-%d", call),
+		Object:  "chat.completion.chunk",
+		Created: time.Now().Unix(),
+		Model:   req.Model,
+	}
+	if includeUsage {
+		base.Usage = json.RawMessage("null") // as OpenAI: usage is null on every chunk but the last
+	}
+	var deltas []wireDelta
+	deltas = append(deltas, wireDelta{Role: openai.ChatMessageRoleAssistant, Content: new(string)})
+	for _, piece := range splitRunes(reply.Reasoning, size) {
+		deltas = append(deltas, wireDelta{ReasoningContent: &piece})
+	}
+	for _, piece := range splitRunes(reply.Content, size) {
+		deltas = append(deltas, wireDelta{Content: &piece})
+	}
+	deltas = append(deltas, toolCallDeltas(reply.ToolCalls, size, reply.InterleaveToolCalls)...)
+
+	finish := reply.FinishReason
+	if finish == "" {
+		finish = string(openai.FinishReasonStop)
+		if len(reply.ToolCalls) > 0 {
+			finish = string(openai.FinishReasonToolCalls)
+		}
+	}
+	chunks := make([]wireChunk, 0, len(deltas)+2)
+	for _, d := range deltas {
+		c := base
+		c.Choices = []wireChoice{{Delta: d}}
+		chunks = append(chunks, c)
+	}
+	last := base
+	last.Choices = []wireChoice{{FinishReason: &finish}}
+	chunks = append(chunks, last)
+	if includeUsage {
+		usage := reply.Usage
+		if usage == nil {
+			usage = fakeUsage(req, reply)
+		}
+		u := base
+		u.Choices = []wireChoice{}
+		u.Usage, _ = json.Marshal(usage) // a struct of ints always marshals
+		chunks = append(chunks, u)
+	}
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	for i, c := range chunks {
+		if !s.wait(r, reply.Delay) {
+			return
+		}
+		data, err := json.Marshal(c)
+		if err != nil {
+			s.t.Errorf("llmtest: encoding chunk: %v", err)
+			return
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return // the client went away
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		if reply.BreakAfter > 0 && i+1 == reply.BreakAfter {
+			s.hangUp(w)
+			return
+		}
+	}
+	if reply.BreakAfter > 0 {
+		s.hangUp(w)
+		return
+	}
+	if !s.wait(r, reply.Delay) {
+		return
+	}
+	_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// wait sleeps d; it reports false when the request or the server ended first.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.closed:
+		return false
+	}
+}
+
+// hangUp closes the connection under an unfinished response, so the client sees the
+// body end without the terminating chunk (a broken stream).
+func (s *Server) hangUp(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		s.t.Errorf("llmtest: response writer cannot be hijacked to break the stream")
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		s.t.Errorf("llmtest: hijacking to break the stream: %v", err)
+		return
+	}
+	_ = conn.Close()
+}
+
+// toolCallDeltas renders calls as tool_calls deltas: per call a header delta (id, type,
+// name, empty arguments) and then argument fragments of size bytes, call after call or
+// round-robin when interleave is set.
+func toolCallDeltas(calls []ToolCall, size int, interleave bool) []wireDelta {
+	frags := make([][]string, len(calls))
+	for i, c := range calls {
+		frags[i] = splitBytes(c.Arguments, size)
+	}
+	header := func(i int) wireDelta {
+		c := calls[i]
+		return wireDelta{ToolCalls: []wireToolCall{{Index: i, ID: c.ID, Type: string(openai.ToolTypeFunction),
+			Function: wireFunction{Name: c.Name}}}}
+	}
+	frag := func(i int, s string) wireDelta {
+		return wireDelta{ToolCalls: []wireToolCall{{Index: i, Function: wireFunction{Arguments: s}}}}
+	}
+	var out []wireDelta
+	if !interleave {
+		for i := range calls {
+			out = append(out, header(i))
+			for _, f := range frags[i] {
+				out = append(out, frag(i, f))
+			}
+		}
+		return out
+	}
+	for i := range calls {
+		out = append(out, header(i))
+	}
+	for j := 0; ; j++ {
+		sent := false
+		for i := range calls {
+			if j < len(frags[i]) {
+				out = append(out, frag(i, frags[i][j]))
+				sent = true
+			}
+		}
+		if !sent {
+			return out
+		}
+	}
+}
+
+// splitRunes cuts s into pieces of at most n runes.
+func splitRunes(s string, n int) []string {
+	var out []string
+	for s != "" {
+		i, count := 0, 0
+		for i < len(s) && count < n {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			count++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
+
+// splitBytes cuts s into pieces of at most n bytes, never inside a UTF-8 sequence (a
+// piece holds at least one rune), since a JSON string cannot carry half a rune.
+func splitBytes(s string, n int) []string {
+	var out []string
+	for s != "" {
+		i := min(n, len(s))
+		for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		if i == 0 {
+			_, i = utf8.DecodeRuneInString(s)
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
+
+// fakeUsage counts 1 + runes/4 tokens for the request's messages and for the reply text.
+func fakeUsage(req openai.ChatCompletionRequest, reply Reply) *Usage {
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += utf8.RuneCountInString(m.Content)
+	}
+	completion := utf8.RuneCountInString(reply.Content) + utf8.RuneCountInString(reply.Reasoning)
+	for _, c := range reply.ToolCalls {
+		completion += utf8.RuneCountInString(c.Arguments)
+	}
+	u := Usage{PromptTokens: 1 + prompt/4, CompletionTokens: 1 + completion/4}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return &u
+}

@@ -1,0 +1,376 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Conversation is one row of conversations (seed 003, Conversation). ActiveBranch is the id of
+// the message the conversation currently continues from ("" when it has no messages); UserID
+// may be "". Metadata is a JSON value or nil.
+type Conversation struct {
+	ID           string
+	Title        string
+	ActiveBranch string
+	UserID       string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	Metadata     json.RawMessage
+}
+
+// Message statuses (messages.status). A message is running while its run is active and ends
+// in one of the other four; interrupted marks runs found still running at start-up.
+const (
+	StatusRunning     = "running"
+	StatusComplete    = "complete"
+	StatusCancelled   = "cancelled"
+	StatusError       = "error"
+	StatusInterrupted = "interrupted"
+)
+
+// validStatus reports whether s is one of the message statuses.
+func validStatus(s string) bool {
+	switch s {
+	case StatusRunning, StatusComplete, StatusCancelled, StatusError, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+// Message is one node of a conversation's message tree (seed 003, Message): Content is the
+// user's text, GraphResponse the final answer, ParentID "" for a root. Status is one of the
+// Status* constants; Error is the failure text of an errored run. Metadata is JSON or nil.
+type Message struct {
+	ID             string
+	ConversationID string
+	ParentID       string
+	Content        string
+	ThreadID       string
+	GraphResponse  string
+	Status         string
+	Error          string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	Metadata       json.RawMessage
+}
+
+const conversationCols = `id, title, COALESCE(active_branch, ''), COALESCE(user_id, ''), created_at, updated_at, metadata`
+
+func scanConversation(sc rowScanner) (Conversation, error) {
+	var c Conversation
+	var created, updated, meta sql.NullString
+	if err := sc.Scan(&c.ID, &c.Title, &c.ActiveBranch, &c.UserID, &created, &updated, &meta); err != nil {
+		return Conversation{}, err
+	}
+	var err error
+	if c.CreatedAt, err = parseTime(created); err != nil {
+		return Conversation{}, err
+	}
+	if c.UpdatedAt, err = parseTime(updated); err != nil {
+		return Conversation{}, err
+	}
+	c.Metadata = rawJSON(meta)
+	return c, nil
+}
+
+// CreateConversation inserts c and its artifact session (artifact_sessions row with the same
+// id) in one transaction (seed 003, create_conversation). Zero CreatedAt/UpdatedAt are set to
+// now. Errors: empty id or invalid Metadata → ErrInvalid; existing id → ErrDuplicate.
+func (db *DB) CreateConversation(ctx context.Context, c Conversation) error {
+	if err := requireIDs("create conversation", "id", c.ID); err != nil {
+		return err
+	}
+	meta, err := nullJSON(c.Metadata, "conversation metadata")
+	if err != nil {
+		return err
+	}
+	t := now()
+	created, updated := formatTime(timeOr(c.CreatedAt, t)), formatTime(timeOr(c.UpdatedAt, t))
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (id, title, active_branch, user_id, created_at, updated_at, metadata)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			c.ID, c.Title, nullString(c.ActiveBranch), nullString(c.UserID), created, updated, meta); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO artifact_sessions (id, created_at, updated_at) VALUES (?, ?, ?)`, c.ID, created, updated)
+		return err
+	})
+	if isUnique(err) {
+		return fmt.Errorf("store: create conversation %q: %w", c.ID, ErrDuplicate)
+	}
+	if err != nil {
+		return fmt.Errorf("store: create conversation %q: %w", c.ID, err)
+	}
+	return nil
+}
+
+// GetConversation returns the conversation with the given id, or ErrNotFound.
+func (db *DB) GetConversation(ctx context.Context, id string) (Conversation, error) {
+	c, err := scanConversation(db.sql.QueryRowContext(ctx, `SELECT `+conversationCols+` FROM conversations WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Conversation{}, fmt.Errorf("store: conversation %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Conversation{}, fmt.Errorf("store: get conversation %q: %w", id, err)
+	}
+	return c, nil
+}
+
+// ListConversations returns conversations with the most recently updated first, skipping
+// offset rows and returning at most limit (limit <= 0 means all). Negative offset → ErrInvalid.
+func (db *DB) ListConversations(ctx context.Context, limit, offset int) ([]Conversation, error) {
+	if offset < 0 {
+		return nil, fmt.Errorf("store: list conversations: negative offset %d: %w", offset, ErrInvalid)
+	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+conversationCols+` FROM conversations
+		ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?`, limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("store: list conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list conversations: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list conversations: %w", err)
+	}
+	return out, nil
+}
+
+// RenameConversation sets the title and updated_at of conversation id (ErrNotFound if absent).
+func (db *DB) RenameConversation(ctx context.Context, id, title string) error {
+	return db.updateConversation(ctx, "rename", id, `UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?`, title, formatTime(now()), id)
+}
+
+// TouchConversation sets updated_at of conversation id to now (ErrNotFound if absent).
+func (db *DB) TouchConversation(ctx context.Context, id string) error {
+	return db.updateConversation(ctx, "touch", id, `UPDATE conversations SET updated_at = ? WHERE id = ?`, formatTime(now()), id)
+}
+
+// DeleteConversation deletes conversation id and, through ON DELETE CASCADE, its messages,
+// events, artifact session, artifacts and artifact versions (ErrNotFound if absent).
+func (db *DB) DeleteConversation(ctx context.Context, id string) error {
+	return db.updateConversation(ctx, "delete", id, `DELETE FROM conversations WHERE id = ?`, id)
+}
+
+// updateConversation runs a one-row statement on conversation id, mapping 0 rows to ErrNotFound.
+func (db *DB) updateConversation(ctx context.Context, op, id, query string, args ...any) error {
+	res, err := db.sql.ExecContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("store: %s conversation %q: %w", op, id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: %s conversation %q: %w", op, id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("store: %s conversation %q: %w", op, id, ErrNotFound)
+	}
+	return nil
+}
+
+const messageCols = `id, conversation_id, COALESCE(parent_id, ''), content, thread_id, COALESCE(graph_response, ''),
+	status, COALESCE(error, ''), created_at, updated_at, metadata`
+
+func scanMessage(sc rowScanner) (Message, error) {
+	var m Message
+	var created, updated, meta sql.NullString
+	if err := sc.Scan(&m.ID, &m.ConversationID, &m.ParentID, &m.Content, &m.ThreadID, &m.GraphResponse,
+		&m.Status, &m.Error, &created, &updated, &meta); err != nil {
+		return Message{}, err
+	}
+	var err error
+	if m.CreatedAt, err = parseTime(created); err != nil {
+		return Message{}, err
+	}
+	if m.UpdatedAt, err = parseTime(updated); err != nil {
+		return Message{}, err
+	}
+	m.Metadata = rawJSON(meta)
+	return m, nil
+}
+
+// AddMessage inserts m and makes it the conversation's active branch (active_branch = m.ID,
+// updated_at = now) in one transaction (seed 003, add_message). An empty Status means
+// running; zero times are set to now. A non-empty ParentID must name a message of the same
+// conversation.
+//
+// Errors: empty id/conversation id, unknown status, invalid Metadata or a parent outside the
+// conversation → ErrInvalid; missing conversation → ErrNotFound; existing id → ErrDuplicate.
+func (db *DB) AddMessage(ctx context.Context, m Message) error {
+	if err := requireIDs("add message", "id", m.ID, "conversation id", m.ConversationID); err != nil {
+		return err
+	}
+	if m.Status == "" {
+		m.Status = StatusRunning
+	}
+	if !validStatus(m.Status) {
+		return fmt.Errorf("store: add message %q: unknown status %q: %w", m.ID, m.Status, ErrInvalid)
+	}
+	meta, err := nullJSON(m.Metadata, "message metadata")
+	if err != nil {
+		return err
+	}
+	t := now()
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE conversations SET active_branch = ?, updated_at = ? WHERE id = ?`,
+			m.ID, formatTime(t), m.ConversationID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("conversation %q: %w", m.ConversationID, ErrNotFound)
+		}
+		if m.ParentID != "" {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE id = ? AND conversation_id = ?`,
+				m.ParentID, m.ConversationID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("parent %q is not a message of conversation %q: %w", m.ParentID, m.ConversationID, ErrInvalid)
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, parent_id, content, thread_id,
+			graph_response, status, error, created_at, updated_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			m.ID, m.ConversationID, nullString(m.ParentID), m.Content, m.ThreadID, nullString(m.GraphResponse),
+			m.Status, nullString(m.Error), formatTime(timeOr(m.CreatedAt, t)), formatTime(timeOr(m.UpdatedAt, t)), meta)
+		return err
+	})
+	if isUnique(err) {
+		return fmt.Errorf("store: add message %q: %w", m.ID, ErrDuplicate)
+	}
+	if err != nil {
+		return fmt.Errorf("store: add message %q: %w", m.ID, err)
+	}
+	return nil
+}
+
+// GetMessage returns the message with the given id, or ErrNotFound.
+func (db *DB) GetMessage(ctx context.Context, id string) (Message, error) {
+	m, err := scanMessage(db.sql.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Message{}, fmt.Errorf("store: message %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Message{}, fmt.Errorf("store: get message %q: %w", id, err)
+	}
+	return m, nil
+}
+
+// ListMessages returns every message of the conversation (all branches) ordered by created_at,
+// then insertion order. An unknown conversation gives an empty slice.
+func (db *DB) ListMessages(ctx context.Context, conversationID string) ([]Message, error) {
+	return db.queryMessages(ctx, "list messages of "+conversationID,
+		`SELECT `+messageCols+` FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid`, conversationID)
+}
+
+func (db *DB) queryMessages(ctx context.Context, op, query string, args ...any) ([]Message, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", op, err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", op, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", op, err)
+	}
+	return out, nil
+}
+
+// FinishMessage records the end of a run on message id: its final answer, status (one of the
+// Status* constants) and error text ("" for none), and sets updated_at.
+// Errors: unknown status → ErrInvalid; missing message → ErrNotFound.
+func (db *DB) FinishMessage(ctx context.Context, id, graphResponse, status, errText string) error {
+	if !validStatus(status) {
+		return fmt.Errorf("store: finish message %q: unknown status %q: %w", id, status, ErrInvalid)
+	}
+	res, err := db.sql.ExecContext(ctx, `UPDATE messages SET graph_response = ?, status = ?, error = ?, updated_at = ? WHERE id = ?`,
+		nullString(graphResponse), status, nullString(errText), formatTime(now()), id)
+	if err != nil {
+		return fmt.Errorf("store: finish message %q: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: finish message %q: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("store: finish message %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// MessagePath returns the messages from the root down to toMessageID (inclusive) by following
+// parent_id (seed 003, get_conversation_path). An empty toMessageID means the conversation's
+// active_branch; a conversation without messages gives an empty slice.
+//
+// Errors: unknown conversation, or toMessageID not in the conversation → ErrNotFound; a parent
+// chain that is broken (missing parent) or cyclic gives an error naming the message.
+func (db *DB) MessagePath(ctx context.Context, conversationID, toMessageID string) ([]Message, error) {
+	if toMessageID == "" {
+		c, err := db.GetConversation(ctx, conversationID)
+		if err != nil {
+			return nil, fmt.Errorf("store: message path: %w", err)
+		}
+		if c.ActiveBranch == "" {
+			return nil, nil
+		}
+		toMessageID = c.ActiveBranch
+	}
+	// depth is bounded by the conversation's message count, so a parent cycle ends.
+	path, err := db.queryMessages(ctx, "message path to "+toMessageID, `
+		WITH RECURSIVE path(mid, pid, depth) AS (
+			SELECT id, parent_id, 0 FROM messages WHERE id = ?1 AND conversation_id = ?2
+			UNION ALL
+			SELECT m.id, m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.pid
+			WHERE m.conversation_id = ?2 AND path.depth < (SELECT count(*) FROM messages WHERE conversation_id = ?2)
+		)
+		SELECT `+messageCols+` FROM path JOIN messages ON messages.id = path.mid ORDER BY path.depth DESC`,
+		toMessageID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	if len(path) == 0 {
+		return nil, fmt.Errorf("store: message path: message %q in conversation %q: %w", toMessageID, conversationID, ErrNotFound)
+	}
+	if root := path[0]; root.ParentID != "" {
+		return nil, fmt.Errorf("store: message path to %q: chain broken at %q (parent %q missing or cyclic)", toMessageID, root.ID, root.ParentID)
+	}
+	return path, nil
+}
+
+// MarkRunningInterrupted sets status 'interrupted' (and updated_at) on every message still
+// 'running' and returns how many changed. Called at start-up: no run survives a restart.
+func (db *DB) MarkRunningInterrupted(ctx context.Context) (int, error) {
+	res, err := db.sql.ExecContext(ctx, `UPDATE messages SET status = ?, updated_at = ? WHERE status = ?`,
+		StatusInterrupted, formatTime(now()), StatusRunning)
+	if err != nil {
+		return 0, fmt.Errorf("store: mark running messages interrupted: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: mark running messages interrupted: %w", err)
+	}
+	return int(n), nil
+}

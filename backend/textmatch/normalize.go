@@ -1,0 +1,222 @@
+package textmatch
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// span is a half-open byte range [start, end) of the original text.
+type span struct{ start, end int }
+
+// normalized is a text in matching form (seed 000, update_artifact Layer 1) with a map back
+// to the original: byte b of text was produced by normalization group group[b], which came
+// from the original bytes spans[group[b]]. The bytes of one group are contiguous in text,
+// groups appear in original order, and their spans are non-empty and pairwise disjoint.
+// Bytes of the original that normalization deleted (trailing blanks, CJK–Latin spaces)
+// belong to no span.
+type normalized struct {
+	text  string
+	group []int32
+	spans []span
+}
+
+// normalize puts s in matching form and records where every normalized byte came from.
+// The steps are those of seed 000 (Layer 1 "归一化转换链"), in order:
+//
+//  1. translateRune on every rune (smart quotes, primes, dashes, special spaces → ASCII);
+//  2. NFKC over the whole string, run segment by segment with norm.Iter so that each
+//     segment's output maps to that segment's input span (one normalization group);
+//     translateRune is applied again to the output, because NFKC turns a few
+//     compatibility characters into ones the table translates (U+FE31 → U+2014);
+//  3. blanks (space, tab, CR) at the end of every line and of the text are removed, so
+//     CRLF line ends match LF ones;
+//  4. runs of spaces between a CJK character and a Latin letter or ASCII digit, in
+//     either order, are removed ("使用 Python 编写" → "使用Python编写").
+//
+// Invalid UTF-8 bytes pass through unchanged, each as its own character. normalize
+// checks b periodically and returns its error (ErrTimeout or the context's).
+func normalize(b *budget, s string) (*normalized, error) {
+	t, shifts := translate(s)
+	out := make([]byte, 0, len(t)+len(t)/16)
+	group := make([]int32, 0, cap(out))
+	var spans []span
+	var it norm.Iter
+	it.InitString(norm.NFKC, t)
+	cur := shiftCursor{shifts: shifts}
+	groupStart := 0 // offset in t where the group being built begins
+	for n := 1; !it.Done(); n++ {
+		if n%4096 == 0 {
+			if err := b.check(); err != nil {
+				return nil, err
+			}
+		}
+		out = appendTranslated(out, it.Next())
+		pos := it.Pos()
+		if pos == groupStart {
+			// Output that consumed no input yet (norm.Iter returns an expansion such as
+			// Ⅳ → "IV" piecewise): it belongs to the group that consumes input next.
+			continue
+		}
+		g := int32(len(spans))
+		spans = append(spans, span{cur.orig(groupStart), cur.orig(pos)})
+		for len(group) < len(out) {
+			group = append(group, g)
+		}
+		groupStart = pos
+	}
+	// norm.Iter always consumes input with the last output; anything left over could not
+	// be mapped to the original and is dropped.
+	out = out[:len(group)]
+	out, group = stripBlanks(out, group)
+	return &normalized{text: string(out), group: group, spans: spans}, nil
+}
+
+// aligned reports whether the byte range [s, e) of n.text starts and ends on group
+// boundaries, that is, it contains every group it touches in full.
+func (n *normalized) aligned(s, e int) bool {
+	return (s == 0 || n.group[s-1] != n.group[s]) && (e == len(n.group) || n.group[e] != n.group[e-1])
+}
+
+// original maps the aligned byte range [s, e) of n.text (s < e) to the original bytes
+// from the start of its first group to the end of its last.
+func (n *normalized) original(s, e int) span {
+	return span{n.spans[n.group[s]].start, n.spans[n.group[e-1]].end}
+}
+
+// translateRune is step 1 of normalize: a one-to-one translation of look-alike characters
+// to ASCII (seed 000, "1-to-1 字符翻译"). Beyond the seed's list it maps the primes
+// ′ → ' and ″ → " (models type 5'10" for 5′10″; NFKC alone would give ′′), and the hyphens
+// U+2010, U+2011 → '-'.
+func translateRune(r rune) rune {
+	switch r {
+	case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032': // ‘ ’ ‚ ‛ ′
+		return '\''
+	case '\u201C', '\u201D', '\u201E', '\u201F', '\u2033': // “ ” „ ‟ ″
+		return '"'
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\uFE58', '\uFE63', '\uFF0D':
+		return '-'
+	case '\u00A0', '\u202F', '\u205F', '\u3000':
+		return ' '
+	}
+	if r >= '\u2000' && r <= '\u200A' {
+		return ' '
+	}
+	return r
+}
+
+// shift records that from translated offset at on (up to the next shift), the original
+// offset is the translated offset plus delta.
+type shift struct{ at, delta int }
+
+// translate applies translateRune to s. shifts describe how offsets of the result map to
+// offsets of s; it is empty when nothing changed, and then t == s.
+func translate(s string) (t string, shifts []shift) {
+	var buf []byte // nil until the first change
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		tr := translateRune(r)
+		if tr == r {
+			if buf != nil {
+				buf = append(buf, s[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, i, len(s))
+			copy(buf, s[:i])
+		}
+		buf = utf8.AppendRune(buf, tr)
+		i += size
+		shifts = append(shifts, shift{at: len(buf), delta: i - len(buf)})
+	}
+	if buf == nil {
+		return s, nil
+	}
+	return string(buf), shifts
+}
+
+// shiftCursor maps translated offsets to original ones for offsets given in
+// non-decreasing order.
+type shiftCursor struct {
+	shifts []shift
+	next   int // index of the first shift not yet applied
+	delta  int
+}
+
+// orig returns the original offset of translated offset t, which must be a character
+// boundary of the translated text and not less than the previous argument.
+func (c *shiftCursor) orig(t int) int {
+	for c.next < len(c.shifts) && c.shifts[c.next].at <= t {
+		c.delta = c.shifts[c.next].delta
+		c.next++
+	}
+	return t + c.delta
+}
+
+// appendTranslated appends seg to out with translateRune applied to each rune; invalid
+// bytes are copied as they are.
+func appendTranslated(out, seg []byte) []byte {
+	for i := 0; i < len(seg); {
+		if c := seg[i]; c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(seg[i:])
+		if tr := translateRune(r); tr != r {
+			out = utf8.AppendRune(out, tr)
+		} else {
+			out = append(out, seg[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// isBlank reports whether c is a blank that line-end stripping removes.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// stripBlanks performs steps 3 and 4 of normalize on out in place, keeping group in step
+// with out, and returns the shortened slices.
+func stripBlanks(out []byte, group []int32) ([]byte, []int32) {
+	w := 0
+	for i := 0; i < len(out); {
+		if !isBlank(out[i]) {
+			out[w], group[w] = out[i], group[i]
+			w++
+			i++
+			continue
+		}
+		j, onlySpaces := i, true
+		for ; j < len(out) && isBlank(out[j]); j++ {
+			onlySpaces = onlySpaces && out[j] == ' '
+		}
+		drop := j == len(out) || out[j] == '\n'
+		if !drop && onlySpaces && w > 0 {
+			prev, _ := utf8.DecodeLastRune(out[:w])
+			next, _ := utf8.DecodeRune(out[j:])
+			drop = isCJK(prev) && isLatinOrDigit(next) || isLatinOrDigit(prev) && isCJK(next)
+		}
+		if !drop {
+			copy(out[w:], out[i:j])
+			copy(group[w:], group[i:j])
+			w += j - i
+		}
+		i = j
+	}
+	return out[:w], group[:w]
+}
+
+// isCJK reports whether r is a Han, Hiragana, Katakana or Hangul character, or the
+// prolonged sound mark ー (U+30FC, script Common) that only occurs in Japanese.
+func isCJK(r rune) bool {
+	return r >= 0x1100 && (r == 'ー' || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul))
+}
+
+// isLatinOrDigit reports whether r is a Latin letter or an ASCII digit.
+func isLatinOrDigit(r rune) bool {
+	return r >= '0' && r <= '9' || unicode.Is(unicode.Latin, r)
+}

@@ -1,0 +1,47 @@
+// Package web is the web layer behind the web_search and web_fetch tools (seed 001:
+// search_agent and crawl_agent). It holds a SearXNG search client, a page fetcher that
+// turns HTML, PDF and text into Markdown or plain text behind an SSRF guard, and Truncate
+// for the tools' length limits.
+package web
+
+import "errors"
+
+// Sentinel errors callers branch on. Every error returned by this package that has one of
+// these causes wraps it, so errors.Is works; the message around it names the URL or query.
+var (
+	// ErrNotConfigured means no SearXNG URL is set.
+	ErrNotConfigured = errors.New("web search is not configured: set the SearXNG URL in Settings or pass --searxng-url")
+	// ErrEmptyQuery means the search query is empty or only white space.
+	ErrEmptyQuery = errors.New("empty search query")
+	// ErrBadURL means a URL is malformed, has no host, or its scheme is not http or https.
+	ErrBadURL = errors.New("bad URL")
+	// ErrBlockedAddress means the target resolves to a loopback, private, link-local or
+	// otherwise non-public address and private network access is not allowed.
+	ErrBlockedAddress = errors.New("blocked non-public address")
+	// ErrHTTPStatus means the server answered with a status outside 2xx; the message
+	// carries the code.
+	ErrHTTPStatus = errors.New("unexpected HTTP status")
+	// ErrUnsupportedContent means the response is a content type that cannot be turned
+	// into text (images, audio, video, archives, other binaries); the message names it.
+	ErrUnsupportedContent = errors.New("unsupported content type")
+)
+
+// Truncate cuts s to at most max runes (not bytes), always at a rune boundary, and reports
+// whether anything was cut. It implements web_fetch's max_content_length. A max of 0 or
+// less yields "" (and true when s was not empty).
+func Truncate(s string, max int) (string, bool) {
+	if max <= 0 {
+		return "", s != ""
+	}
+	if len(s) <= max { // at most len(s) runes: nothing to cut
+		return s, false
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i], true
+		}
+		n++
+	}
+	return s, false
+}
