@@ -254,6 +254,8 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 	var res tools.Result
 	tool := findTool(agentTools, call.Name)
 	switch {
+	case call.Err != nil && call.Name == "":
+		res = tools.Fail("could not read your tool call: %v", call.Err)
 	case call.Err != nil:
 		res = tools.Fail("could not read your call to %s: %v", call.Name, call.Err)
 	case tool == nil:
