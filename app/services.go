@@ -34,9 +34,9 @@ type ChatService struct{ core *Core }
 // as RunEventName events. Errors: empty content, unknown conversation, a run already going
 // in that conversation (engine.ErrBusy), no model configured (ErrNoModel).
 func (s *ChatService) Send(req SendRequest) (SendResult, error) {
-	ctx, cancel := s.core.ctx()
-	defer cancel()
-	run, err := s.core.eng.Start(ctx, engine.Request{ConversationID: req.ConversationID, Content: req.Content})
+	// The run outlives this call: it stops on Stop or when the app closes, not when the
+	// bound call returns.
+	run, err := s.core.eng.Start(context.Background(), engine.Request{ConversationID: req.ConversationID, Content: req.Content})
 	if err != nil {
 		return SendResult{}, err
 	}

@@ -1,0 +1,183 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"artifactflow/backend/config"
+)
+
+func newBrowserServer(t *testing.T, w *world, assets string) (*Core, *BrowserServer, *httptest.Server) {
+	t.Helper()
+	overrides := config.Settings{BaseURL: w.model.URL(), Model: "test-model", ToolCallMode: w.mode,
+		SearxngURL: w.searx.URL, AllowPrivateNetwork: true}
+	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: overrides})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = core.Close(context.Background()) })
+	var fsys = os.DirFS(assets)
+	if assets == "" {
+		fsys = nil
+	}
+	srv, err := NewBrowserServer(core, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return core, srv, hs
+}
+
+func post(t *testing.T, url, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("X-ArtifactFlow-Token", token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	_, _ = io.Copy(&b, resp.Body)
+	return resp.StatusCode, b.String()
+}
+
+// TestBrowserServerAPI checks the browser-mode contract: token and loopback Host
+// required, bound methods called with a JSON array, Go errors as {"error"} with 500.
+func TestBrowserServerAPI(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	_, srv, hs := newBrowserServer(t, w, "")
+	tests := []struct {
+		name, path, token, body string
+		status                  int
+		want                    string
+	}{
+		{"no token", "/api/bind/SettingsService/Get", "", "[]", 401, "token"},
+		{"wrong token", "/api/bind/SettingsService/Get", "nope", "[]", 401, "token"},
+		{"settings", "/api/bind/SettingsService/Get", srv.Token(), "[]", 200, `"model":"test-model"`},
+		{"no such method", "/api/bind/SettingsService/Explode", srv.Token(), "[]", 404, "no such method"},
+		{"args not an array", "/api/bind/ConversationService/Get", srv.Token(), `{"id":1}`, 400, "JSON array"},
+		{"wrong arg count", "/api/bind/ConversationService/Get", srv.Token(), `[]`, 500, "expected 1 arguments"},
+		{"go error", "/api/bind/ConversationService/Get", srv.Token(), `["missing"]`, 500, "not found"},
+		{"empty send", "/api/bind/ChatService/Send", srv.Token(), `[{"content":"  "}]`, 500, "empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := post(t, hs.URL+tc.path, tc.token, tc.body)
+			if code != tc.status || !strings.Contains(body, tc.want) {
+				t.Fatalf("%s -> %d %s, want %d containing %q", tc.path, code, body, tc.status, tc.want)
+			}
+		})
+	}
+	// A foreign Host header (DNS rebinding) is refused even with the token.
+	req, _ := http.NewRequest(http.MethodPost, hs.URL+"/api/bind/SettingsService/Get", strings.NewReader("[]"))
+	req.Host = "evil.example:80"
+	req.Header.Set("X-ArtifactFlow-Token", srv.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign host -> %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestBrowserServerRun starts a run through the HTTP API and reads its events from the
+// SSE stream, as the shim does.
+func TestBrowserServerRun(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	_, srv, hs := newBrowserServer(t, w, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/events?token="+srv.Token(), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	code, body := post(t, hs.URL+"/api/bind/ChatService/Send", srv.Token(), `[{"content":"`+question+`"}]`)
+	if code != 200 {
+		t.Fatalf("Send -> %d %s", code, body)
+	}
+	var sent SendResult
+	if err := json.Unmarshal([]byte(body), &sent); err != nil || sent.ConversationID == "" {
+		t.Fatalf("Send result %s: %v", body, err)
+	}
+	var types []string
+	buf := make([]byte, 0, 1<<16)
+	chunk := make([]byte, 4096)
+	for !strings.Contains(string(buf), `"type":"complete"`) {
+		n, err := resp.Body.Read(chunk)
+		if err != nil {
+			t.Fatalf("SSE ended before complete: %v\n%s", err, buf)
+		}
+		buf = append(buf, chunk[:n]...)
+	}
+	for _, line := range strings.Split(string(buf), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var msg struct {
+				Name string `json:"name"`
+				Data struct {
+					Type           string `json:"type"`
+					ConversationID string `json:"conversation_id"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(data), &msg); err != nil {
+				t.Fatalf("bad SSE data %q: %v", data, err)
+			}
+			if msg.Name != RunEventName || msg.Data.ConversationID != sent.ConversationID {
+				t.Fatalf("SSE message %+v", msg)
+			}
+			types = append(types, msg.Data.Type)
+		}
+	}
+	joined := strings.Join(types, ",")
+	if !strings.HasPrefix(joined, "metadata,agent_start") || !strings.Contains(joined, "llm_chunk") {
+		t.Fatalf("SSE events = %s", joined)
+	}
+	code, body = post(t, hs.URL+"/api/bind/ArtifactService/List", srv.Token(), `["`+sent.ConversationID+`"]`)
+	if code != 200 || !strings.Contains(body, `"id":"research_report"`) || !strings.Contains(body, `"id":"task_plan"`) {
+		t.Fatalf("ArtifactService.List -> %d %s", code, body)
+	}
+}
+
+// TestBrowserE2E runs the real frontend in headless Chromium against browser mode, with
+// the model, SearXNG and web page served locally (frontend/e2e/real.mjs). make test sets
+// AF_E2E=1; elsewhere it is skipped because it needs the built frontend, Node and Chromium.
+func TestBrowserE2E(t *testing.T) {
+	if os.Getenv("AF_E2E") != "1" {
+		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
+	}
+	dist, _ := filepath.Abs("../frontend/dist")
+	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+		t.Fatalf("frontend not built (%v): run make frontend", err)
+	}
+	w := newWorld(t, "native", nil)
+	_, srv, hs := newBrowserServer(t, w, dist)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/real.mjs", hs.URL+"/?token="+srv.Token())
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_ANSWER="+finalReply, "AF_FACT=384,400 km")
+	out, err := cmd.CombinedOutput()
+	t.Logf("real.mjs output:\n%s", out)
+	if err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+}
