@@ -4,6 +4,8 @@ SHELL := /bin/bash
 GO_TAGS := webkit2_41,sqlite_fts5
 BIN := build/bin/artifactflow
 GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"
+# Our packages: ./... would also find Go files that npm packages ship under node_modules.
+GO_PKGS = $$(go list ./... | grep -v /node_modules/)
 
 .PHONY: run build test deps deps-test frontend frontend-deps go-test frontend-test lint clean
 
@@ -30,11 +32,11 @@ frontend: frontend-deps
 
 lint: frontend-deps
 	@test -z "$$(gofmt -l app backend main.go)" || { gofmt -l app backend main.go; echo "gofmt: files above need formatting"; exit 1; }
-	go vet -tags $(GO_TAGS) ./...
+	go vet -tags $(GO_TAGS) $(GO_PKGS)
 	cd frontend && npm run typecheck && npm run lint
 
 go-test:
-	go test -tags $(GO_TAGS) -count=1 ./...
+	go test -tags $(GO_TAGS) -count=1 $(GO_PKGS)
 
 frontend-test: frontend-deps
 	cd frontend && npm test && npm run e2e

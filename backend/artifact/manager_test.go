@@ -1,0 +1,230 @@
+package artifact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"artifactflow/backend/store"
+)
+
+func openStore(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "af.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateConversation(context.Background(), store.Conversation{ID: "conv"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddMessage(context.Background(), store.Message{ID: "msg", ConversationID: "conv", Content: "q", Status: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestOperations(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	m := NewManager(db, "conv", "msg")
+	if _, err := m.Create(ctx, "task_plan", "markdown", "Plan", "- [ ] a\n- [ ] b\n- [ ] a"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		op      func() error
+		wantErr error
+		msg     string
+	}{
+		{"duplicate in cache", func() error { _, err := m.Create(ctx, "task_plan", "", "", "x"); return err }, ErrExists, "update_artifact"},
+		{"bad id", func() error { _, err := m.Create(ctx, "bad id/..", "", "", "x"); return err }, ErrInvalidID, "letters"},
+		{"not found", func() error { _, err := m.Update(ctx, "nope", "a", "b"); return err }, ErrNotFound, "nope"},
+		{"no match", func() error { _, err := m.Update(ctx, "task_plan", "- [ ] c", "x"); return err }, ErrNoMatch, "read_artifact"},
+		{"ambiguous names lines", func() error { _, err := m.Update(ctx, "task_plan", "- [ ] a", "x"); return err }, ErrAmbiguous, "lines 1, 3"},
+		{"empty old_str", func() error { _, err := m.Update(ctx, "task_plan", "", "x"); return err }, ErrNoMatch, "empty"},
+		{"read missing version", func() error { _, err := m.Read(ctx, "task_plan", 7); return err }, ErrNotFound, "version 7"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.op()
+			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want %v mentioning %q", err, tc.wantErr, tc.msg)
+			}
+		})
+	}
+	s, err := m.Update(ctx, "task_plan", "- [ ] b", "- [x] b")
+	if err != nil || s.Version != 2 || s.Content != "- [ ] a\n- [x] b\n- [ ] a" {
+		t.Fatalf("update = %+v, %v", s, err)
+	}
+	if s, err = m.Rewrite(ctx, "task_plan", "- [x] all"); err != nil || s.Version != 3 {
+		t.Fatalf("rewrite = %+v, %v", s, err)
+	}
+	if got, _ := m.Read(ctx, "task_plan", 0); got.Content != "- [x] all" {
+		t.Fatalf("read sees %q, want the unflushed content", got.Content)
+	}
+	if failed := m.Flush(ctx); failed != nil {
+		t.Fatal(failed)
+	}
+	// Seed 000: three operations in one run leave one stored version, numbered 3.
+	vs, err := db.ListVersions(ctx, "conv", "task_plan")
+	if err != nil || len(vs) != 1 || vs[0].Version != 3 || vs[0].UpdateType != UpdateCreate || vs[0].MessageID != "msg" {
+		t.Fatalf("versions = %+v, %v", vs, err)
+	}
+	// A new run sees the stored artifact: create is refused (checked against the DB) and an
+	// update continues the numbering.
+	m2 := NewManager(db, "conv", "msg")
+	if _, err := m2.Create(ctx, "task_plan", "", "", "x"); !errors.Is(err, ErrExists) {
+		t.Fatalf("create over stored artifact = %v", err)
+	}
+	if s, err := m2.Update(ctx, "task_plan", "all", "everything"); err != nil || s.Version != 4 {
+		t.Fatalf("update in next run = %+v, %v", s, err)
+	}
+	if failed := m2.Flush(ctx); failed != nil {
+		t.Fatal(failed)
+	}
+	v3, err := m2.Read(ctx, "task_plan", 3)
+	if err != nil || v3.Content != "- [x] all" {
+		t.Fatalf("read v3 = %+v, %v", v3, err)
+	}
+	vs, _ = db.ListVersions(ctx, "conv", "task_plan")
+	if len(vs) != 2 || vs[1].Version != 4 || vs[1].UpdateType != UpdateUpdate {
+		t.Fatalf("versions after second run = %+v", vs)
+	}
+}
+
+func TestInventory(t *testing.T) {
+	ctx := context.Background()
+	m := NewManager(openStore(t), "conv", "msg")
+	if inv, _ := m.Inventory(ctx); inv != "(no artifacts yet)" {
+		t.Fatalf("empty inventory = %q", inv)
+	}
+	long := strings.Repeat("研", 250)
+	_, _ = m.Create(ctx, "task_plan", "markdown", "Plan", "PLAN-TEXT")
+	_, _ = m.Create(ctx, "research_report", "markdown", "Report", long)
+	inv, err := m.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(inv, "PLAN-TEXT") {
+		t.Fatal("task_plan belongs in the system prompt, not the inventory")
+	}
+	if !strings.Contains(inv, strings.Repeat("研", 200)+"…") || strings.Contains(inv, strings.Repeat("研", 201)) {
+		t.Fatal("inventory preview must be the first 200 runes")
+	}
+	if !strings.Contains(inv, `id="research_report"`) || !strings.Contains(inv, `length="250"`) {
+		t.Fatalf("inventory lacks id or length: %s", inv)
+	}
+	if plan, _ := m.TaskPlan(ctx); plan != "PLAN-TEXT" {
+		t.Fatalf("TaskPlan = %q", plan)
+	}
+}
+
+// flaky wraps the real store and makes writes fail on demand.
+type flaky struct {
+	*store.DB
+	failCreate int  // fail this many CreateArtifact calls before the commit
+	lieCreate  bool // commit the first CreateArtifact but report an error
+}
+
+func (f *flaky) CreateArtifact(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error) {
+	if f.failCreate > 0 {
+		f.failCreate--
+		return store.Artifact{}, errors.New("database is locked")
+	}
+	a, err := f.DB.CreateArtifact(ctx, w)
+	if f.lieCreate && err == nil {
+		f.lieCreate = false
+		return store.Artifact{}, errors.New("disk I/O error after commit")
+	}
+	return a, err
+}
+
+func TestFlushResilience(t *testing.T) {
+	ctx := context.Background()
+	t.Run("failed flush stays dirty and succeeds on retry", func(t *testing.T) {
+		db := openStore(t)
+		f := &flaky{DB: db, failCreate: FlushAttempts}
+		m := NewManager(f, "conv", "msg")
+		_, _ = m.Create(ctx, "report", "markdown", "R", "v1")
+		_, _ = m.Create(ctx, "notes", "markdown", "N", "n1")
+		failed := m.Flush(ctx)
+		// "notes" sorts first and takes all three failures; "report" is written.
+		if len(failed) != 1 || failed["notes"] == nil {
+			t.Fatalf("failed = %v, want only notes", failed)
+		}
+		if _, err := db.GetArtifact(ctx, "conv", "report"); err != nil {
+			t.Fatalf("report must be written despite the other failure: %v", err)
+		}
+		if m.Dirty() != 1 {
+			t.Fatalf("dirty = %d, want 1", m.Dirty())
+		}
+		if failed := m.Flush(ctx); failed != nil {
+			t.Fatalf("retry flush: %v", failed)
+		}
+		if a, err := db.GetArtifact(ctx, "conv", "notes"); err != nil || a.Content != "n1" {
+			t.Fatalf("notes after retry = %+v, %v", a, err)
+		}
+	})
+	t.Run("a commit that landed but reported an error is not duplicated", func(t *testing.T) {
+		db := openStore(t)
+		m := NewManager(&flaky{DB: db, lieCreate: true}, "conv", "msg")
+		_, _ = m.Create(ctx, "report", "markdown", "R", "body")
+		if failed := m.Flush(ctx); failed != nil {
+			t.Fatalf("flush = %v, want success", failed)
+		}
+		vs, _ := db.ListVersions(ctx, "conv", "report")
+		if len(vs) != 1 || m.Dirty() != 0 {
+			t.Fatalf("versions = %+v dirty %d, want exactly one version and nothing dirty", vs, m.Dirty())
+		}
+	})
+	t.Run("an edit outside the run is a conflict, never overwritten", func(t *testing.T) {
+		db := openStore(t)
+		seed := NewManager(db, "conv", "msg")
+		_, _ = seed.Create(ctx, "report", "markdown", "R", "original")
+		if f := seed.Flush(ctx); f != nil {
+			t.Fatal(f)
+		}
+		run := NewManager(db, "conv", "msg")
+		if _, err := run.Update(ctx, "report", "original", "agent text"); err != nil {
+			t.Fatal(err)
+		}
+		// The user saves an edit while the run holds its change in memory.
+		a, _ := db.GetArtifact(ctx, "conv", "report")
+		if _, err := db.UpdateArtifactContent(ctx, store.ArtifactWrite{SessionID: "conv", ID: "report", Content: "user text",
+			Version: 2, UpdateType: store.UpdateUserEdit, Source: "user", ExpectedLockVersion: a.LockVersion}); err != nil {
+			t.Fatal(err)
+		}
+		failed := run.Flush(ctx)
+		if !errors.Is(failed["report"], store.ErrVersionConflict) {
+			t.Fatalf("flush = %v, want a version conflict", failed)
+		}
+		if a, _ := db.GetArtifact(ctx, "conv", "report"); a.Content != "user text" {
+			t.Fatalf("content = %q: the user's edit was overwritten", a.Content)
+		}
+	})
+}
+
+// BenchmarkFlush50 flushes 50 dirty artifacts (one transaction each) to a real SQLite file.
+func BenchmarkFlush50(b *testing.B) {
+	ctx := context.Background()
+	db := openStore(b)
+	body := strings.Repeat("Some research text with a [link](https://example.org). ", 40)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m := NewManager(db, "conv", "msg")
+		for j := 0; j < 50; j++ {
+			if _, err := m.Create(ctx, fmt.Sprintf("a%d_%d", i, j), "markdown", "T", body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		if failed := m.Flush(ctx); failed != nil {
+			b.Fatal(failed)
+		}
+	}
+}
