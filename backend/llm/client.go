@@ -139,8 +139,10 @@ func (c *Client) Model() string { return c.model }
 // and with Delta{Reset: true} before a retry of a stream that broke after delivering text.
 //
 // Failures are retried up to MaxTries tries with exponential backoff when they are HTTP 429,
-// any 5xx, a network error or a stream that ends before [DONE] and finish_reason; other
-// statuses fail at once. The error after the last try is one line naming the endpoint,
+// any 5xx, a network error (including an http.Client timeout), an error event inside the
+// stream, or a stream that ends before both [DONE] and a finish_reason (either one makes
+// it complete; a stream cut after finish_reason keeps its answer, usage then being zero).
+// Other statuses fail at once. The error after the last try is one line naming the endpoint,
 // status and number of tries, and wraps ErrUnavailable, ErrStreamBroken (which also
 // matches ErrUnavailable) or ErrRejected. When ctx ends, Stream returns at once with an
 // error wrapping ctx.Err(). On error the Response is zero.

@@ -95,12 +95,6 @@ func TestPragmas(t *testing.T) {
 	db := openTestDB(t)
 	ctx := context.Background()
 	// Several connections at once, so pooled connections other than the first are checked too.
-	conns := make([]interface{ Close() error }, 0, 3)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
 	tests := []struct {
 		pragma string
 		want   string
@@ -111,11 +105,11 @@ func TestPragmas(t *testing.T) {
 		{"synchronous", "1"}, // NORMAL
 	}
 	for i := 0; i < 3; i++ {
-		conn, err := db.SQL().Conn(ctx)
+		conn, err := db.SQL().Conn(ctx) // held open, so each iteration gets a new connection
 		if err != nil {
 			t.Fatal(err)
 		}
-		conns = append(conns, conn)
+		defer conn.Close()
 		for _, tt := range tests {
 			var got string
 			if err := conn.QueryRowContext(ctx, "PRAGMA "+tt.pragma).Scan(&got); err != nil {
@@ -241,7 +235,7 @@ func TestWithRetry(t *testing.T) {
 			if calls != tt.wantCalls {
 				t.Errorf("calls = %d, want %d", calls, tt.wantCalls)
 			}
-			if !errors.Is(err, tt.wantErr) && !(tt.wantErr == nil && err == nil) {
+			if !errors.Is(err, tt.wantErr) { // errors.Is(nil, nil) is true
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
 			}
 		})
@@ -284,3 +278,55 @@ func TestTimesRoundTripAndSortAsText(t *testing.T) {
 }
 
 func nullStr(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
+
+func TestOpenReadOnlyLocation(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("file permissions do not stop root")
+	}
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		wantErr string
+		setup   func(t *testing.T, dir string) string // returns the path to open
+	}{
+		{"new file in a read-only directory", "cannot open database file", func(t *testing.T, dir string) string {
+			if err := os.Chmod(dir, 0o500); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(dir, "af.db")
+		}},
+		{"existing database made read-only", "read-only", func(t *testing.T, dir string) string {
+			path := filepath.Join(dir, "af.db")
+			db, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if err := os.Chmod(path, 0o400); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, 0o500); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ro")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(dir, 0o700) })
+			path := tt.setup(t, dir)
+			db, err := Open(ctx, path)
+			if err == nil {
+				db.Close()
+				t.Fatalf("Open(%q) in a read-only location succeeded", path)
+			}
+			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %q should name the path and say %q", err, tt.wantErr)
+			}
+		})
+	}
+}

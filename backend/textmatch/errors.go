@@ -77,7 +77,7 @@ func (e *MatchError) Error() string {
 			"for approximate matching; %s, use a shorter old_str, or use rewrite_artifact",
 			MaxFuzzyOldRunes, copyHint)
 	case ErrTimeout:
-		return fmt.Sprintf("approximate matching of old_str gave up after %v; %s, or use a shorter old_str",
+		return fmt.Sprintf("matching old_str gave up after %v; %s, or use a shorter old_str",
 			SearchBudget, copyHint)
 	case ErrAmbiguous:
 		switch e.Layer {
@@ -88,9 +88,9 @@ func (e *MatchError) Error() string {
 			return fmt.Sprintf("old_str matches %s once quotes, dashes, spaces and Unicode forms are normalized (%s); "+
 				"include more surrounding text so it matches exactly one", places(e.Count), e.lines())
 		default:
-			return fmt.Sprintf("old_str matches nowhere exactly, and %s match it equally well (similarity %s; %s); "+
+			return fmt.Sprintf("old_str matches nowhere exactly, and %d places match it equally well (similarity %s; %s); "+
 				"copy the exact text from read_artifact, with enough surrounding text to match exactly one place",
-				places(e.Count), percent(e.Similarity), e.lines())
+				e.Count, percent(e.Similarity), e.lines())
 		}
 	case ErrNotFound:
 		if e.Candidate == "" {
@@ -103,23 +103,27 @@ func (e *MatchError) Error() string {
 	}
 }
 
-// lines renders Lines as "line 4" or "lines 4, 17, 30" with "…" when Count exceeds them.
+// lines renders Lines as "line 4" or "lines 4, 17, 30", each line once, with "…" when
+// Count exceeds them.
 func (e *MatchError) lines() string {
-	parts := make([]string, len(e.Lines))
+	var parts []string
 	for i, l := range e.Lines {
-		parts[i] = strconv.Itoa(l)
+		if i == 0 || l != e.Lines[i-1] {
+			parts = append(parts, strconv.Itoa(l))
+		}
 	}
 	s := strings.Join(parts, ", ")
 	if e.Count > len(e.Lines) {
 		s += ", …"
 	}
-	if len(e.Lines) == 1 && e.Count <= 1 {
+	if len(parts) == 1 && e.Count <= len(e.Lines) {
 		return "line " + s
 	}
 	return "lines " + s
 }
 
-// places renders a hit count; the count is a lower bound when counting stopped early.
+// places renders the hit count of a Layer 0 or 1 ambiguity, a lower bound once counting
+// stopped at maxCountedHits.
 func places(n int) string {
 	if n >= maxCountedHits {
 		return fmt.Sprintf("%d or more places", n)

@@ -1,6 +1,8 @@
 package textmatch
 
 import (
+	"fmt"
+	"math"
 	"unicode"
 	"unicode/utf8"
 
@@ -11,15 +13,15 @@ import (
 type span struct{ start, end int }
 
 // normalized is a text in matching form (seed 000, update_artifact Layer 1) with a map back
-// to the original: byte b of text was produced by normalization group group[b], which came
-// from the original bytes spans[group[b]]. The bytes of one group are contiguous in text,
-// groups appear in original order, and their spans are non-empty and pairwise disjoint.
-// Bytes of the original that normalization deleted (trailing blanks, CJK–Latin spaces)
-// belong to no span.
+// to the original: byte b of text was produced by normalization group group[b], and group g
+// came from the original bytes [bounds[g], bounds[g+1]). Groups tile the original in
+// order, each non-empty; the bytes of one group are contiguous in text. A group whose
+// output normalization deleted entirely (trailing blanks, CJK–Latin spaces) has no bytes
+// in text.
 type normalized struct {
-	text  string
-	group []int32
-	spans []span
+	text   string
+	group  []int32
+	bounds []int32 // len(bounds) = number of groups + 1; normalize caps the text at MaxInt32 bytes
 }
 
 // normalize puts s in matching form and records where every normalized byte came from.
@@ -38,10 +40,13 @@ type normalized struct {
 // Invalid UTF-8 bytes pass through unchanged, each as its own character. normalize
 // checks b periodically and returns its error (ErrTimeout or the context's).
 func normalize(b *budget, s string) (*normalized, error) {
+	if len(s) > math.MaxInt32 {
+		return nil, fmt.Errorf("text of %d bytes is too large to normalize", len(s))
+	}
 	t, shifts := translate(s)
 	out := make([]byte, 0, len(t)+len(t)/16)
 	group := make([]int32, 0, cap(out))
-	var spans []span
+	bounds := make([]int32, 1, utf8.RuneCountInString(t)+1) // a group consumes at least one rune
 	var it norm.Iter
 	it.InitString(norm.NFKC, t)
 	cur := shiftCursor{shifts: shifts}
@@ -59,8 +64,8 @@ func normalize(b *budget, s string) (*normalized, error) {
 			// Ⅳ → "IV" piecewise): it belongs to the group that consumes input next.
 			continue
 		}
-		g := int32(len(spans))
-		spans = append(spans, span{cur.orig(groupStart), cur.orig(pos)})
+		g := int32(len(bounds) - 1)
+		bounds = append(bounds, int32(cur.orig(pos)))
 		for len(group) < len(out) {
 			group = append(group, g)
 		}
@@ -70,7 +75,7 @@ func normalize(b *budget, s string) (*normalized, error) {
 	// be mapped to the original and is dropped.
 	out = out[:len(group)]
 	out, group = stripBlanks(out, group)
-	return &normalized{text: string(out), group: group, spans: spans}, nil
+	return &normalized{text: string(out), group: group, bounds: bounds}, nil
 }
 
 // aligned reports whether the byte range [s, e) of n.text starts and ends on group
@@ -82,7 +87,12 @@ func (n *normalized) aligned(s, e int) bool {
 // original maps the aligned byte range [s, e) of n.text (s < e) to the original bytes
 // from the start of its first group to the end of its last.
 func (n *normalized) original(s, e int) span {
-	return span{n.spans[n.group[s]].start, n.spans[n.group[e-1]].end}
+	return n.groupsSpan(n.group[s], n.group[e-1])
+}
+
+// groupsSpan returns the original bytes of groups first through last.
+func (n *normalized) groupsSpan(first, last int32) span {
+	return span{int(n.bounds[first]), int(n.bounds[last+1])}
 }
 
 // translateRune is step 1 of normalize: a one-to-one translation of look-alike characters

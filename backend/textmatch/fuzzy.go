@@ -1,0 +1,350 @@
+package textmatch
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// This file is Layer 2 of seed 000, update_artifact: approximate substring matching by
+// Levenshtein distance in code points on the normalized texts.
+//
+// Let t be the normalized content (n code points) and p the normalized old_str (m). A
+// match is t[s:e] with s and e on normalization-group boundaries, so that mapping it back
+// never cuts an original character sequence such as "Ⅳ" (normalized "IV") in two. Its
+// distance is the edit distance between p and t[s:e].
+//
+//  1. A forward pass (Myers' bit-parallel algorithm in Hyyrö's blocked form; Sellers'
+//     semi-global recurrence, O(n·⌈m/64⌉) word operations) gives for every end e the
+//     smallest distance C[e] of any t[s:e], s unrestricted. C[e] is a lower bound of the
+//     distance with s restricted to boundaries, and equal to it unless the best start
+//     falls inside a group.
+//  2. Ends on boundaries are taken in increasing order of C[e]. For each, a backward pass
+//     (the reversed pattern over the reversed text, anchored at e) gives the distance of
+//     every t[s:e] within reach; the best boundary start s is kept. Ends are taken until
+//     C[e] exceeds the best distance found, so every match at the best distance is seen.
+//  3. Matches at the best distance form the result: if two of them do not overlap, old_str
+//     is ambiguous; otherwise the one whose length is closest to m (then the shorter,
+//     then the leftmost) is replaced.
+
+// fuzzyMatch is a match t[start:end] (code-point indexes of the normalized content) at
+// edit distance dist, and the original byte span it maps to.
+type fuzzyMatch struct {
+	start, end, dist int
+	orig             span
+}
+
+// fuzzyOutcome is what Layer 2 found.
+type fuzzyOutcome struct {
+	m       int          // code points in the normalized old_str
+	best    []fuzzyMatch // every acceptable match at the smallest distance, by discovery
+	closest *fuzzyMatch  // when best is empty: the nearest text, or nil if none
+}
+
+// maxDistance is the largest distance Layer 2 accepts for a pattern of m code points. Seed
+// 000 sets two limits: max_l_dist = max(5, int(m × 0.3)) and similarity ≥ 0.70, that is
+// 1 − d/m ≥ 0.70 ⇔ 10·d ≤ 3·m ⇔ d ≤ ⌊3m/10⌋. The second is never looser than the first
+// (⌊3m/10⌋ ≤ max(5, ⌊3m/10⌋)), so it alone decides; TestMaxDistance checks both.
+func maxDistance(m int) int {
+	return m * 3 / 10
+}
+
+// fuzzyFind runs Layer 2 for the normalized old_str old (non-empty) in nc.
+func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
+	p := []rune(old)
+	m := len(p)
+	f := newFuzzyText(nc)
+	n := len(f.t)
+	fwd := newMatcher(p)
+	c, err := fwd.scores(b, f.t, false)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(p)
+	f.rev = newMatcher(p)
+	f.m = m
+
+	k := maxDistance(m)
+	buckets := make([][]int, k+1)
+	closestEnd := -1
+	for e := 1; e <= n; e++ {
+		if !f.boundary(e) {
+			continue
+		}
+		if d := int(c[e]); d <= k {
+			buckets[d] = append(buckets[d], e)
+		}
+		if closestEnd < 0 || c[e] < c[closestEnd] {
+			closestEnd = e
+		}
+	}
+
+	out := &fuzzyOutcome{m: m}
+	bestDist := k + 1
+	for lower := 0; lower <= k && lower <= bestDist; lower++ {
+		for _, e := range buckets[lower] {
+			mt, err := f.anchor(b, e, m+k)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case mt.dist > k:
+				// The best start within the groups is too far from the unrestricted one.
+			case mt.dist < bestDist:
+				bestDist = mt.dist
+				out.best = append(out.best[:0], mt)
+			case mt.dist == bestDist:
+				out.best = append(out.best, mt)
+			}
+		}
+	}
+	if len(out.best) == 0 && closestEnd >= 0 {
+		mt, err := f.anchor(b, closestEnd, 2*m)
+		if err != nil {
+			return nil, err
+		}
+		if mt.dist < m {
+			out.closest = &mt
+		}
+	}
+	return out, nil
+}
+
+// resolve turns the outcome into Replace's answer for content and newStr.
+func (o *fuzzyOutcome) resolve(content, newStr string) (Result, error) {
+	if len(o.best) == 0 {
+		e := &MatchError{Kind: ErrNotFound, Layer: 2}
+		if o.closest != nil {
+			e.Candidate = truncateRunes(content[o.closest.orig.start:o.closest.orig.end], maxCandidateRunes)
+			e.Lines = lineNumbers(content, []int{o.closest.orig.start})
+			e.Similarity = o.similarity(o.closest.dist)
+		}
+		return Result{}, e
+	}
+	sim := o.similarity(o.best[0].dist)
+	if apart := disjoint(o.best); len(apart) > 1 {
+		starts := make([]int, len(apart))
+		for i, mt := range apart {
+			starts[i] = mt.orig.start
+		}
+		return Result{}, &MatchError{
+			Kind:       ErrAmbiguous,
+			Layer:      2,
+			Count:      len(apart),
+			Lines:      lineNumbers(content, starts[:min(len(starts), maxListedLines)]),
+			Candidate:  truncateRunes(content[apart[0].orig.start:apart[0].orig.end], maxCandidateRunes),
+			Similarity: sim,
+		}
+	}
+	choice := o.best[0]
+	for _, mt := range o.best[1:] {
+		if o.preferred(mt, choice) {
+			choice = mt
+		}
+	}
+	return result(content, newStr, choice.orig, 2, sim), nil
+}
+
+// similarity is 1 − dist/m.
+func (o *fuzzyOutcome) similarity(dist int) float64 {
+	return 1 - float64(dist)/float64(o.m)
+}
+
+// preferred reports whether a beats b among overlapping matches at the same distance: the
+// length closer to m wins (a typo is more likely than a missing or extra character at the
+// edge), then the shorter (it touches less text), then the leftmost.
+func (o *fuzzyOutcome) preferred(a, b fuzzyMatch) bool {
+	la, lb := a.end-a.start, b.end-b.start
+	if da, db := abs(la-o.m), abs(lb-o.m); da != db {
+		return da < db
+	}
+	if la != lb {
+		return la < lb
+	}
+	return a.start < b.start
+}
+
+// disjoint returns a largest set of pairwise non-overlapping matches from ms, ordered by
+// position (greedy by end, which is optimal for intervals). Two or more means ambiguity.
+func disjoint(ms []fuzzyMatch) []fuzzyMatch {
+	byEnd := slices.Clone(ms)
+	slices.SortFunc(byEnd, func(a, b fuzzyMatch) int { return a.end - b.end })
+	var out []fuzzyMatch
+	for _, mt := range byEnd {
+		if len(out) == 0 || mt.start >= out[len(out)-1].end {
+			out = append(out, mt)
+		}
+	}
+	return out
+}
+
+// fuzzyText is the normalized content as code points, with the group of each, and the
+// state of the backward passes.
+type fuzzyText struct {
+	nc    *normalized
+	t     []rune
+	group []int32 // group[i] is the normalization group of t[i]
+	rev   *matcher
+	m     int
+	win   []rune // reusable buffer for the reversed text of a backward pass
+}
+
+// newFuzzyText decodes nc.text; an invalid byte becomes one U+FFFD code point.
+func newFuzzyText(nc *normalized) *fuzzyText {
+	n := utf8.RuneCountInString(nc.text)
+	f := &fuzzyText{nc: nc, t: make([]rune, 0, n), group: make([]int32, 0, n)}
+	for i, r := range nc.text {
+		f.t = append(f.t, r)
+		f.group = append(f.group, nc.group[i])
+	}
+	return f
+}
+
+// boundary reports whether code-point index i (0 ≤ i ≤ len(t)) is a group boundary.
+func (f *fuzzyText) boundary(i int) bool {
+	return i == 0 || i == len(f.t) || f.group[i-1] != f.group[i]
+}
+
+// anchor returns the best match ending at the boundary e and starting at a boundary at
+// most reach code points before it: smallest distance, then length closest to m, then
+// shortest. The empty match (distance m) is the fallback.
+func (f *fuzzyText) anchor(b *budget, e, reach int) (fuzzyMatch, error) {
+	l := min(e, reach)
+	f.win = f.win[:0]
+	for i := e - 1; i >= e-l; i-- {
+		f.win = append(f.win, f.t[i])
+	}
+	d, err := f.rev.scores(b, f.win, true)
+	if err != nil {
+		return fuzzyMatch{}, err
+	}
+	bestLen, bestDist := 0, int(d[0])
+	for n := 1; n <= l; n++ {
+		if !f.boundary(e - n) {
+			continue
+		}
+		dist := int(d[n])
+		if dist < bestDist || dist == bestDist && abs(n-f.m) < abs(bestLen-f.m) {
+			bestLen, bestDist = n, dist
+		}
+	}
+	mt := fuzzyMatch{start: e - bestLen, end: e, dist: bestDist}
+	if bestLen > 0 {
+		mt.orig = f.nc.groupsSpan(f.group[mt.start], f.group[e-1])
+	}
+	return mt, nil
+}
+
+// matcher holds a pattern prepared for Myers' bit-parallel edit-distance algorithm.
+type matcher struct {
+	m       int
+	blocks  int      // ⌈m/64⌉ 64-bit words per column
+	peq     []uint64 // peq[sym*blocks+w]: bit i set where pattern[w*64+i] is sym
+	ascii   [utf8.RuneSelf]int32
+	other   map[rune]int32 // symbols of non-ASCII runes; symbol 0 is "not in the pattern"
+	lastRow uint           // bit of the pattern's last row in the last word
+}
+
+// newMatcher prepares the non-empty pattern p.
+func newMatcher(p []rune) *matcher {
+	blocks := (len(p) + 63) / 64
+	mt := &matcher{m: len(p), blocks: blocks, peq: make([]uint64, blocks), other: map[rune]int32{}}
+	for i, r := range p {
+		sym := mt.symbol(r)
+		if sym == 0 {
+			sym = int32(len(mt.peq) / blocks)
+			mt.peq = append(mt.peq, make([]uint64, blocks)...)
+			if r < utf8.RuneSelf {
+				mt.ascii[r] = sym
+			} else {
+				mt.other[r] = sym
+			}
+		}
+		mt.peq[int(sym)*blocks+i/64] |= 1 << (i % 64)
+	}
+	mt.lastRow = uint((len(p) - 1) % 64)
+	return mt
+}
+
+// symbol returns the pattern symbol of r, 0 if r is not in the pattern.
+func (mt *matcher) symbol(r rune) int32 {
+	if r >= 0 && r < utf8.RuneSelf {
+		return mt.ascii[r]
+	}
+	return mt.other[r]
+}
+
+// scores returns d with d[j], for j = 0..len(text), the edit distance between the pattern
+// and: the best substring of text ending at j when anchored is false (Sellers'
+// recurrence, the match may start anywhere), or text[:j] when anchored is true. It checks
+// b every 1024 columns.
+func (mt *matcher) scores(b *budget, text []rune, anchored bool) ([]int32, error) {
+	blocks := mt.blocks
+	pv := make([]uint64, blocks) // vertical +1 deltas; column 0 is 0, 1, 2, …, m
+	mv := make([]uint64, blocks) // vertical −1 deltas
+	for i := range pv {
+		pv[i] = ^uint64(0)
+	}
+	top := 0 // horizontal delta of row 0: 0 when searching, +1 when anchored
+	if anchored {
+		top = 1
+	}
+	d := make([]int32, len(text)+1)
+	score := mt.m
+	d[0] = int32(score)
+	for j, r := range text {
+		if j%1024 == 1023 {
+			if err := b.check(); err != nil {
+				return nil, err
+			}
+		}
+		eqs := mt.peq[int(mt.symbol(r))*blocks:][:blocks]
+		h := top
+		last := blocks - 1
+		for w, eq := range eqs[:last] {
+			pv[w], mv[w], h = step(pv[w], mv[w], eq, h, 63)
+		}
+		pv[last], mv[last], h = step(pv[last], mv[last], eqs[last], h, mt.lastRow)
+		score += h
+		d[j+1] = int32(score)
+	}
+	return d, nil
+}
+
+// step advances one 64-row block of the dynamic-programming column by one text character
+// (Myers 1999 in Hyyrö's formulation; edlib's calculateBlock). pv and mv are the block's
+// vertical +1 and −1 deltas, eq the pattern positions equal to the character, and h ∈
+// {−1, 0, +1} the horizontal delta entering the block's top row. It returns the new deltas
+// and the horizontal delta leaving row out (0..63) of the block.
+func step(pv, mv, eq uint64, h int, out uint) (uint64, uint64, int) {
+	neg := uint64(h) >> 63      // 1 when h = −1
+	pos := uint64((h + 1) >> 1) // 1 when h = +1
+	xv := eq | mv
+	eq |= neg
+	xh := (((eq & pv) + pv) ^ pv) | eq
+	ph := mv | ^(xh | pv)
+	mh := pv & xh
+	hout := int((ph>>out)&1) - int((mh>>out)&1)
+	ph = ph<<1 | pos
+	mh = mh<<1 | neg
+	return mh | ^(xv | ph), ph & xv, hout
+}
+
+// truncateRunes returns s cut to at most n runes, the last being "…" when cut.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := 0; k < n-1; k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
