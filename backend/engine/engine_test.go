@@ -226,3 +226,32 @@ func TestCloseCancelsRuns(t *testing.T) {
 		t.Fatalf("last event %s", evs[len(evs)-1].Type)
 	}
 }
+
+// TestTruncatedToolCallNotExecuted: a tool call cut off by the output token limit
+// (finish_reason "length") is refused with guidance instead of saving truncated content.
+func TestTruncatedToolCallNotExecuted(t *testing.T) {
+	e, db, _, _ := newEngine(t, func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
+		if call == 0 {
+			r := call0()
+			r.FinishReason = "length"
+			return r
+		}
+		for _, m := range req.Messages {
+			if m.Role == openai.ChatMessageRoleTool && strings.Contains(m.Content, "cut off") {
+				return llmtest.Reply{Content: "understood"}
+			}
+		}
+		return llmtest.Reply{Content: "no error seen"}
+	})
+	res, err := e.Ask(context.Background(), Request{Content: "q"})
+	if err != nil || res.Response != "understood" {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if as, _ := db.ListArtifacts(context.Background(), res.ConversationID); len(as) != 0 {
+		t.Fatalf("a truncated call created %d artifacts", len(as))
+	}
+}
+
+func call0() llmtest.Reply {
+	return call("create_artifact", `{"id":"report","content_type":"markdown","title":"R","content":"half a rep"}`)
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -14,6 +15,10 @@ import (
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/tools"
 )
+
+// errTruncatedCall is given to the model when its tool call was cut off by the output
+// token limit (finish_reason "length").
+var errTruncatedCall = errors.New("your message was cut off at the output token limit before the tool call was complete, so it was not executed; send a shorter call (for long content, create the artifact with the first part and add the rest with update_artifact)")
 
 // flushTimeout bounds the end-of-run flush, which runs even when the run was cancelled.
 const flushTimeout = 30 * time.Second
@@ -159,6 +164,11 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 			calls = toolcall.ParseXML(resp.Content, agentTools)
 		} else {
 			calls = toolcall.ParseNative(resp.ToolCalls, agentTools)
+		}
+		if resp.FinishReason == "length" && len(calls) > 0 {
+			// A call cut off by the output token limit may parse after repair but hold
+			// truncated content; never execute it.
+			calls[0].Err = errTruncatedCall
 		}
 		if final || len(calls) == 0 {
 			text := resp.Content

@@ -101,11 +101,7 @@ func decodeArgs(s string, depth int) (map[string]any, error) {
 	if err != nil {
 		// A complete value followed by garbage ("{...}}" or "{...}<|end|>"): keep the value.
 		if json.NewDecoder(strings.NewReader(s)).Decode(&v) != nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				return nil, fmt.Errorf("are not valid JSON: %v at byte offset %d", err, se.Offset)
-			}
-			return nil, fmt.Errorf("are not valid JSON: %v", err)
+			return nil, errors.New("are not valid JSON: " + jsonError(err))
 		}
 	}
 	switch x := v.(type) {
@@ -119,6 +115,16 @@ func decodeArgs(s string, depth int) (map[string]any, error) {
 		}
 	}
 	return nil, fmt.Errorf("must be a JSON object, not %s", jsonKind(v))
+}
+
+// jsonError describes a JSON decoding error for the model, with the byte offset of a
+// syntax error.
+func jsonError(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v at byte offset %d", err, se.Offset)
+	}
+	return err.Error()
 }
 
 // stripFence returns s without a surrounding Markdown code fence ("```json\n…\n```"),

@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -29,31 +30,40 @@ const (
 //     it names one of ts (also inside <tool_call>, and with or without <params>);
 //   - no <params> wrapper (parameters written directly in <tool_call>), or
 //     <parameters> instead of <params>;
-//   - an unclosed CDATA section: the value runs to the last </P> after it, or to the end
-//     of the text when the output was cut off;
+//   - an unclosed CDATA section: the value runs to the last </P> after it, or, when the
+//     output was cut off, to the end of the text (or of the code fence around the call);
 //   - missing closing tags: a value without </P> ends at the closing tag of an
 //     enclosing element (</params>, </tool_call>, the tool tag), at the next <tool_call>,
 //     or at the end of the text; a call without </tool_call> ends there too;
 //   - values without CDATA: XML entities (&lt; &gt; &amp; &quot; &apos; &#N; &#xH;) are
 //     decoded and surrounding whitespace is trimmed; CDATA content is kept exactly;
 //   - whitespace and newlines around names and between elements;
-//   - a call inside a ``` code fence (the closing fence is not taken as a value).
+//   - a call inside a ``` code fence (the closing fence is not taken as a value);
+//   - JSON inside <tool_call>, {"name": N, "arguments": {…}} (the Hermes/Qwen chat
+//     template; "parameters" is accepted too, and arguments encoded as a JSON string).
 //
+// A <tool_call> or tool tag counts as a call only when markup (or, for <tool_call>, a
+// JSON object) follows it, so prose that merely mentions "<tool_call>" is not a call.
 // Values are strings, except where the tool in ts with that name declares the parameter
 // "integer" or "number" (float64 when the trimmed text parses as a finite number) or
-// "boolean" ("true"/"false" in any letter case); otherwise the text is kept. A call whose
-// tool is not in ts is still returned with its Name and string Params, so the engine can
-// tell the model the tool does not exist. A call without a name gets Call.Err (wrapping
+// "boolean" ("true"/"false" in any letter case); otherwise the text is kept (JSON-body
+// values keep their JSON types). A call whose tool is not in ts is still returned with its
+// Name and Params, so the engine can tell the model the tool does not exist. A call
+// without a name, or with a JSON body that does not decode, gets Call.Err (wrapping
 // ErrMalformedCall) describing the expected form. Raw is the call's text. ParseXML never
 // panics and runs in time linear in len(text) for well-formed input.
 func ParseXML(text string, ts []tools.Tool) []Call {
 	var calls []Call
 	for _, b := range scanXML(text, toolSet(ts)) {
 		c := Call{Name: b.name, Raw: text[b.start:b.end]}
-		if c.Name == "" {
-			c.Err = fmt.Errorf("%w: the <tool_call> has no <name>; write it as "+
+		problem := b.problem
+		if problem == "" && c.Name == "" {
+			problem = "the <tool_call> has no <name>"
+		}
+		if problem != "" {
+			c.Err = fmt.Errorf("%w: %s; write it as "+
 				"<tool_call><name>TOOL</name><params><PARAM><![CDATA[value]]></PARAM></params></tool_call> "+
-				"with TOOL one of: %s", ErrMalformedCall, toolNames(ts))
+				"with TOOL one of: %s", ErrMalformedCall, problem, toolNames(ts))
 		} else {
 			c.Params = coerce(b.params, findTool(ts, c.Name))
 		}
@@ -95,32 +105,35 @@ func toolSet(ts []tools.Tool) map[string]bool {
 	return set
 }
 
-// coerce converts raw xml values to the types t declares (see ParseXML). t may be nil.
-func coerce(raw map[string]string, t tools.Tool) map[string]any {
+// coerce converts string values to the types t declares (see ParseXML), in place, and
+// returns raw. t may be nil.
+func coerce(raw map[string]any, t tools.Tool) map[string]any {
 	types := map[string]string{}
 	if t != nil {
 		for _, p := range t.Params() {
 			types[p.Name] = p.Type
 		}
 	}
-	out := make(map[string]any, len(raw))
-	for k, v := range raw {
-		out[k] = v
+	for k, val := range raw {
+		v, ok := val.(string)
+		if !ok {
+			continue
+		}
 		switch types[k] {
 		case "integer", "number":
 			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-				out[k] = f
+				raw[k] = f
 			}
 		case "boolean":
 			switch s := strings.TrimSpace(v); {
 			case strings.EqualFold(s, "true"):
-				out[k] = true
+				raw[k] = true
 			case strings.EqualFold(s, "false"):
-				out[k] = false
+				raw[k] = false
 			}
 		}
 	}
-	return out
+	return raw
 }
 
 // xmlBlock is one call found by scanXML.
@@ -128,12 +141,13 @@ type xmlBlock struct {
 	start, end       int // the call itself: text[start:end]
 	cutStart, cutEnd int // what StripXMLCalls removes: the call plus a code fence holding only it
 	name             string
-	params           map[string]string
+	params           map[string]any
+	problem          string // why the call could not be decoded, "" when it could
 }
 
-// scanXML finds the call blocks in text. tools is the set of tool names that may be used
+// scanXML finds the call blocks in text. known is the set of tool names that may be used
 // as a tag.
-func scanXML(text string, tools map[string]bool) []xmlBlock {
+func scanXML(text string, known map[string]bool) []xmlBlock {
 	var out []xmlBlock
 	prevEnd := 0
 	for i := 0; i < len(text); {
@@ -143,13 +157,13 @@ func scanXML(text string, tools map[string]bool) []xmlBlock {
 		}
 		j += i
 		tag, after, self, ok := openTag(text, j)
-		isCall := ok && !self && tag == tagToolCall
-		isToolTag := ok && !self && tools[tag] && opensElement(text, after)
+		isCall := ok && !self && tag == tagToolCall && opensElement(text, after, true)
+		isToolTag := ok && !self && known[tag] && opensElement(text, after, false)
 		if !isCall && !isToolTag {
 			i = j + 1
 			continue
 		}
-		p := &callParser{text: text, tools: tools, params: map[string]string{}}
+		p := &callParser{text: text, known: known, params: map[string]any{}}
 		fenceStart := openFenceBefore(text, prevEnd, j)
 		p.fenced = fenceStart >= 0
 		var end int
@@ -161,8 +175,8 @@ func scanXML(text string, tools map[string]bool) []xmlBlock {
 			p.closers = []string{tag}
 			end = p.paramsBody(after, tag, false)
 		}
-		b := xmlBlock{start: j, end: end, cutStart: j, cutEnd: end, name: p.name, params: p.params}
-		b.end = j + len(strings.TrimRight(text[j:end], " \t\r\n"))
+		b := xmlBlock{start: j, end: j + len(strings.TrimRight(text[j:end], " \t\r\n")),
+			cutStart: j, cutEnd: end, name: p.name, params: p.params, problem: p.problem}
 		if fenceStart >= 0 {
 			if fenceEnd, ok := closingFenceAfter(text, end); ok {
 				b.cutStart, b.cutEnd = fenceStart, fenceEnd
@@ -178,18 +192,22 @@ func scanXML(text string, tools map[string]bool) []xmlBlock {
 // callParser reads the inside of one call block.
 type callParser struct {
 	text    string
-	tools   map[string]bool
-	fenced  bool     // the call follows an opening code fence line
-	closers []string // names of the enclosing elements, outermost first
+	known   map[string]bool // tool names that may be used as a tag
+	fenced  bool            // the call follows an opening code fence line
+	closers []string        // names of the enclosing elements, outermost first
 	hasName bool
 	name    string
-	params  map[string]string
+	params  map[string]any
+	problem string // set when a JSON body does not decode
 }
 
 // toolCallBody reads the children of <tool_call> from pos and returns the end of the
 // block: after </tool_call>, or where the unterminated call stops.
 func (p *callParser) toolCallBody(pos int) int {
 	t := p.text
+	if pos = skipSpace(t, pos); pos < len(t) && t[pos] == '{' {
+		return p.jsonBody(pos)
+	}
 	for {
 		pos = p.skipStray(pos)
 		if pos >= len(t) || p.atFence(pos) {
@@ -211,18 +229,55 @@ func (p *callParser) toolCallBody(pos int) int {
 			pos = after
 		case tag == tagName && !p.hasName:
 			p.hasName = true
-			v, end, _ := p.readValue(tagName, after, true)
+			v, end := p.readValue(tagName, after, true)
 			p.name = strings.TrimSpace(v)
 			pos = end
 		case isParamsTag(tag):
 			pos = p.withCloser(tag, func() int { return p.paramsBody(after, tag, true) })
-		case !p.hasName && p.tools[tag]:
+		case !p.hasName && p.known[tag]:
 			p.hasName, p.name = true, tag
 			pos = p.withCloser(tag, func() int { return p.paramsBody(after, tag, false) })
 		default:
 			pos = p.readParam(tag, after)
 		}
 	}
+}
+
+// jsonBody reads a JSON body {"name": N, "arguments": {…}} of <tool_call> starting at
+// pos and returns the end of the block: after </tool_call> (if present) following the
+// object, or, when the JSON does not decode, after the next </tool_call> or at the end
+// of the text.
+func (p *callParser) jsonBody(pos int) int {
+	t := p.text
+	var body struct {
+		Name       string          `json:"name"`
+		Arguments  json.RawMessage `json:"arguments"`
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	dec := json.NewDecoder(strings.NewReader(t[pos:]))
+	if err := dec.Decode(&body); err != nil {
+		p.problem = "the JSON in <tool_call> does not decode (" + jsonError(err) + ")"
+		if k := strings.Index(t[pos:], "</"+tagToolCall+">"); k >= 0 {
+			return pos + k + len(tagToolCall) + 3
+		}
+		return len(t)
+	}
+	p.name = strings.TrimSpace(body.Name)
+	args := body.Arguments
+	if args == nil {
+		args = body.Parameters
+	}
+	params, err := decodeArgs(string(args), 0)
+	if err != nil {
+		p.problem = "the arguments in <tool_call> " + err.Error()
+	} else {
+		p.params = params
+	}
+	end := pos + int(dec.InputOffset())
+	if k := skipSpace(t, end); strings.HasPrefix(t[k:], "</"+tagToolCall+">") {
+		return k + len(tagToolCall) + 3
+	}
+	return end
 }
 
 // paramsBody reads parameter elements from pos until </closeName> (consumed), the end
@@ -269,17 +324,18 @@ func (p *callParser) withCloser(name string, read func() int) int {
 // readParam reads the value of parameter name whose opening tag ends at pos, stores it
 // and returns the position after it.
 func (p *callParser) readParam(name string, pos int) int {
-	v, end, _ := p.readValue(name, pos, false)
+	v, end := p.readValue(name, pos, false)
 	p.params[name] = v
 	return end
 }
 
 // readValue reads the content of element name from pos: text (entity-decoded) and CDATA
-// sections, until </name>. It returns the value, the position after it, and whether
-// </name> was found. Without </name> the value stops at an enclosing element's closing
-// tag or a <tool_call> (left unconsumed), at any other tag when stopAtTag is set, or at
-// the end of the text. Whitespace around the value is trimmed, except inside CDATA.
-func (p *callParser) readValue(name string, pos int, stopAtTag bool) (string, int, bool) {
+// sections, until </name>. It returns the value and the position after it. Without
+// </name> the value stops at an enclosing element's closing tag or a <tool_call> (left
+// unconsumed), at any other tag when stopAtTag is set, or at the end of the text or of
+// the code fence around the call (see fenceCut). Whitespace around the value is
+// trimmed, except inside CDATA.
+func (p *callParser) readValue(name string, pos int, stopAtTag bool) (string, int) {
 	t := p.text
 	closeTag := "</" + name + ">"
 	var b strings.Builder
@@ -325,18 +381,18 @@ func (p *callParser) readValue(name string, pos int, stopAtTag bool) (string, in
 			rest := t[cs:]
 			if l := strings.LastIndex(rest, closeTag); l >= 0 {
 				b.WriteString(rest[:l])
-				return b.String(), cs + l + len(closeTag), true
+				return b.String(), cs + l + len(closeTag)
 			}
 			rest = rest[:p.fenceCut(rest)]
 			b.WriteString(rest)
-			return b.String(), cs + len(rest), false
+			return b.String(), cs + len(rest)
 		case strings.HasPrefix(t[k:], closeTag):
 			addText(t[pos:k], true)
-			return b.String(), k + len(closeTag), true
+			return b.String(), k + len(closeTag)
 		default:
 			k = pos + p.fenceCut(t[pos:k])
 			addText(t[pos:k], true)
-			return b.String(), k, false
+			return b.String(), k
 		}
 	}
 }
@@ -472,10 +528,11 @@ func skipTag(text string, pos int) int {
 }
 
 // opensElement reports whether the content after an opening tag (ending at pos) starts,
-// after whitespace, with markup: how a tool tag used as a call is told from prose.
-func opensElement(text string, pos int) bool {
+// after whitespace, with markup, or with a JSON object when orJSON is set: how a call is
+// told from prose that mentions a tag.
+func opensElement(text string, pos int, orJSON bool) bool {
 	pos = skipSpace(text, pos)
-	return pos < len(text) && text[pos] == '<'
+	return pos < len(text) && (text[pos] == '<' || orJSON && text[pos] == '{')
 }
 
 func isNameStart(c byte) bool {

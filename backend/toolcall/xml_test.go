@@ -175,8 +175,33 @@ var parseXMLTests = []struct {
 		},
 	},
 	{
-		name: "prose with HTML and a tool name in text is not a call",
-		text: "Use <b>bold</b> and a < b. The <web_search> tool finds pages; <web_fetch/> reads them.",
+		name: "JSON body (Hermes/Qwen style)",
+		text: "<tool_call>\n{\"name\": \"web_search\", \"arguments\": {\"query\": \"x\", \"count\": 2}}\n</tool_call>",
+		want: []wantCall{{name: "web_search", params: map[string]any{"query": "x", "count": 2.0}}},
+	},
+	{
+		name: "JSON body with string-encoded parameters",
+		text: `<tool_call>{"name": "web_search", "parameters": "{\"query\": \"x\", \"count\": \"3\"}"}</tool_call> after`,
+		want: []wantCall{{name: "web_search", params: map[string]any{"query": "x", "count": 3.0}}},
+	},
+	{
+		name: "JSON body without arguments",
+		text: `<tool_call>{"name": "web_search"}`,
+		want: []wantCall{{name: "web_search", params: map[string]any{}}},
+	},
+	{
+		name: "JSON body that does not decode",
+		text: `<tool_call>{"name": "web_search", "arguments": {"query": }}</tool_call>`,
+		want: []wantCall{{err: true}},
+	},
+	{
+		name: "JSON body with non-object arguments",
+		text: `<tool_call>{"name": "web_search", "arguments": ["x"]}</tool_call>`,
+		want: []wantCall{{err: true}},
+	},
+	{
+		name: "prose with HTML and tags in text is not a call",
+		text: "Use <b>bold</b> and a < b. The <web_search> tool finds pages; <web_fetch/> reads them. I answer without a <tool_call> block.",
 		want: nil,
 	},
 	{name: "empty", text: "", want: nil},
@@ -345,7 +370,7 @@ func FuzzParseXML(f *testing.F) {
 			if !strings.Contains(text, c.Raw) {
 				t.Fatalf("Raw %q is not part of the text", c.Raw)
 			}
-			if (c.Err == nil) != (c.Params != nil) || (c.Err == nil) != (c.Name != "") {
+			if (c.Err == nil) != (c.Params != nil) || c.Err == nil && c.Name == "" {
 				t.Fatalf("inconsistent call %+v", c)
 			}
 		}
