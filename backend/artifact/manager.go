@@ -16,6 +16,7 @@ import (
 
 	"artifactflow/backend/events"
 	"artifactflow/backend/store"
+	"artifactflow/backend/textmatch"
 )
 
 // TaskPlanID is the artifact id of the lead agent's task plan (seed 000, 双 Artifact 架构).
@@ -46,6 +47,9 @@ var (
 	ErrNoMatch   = errors.New("old_str not found")
 	ErrAmbiguous = errors.New("old_str is ambiguous")
 	ErrInvalidID = errors.New("invalid artifact id")
+	// ErrConflict: the artifact changed since the version the user's edit started from,
+	// or the running research holds unsaved changes to it (seed 003, optimistic locking).
+	ErrConflict = errors.New("artifact changed meanwhile")
 )
 
 // Store is what the manager needs from the data layer; *store.DB satisfies it.
@@ -156,30 +160,45 @@ func (m *Manager) Create(ctx context.Context, id, contentType, title, content st
 	return mem.snapshot(), nil
 }
 
-// Update replaces the one occurrence of oldStr with newStr and bumps the in-memory
-// version (seed 000, update_artifact). This foundation matches exactly (Layer 0 only):
-// no occurrence → ErrNoMatch, several → ErrAmbiguous with their line numbers.
+// Update replaces the one place oldStr matches with newStr and bumps the in-memory version
+// (seed 000, update_artifact). Matching is textmatch's three layers: exact, normalized and
+// approximate; the version records update_type "update" (Layers 0 and 1) or
+// "update_fuzzy" (Layer 2) and the (old, new) pair with the original text that was
+// replaced. Errors: ErrNotFound for the artifact, and the textmatch errors (ErrNoMatch and
+// ErrAmbiguous are matched by errors.Is), each telling the model what to do next.
 func (m *Manager) Update(ctx context.Context, id, oldStr, newStr string) (events.ArtifactSnapshot, error) {
-	if oldStr == "" {
-		return events.ArtifactSnapshot{}, fmt.Errorf("%w: old_str is empty; copy the exact text to replace from the artifact", ErrNoMatch)
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mem, err := m.load(ctx, id)
 	if err != nil {
 		return events.ArtifactSnapshot{}, err
 	}
-	switch n := strings.Count(mem.content, oldStr); {
-	case n == 0:
-		return events.ArtifactSnapshot{}, fmt.Errorf("%w in %q; read_artifact to see its exact current text and retry", ErrNoMatch, id)
-	case n > 1:
-		return events.ArtifactSnapshot{}, fmt.Errorf("%w: it occurs %d times in %q (lines %s); include more surrounding text so it matches once",
-			ErrAmbiguous, n, id, hitLines(mem.content, oldStr))
+	res, err := textmatch.Replace(ctx, mem.content, oldStr, newStr)
+	if err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("update_artifact %q: %w", id, matchErr(err))
 	}
-	mem.content = strings.Replace(mem.content, oldStr, newStr, 1)
-	m.touch(mem, UpdateUpdate, store.Change{Old: oldStr, New: newStr})
+	mem.content = res.Content
+	m.touch(mem, res.UpdateType, store.Change{Old: res.Matched, New: newStr})
 	return mem.snapshot(), nil
 }
+
+// matchErr makes textmatch's "not found" and "ambiguous" errors also match this
+// package's sentinels, keeping textmatch's message.
+func matchErr(err error) error {
+	switch {
+	case errors.Is(err, textmatch.ErrNotFound), errors.Is(err, textmatch.ErrEmptyOld):
+		return &joined{err, ErrNoMatch}
+	case errors.Is(err, textmatch.ErrAmbiguous):
+		return &joined{err, ErrAmbiguous}
+	}
+	return err
+}
+
+// joined is an error with err's message that also matches sentinel.
+type joined struct{ err, sentinel error }
+
+func (j *joined) Error() string   { return j.err.Error() }
+func (j *joined) Unwrap() []error { return []error{j.err, j.sentinel} }
 
 // Rewrite replaces the whole content and bumps the version (seed 000, rewrite_artifact).
 func (m *Manager) Rewrite(ctx context.Context, id, content string) (events.ArtifactSnapshot, error) {
@@ -205,6 +224,62 @@ func (m *Manager) touch(mem *memory, updateType string, c store.Change) {
 	mem.changes = append(mem.changes, c)
 	mem.updatedAt = time.Now().UTC()
 	m.dirty[mem.id] = true
+}
+
+// SourceUser marks versions the user made in the window (edits and restores).
+const SourceUser = "user"
+
+// Edit saves content as a new version made by the user (seed 003, optimistic locking):
+// baseVersion is the version the user's editor started from. It fails with ErrConflict,
+// never overwriting anything, when the artifact has moved past baseVersion or when the
+// running research holds unsaved changes to it. updateType is store.UpdateUserEdit or
+// store.UpdateRestore. The write bypasses the cache and commits at once; a run that has
+// the artifact cached sees the new content from then on.
+func (m *Manager) Edit(ctx context.Context, id string, baseVersion int, content, updateType string) (events.ArtifactSnapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dirty[id] {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: the research run is changing %q right now; wait for it to finish or stop it, then edit again", ErrConflict, id)
+	}
+	a, err := m.st.GetArtifact(ctx, m.sessionID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("artifact: edit %q: %w", id, err)
+	}
+	if a.CurrentVersion != baseVersion {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: %q is now at version %d, but your edit started from version %d; reload it and apply your change again", ErrConflict, id, a.CurrentVersion, baseVersion)
+	}
+	updated, err := m.st.UpdateArtifactContent(ctx, store.ArtifactWrite{SessionID: m.sessionID, ID: id, Content: content,
+		Version: a.CurrentVersion + 1, UpdateType: updateType, Changes: []store.Change{{Old: a.Content, New: content}},
+		Source: SourceUser, ExpectedLockVersion: a.LockVersion})
+	if errors.Is(err, store.ErrVersionConflict) || errors.Is(err, store.ErrDuplicate) {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: %q was changed while you saved; reload it and apply your change again", ErrConflict, id)
+	}
+	if err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("artifact: edit %q: %w", id, err)
+	}
+	mem, ok := m.cache[id]
+	if !ok {
+		mem = &memory{id: id, contentType: updated.ContentType, title: updated.Title, source: updated.Source}
+		m.cache[id] = mem
+	}
+	mem.content, mem.version, mem.lockVersion, mem.updateType, mem.updatedAt = updated.Content, updated.CurrentVersion, updated.LockVersion, updateType, updated.UpdatedAt
+	return mem.snapshot(), nil
+}
+
+// Restore makes stored version `version` the content of a new version (update_type
+// "restore"), with the same conflict rules as Edit.
+func (m *Manager) Restore(ctx context.Context, id string, version, baseVersion int) (events.ArtifactSnapshot, error) {
+	v, err := m.st.GetVersion(ctx, m.sessionID, id, version)
+	if errors.Is(err, store.ErrNotFound) {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: %q has no version %d", ErrNotFound, id, version)
+	}
+	if err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("artifact: restore %q v%d: %w", id, version, err)
+	}
+	return m.Edit(ctx, id, baseVersion, v.Content, store.UpdateRestore)
 }
 
 // Read returns the artifact's current content (from the cache, so it includes unflushed
@@ -399,21 +474,6 @@ func (m *Manager) landed(ctx context.Context, mem *memory) bool {
 		mem.lockVersion = a.LockVersion
 	}
 	return true
-}
-
-// hitLines lists the 1-based line numbers where sub starts in s, at most 10.
-func hitLines(s, sub string) string {
-	var lines []string
-	off := 0
-	for len(lines) < 10 {
-		i := strings.Index(s[off:], sub)
-		if i < 0 {
-			break
-		}
-		lines = append(lines, fmt.Sprint(strings.Count(s[:off+i], "\n")+1))
-		off += i + len(sub)
-	}
-	return strings.Join(lines, ", ")
 }
 
 // runePrefix returns the first n runes of s and whether s was longer.

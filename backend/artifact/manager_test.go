@@ -43,7 +43,7 @@ func TestOperations(t *testing.T) {
 		{"duplicate in cache", func() error { _, err := m.Create(ctx, "task_plan", "", "", "x"); return err }, ErrExists, "update_artifact"},
 		{"bad id", func() error { _, err := m.Create(ctx, "bad id/..", "", "", "x"); return err }, ErrInvalidID, "letters"},
 		{"not found", func() error { _, err := m.Update(ctx, "nope", "a", "b"); return err }, ErrNotFound, "nope"},
-		{"no match", func() error { _, err := m.Update(ctx, "task_plan", "- [ ] c", "x"); return err }, ErrNoMatch, "read_artifact"},
+		{"no match", func() error { _, err := m.Update(ctx, "task_plan", "quantum chromodynamics lecture notes", "x"); return err }, ErrNoMatch, "read_artifact"},
 		{"ambiguous names lines", func() error { _, err := m.Update(ctx, "task_plan", "- [ ] a", "x"); return err }, ErrAmbiguous, "lines 1, 3"},
 		{"empty old_str", func() error { _, err := m.Update(ctx, "task_plan", "", "x"); return err }, ErrNoMatch, "empty"},
 		{"read missing version", func() error { _, err := m.Read(ctx, "task_plan", 7); return err }, ErrNotFound, "version 7"},
@@ -60,7 +60,14 @@ func TestOperations(t *testing.T) {
 	if err != nil || s.Version != 2 || s.Content != "- [ ] a\n- [x] b\n- [ ] a" {
 		t.Fatalf("update = %+v, %v", s, err)
 	}
-	if s, err = m.Rewrite(ctx, "task_plan", "- [x] all"); err != nil || s.Version != 3 {
+	// Seed 000 Layer 2: a one-character typo still finds its place, recorded as update_fuzzy.
+	if s, err = m.Update(ctx, "task_plan", "- [x] c", "- [x] b!"); err != nil || s.Content != "- [ ] a\n- [x] b!\n- [ ] a" {
+		t.Fatalf("fuzzy update = %+v, %v", s, err)
+	}
+	if s.Version != 3 {
+		t.Fatalf("version after fuzzy update = %d", s.Version)
+	}
+	if s, err = m.Rewrite(ctx, "task_plan", "- [x] all"); err != nil || s.Version != 4 {
 		t.Fatalf("rewrite = %+v, %v", s, err)
 	}
 	if got, _ := m.Read(ctx, "task_plan", 0); got.Content != "- [x] all" {
@@ -71,7 +78,7 @@ func TestOperations(t *testing.T) {
 	}
 	// Seed 000: three operations in one run leave one stored version, numbered 3.
 	vs, err := db.ListVersions(ctx, "conv", "task_plan")
-	if err != nil || len(vs) != 1 || vs[0].Version != 3 || vs[0].UpdateType != UpdateCreate || vs[0].MessageID != "msg" {
+	if err != nil || len(vs) != 1 || vs[0].Version != 4 || vs[0].UpdateType != UpdateCreate || vs[0].MessageID != "msg" {
 		t.Fatalf("versions = %+v, %v", vs, err)
 	}
 	// A new run sees the stored artifact: create is refused (checked against the DB) and an
@@ -80,18 +87,18 @@ func TestOperations(t *testing.T) {
 	if _, err := m2.Create(ctx, "task_plan", "", "", "x"); !errors.Is(err, ErrExists) {
 		t.Fatalf("create over stored artifact = %v", err)
 	}
-	if s, err := m2.Update(ctx, "task_plan", "all", "everything"); err != nil || s.Version != 4 {
+	if s, err := m2.Update(ctx, "task_plan", "all", "everything"); err != nil || s.Version != 5 {
 		t.Fatalf("update in next run = %+v, %v", s, err)
 	}
 	if failed := m2.Flush(ctx); failed != nil {
 		t.Fatal(failed)
 	}
-	v3, err := m2.Read(ctx, "task_plan", 3)
-	if err != nil || v3.Content != "- [x] all" {
-		t.Fatalf("read v3 = %+v, %v", v3, err)
+	v4, err := m2.Read(ctx, "task_plan", 4)
+	if err != nil || v4.Content != "- [x] all" {
+		t.Fatalf("read v4 = %+v, %v", v4, err)
 	}
 	vs, _ = db.ListVersions(ctx, "conv", "task_plan")
-	if len(vs) != 2 || vs[1].Version != 4 || vs[1].UpdateType != UpdateUpdate {
+	if len(vs) != 2 || vs[1].Version != 5 || vs[1].UpdateType != UpdateUpdate {
 		t.Fatalf("versions after second run = %+v", vs)
 	}
 }
@@ -226,5 +233,77 @@ func BenchmarkFlush50(b *testing.B) {
 		if failed := m.Flush(ctx); failed != nil {
 			b.Fatal(failed)
 		}
+	}
+}
+
+func TestFuzzyUpdateRecorded(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	m := NewManager(db, "conv", "msg")
+	_, _ = m.Create(ctx, "report", "markdown", "R", "人工智能的发展历程非常复杂。")
+	// One wrong character (复杂 → 负杂): Layer 2 replaces it.
+	s, err := m.Update(ctx, "report", "发展历程非常负杂", "发展历程非常曲折")
+	if err != nil || s.Content != "人工智能的发展历程非常曲折。" {
+		t.Fatalf("fuzzy update = %+v, %v", s, err)
+	}
+	m.Flush(ctx)
+	m2 := NewManager(db, "conv", "msg2")
+	if _, err := m2.Update(ctx, "report", "非常曲折", "非常曲析"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.Update(ctx, "report", "非常曲析", "非常曲折"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.Update(ctx, "report", "人工智能的发展历程非常曲折 。", "人工智能的历史。"); err != nil {
+		t.Fatal(err)
+	}
+	m2.Flush(ctx)
+	v, err := db.GetVersion(ctx, "conv", "report", 5)
+	if err != nil || v.UpdateType != UpdateFuzzy || len(v.Changes) != 3 || v.Content != "人工智能的历史。" {
+		t.Fatalf("version 5 = %+v, %v", v, err)
+	}
+}
+
+func TestUserEdits(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	seed := NewManager(db, "conv", "msg")
+	_, _ = seed.Create(ctx, "report", "markdown", "R", "v1 text")
+	seed.Flush(ctx)
+	ui := NewManager(db, "conv", "")
+	s, err := ui.Edit(ctx, "report", 1, "user text", store.UpdateUserEdit)
+	if err != nil || s.Version != 2 || s.Content != "user text" {
+		t.Fatalf("edit = %+v, %v", s, err)
+	}
+	if _, err := ui.Edit(ctx, "report", 1, "stale edit", store.UpdateUserEdit); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "version 2") {
+		t.Fatalf("stale edit = %v, want ErrConflict naming the current version", err)
+	}
+	s, err = ui.Restore(ctx, "report", 1, 2)
+	if err != nil || s.Version != 3 || s.Content != "v1 text" {
+		t.Fatalf("restore = %+v, %v", s, err)
+	}
+	vs, _ := db.ListVersions(ctx, "conv", "report")
+	if len(vs) != 3 || vs[1].UpdateType != store.UpdateUserEdit || vs[1].Source != SourceUser || vs[2].UpdateType != store.UpdateRestore {
+		t.Fatalf("versions = %+v", vs)
+	}
+	// A run with unsaved changes to the artifact refuses the user's edit instead of
+	// letting one side overwrite the other.
+	run := NewManager(db, "conv", "msg2")
+	if _, err := run.Update(ctx, "report", "v1 text", "agent text"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Edit(ctx, "report", 3, "user again", store.UpdateUserEdit); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "research run") {
+		t.Fatalf("edit during run = %v", err)
+	}
+	if f := run.Flush(ctx); f != nil {
+		t.Fatal(f)
+	}
+	// After the flush the run's cache is clean: the user's edit goes through and the run
+	// sees it.
+	if _, err := run.Edit(ctx, "report", 4, "user again", store.UpdateUserEdit); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := run.Read(ctx, "report", 0); got.Content != "user again" || got.Version != 5 {
+		t.Fatalf("run reads %+v after the user's edit", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"strings"
+	"unicode/utf8"
 
 	"artifactflow/backend/artifact"
 	"artifactflow/backend/events"
@@ -128,8 +130,18 @@ func (readArtifact) Params() []Param {
 	return []Param{
 		{Name: "id", Type: "string", Required: true, Description: "Artifact id"},
 		{Name: "version", Type: "integer", Description: "Stored version number; omit for the current content"},
+		{Name: "offset", Type: "integer", Description: "Character offset to start reading at (default 0)"},
+		{Name: "limit", Type: "integer", Description: fmt.Sprintf("Maximum characters to return (default %d)", DefaultReadLimit)},
 	}
 }
+
+// Paging of read_artifact, in runes: a long artifact is read in pages so it never floods
+// the context.
+const (
+	DefaultReadLimit = 20000
+	MaxReadLimit     = 100000
+)
+
 func (t readArtifact) Execute(ctx context.Context, p map[string]any) Result {
 	id, err := String(p, "id", true)
 	if err != nil {
@@ -139,10 +151,48 @@ func (t readArtifact) Execute(ctx context.Context, p map[string]any) Result {
 	if err != nil {
 		return Fail("%v", err)
 	}
+	offset, err := Int(p, "offset", 0)
+	if err != nil {
+		return Fail("%v", err)
+	}
+	limit, err := Int(p, "limit", DefaultReadLimit)
+	if err != nil {
+		return Fail("%v", err)
+	}
+	if offset < 0 || limit < 1 {
+		return Fail("offset must be >= 0 and limit >= 1")
+	}
+	limit = min(limit, MaxReadLimit)
 	s, err := t.m.Read(ctx, id, version)
 	if err != nil {
 		return Fail("%v", err)
 	}
-	return OK(fmt.Sprintf("<artifact id=%q version=\"%d\" content_type=%q title=%q>\n%s\n</artifact>",
-		s.ID, s.Version, s.ContentType, s.Title, s.Content))
+	page, total := runeSlice(s.Content, offset, limit)
+	var b strings.Builder
+	fmt.Fprintf(&b, "<artifact id=%q version=\"%d\" content_type=%q title=%q total_length=\"%d\" offset=\"%d\">\n%s\n</artifact>",
+		s.ID, s.Version, s.ContentType, s.Title, total, offset, page)
+	if end := offset + utf8.RuneCountInString(page); end < total {
+		fmt.Fprintf(&b, "\n(showing characters %d-%d of %d; call read_artifact with offset=%d for more)", offset, end, total, end)
+	}
+	return OK(b.String())
+}
+
+// runeSlice returns up to limit runes of s starting at rune offset, and s's length in runes.
+func runeSlice(s string, offset, limit int) (string, int) {
+	total := utf8.RuneCountInString(s)
+	if offset >= total {
+		return "", total
+	}
+	start, end, i := len(s), len(s), 0
+	for pos := range s {
+		if i == offset {
+			start = pos
+		}
+		if i == offset+limit {
+			end = pos
+			break
+		}
+		i++
+	}
+	return s[start:end], total
 }
