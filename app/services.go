@@ -171,6 +171,67 @@ func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, 
 	return ArtifactView{}, fmt.Errorf("%w: %q", artifact.ErrNotFound, artifactID)
 }
 
+// Versions lists the stored versions of an artifact, oldest first (seed 000: numbers may
+// be sparse; edits inside one run are folded into one version).
+func (s *ArtifactService) Versions(conversationID, artifactID string) ([]VersionView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	infos, err := s.core.db.ListVersions(ctx, conversationID, artifactID)
+	if err != nil {
+		return nil, err
+	}
+	questions := map[string]string{}
+	out := make([]VersionView, len(infos))
+	for i, v := range infos {
+		q, seen := questions[v.MessageID]
+		if !seen && v.MessageID != "" {
+			if m, err := s.core.db.GetMessage(ctx, v.MessageID); err == nil {
+				q = clip(m.Content, 80)
+			}
+			questions[v.MessageID] = q
+		}
+		out[i] = VersionView{Version: v.Version, UpdateType: v.UpdateType, Source: v.Source, Size: v.Size,
+			MessageID: v.MessageID, Message: q, CreatedAt: v.CreatedAt}
+	}
+	return out, nil
+}
+
+// Version returns one stored version with its content.
+func (s *ArtifactService) Version(conversationID, artifactID string, version int) (VersionContent, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	v, err := s.core.db.GetVersion(ctx, conversationID, artifactID, version)
+	if err != nil {
+		return VersionContent{}, err
+	}
+	return VersionContent{VersionView: VersionView{Version: v.Version, UpdateType: v.UpdateType, Source: v.Source,
+		Size: v.Size, MessageID: v.MessageID, CreatedAt: v.CreatedAt}, Content: v.Content}, nil
+}
+
+// Save stores the user's edit of an artifact as a new version. baseVersion is the version
+// the editor started from; if the artifact moved on meanwhile, or the running research
+// holds unsaved changes to it, Save fails with a conflict and changes nothing.
+func (s *ArtifactService) Save(conversationID, artifactID string, baseVersion int, content string) (ArtifactView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	snap, err := s.manager(conversationID).Edit(ctx, artifactID, baseVersion, content, store.UpdateUserEdit)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	return s.Get(conversationID, snap.ID)
+}
+
+// Restore makes an old version the content of a new version, with Save's conflict rules.
+func (s *ArtifactService) Restore(conversationID, artifactID string, version, baseVersion int) (ArtifactView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	snap, err := s.manager(conversationID).Restore(ctx, artifactID, version, baseVersion)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	return s.Get(conversationID, snap.ID)
+}
+
 func summaryOf(it artifact.Item) ArtifactSummary {
 	preview := it.Content
 	if utf8.RuneCountInString(preview) > artifact.InventoryPreviewLength {

@@ -91,3 +91,21 @@ type SettingsInput struct {
 	SearxngURL          string `json:"searxng_url"`
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
 }
+
+// VersionView is one stored version of an artifact in the version list. Message is the
+// start of the question whose run produced it ("" for the user's own edits and uploads).
+type VersionView struct {
+	Version    int       `json:"version"`
+	UpdateType string    `json:"update_type"`
+	Source     string    `json:"source"`
+	Size       int       `json:"size"`
+	MessageID  string    `json:"message_id"`
+	Message    string    `json:"message"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// VersionContent is one stored version with its content.
+type VersionContent struct {
+	VersionView
+	Content string `json:"content"`
+}
