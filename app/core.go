@@ -61,6 +61,7 @@ type Core struct {
 
 	mu       sync.Mutex
 	settings config.Settings // as stored in config.json
+	dialogs  Dialogs
 	sinks    map[int]EventSink
 	nextSink int
 }

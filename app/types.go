@@ -109,3 +109,33 @@ type VersionContent struct {
 	VersionView
 	Content string `json:"content"`
 }
+
+// ExportResult is an exported artifact version. In the window the file is written where
+// the user chose and SavedPath names it (empty when the user cancelled the dialog); in
+// browser mode Data holds the file (base64 in JSON) for the page to download.
+type ExportResult struct {
+	Filename  string `json:"filename"`
+	MIME      string `json:"mime"`
+	Data      []byte `json:"data,omitempty"`
+	SavedPath string `json:"saved_path,omitempty"`
+}
+
+// UploadFile is one file sent from the page (browser mode, or a paste): its name and bytes
+// (base64 in JSON).
+type UploadFile struct {
+	Name string `json:"name"`
+	Data []byte `json:"data"`
+}
+
+// UploadResult reports one uploaded file: the artifact it became, or why it failed.
+type UploadResult struct {
+	Name           string `json:"name"`
+	ConversationID string `json:"conversation_id"`
+	ArtifactID     string `json:"artifact_id,omitempty"`
+	Title          string `json:"title,omitempty"`
+	ContentType    string `json:"content_type,omitempty"`
+	Size           int    `json:"size"`
+	Readable       bool   `json:"readable"`
+	Note           string `json:"note,omitempty"`
+	Error          string `json:"error,omitempty"`
+}

@@ -43,7 +43,10 @@ func TestOperations(t *testing.T) {
 		{"duplicate in cache", func() error { _, err := m.Create(ctx, "task_plan", "", "", "x"); return err }, ErrExists, "update_artifact"},
 		{"bad id", func() error { _, err := m.Create(ctx, "bad id/..", "", "", "x"); return err }, ErrInvalidID, "letters"},
 		{"not found", func() error { _, err := m.Update(ctx, "nope", "a", "b"); return err }, ErrNotFound, "nope"},
-		{"no match", func() error { _, err := m.Update(ctx, "task_plan", "quantum chromodynamics lecture notes", "x"); return err }, ErrNoMatch, "read_artifact"},
+		{"no match", func() error {
+			_, err := m.Update(ctx, "task_plan", "quantum chromodynamics lecture notes", "x")
+			return err
+		}, ErrNoMatch, "read_artifact"},
 		{"ambiguous names lines", func() error { _, err := m.Update(ctx, "task_plan", "- [ ] a", "x"); return err }, ErrAmbiguous, "lines 1, 3"},
 		{"empty old_str", func() error { _, err := m.Update(ctx, "task_plan", "", "x"); return err }, ErrNoMatch, "empty"},
 		{"read missing version", func() error { _, err := m.Read(ctx, "task_plan", 7); return err }, ErrNotFound, "version 7"},

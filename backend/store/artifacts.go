@@ -57,7 +57,9 @@ func validUpdateType(s string) bool {
 // version number to record (>= 1; for updates it must exceed the stored current_version).
 // UpdateType is one of the Update* constants. Changes may be nil. Source "" means "agent".
 // MessageID is the run's message ("" for none). ExpectedLockVersion is the lock_version the
-// writer read (updates only). ContentType is used by CreateArtifact only.
+// writer read (updates only). ContentType and Metadata (a JSON value, or nil for SQL NULL;
+// e.g. an upload's original name and checksum) are used by CreateArtifact only;
+// UpdateArtifactContent keeps the stored ones.
 type ArtifactWrite struct {
 	SessionID           string
 	ID                  string
@@ -70,6 +72,7 @@ type ArtifactWrite struct {
 	Source              string
 	MessageID           string
 	ExpectedLockVersion int
+	Metadata            json.RawMessage
 }
 
 // VersionInfo describes one stored version without its content. Size is the content length
@@ -132,19 +135,24 @@ func insertVersion(ctx context.Context, tx *sql.Tx, w ArtifactWrite, at string) 
 // its first version row in one transaction (seed 003, create_artifact) and returns the stored
 // artifact.
 //
-// Errors: empty ids or content type, version < 1, unknown update type → ErrInvalid; no
-// artifact session w.SessionID → ErrNotFound; (session, id) already exists → ErrDuplicate.
+// Errors: empty ids or content type, version < 1, unknown update type, Metadata that is not
+// valid JSON → ErrInvalid; no artifact session w.SessionID → ErrNotFound; (session, id)
+// already exists → ErrDuplicate.
 func (db *DB) CreateArtifact(ctx context.Context, w ArtifactWrite) (Artifact, error) {
 	if err := w.validate("create artifact", true); err != nil {
 		return Artifact{}, err
 	}
+	meta, err := nullJSON(w.Metadata, "artifact metadata")
+	if err != nil {
+		return Artifact{}, err
+	}
 	t := now()
 	at := formatTime(t)
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO artifacts
-			(id, session_id, content_type, title, content, current_version, lock_version, source, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-			w.ID, w.SessionID, w.ContentType, w.Title, w.Content, w.Version, w.Source, at, at); err != nil {
+			(id, session_id, content_type, title, content, current_version, lock_version, source, created_at, updated_at, metadata)
+			VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+			w.ID, w.SessionID, w.ContentType, w.Title, w.Content, w.Version, w.Source, at, at, meta); err != nil {
 			return err
 		}
 		return insertVersion(ctx, tx, w, at)
@@ -157,8 +165,12 @@ func (db *DB) CreateArtifact(ctx context.Context, w ArtifactWrite) (Artifact, er
 	case err != nil:
 		return Artifact{}, fmt.Errorf("store: create artifact %q in session %q: %w", w.ID, w.SessionID, err)
 	}
-	return Artifact{ID: w.ID, SessionID: w.SessionID, ContentType: w.ContentType, Title: w.Title, Content: w.Content,
-		CurrentVersion: w.Version, LockVersion: 1, Source: w.Source, CreatedAt: t, UpdatedAt: t}, nil
+	a := Artifact{ID: w.ID, SessionID: w.SessionID, ContentType: w.ContentType, Title: w.Title, Content: w.Content,
+		CurrentVersion: w.Version, LockVersion: 1, Source: w.Source, CreatedAt: t, UpdatedAt: t}
+	if meta != nil {
+		a.Metadata = w.Metadata
+	}
+	return a, nil
 }
 
 const artifactCols = `id, session_id, content_type, title, content, current_version, lock_version, source,
@@ -186,8 +198,8 @@ func scanArtifact(sc rowScanner) (Artifact, error) {
 // (seed 003, update_artifact_content): the artifact row is updated only if its lock_version
 // equals w.ExpectedLockVersion and its current_version is below w.Version; lock_version is
 // then incremented and the version row inserted, all in one transaction. An empty Title keeps
-// the stored title; ContentType and Source of the artifact row are not changed (the version
-// row records w.Source). Returns the updated artifact.
+// the stored title; ContentType, Source and Metadata of the artifact row are not changed
+// (the version row records w.Source). Returns the updated artifact.
 //
 // Errors: invalid input → ErrInvalid; no such artifact → ErrNotFound; stale lock or
 // w.Version <= current_version → ErrVersionConflict; version row already present →

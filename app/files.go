@@ -1,0 +1,173 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"artifactflow/backend/artifact"
+	"artifactflow/backend/config"
+	"artifactflow/backend/export"
+	"artifactflow/backend/store"
+)
+
+// Dialogs are the native dialogs of the window; browser mode and the command line have
+// none. main supplies them through Core.SetDialogs.
+type Dialogs interface {
+	// SaveFile asks where to save a file; "" with a nil error means the user cancelled.
+	SaveFile(defaultName string) (string, error)
+}
+
+// SetDialogs installs the window's native dialogs.
+func (c *Core) SetDialogs(d Dialogs) {
+	c.mu.Lock()
+	c.dialogs = d
+	c.mu.Unlock()
+}
+
+// Export formats accepted by ArtifactService.Export.
+const (
+	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
+	FormatDOCX     = "docx"
+)
+
+// Export renders one version of an artifact (0 = the current content, including a running
+// research's unsaved changes) as markdown, html or docx. In the window it asks where to
+// save and writes the file; in browser mode it returns the bytes.
+func (s *ArtifactService) Export(conversationID, artifactID string, version int, format string) (ExportResult, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	snap, err := s.manager(conversationID).Read(ctx, artifactID, version)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version}
+	var res ExportResult
+	switch format {
+	case FormatMarkdown:
+		res = ExportResult{Filename: export.Filename(snap.Title, ".md"), MIME: "text/markdown", Data: export.Markdown(doc)}
+	case FormatHTML:
+		b, err := export.HTML(doc)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		res = ExportResult{Filename: export.Filename(snap.Title, ".html"), MIME: "text/html", Data: b}
+	case FormatDOCX:
+		b, err := export.DOCX(doc)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		res = ExportResult{Filename: export.Filename(snap.Title, ".docx"),
+			MIME: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Data: b}
+	default:
+		return ExportResult{}, fmt.Errorf("unknown export format %q: use markdown, html or docx", format)
+	}
+	s.core.mu.Lock()
+	d := s.core.dialogs
+	s.core.mu.Unlock()
+	if d == nil {
+		return res, nil
+	}
+	path, err := d.SaveFile(res.Filename)
+	if err != nil || path == "" {
+		return ExportResult{Filename: res.Filename}, err
+	}
+	if err := os.WriteFile(path, res.Data, 0o644); err != nil {
+		return ExportResult{}, fmt.Errorf("export: write %s: %w", path, err)
+	}
+	return ExportResult{Filename: res.Filename, MIME: res.MIME, SavedPath: path}, nil
+}
+
+// Upload stores files sent from the page as artifacts at once (seed 000, upload bypass).
+// conversationID "" creates a conversation named after the first file. Each file gets its
+// own result: a file that is too large or cannot be stored fails alone.
+func (s *ArtifactService) Upload(conversationID string, files []UploadFile) ([]UploadResult, error) {
+	ups := make([]artifact.Upload, len(files))
+	for i, f := range files {
+		ups[i] = artifact.Upload{Name: f.Name, Data: f.Data}
+	}
+	return s.upload(conversationID, ups, nil)
+}
+
+// UploadPaths stores files dropped on the window (Wails gives their paths) as artifacts.
+// Files over the size limit are refused before they are read.
+func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]UploadResult, error) {
+	ups := make([]artifact.Upload, 0, len(paths))
+	var failed []UploadResult
+	for _, p := range paths {
+		data, err := readLimited(p, artifact.DefaultMaxUploadBytes)
+		if err != nil {
+			failed = append(failed, UploadResult{Name: filepath.Base(p), Error: err.Error()})
+			continue
+		}
+		ups = append(ups, artifact.Upload{Name: filepath.Base(p), Data: data})
+	}
+	return s.upload(conversationID, ups, failed)
+}
+
+// readLimited reads a regular file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", filepath.Base(path), err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder; drop the files inside it", filepath.Base(path))
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s is %.1f MB, over the %d MB upload limit", filepath.Base(path), float64(st.Size())/(1<<20), limit>>20)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, results []UploadResult) ([]UploadResult, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if len(ups) == 0 {
+		return results, nil
+	}
+	if conversationID == "" {
+		conversationID = uuid.NewString()
+		title := "Files: " + ups[0].Name
+		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip(title, 60)}); err != nil {
+			return nil, err
+		}
+	} else if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return nil, err
+	}
+	m := s.manager(conversationID)
+	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
+	for _, up := range ups {
+		r, err := m.CreateFromUpload(ctx, blobs, up, artifact.DefaultMaxUploadBytes)
+		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
+		if err != nil {
+			res.Error = uploadError(err)
+		} else {
+			res.ArtifactID, res.Title, res.ContentType, res.Readable, res.Note = r.ArtifactID, r.Title, r.ContentType, r.Readable, r.Note
+		}
+		results = append(results, res)
+	}
+	for i := range results {
+		results[i].ConversationID = conversationID
+	}
+	_ = s.core.db.TouchConversation(ctx, conversationID)
+	return results, nil
+}
+
+func uploadError(err error) string {
+	if errors.Is(err, artifact.ErrTooLarge) {
+		return err.Error()
+	}
+	return strings.TrimPrefix(err.Error(), "artifact: ")
+}

@@ -1,0 +1,292 @@
+package artifact
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"artifactflow/backend/extract"
+	"artifactflow/backend/store"
+)
+
+// DefaultMaxUploadBytes is the upload size limit, in bytes, used when CreateFromUpload is
+// given a limit of 0 or less.
+const DefaultMaxUploadBytes = 20 << 20
+
+// ErrTooLarge: an upload is over the size limit; nothing was written.
+var ErrTooLarge = errors.New("file too large")
+
+// Limits of upload ids and titles.
+const (
+	maxIDBytes     = 64  // an artifact id is at most 64 bytes (see validID)
+	maxExtBytes    = 16  // a longer "extension" is treated as part of the name
+	maxTitleRunes  = 200 // titles are cut to this many runes
+	maxUploadTries = 1000
+)
+
+// Upload is one file the user uploaded: its name as the client gave it (a base name; any
+// directory part is ignored) and its bytes.
+type Upload struct {
+	Name string
+	Data []byte
+}
+
+// UploadResult describes the artifact an upload became. ArtifactID is the id it got
+// (SanitizeID of the name, with a _1, _2 ... suffix on collision); Title is the original
+// file name without directories (cut to 200 characters); ContentType is the stored content type (extract.Result.ContentType,
+// "binary" when unreadable); Size is the file size in bytes; Readable reports whether its
+// text was extracted; Note is a sentence for the user about anything unusual (renamed,
+// unreadable, decoded from a legacy charset), "" when there is nothing to say.
+type UploadResult struct {
+	ArtifactID, Title, ContentType string
+	Size                           int
+	Readable                       bool
+	Note                           string
+}
+
+// uploadMetadata is the artifacts.metadata JSON of an uploaded artifact.
+type uploadMetadata struct {
+	OriginalName string `json:"original_name"`
+	Size         int    `json:"size"`     // bytes
+	SHA256       string `json:"sha256"`   // hex
+	MIME         string `json:"mime"`     // from the extension, else sniffed
+	Encoding     string `json:"encoding"` // charset the text was decoded from; "" for PDF, DOCX and unreadable files
+	Readable     bool   `json:"readable"`
+	Blob         string `json:"blob"` // file name of the original under the blobs directory
+}
+
+// SanitizeID turns an uploaded file name into an artifact id (seed 000, Upload 旁路:
+// re.sub(r'[^\w\-.]', '_', filename)). Any directory part ('/' or '\' separated) is
+// dropped first; then every character that is not a letter or number of any script (as
+// Python's Unicode \w: categories L and N), '_', '-' or '.' becomes '_', one per code
+// point, so "报告 2024.pdf" gives "报告_2024.pdf" and an invalid UTF-8 byte gives '_'. An
+// empty result or one made only of dots gives "upload". The id is cut to 64 bytes at a
+// rune boundary, keeping an extension of up to 16 bytes.
+func SanitizeID(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	var b strings.Builder
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_' || r == '-' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	id := b.String()
+	if strings.Trim(id, ".") == "" {
+		return "upload"
+	}
+	return withSuffix(id, 0)
+}
+
+// withSuffix returns id with "_n" inserted before its extension ("data.csv", 2 →
+// "data_2.csv"; n 0 adds nothing), the stem cut at a rune boundary so the result fits in
+// maxIDBytes.
+func withSuffix(id string, n int) string {
+	stem, ext := id, ""
+	if i := strings.LastIndexByte(id, '.'); i > 0 && len(id)-i <= maxExtBytes {
+		stem, ext = id[:i], id[i:]
+	}
+	suffix := ""
+	if n > 0 {
+		suffix = "_" + strconv.Itoa(n)
+	}
+	stem, _ = bytePrefix(stem, maxIDBytes-len(ext)-len(suffix))
+	return stem + suffix + ext
+}
+
+// bytePrefix returns the longest prefix of s of at most n bytes that ends at a rune
+// boundary, and whether s was cut.
+func bytePrefix(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// CreateFromUpload stores an uploaded file as a new artifact at once (seed 000, Upload
+// 旁路): unlike Create it bypasses the write-back cache and commits through
+// Store.CreateArtifact, with source "user_upload", update_type "upload" and version 1, so
+// the artifact is listed as soon as the upload returns. Its content is the text extract.Text
+// finds; a file whose text cannot be read is still stored, with content type "binary" and
+// a one-line note naming the file, its size and why. The id is SanitizeID(up.Name), with
+// "_1", "_2" ... before the extension when the id is taken in the database or in this
+// manager's cache; a store.ErrDuplicate from a concurrent writer moves on to the next
+// suffix too. The artifact joins the manager's view clean (not dirty), so List, Read and
+// Create see it during a run.
+//
+// The original bytes are first saved as blobsDir/<sha256 hex> (directory created 0700,
+// file 0600, written to a temporary file and renamed; skipped when that blob exists), and
+// the artifact's metadata records original_name, size, sha256, mime, encoding, readable
+// and blob. If the database write fails the blob stays: it is content-addressed and a
+// later upload of the same bytes reuses it.
+//
+// maxBytes is the size limit in bytes (DefaultMaxUploadBytes when <= 0). Errors:
+// ErrTooLarge, naming the file, its size and the limit, when up.Data is larger (nothing is
+// written); an empty blobsDir; the context's error; blob and store errors, wrapped.
+func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Upload, maxBytes int64) (UploadResult, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxUploadBytes
+	}
+	name := baseName(up.Name)
+	title, _ := runePrefix(name, maxTitleRunes)
+	size := len(up.Data)
+	if int64(size) > maxBytes {
+		return UploadResult{}, fmt.Errorf("%w: %q is %s (%d bytes); the upload limit is %s", ErrTooLarge, title, formatSize(int64(size)), size, formatSize(maxBytes))
+	}
+	if blobsDir == "" {
+		return UploadResult{}, fmt.Errorf("artifact: upload %q: no blobs directory given", title)
+	}
+	if err := ctx.Err(); err != nil {
+		return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, err)
+	}
+
+	text, err := extract.Text(name, up.Data)
+	if err != nil { // text is unreadable then; keep the file anyway
+		slog.Error("artifact: extracting the text of an upload failed", "name", title, "err", err)
+	}
+	content := text.Text
+	if !text.Readable {
+		content = fmt.Sprintf("(binary file: %s, %s; its text could not be read: %s)", title, formatSize(int64(size)), text.Reason)
+	}
+	sum := sha256.Sum256(up.Data)
+	blob := hex.EncodeToString(sum[:])
+	if err := writeBlob(blobsDir, blob, up.Data); err != nil {
+		return UploadResult{}, fmt.Errorf("artifact: upload %q: save the original: %w", title, err)
+	}
+	meta, err := json.Marshal(uploadMetadata{OriginalName: strings.ToValidUTF8(up.Name, "\uFFFD"), Size: size, SHA256: blob,
+		MIME: mimeType(name, up.Data), Encoding: text.Encoding, Readable: text.Readable, Blob: blob})
+	if err != nil {
+		return UploadResult{}, fmt.Errorf("artifact: upload %q: encode metadata: %w", title, err)
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	base := SanitizeID(up.Name)
+	for n := 0; n < maxUploadTries; n++ {
+		id := withSuffix(base, n)
+		if _, cached := m.cache[id]; cached {
+			continue
+		}
+		a, err := m.st.CreateArtifact(ctx, store.ArtifactWrite{SessionID: m.sessionID, ID: id, ContentType: text.ContentType,
+			Title: title, Content: content, Version: 1, UpdateType: store.UpdateUpload, Source: SourceUpload, Metadata: meta})
+		if errors.Is(err, store.ErrDuplicate) {
+			continue
+		}
+		if err != nil {
+			return UploadResult{}, fmt.Errorf("artifact: upload %q as %q: %w", title, id, err)
+		}
+		m.cache[id] = &memory{id: id, contentType: a.ContentType, title: a.Title, content: a.Content, source: a.Source,
+			version: a.CurrentVersion, lockVersion: a.LockVersion, updateType: store.UpdateUpload, updatedAt: a.UpdatedAt}
+		return UploadResult{ArtifactID: id, Title: title, ContentType: a.ContentType, Size: size, Readable: text.Readable,
+			Note: uploadNote(base, id, text)}, nil
+	}
+	return UploadResult{}, fmt.Errorf("artifact: upload %q: %q and its first %d numbered variants are all taken", title, base, maxUploadTries-1)
+}
+
+// baseName is the file name of an upload without any directory part ('/' or '\'
+// separated), valid UTF-8 and trimmed; "upload" when that leaves nothing.
+func baseName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSpace(strings.ToValidUTF8(name, "\uFFFD"))
+	if name == "" {
+		return "upload"
+	}
+	return name
+}
+
+// uploadNote tells the user what was unusual about an upload, "" when nothing was.
+func uploadNote(base, id string, text extract.Result) string {
+	var notes []string
+	if id != base {
+		notes = append(notes, fmt.Sprintf("saved as %q because %q already exists", id, base))
+	}
+	if !text.Readable {
+		notes = append(notes, fmt.Sprintf("its text could not be read (%s); the original file is kept", text.Reason))
+	} else if text.Encoding != "" && text.Encoding != "UTF-8" {
+		notes = append(notes, "text decoded from "+text.Encoding)
+	}
+	return strings.Join(notes, "; ")
+}
+
+// mimeType returns the media type for the file's extension, else the sniffed one.
+func mimeType(name string, data []byte) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		if t := mime.TypeByExtension(strings.ToLower(name[i:])); t != "" {
+			return t
+		}
+	}
+	return http.DetectContentType(data)
+}
+
+// formatSize renders a byte count for people: "512 bytes", "1.5 KB", "1.2 MB" (1 KB =
+// 1024 bytes).
+func formatSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KB"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MB"
+}
+
+// writeBlob saves data as dir/name (dir created 0700, file 0600) through a temporary file
+// and a rename, so a blob is never seen half-written. An existing regular file of the same
+// size is kept as it is: blobs are named by their SHA-256.
+func writeBlob(dir, name string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, name)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(dir, ".upload-*.tmp")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	done = true
+	return nil
+}

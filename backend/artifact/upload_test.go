@@ -1,0 +1,433 @@
+package artifact
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"artifactflow/backend/store"
+)
+
+func TestSanitizeID(t *testing.T) {
+	long := strings.Repeat("a", 100) + ".pdf"
+	tests := []struct{ name, want string }{
+		{"report.pdf", "report.pdf"},
+		{"报告 2024.pdf", "报告_2024.pdf"},
+		{"my file (final) v2.docx", "my_file__final__v2.docx"},
+		{"café-menu_v2.txt", "café-menu_v2.txt"},
+		{"cafe\u0301.txt", "cafe_.txt"}, // a combining mark is not \w in Python either
+		{"Ⅻ²½.csv", "Ⅻ²½.csv"},          // numbers of any kind are \w
+		{"données/été.md", "été.md"},
+		{`C:\Users\me\notes.md`, "notes.md"},
+		{"../../etc/passwd", "passwd"},
+		{"dir/", "upload"},
+		{"📊 data.csv", "__data.csv"},
+		{"👍🏽.txt", "__.txt"},
+		{"a\tb\nc.txt", "a_b_c.txt"},
+		{"a\xffb.txt", "a_b.txt"},
+		{"", "upload"},
+		{"..", "upload"},
+		{"...", "upload"},
+		{"README", "README"},
+		{".env", ".env"},
+		{".bashrc.bak", ".bashrc.bak"},
+		{long, strings.Repeat("a", 60) + ".pdf"},
+		{strings.Repeat("研", 30) + ".docx", strings.Repeat("研", 19) + ".docx"},
+		{"a." + strings.Repeat("x", 80), "a." + strings.Repeat("x", 62)},
+		{strings.Repeat("é", 40), strings.Repeat("é", 32)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SanitizeID(tc.name)
+			if got != tc.want {
+				t.Errorf("SanitizeID(%q) = %q, want %q", tc.name, got, tc.want)
+			}
+			if len(got) > 64 || !utf8.ValidString(got) || strings.ContainsAny(got, `/\ `) {
+				t.Errorf("SanitizeID(%q) = %q: not a safe id", tc.name, got)
+			}
+		})
+	}
+}
+
+func TestWithSuffix(t *testing.T) {
+	max := strings.Repeat("b", 60) + ".csv"
+	tests := []struct {
+		id   string
+		n    int
+		want string
+	}{
+		{"data.csv", 0, "data.csv"},
+		{"data.csv", 1, "data_1.csv"},
+		{"data.csv", 12, "data_12.csv"},
+		{"archive.tar.gz", 2, "archive.tar_2.gz"},
+		{".env", 1, ".env_1"},
+		{"README", 3, "README_3"},
+		{max, 7, strings.Repeat("b", 58) + "_7.csv"},
+		{strings.Repeat("研", 20) + ".md", 1, strings.Repeat("研", 19) + "_1.md"},
+	}
+	for _, tc := range tests {
+		if got := withSuffix(tc.id, tc.n); got != tc.want || len(got) > 64 {
+			t.Errorf("withSuffix(%q, %d) = %q, want %q", tc.id, tc.n, got, tc.want)
+		}
+	}
+}
+
+// uploadSetup returns a manager over a real database and a blobs directory that does
+// not exist yet.
+func uploadSetup(t testing.TB) (*store.DB, *Manager, string) {
+	db := openStore(t)
+	return db, NewManager(db, "conv", "msg"), filepath.Join(t.TempDir(), "data", "blobs")
+}
+
+func TestCreateFromUpload(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	csv := []byte("name,score\r\n张三,90\r\n")
+	res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "data.csv", Data: csv}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := UploadResult{ArtifactID: "data.csv", Title: "data.csv", ContentType: "csv", Size: len(csv), Readable: true}
+	if res != want {
+		t.Fatalf("result = %+v, want %+v", res, want)
+	}
+
+	a, err := db.GetArtifact(ctx, "conv", "data.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Content != "name,score\n张三,90\n" || a.Source != SourceUpload || a.CurrentVersion != 1 || a.ContentType != "csv" || a.Title != "data.csv" {
+		t.Errorf("stored artifact = %+v", a)
+	}
+	vs, err := db.ListVersions(ctx, "conv", "data.csv")
+	if err != nil || len(vs) != 1 || vs[0].UpdateType != store.UpdateUpload || vs[0].Source != SourceUpload || vs[0].MessageID != "" {
+		t.Errorf("versions = %+v, %v", vs, err)
+	}
+	sum := sha256.Sum256(csv)
+	hexSum := hex.EncodeToString(sum[:])
+	var meta map[string]any
+	if err := json.Unmarshal(a.Metadata, &meta); err != nil {
+		t.Fatalf("metadata %s: %v", a.Metadata, err)
+	}
+	wantMeta := map[string]any{"original_name": "data.csv", "size": float64(len(csv)), "sha256": hexSum,
+		"encoding": "UTF-8", "readable": true, "blob": hexSum}
+	for k, v := range wantMeta {
+		if meta[k] != v {
+			t.Errorf("metadata[%q] = %v, want %v", k, meta[k], v)
+		}
+	}
+	if mt, _ := meta["mime"].(string); mt == "" {
+		t.Errorf("metadata has no mime: %s", a.Metadata)
+	}
+
+	// The original is kept byte for byte, private to the user.
+	blobPath := filepath.Join(blobs, hexSum)
+	got, err := os.ReadFile(blobPath)
+	if err != nil || !bytes.Equal(got, csv) {
+		t.Fatalf("blob = %q, %v", got, err)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, _ := os.Stat(blobPath); fi.Mode().Perm() != 0o600 {
+			t.Errorf("blob mode = %v, want 0600", fi.Mode().Perm())
+		}
+		if fi, _ := os.Stat(blobs); fi.Mode().Perm() != 0o700 {
+			t.Errorf("blobs dir mode = %v, want 0700", fi.Mode().Perm())
+		}
+	}
+
+	// The same name again gets _1 then _2; the same bytes reuse the blob without rewriting it.
+	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(blobPath, past, past); err != nil {
+		t.Fatal(err)
+	}
+	for _, wantID := range []string{"data_1.csv", "data_2.csv"} {
+		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "data.csv", Data: csv}, 0)
+		if err != nil || res.ArtifactID != wantID || !strings.Contains(res.Note, `saved as "`+wantID+`" because "data.csv" already exists`) {
+			t.Fatalf("upload again = %+v, %v; want id %s with a note", res, err, wantID)
+		}
+	}
+	if fi, _ := os.Stat(blobPath); !fi.ModTime().Equal(past) {
+		t.Errorf("the existing blob was rewritten (mtime %v)", fi.ModTime())
+	}
+	if entries, _ := os.ReadDir(blobs); len(entries) != 1 {
+		t.Errorf("blobs dir holds %d entries, want 1 (no temp files left)", len(entries))
+	}
+
+	// During a run the uploads are listed as saved, beside the agent's unsaved artifact,
+	// and the inventory marks their source.
+	if _, err := m.Create(ctx, "summary", "markdown", "Summary", "draft"); err != nil {
+		t.Fatal(err)
+	}
+	items, err := m.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range items {
+		ids = append(ids, it.ID)
+		if it.Source == SourceUpload && (it.Unsaved || it.Version != 1) {
+			t.Errorf("upload listed as %+v", it)
+		}
+	}
+	if strings.Join(ids, " ") != "data.csv data_1.csv data_2.csv summary" {
+		t.Errorf("listed ids = %v", ids)
+	}
+	if m.Dirty() != 1 {
+		t.Errorf("dirty = %d, want 1 (uploads are already saved)", m.Dirty())
+	}
+	inv, err := m.Inventory(ctx)
+	if err != nil || !strings.Contains(inv, `<artifact id="data.csv" title="data.csv" content_type="csv" version="1" source="user_upload"`) ||
+		!strings.Contains(inv, `source="agent"`) {
+		t.Errorf("inventory = %q, %v", inv, err)
+	}
+	// The agent can read and edit an upload like any artifact; a create under its id is refused.
+	if _, err := m.Create(ctx, "data.csv", "", "", "x"); !errors.Is(err, ErrExists) {
+		t.Errorf("create over an upload = %v, want ErrExists", err)
+	}
+	if s, err := m.Update(ctx, "data.csv", "90", "95"); err != nil || s.Version != 2 {
+		t.Fatalf("update upload = %+v, %v", s, err)
+	}
+	if failed := m.Flush(ctx); failed != nil {
+		t.Fatal(failed)
+	}
+	if a, _ := db.GetArtifact(ctx, "conv", "data.csv"); a.Content != "name,score\n张三,95\n" || string(a.Metadata) == "" {
+		t.Errorf("after flush: %+v", a)
+	}
+}
+
+func TestCreateFromUploadCollisions(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	// notes.md exists only in the run's cache; report.pdf only in the database (written
+	// behind the manager's back, as a concurrent writer would: CreateArtifact reports
+	// ErrDuplicate and the next suffix is tried).
+	if _, err := m.Create(ctx, "notes.md", "markdown", "Notes", "agent notes"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"report.pdf", "report_1.pdf"} {
+		if _, err := db.CreateArtifact(ctx, store.ArtifactWrite{SessionID: "conv", ID: id, ContentType: "markdown", Title: id,
+			Version: 1, UpdateType: store.UpdateCreate}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct{ name, wantID string }{
+		{"notes.md", "notes_1.md"},
+		{"notes.md", "notes_2.md"},
+		{"report.pdf", "report_2.pdf"},
+		{"dir/报告 2024.md", "报告_2024.md"},
+		{"报告 2024.md", "报告_2024_1.md"},
+		{strings.Repeat("x", 70) + ".md", strings.Repeat("x", 61) + ".md"},
+		{strings.Repeat("x", 80) + ".md", strings.Repeat("x", 59) + "_1.md"},
+	}
+	for _, tc := range tests {
+		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: tc.name, Data: []byte("# hi")}, 0)
+		if err != nil || res.ArtifactID != tc.wantID {
+			t.Errorf("upload %q = %+v, %v; want id %q", tc.name, res, err, tc.wantID)
+		}
+	}
+	// The agent's unsaved notes.md is untouched and still flushes as new.
+	if failed := m.Flush(ctx); failed != nil {
+		t.Fatal(failed)
+	}
+	if a, err := db.GetArtifact(ctx, "conv", "notes.md"); err != nil || a.Content != "agent notes" || a.Source != SourceAgent {
+		t.Errorf("notes.md = %+v, %v", a, err)
+	}
+}
+
+func TestCreateFromUploadConcurrent(t *testing.T) {
+	ctx := context.Background()
+	_, m, blobs := uploadSetup(t)
+	const n = 8
+	ids := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "same.txt", Data: []byte(fmt.Sprintf("copy %d", i))}, 0)
+			ids[i], errs[i] = res.ArtifactID, err
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(ids)
+	want := []string{"same.txt", "same_1.txt", "same_2.txt", "same_3.txt", "same_4.txt", "same_5.txt", "same_6.txt", "same_7.txt"}
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Errorf("ids = %v, want %v", ids, want)
+	}
+}
+
+func TestCreateFromUploadTooLarge(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		size     int
+		max      int64
+		wantSize string
+		wantMax  string
+	}{
+		{"small limit", 11, 10, "11 bytes", "10 bytes"},
+		{"default limit", DefaultMaxUploadBytes + 1, 0, "20 MB (20971521 bytes)", "limit is 20 MB"},
+		{"negative means default", DefaultMaxUploadBytes + 512<<10, -1, "20.5 MB", "limit is 20 MB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db, m, blobs := uploadSetup(t)
+			_, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "big data.csv", Data: make([]byte, tc.size)}, tc.max)
+			if !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("err = %v, want ErrTooLarge", err)
+			}
+			for _, s := range []string{`"big data.csv"`, tc.wantSize, tc.wantMax} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+			if rows, _ := db.ListArtifacts(ctx, "conv"); len(rows) != 0 {
+				t.Errorf("rows written: %+v", rows)
+			}
+			if _, err := os.Stat(blobs); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("blobs dir exists after a refused upload: %v", err)
+			}
+			if items, _ := m.List(ctx); len(items) != 0 {
+				t.Errorf("listed: %+v", items)
+			}
+		})
+	}
+	// Exactly at the limit is accepted.
+	_, m, blobs := uploadSetup(t)
+	if _, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "edge.txt", Data: bytes.Repeat([]byte("a"), 10)}, 10); err != nil {
+		t.Errorf("upload at the limit: %v", err)
+	}
+}
+
+func TestCreateFromUploadUnreadableAndEmpty(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 3<<20)...)
+	res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "photo.png", Data: png}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Readable || res.ContentType != "binary" || res.ArtifactID != "photo.png" || !strings.Contains(res.Note, "could not be read") {
+		t.Errorf("result = %+v", res)
+	}
+	a, err := db.GetArtifact(ctx, "conv", "photo.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Content != "(binary file: photo.png, 3 MB; its text could not be read: .png files are not supported)" {
+		t.Errorf("content = %q", a.Content)
+	}
+	var meta struct {
+		Readable bool   `json:"readable"`
+		MIME     string `json:"mime"`
+		Encoding string `json:"encoding"`
+		Size     int    `json:"size"`
+	}
+	if err := json.Unmarshal(a.Metadata, &meta); err != nil || meta.Readable || meta.MIME != "image/png" || meta.Encoding != "" || meta.Size != len(png) {
+		t.Errorf("metadata = %s (%v)", a.Metadata, err)
+	}
+	sum := sha256.Sum256(png)
+	if got, err := os.ReadFile(filepath.Join(blobs, hex.EncodeToString(sum[:]))); err != nil || !bytes.Equal(got, png) {
+		t.Errorf("blob of the binary file: %d bytes, %v", len(got), err)
+	}
+
+	res, err = m.CreateFromUpload(ctx, blobs, Upload{Name: "empty.txt"}, 0)
+	if err != nil || !res.Readable || res.Size != 0 || res.ContentType != "text" || res.Note != "" {
+		t.Fatalf("empty upload = %+v, %v", res, err)
+	}
+	const legacyText = "研究报告：人工智能在医疗领域的应用。"
+	gbk, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(legacyText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = m.CreateFromUpload(ctx, blobs, Upload{Name: "legacy.txt", Data: gbk}, 0)
+	if err != nil || res.Note != "text decoded from GB18030" {
+		t.Fatalf("GBK upload = %+v, %v", res, err)
+	}
+	items, err := m.List(ctx)
+	if err != nil || len(items) != 3 || items[0].ID != "photo.png" || items[0].ContentType != "binary" ||
+		items[1].ID != "empty.txt" || items[1].Content != "" || items[2].Content != legacyText {
+		t.Errorf("list = %+v, %v", items, err)
+	}
+}
+
+func TestCreateFromUploadErrors(t *testing.T) {
+	ctx := context.Background()
+	db, _, blobs := uploadSetup(t)
+	noSession := NewManager(db, "no-such-conversation", "msg")
+	_, err := noSession.CreateFromUpload(ctx, blobs, Upload{Name: "a.txt", Data: []byte("a")}, 0)
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), `"a.txt"`) {
+		t.Errorf("unknown session: err = %v, want store.ErrNotFound naming the file", err)
+	}
+	if items, _ := noSession.List(ctx); len(items) != 0 {
+		t.Errorf("a failed upload is listed: %+v", items)
+	}
+
+	m := NewManager(db, "conv", "msg")
+	if _, err := m.CreateFromUpload(ctx, "", Upload{Name: "a.txt", Data: []byte("a")}, 0); err == nil {
+		t.Error("empty blobs dir accepted")
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateFromUpload(ctx, notDir, Upload{Name: "a.txt", Data: []byte("a")}, 0); err == nil || !strings.Contains(err.Error(), "save the original") {
+		t.Errorf("blobs dir is a file: err = %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := m.CreateFromUpload(cancelled, blobs, Upload{Name: "a.txt", Data: []byte("a")}, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err = %v", err)
+	}
+	if rows, _ := db.ListArtifacts(ctx, "conv"); len(rows) != 0 {
+		t.Errorf("failed uploads wrote rows: %+v", rows)
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1024: "1 KB", 1536: "1.5 KB", 1258291: "1.2 MB", 20 << 20: "20 MB"} {
+		if got := formatSize(n); got != want {
+			t.Errorf("formatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// BenchmarkCreateFromUpload5MBCSV uploads a 5 MB UTF-8 CSV: hashing, text extraction,
+// the blob (written once, then found) and the database row.
+func BenchmarkCreateFromUpload5MBCSV(b *testing.B) {
+	var csv bytes.Buffer
+	csv.WriteString("id,name,city,score\r\n")
+	for i := 0; csv.Len() < 5<<20; i++ {
+		fmt.Fprintf(&csv, "%d,用户%d,Zürich,%d.%d\r\n", i, i, i%100, i%10)
+	}
+	data := csv.Bytes()
+	ctx := context.Background()
+	_, m, blobs := uploadSetup(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.CreateFromUpload(ctx, blobs, Upload{Name: fmt.Sprintf("data%d.csv", i), Data: data}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,257 @@
+// UI check in headless Chromium: serves dist/ with `vite preview`, installs the fake backend
+// (e2e/fake-backend.js) before the app loads, replays a scripted research run and asserts what
+// a user relies on. Screenshots go to /tmp/ui-*.png. Exits non-zero on the first failure.
+//
+//   npm run e2e            (builds first)
+//   node e2e/ui.mjs        (uses the existing dist/)
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { preview } from 'vite';
+import { assert, checker, launch, screenshot } from './browser.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const QUESTION = 'What are the main approaches to solid-state batteries, and which companies lead each?';
+
+const server = await preview({ root: join(here, '..'), logLevel: 'warn', preview: { host: '127.0.0.1', port: 0, open: false } });
+const url = server.resolvedUrls?.local[0];
+if (!url) throw new Error('vite preview did not report a URL');
+
+const { page, errors: pageErrors, close } = await launch({ init: join(here, 'fake-backend.js') });
+const shutdown = async (code) => {
+  await close();
+  await server.close().catch(() => {});
+  process.exit(code);
+};
+const check = checker(page, () => shutdown(1));
+const shot = (name) => screenshot(page, name);
+const calls = (service, method) =>
+  page.evaluate(([s, m]) => window.__fake.calls.filter((c) => c.service === s && c.method === m).map((c) => c.args), [service, method]);
+
+await page.goto(url);
+
+await check('three columns fill the window', async () => {
+  await page.locator('nav.sidebar').waitFor();
+  const boxes = await Promise.all(['nav.sidebar', 'main.chat', 'aside.panel'].map((s) => page.locator(s).boundingBox()));
+  assert(boxes.every(Boolean), 'a column is missing');
+  const [l, m, r] = boxes;
+  assert(l.x === 0 && Math.abs(l.x + l.width - m.x) < 1 && Math.abs(m.x + m.width - r.x) < 1, 'columns are not side by side');
+  assert(Math.abs(r.x + r.width - 1280) < 1, `right column ends at ${r.x + r.width}, not 1280`);
+  assert([l, m, r].every((b) => b.height >= 859), 'a column does not fill the height');
+});
+
+await check('conversation list and empty state', async () => {
+  await page.getByRole('button', { name: /^Heat pump subsidies/ }).waitFor();
+  assert(await page.getByText('What would you like to research?').isVisible(), 'no empty state');
+  assert((await page.locator('.example').count()) >= 3, 'no example questions');
+  await shot('empty');
+});
+
+await check('keyboard navigation in the list', async () => {
+  await page.getByRole('button', { name: /^Heat pump subsidies/ }).focus();
+  await page.keyboard.press('ArrowDown');
+  const focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
+  assert(focused.includes('SQLite vs DuckDB'), `ArrowDown focused "${focused}"`);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  await page.locator('.chat-title', { hasText: 'Heat pump subsidies' }).waitFor();
+});
+
+await check('past conversation loads its activity lazily', async () => {
+  await page.locator('.question', { hasText: 'heat pump subsidies differ' }).waitFor();
+  await page.waitForFunction(() => window.__fake.calls.some((c) => c.method === 'Events' && c.args[1] === 'm-heat'));
+  await page.locator('.figures', { hasText: '24.4k tokens' }).waitFor();
+  await page.locator('.plan-md .task-done').first().waitFor();
+  await page.getByRole('button', { name: /Activity/ }).click();
+  await page.locator('.step', { hasText: 'web_search' }).waitFor();
+  await shot('past');
+});
+
+await check('a failed past run shows its error', async () => {
+  await page.getByRole('button', { name: /^Latest EU AI Act/ }).click();
+  await page.locator('.error-box', { hasText: 'invalid API key' }).waitFor();
+});
+
+await check('new research streams an answer', async () => {
+  await page.keyboard.press('Control+n');
+  await page.getByText('What would you like to research?').waitFor();
+  const box = page.getByRole('textbox', { name: 'Research question' });
+  assert(await box.evaluate((el) => el === document.activeElement), 'composer not focused after Ctrl+N');
+  await box.fill(QUESTION);
+  // Record every state a web_search line goes through, however briefly it lasts.
+  await page.evaluate(() => {
+    window.__seen = new Set();
+    new MutationObserver(() => {
+      for (const li of document.querySelectorAll('.step.kind-tool')) {
+        if (li.textContent.includes('web_search')) window.__seen.add(li.className);
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true });
+  });
+  await page.keyboard.press('Enter');
+  await page.locator('.question', { hasText: 'solid-state batteries' }).waitFor();
+  await page.locator('.chat-head .pill-running').waitFor();
+  await page.locator('.conv-row .conv-running').first().waitFor();
+});
+
+await check('activity lines appear live', async () => {
+  await page.locator('.step.kind-tool', { hasText: 'create_artifact' }).waitFor();
+  const line = page.locator('.step.kind-tool', { hasText: 'web_search' });
+  await line.locator('.step-icon.done').waitFor();
+  const seen = await page.evaluate(() => [...window.__seen]);
+  assert(seen.some((c) => c.includes('status-running')) && seen.some((c) => c.includes('status-done')), `web_search states: ${seen.join(', ')}`);
+  const text = (await line.textContent()) ?? '';
+  assert(text.includes('search_agent') && text.includes('“solid-state battery'), `web_search line reads "${text}"`);
+  assert(text.includes('5 results') && text.includes('1.2s'), `web_search line lacks figures: "${text}"`);
+  const depth = await line.getAttribute('data-depth');
+  assert(depth === '1', `search_agent's tool is at depth ${depth}, want 1 (nested under the lead)`);
+  await page.locator('.step.kind-tool', { hasText: 'web_fetch' }).waitFor();
+  assert(await page.locator('.step', { hasText: 'example.org/review-2025' }).first().isVisible(), 'web_fetch line lacks the URL');
+});
+
+await check('task plan renders live with its markers', async () => {
+  await page.locator('.plan-md .task-done').first().waitFor();
+  assert((await page.locator('.plan-md li.task').count()) === 4, 'task plan does not list 4 items');
+  assert((await page.locator('.plan-md').textContent()).includes('Search for recent overviews'), 'plan text missing');
+  assert(!(await page.locator('.plan-md').textContent()).includes('[✓]'), 'raw [✓] marker shown');
+});
+
+await check('report artifact appears with an unsaved dot', async () => {
+  const row = page.locator('.artifact-row', { hasText: 'research_report' });
+  await row.waitFor();
+  await row.locator('.unsaved-dot').waitFor();
+  assert((await row.textContent()).includes('agent'), 'no source badge');
+  await page.locator('.preview h1', { hasText: 'Solid-state batteries' }).waitFor();
+});
+
+await check('answer streams and completes', async () => {
+  const answer = page.locator('.answer.streaming');
+  await answer.waitFor();
+  const first = ((await answer.textContent()) ?? '').length;
+  await page.waitForFunction((n) => (document.querySelector('.answer.streaming')?.textContent?.length ?? 0) > n + 20, first);
+  await shot('running');
+  await page.locator('.figures', { hasText: '22.7k tokens' }).waitFor({ timeout: 20000 });
+  const text = (await page.locator('.exchange').last().locator('.answer').textContent()) ?? '';
+  assert(text.startsWith('There are three main families'), `answer starts "${text.slice(0, 40)}"`);
+  assert(!text.includes('There are three main famThere'), 'reset chunk did not discard the partial text');
+  assert(!(await page.locator('.answer.streaming').count()), 'answer still marked streaming');
+  assert((await page.locator('.figures').last().textContent()).includes('7 steps'), 'no step count');
+  assert(!(await page.locator('.artifact-row .unsaved-dot').count()), 'unsaved dot remains after complete');
+  assert((await page.locator('.step .step-icon.running').count()) === 0, 'a spinner remains after complete');
+  await shot('complete');
+});
+
+await check('links open in the system browser', async () => {
+  const before = page.url();
+  await page.locator('.exchange').last().locator('.answer a', { hasText: '2025 review' }).click();
+  const opened = await calls('runtime', 'BrowserOpenURL');
+  assert(opened.some((a) => a[0] === 'https://example.org/review-2025'), `BrowserOpenURL calls: ${JSON.stringify(opened)}`);
+  assert(page.url() === before, `the window navigated to ${page.url()}`);
+});
+
+await check('Stop calls ChatService.Stop and shows Stopped', async () => {
+  await page.evaluate(() => {
+    window.__fake.holdRuns = true;
+  });
+  const box = page.getByRole('textbox', { name: 'Research question' });
+  await box.fill('And which of them is closest to mass production?');
+  await page.keyboard.press('Enter');
+  await page.locator('.exchange').last().locator('.step.kind-tool', { hasText: 'web_search' }).waitFor();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await page.locator('.run-stopped', { hasText: 'Stopped' }).waitFor();
+  const stops = await calls('ChatService', 'Stop');
+  assert(stops.length === 1 && typeof stops[0][0] === 'string' && stops[0][0].startsWith('c-new-'), `Stop calls: ${JSON.stringify(stops)}`);
+  assert((await page.locator('.step .step-icon.running').count()) === 0, 'a spinner remains after stop');
+  await page.getByRole('button', { name: 'Send' }).waitFor();
+  await shot('stopped');
+});
+
+await check('Esc stops a run too', async () => {
+  const box = page.getByRole('textbox', { name: 'Research question' });
+  await box.fill('One more question');
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => window.__fake.calls.filter((c) => c.method === 'Stop').length === 2);
+  await page.locator('.run-stopped').nth(1).waitFor();
+  await page.evaluate(() => {
+    window.__fake.holdRuns = false;
+  });
+});
+
+await check('settings show validation errors from the backend', async () => {
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.waitFor();
+  await dialog.locator('.badge', { hasText: 'stored' }).waitFor();
+  const base = dialog.getByRole('textbox', { name: /Base URL/ });
+  await base.fill('localhost:11434');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.locator('#err-base_url', { hasText: 'must be an absolute http(s) URL' }).waitFor();
+  assert((await base.getAttribute('aria-invalid')) === 'true', 'base URL not marked invalid');
+  await shot('settings');
+  await base.fill('http://localhost:11434/v1');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByText('Saved').waitFor();
+  const saves = await calls('SettingsService', 'Save');
+  assert(saves.at(-1)[0].api_key === '', 'an empty API key field was not sent as empty (keep)');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+});
+
+await check('a missing model offers to open settings', async () => {
+  await page.keyboard.press('Control+n');
+  await page.evaluate(() => {
+    window.__fake.failNextSend = 'no model configured: set the model in Settings (or --model)';
+  });
+  await page.getByRole('textbox', { name: 'Research question' }).fill('Anything');
+  await page.keyboard.press('Enter');
+  const box = page.locator('.error-box', { hasText: 'no model configured' });
+  await box.waitFor();
+  await shot('nomodel');
+  await box.getByRole('button', { name: 'Open settings' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).waitFor();
+  await page.keyboard.press('Escape');
+});
+
+await check('rename and delete from the item menu', async () => {
+  await page.getByRole('button', { name: /Actions for SQLite vs DuckDB/ }).click();
+  await page.getByRole('menuitem', { name: 'Rename' }).click();
+  const input = page.getByRole('textbox', { name: 'Conversation title' });
+  await input.fill('Local analytics engines');
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: /^Local analytics engines/ }).first().waitFor();
+  await page.getByRole('button', { name: /Actions for Local analytics engines/ }).click();
+  await page.getByRole('menuitem', { name: /Delete/ }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete research?' });
+  await confirm.waitFor();
+  assert((await calls('ConversationService', 'Delete')).length === 0, 'deleted before confirmation');
+  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: /^Local analytics engines/ }).first().waitFor({ state: 'detached' });
+});
+
+await check('dark theme', async () => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('textbox', { name: 'Research question' }).fill('');
+  await page.getByRole('button', { name: /^What are the main approaches/ }).first().click();
+  await page.locator('.figures', { hasText: '22.7k tokens' }).waitFor();
+  await page.locator('.artifact-row', { hasText: 'research_report' }).click();
+  await page.locator('.exchange').first().getByRole('button', { name: /Activity/ }).click();
+  await page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, 0));
+  await shot('dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+await check('the smallest window keeps three usable columns', async () => {
+  await page.setViewportSize({ width: 1000, height: 700 });
+  const [l, m, r] = await Promise.all(['nav.sidebar', 'main.chat', 'aside.panel'].map((s) => page.locator(s).boundingBox()));
+  assert(m.width >= 380 && r.width >= 320 && l.width >= 220, `columns ${l.width}/${m.width}/${r.width}`);
+  assert(Math.abs(r.x + r.width - 1000) < 1, 'right column overflows');
+  await shot('narrow');
+  await page.setViewportSize({ width: 1280, height: 860 });
+});
+
+await check('no page errors', async () => {
+  assert(pageErrors.length === 0, pageErrors.join('\n'));
+});
+
+console.log(`${String(check.passed)} passed, 0 failed`);
+await shutdown(0);

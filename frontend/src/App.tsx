@@ -1,0 +1,329 @@
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import {
+  ApiError,
+  deleteConversation,
+  getConversation,
+  getSettings,
+  isSettingsError,
+  listArtifacts,
+  listConversations,
+  messageEvents,
+  onReconnect,
+  onRunEvent,
+  renameConversation,
+  sendMessage,
+  stopRun,
+  toApiError,
+  type ArtifactSummary,
+  type Conversation,
+  type ConversationDetail,
+} from './api';
+import { ArtifactPanel, mergeArtifacts } from './components/ArtifactPanel';
+import { ChatView, type ChatItem } from './components/Chat';
+import { SettingsDialog } from './components/SettingsDialog';
+import { Sidebar } from './components/Sidebar';
+import { applyEvent, emptyRunsState, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
+
+type RunsAction = { type: 'event'; event: RunEvent } | { type: 'hydrate'; conversationId: string; events: RunEvent[] };
+
+function runsReducer(state: RunsState, action: RunsAction): RunsState {
+  return action.type === 'event'
+    ? applyEvent(state, action.event)
+    : hydrateConversation(state, action.conversationId, action.events);
+}
+
+/** The current time in ms since epoch, refreshed every 30 s (relative times in the list). */
+function useNow(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = window.setInterval(() => setNow(Date.now()), 30_000);
+    return () => window.clearInterval(t);
+  }, []);
+  return now;
+}
+
+const message = (e: unknown): string => toApiError(e).message;
+
+/**
+ * The ArtifactFlow window: conversations | chat | task plan and artifacts, plus the settings
+ * dialog. Run progress comes only from run events (applied by applyEvent); stored data is
+ * reloaded when a conversation is opened and when a run in it ends.
+ */
+export default function App() {
+  const [runs, dispatch] = useReducer(runsReducer, undefined, emptyRunsState);
+  const [conversations, setConversations] = useState<Conversation[]>([]);
+  const [listLoading, setListLoading] = useState(true);
+  const [listError, setListError] = useState('');
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [detail, setDetail] = useState<ConversationDetail | null>(null);
+  const [detailError, setDetailError] = useState('');
+  const [stored, setStored] = useState<{ conversationId: string; items: ArtifactSummary[] } | null>(null);
+  const [selectedArtifact, setSelectedArtifact] = useState<string | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [needsSetup, setNeedsSetup] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [sending, setSending] = useState(false);
+  const [pending, setPending] = useState<{ conversationId: string | null; messageId: string; content: string } | null>(null);
+  const [sendError, setSendError] = useState<ApiError | null>(null);
+  const [listTick, setListTick] = useState(0);
+  const [reloadTick, setReloadTick] = useState(0);
+  const composerRef = useRef<HTMLTextAreaElement>(null);
+  const now = useNow();
+
+  // Run events: the only source of live progress. After a reconnect (browser mode) events may
+  // have been missed, so the list and the open conversation are reloaded from the store.
+  useEffect(() => onRunEvent((event) => dispatch({ type: 'event', event })), []);
+  useEffect(() => onReconnect(() => setReloadTick((t) => t + 1)), []);
+
+  useEffect(() => {
+    getSettings().then(
+      (s) => setNeedsSetup(s.model === ''),
+      () => undefined,
+    );
+  }, []);
+
+  const conv = selectedId !== null ? runs.conversations[selectedId] : undefined;
+
+  // A key that changes when any conversation starts or ends a run: the list is reloaded then.
+  const runKey = useMemo(
+    () =>
+      Object.entries(runs.conversations)
+        .map(([id, c]) => `${id}:${runsOf(c).map((r) => r.status).join(',')}`)
+        .join('|'),
+    [runs.conversations],
+  );
+  // The same for the open conversation only: its messages and artifacts are reloaded then.
+  const selectedRunKey = runsOf(conv).map((r) => `${r.messageId}:${r.status}`).join(',');
+
+  useEffect(() => {
+    let stale = false;
+    listConversations().then(
+      (list) => {
+        if (stale) return;
+        setConversations(list);
+        setListLoading(false);
+        setListError('');
+      },
+      (e: unknown) => {
+        if (stale) return;
+        setListLoading(false);
+        setListError(message(e));
+      },
+    );
+    return () => {
+      stale = true;
+    };
+  }, [runKey, listTick, reloadTick]);
+
+  useEffect(() => {
+    if (selectedId === null) return;
+    let stale = false;
+    Promise.all([getConversation(selectedId), listArtifacts(selectedId)]).then(
+      ([d, arts]) => {
+        if (stale) return;
+        setDetail(d);
+        setDetailError('');
+        setStored({ conversationId: selectedId, items: arts });
+        // A run going on that this window may not have seen from its start, or the latest run
+        // after a reconnect: merge its stored events (the reducer keeps what it saw itself).
+        const last = d.messages.at(-1);
+        for (const m of d.messages) {
+          if (m.status !== 'running' && m !== last) continue;
+          messageEvents(selectedId, m.id).then(
+            (events) => {
+              if (!stale) dispatch({ type: 'hydrate', conversationId: selectedId, events });
+            },
+            () => undefined,
+          );
+        }
+      },
+      (e: unknown) => {
+        if (!stale) setDetailError(message(e));
+      },
+    );
+    return () => {
+      stale = true;
+    };
+    // selectedRunKey: reload when a run in this conversation starts or ends; reloadTick: after a reconnect.
+  }, [selectedId, selectedRunKey, reloadTick]);
+
+  const openConversation = useCallback((id: string | null) => {
+    setSelectedId(id);
+    setDetail(null);
+    setDetailError('');
+    setStored(null);
+    setSelectedArtifact(null);
+    setSendError(null);
+  }, []);
+
+  const newResearch = useCallback(() => {
+    openConversation(null);
+    setDraft('');
+    window.setTimeout(() => composerRef.current?.focus(), 0);
+  }, [openConversation]);
+
+  const running = isRunning(conv) || (detail?.conversation.id === selectedId && detail.conversation.running && conv === undefined);
+
+  const stop = useCallback(() => {
+    if (selectedId === null) return;
+    stopRun(selectedId).catch((e: unknown) => setSendError(toApiError(e)));
+  }, [selectedId]);
+
+  const send = () => {
+    const content = draft.trim();
+    if (content === '' || sending || running) return;
+    setSending(true);
+    setSendError(null);
+    setPending({ conversationId: selectedId, messageId: '', content });
+    sendMessage(selectedId ?? '', content).then(
+      (r) => {
+        setSending(false);
+        setDraft('');
+        setPending({ conversationId: r.conversation_id, messageId: r.message_id, content });
+        if (selectedId !== r.conversation_id) {
+          setSelectedId(r.conversation_id);
+          setDetail(null);
+          setStored(null);
+          setSelectedArtifact(null);
+        }
+        setListTick((t) => t + 1);
+      },
+      (e: unknown) => {
+        setSending(false);
+        setPending(null);
+        const err = toApiError(e);
+        setSendError(err);
+        if (isSettingsError(err)) setNeedsSetup(true);
+      },
+    );
+  };
+
+  // Keyboard shortcuts: Ctrl/Cmd+N new research, Ctrl/Cmd+, settings, Esc stops the run.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const mod = e.ctrlKey || e.metaKey;
+      if (mod && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
+        e.preventDefault();
+        newResearch();
+      } else if (mod && e.key === ',') {
+        e.preventDefault();
+        setSettingsOpen(true);
+      } else if (e.key === 'Escape' && !e.defaultPrevented && running && !settingsOpen && document.querySelector('dialog[open]') === null) {
+        e.preventDefault();
+        stop();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [newResearch, running, settingsOpen, stop]);
+
+  // The exchanges to show: stored messages (with their live run when seen live), then live
+  // runs the store did not list yet.
+  const items: ChatItem[] = useMemo(() => {
+    if (selectedId === null) return [];
+    const messages = detail?.conversation.id === selectedId ? detail.messages : [];
+    const seen = new Set(messages.map((m) => m.id));
+    const out: ChatItem[] = messages.map((m) => ({ key: m.id, message: m, live: conv?.runs[m.id] }));
+    for (const id of conv?.order ?? []) if (!seen.has(id)) out.push({ key: id, live: conv?.runs[id] });
+    return out;
+  }, [selectedId, detail, conv]);
+
+  const pendingShown =
+    pending !== null &&
+    pending.conversationId === selectedId &&
+    !(pending.messageId !== '' && items.some((it) => it.key === pending.messageId))
+      ? pending.content
+      : '';
+
+  const runningIds = useMemo(() => {
+    const ids = new Set(conversations.filter((c) => c.running).map((c) => c.id));
+    for (const [id, c] of Object.entries(runs.conversations)) {
+      if (isRunning(c)) ids.add(id);
+      else if (c.order.length > 0) ids.delete(id);
+    }
+    return ids;
+  }, [conversations, runs.conversations]);
+
+  const artifactRows = useMemo(
+    () =>
+      selectedId === null
+        ? []
+        : mergeArtifacts(stored?.conversationId === selectedId ? stored.items : [], conv?.artifacts ?? {}),
+    [selectedId, stored, conv?.artifacts],
+  );
+
+  const title =
+    (detail?.conversation.id === selectedId ? detail.conversation.title : '') ||
+    conversations.find((c) => c.id === selectedId)?.title ||
+    '';
+
+  return (
+    <div className="app">
+      <Sidebar
+        conversations={conversations}
+        selectedId={selectedId}
+        runningIds={runningIds}
+        loading={listLoading}
+        error={listError}
+        now={now}
+        onSelect={(id) => {
+          if (id !== selectedId) openConversation(id);
+        }}
+        onNew={newResearch}
+        onSettings={() => setSettingsOpen(true)}
+        onRename={async (id, t) => {
+          await renameConversation(id, t);
+          setConversations((cs) => cs.map((c) => (c.id === id ? { ...c, title: t } : c)));
+          setDetail((d) => (d && d.conversation.id === id ? { ...d, conversation: { ...d.conversation, title: t } } : d));
+        }}
+        onDelete={async (id) => {
+          await deleteConversation(id);
+          setConversations((cs) => cs.filter((c) => c.id !== id));
+          if (id === selectedId) openConversation(null);
+          setListTick((t) => t + 1);
+        }}
+      />
+      <ChatView
+        conversationId={selectedId}
+        title={title}
+        items={items}
+        pendingQuestion={pendingShown}
+        loading={selectedId !== null && detail === null && detailError === ''}
+        loadError={detailError}
+        sendError={sendError}
+        sendErrorIsSettings={sendError !== null && isSettingsError(sendError)}
+        running={running}
+        sending={sending}
+        draft={draft}
+        needsSetup={needsSetup}
+        onDraft={setDraft}
+        onExample={(q) => {
+          setDraft(q);
+          composerRef.current?.focus();
+        }}
+        onSend={send}
+        onStop={stop}
+        onOpenSettings={() => setSettingsOpen(true)}
+        onOpenArtifact={setSelectedArtifact}
+        onDismissError={() => setSendError(null)}
+        composerRef={composerRef}
+      />
+      <ArtifactPanel
+        conversationId={selectedId}
+        rows={artifactRows}
+        selectedId={selectedArtifact}
+        onSelect={setSelectedArtifact}
+        running={running}
+      />
+      {settingsOpen ? (
+        <SettingsDialog
+          onClose={() => setSettingsOpen(false)}
+          onSaved={(s) => {
+            setNeedsSetup(s.model === '');
+            setSendError((e) => (e && isSettingsError(e) ? null : e));
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}

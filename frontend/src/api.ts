@@ -1,0 +1,347 @@
+// Typed wrappers over the generated Wails bindings (frontend/wailsjs). Every call resolves
+// with plain, normalized objects or rejects with an ApiError; nothing else in the UI imports
+// the bindings directly.
+
+import * as ArtifactService from '../wailsjs/go/app/ArtifactService';
+import * as ChatService from '../wailsjs/go/app/ChatService';
+import * as ConversationService from '../wailsjs/go/app/ConversationService';
+import * as SettingsService from '../wailsjs/go/app/SettingsService';
+import { app } from '../wailsjs/go/models';
+import { BrowserOpenURL, EventsOn } from '../wailsjs/runtime/runtime';
+import { parseEvent, type RunEvent } from './events';
+
+/** The runtime event on which every run event arrives (app.RunEventName). */
+export const RUN_EVENT_NAME = 'run:event';
+
+/**
+ * An error from a bound method. Wails rejects a Go error as a plain string; a leading
+ * "code: message" (code = lower-case letters, digits, "_", "-" or "."; no spaces) becomes
+ * `code` and `message`, anything else gets code "error" and the whole text as message.
+ * `code` is "unavailable" when no backend is attached to the page.
+ */
+export class ApiError extends Error {
+  /** Machine-readable code, e.g. "invalid_settings"; "error" when the backend gave none. */
+  readonly code: string;
+
+  /** Creates an ApiError; `message` is shown to the user as is. */
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+  }
+}
+
+const CODE_RE = /^([a-z][a-z0-9_.-]{0,63}):\s+([\s\S]+)$/;
+
+/**
+ * Converts whatever a bound call rejected with (string, Error, {code, message} or other)
+ * into an ApiError, parsing a leading "code: message" (see ApiError).
+ */
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  let text: string;
+  if (typeof e === 'string') {
+    text = e;
+  } else if (e instanceof Error) {
+    text = e.message;
+  } else if (typeof e === 'object' && e !== null) {
+    const o = e as { code?: unknown; message?: unknown; error?: unknown };
+    const msg = typeof o.message === 'string' ? o.message : typeof o.error === 'string' ? o.error : '';
+    if (typeof o.code === 'string' && o.code !== '' && msg !== '') return new ApiError(o.code, msg);
+    text = msg !== '' ? msg : JSON.stringify(e);
+  } else {
+    text = String(e);
+  }
+  text = text.trim();
+  const m = CODE_RE.exec(text);
+  if (m?.[1] && m[2]) return new ApiError(m[1], m[2].trim());
+  return new ApiError('error', text === '' ? 'Unknown error' : text);
+}
+
+/**
+ * Reports whether `e` means the model is not configured (Send refused because base URL,
+ * model or API key is missing), so the UI can offer to open the settings.
+ */
+export function isSettingsError(e: unknown): boolean {
+  const err = toApiError(e);
+  if (/(^|_)(settings|config|configured|model|api_key|base_url)($|_)/.test(err.code) && err.code !== 'error') {
+    return true;
+  }
+  return /\b(no|missing|not configured|not set|unset)\b.*\b(model|api key|base url|endpoint)\b|\b(model|api key|base url|endpoint)\b.*\b(not configured|not set|missing|required)\b/i.test(
+    err.message,
+  );
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return (typeof v === 'object' || typeof v === 'function') && v !== null;
+}
+
+/** window.go.app exists: the Wails runtime (or the browser-mode shim) is attached. */
+function backendAttached(): boolean {
+  const go: unknown = (window as unknown as Record<string, unknown>).go;
+  return isObject(go) && isObject(go.app);
+}
+
+/** window.runtime exists. */
+function runtimeAttached(): boolean {
+  return isObject((window as unknown as Record<string, unknown>).runtime);
+}
+
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  if (!backendAttached()) {
+    throw new ApiError('unavailable', 'The ArtifactFlow backend is not connected to this page.');
+  }
+  try {
+    return await fn();
+  } catch (e) {
+    throw toApiError(e);
+  }
+}
+
+/** One row of the conversation list (app.ConversationSummary); times are RFC 3339. */
+export interface Conversation {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  running: boolean;
+}
+
+/** Status of a stored message (app.MessageView.Status). */
+export type MessageStatus = 'running' | 'complete' | 'cancelled' | 'error' | 'interrupted';
+
+/** One user message and its answer (app.MessageView). */
+export interface Message {
+  id: string;
+  parent_id: string;
+  content: string;
+  response: string;
+  status: MessageStatus;
+  error: string;
+  created_at: string;
+}
+
+/** A conversation with the messages on its active branch, root first (app.ConversationDetail). */
+export interface ConversationDetail {
+  conversation: Conversation;
+  messages: Message[];
+}
+
+/** One artifact in the panel's list (app.ArtifactSummary); size in bytes. */
+export interface ArtifactSummary {
+  id: string;
+  title: string;
+  content_type: string;
+  version: number;
+  source: string;
+  size: number;
+  preview: string;
+  updated_at: string;
+  unsaved: boolean;
+}
+
+/** One artifact with its content (app.ArtifactView). */
+export interface ArtifactView extends ArtifactSummary {
+  content: string;
+}
+
+/** The settings as shown in the dialog (app.SettingsView); the API key itself is never sent. */
+export interface Settings {
+  base_url: string;
+  api_key_set: boolean;
+  model: string;
+  tool_call_mode: string;
+  searxng_url: string;
+  allow_private_network: boolean;
+  data_dir: string;
+}
+
+/** What the settings dialog saves (app.SettingsInput); empty api_key keeps the stored key. */
+export interface SettingsInput {
+  base_url: string;
+  api_key: string;
+  clear_api_key: boolean;
+  model: string;
+  tool_call_mode: string;
+  searxng_url: string;
+  allow_private_network: boolean;
+}
+
+/** Ids of a run that has started (app.SendResult). */
+export interface SendResult {
+  conversation_id: string;
+  message_id: string;
+}
+
+type Loose = Record<string, unknown>;
+const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const b = (v: unknown): boolean => v === true;
+const o = (v: unknown): Loose => (typeof v === 'object' && v !== null ? (v as Loose) : {});
+// Go encodes a nil slice as null.
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+
+const STATUSES: readonly MessageStatus[] = ['running', 'complete', 'cancelled', 'error', 'interrupted'];
+
+function conversation(v: unknown): Conversation {
+  const x = o(v);
+  return { id: s(x.id), title: s(x.title), created_at: s(x.created_at), updated_at: s(x.updated_at), running: b(x.running) };
+}
+
+function message(v: unknown): Message {
+  const x = o(v);
+  const status = STATUSES.find((st) => st === x.status) ?? 'complete';
+  return {
+    id: s(x.id),
+    parent_id: s(x.parent_id),
+    content: s(x.content),
+    response: s(x.response),
+    status,
+    error: s(x.error),
+    created_at: s(x.created_at),
+  };
+}
+
+function artifactSummary(v: unknown): ArtifactSummary {
+  const x = o(v);
+  return {
+    id: s(x.id),
+    title: s(x.title),
+    content_type: s(x.content_type),
+    version: n(x.version),
+    source: s(x.source),
+    size: n(x.size),
+    preview: s(x.preview),
+    updated_at: s(x.updated_at),
+    unsaved: b(x.unsaved),
+  };
+}
+
+function settings(v: unknown): Settings {
+  const x = o(v);
+  return {
+    base_url: s(x.base_url),
+    api_key_set: b(x.api_key_set),
+    model: s(x.model),
+    tool_call_mode: s(x.tool_call_mode) || 'native',
+    searxng_url: s(x.searxng_url),
+    allow_private_network: b(x.allow_private_network),
+    data_dir: s(x.data_dir),
+  };
+}
+
+/** Starts a research run (ChatService.Send); empty conversationId starts a new conversation. */
+export async function sendMessage(conversationId: string, content: string): Promise<SendResult> {
+  const r = o(await call(() => ChatService.Send(new app.SendRequest({ conversation_id: conversationId, content }))));
+  return { conversation_id: s(r.conversation_id), message_id: s(r.message_id) };
+}
+
+/** Cancels the run going in a conversation (ChatService.Stop); a no-op when none is. */
+export async function stopRun(conversationId: string): Promise<void> {
+  await call(() => ChatService.Stop(conversationId));
+}
+
+/** Ids of conversations with a run in progress (ChatService.Running). */
+export async function runningConversations(): Promise<string[]> {
+  return list(await call(() => ChatService.Running())).filter((x): x is string => typeof x === 'string');
+}
+
+/** Conversations, most recently updated first (ConversationService.List). */
+export async function listConversations(): Promise<Conversation[]> {
+  return list(await call(() => ConversationService.List())).map(conversation);
+}
+
+/** A conversation and the messages on its active branch (ConversationService.Get). */
+export async function getConversation(id: string): Promise<ConversationDetail> {
+  const r = o(await call(() => ConversationService.Get(id)));
+  return { conversation: conversation(r.conversation), messages: list(r.messages).map(message) };
+}
+
+/**
+ * The stored events of one message's run in seq order (ConversationService.Events). Entries
+ * that are not valid events are dropped.
+ */
+export async function messageEvents(conversationId: string, messageId: string): Promise<RunEvent[]> {
+  const raw = list(await call(() => ConversationService.Events(conversationId, messageId)));
+  return raw.map(parseEvent).filter((e): e is RunEvent => e !== null);
+}
+
+/** Sets a conversation's title (ConversationService.Rename). */
+export async function renameConversation(id: string, title: string): Promise<void> {
+  await call(() => ConversationService.Rename(id, title));
+}
+
+/** Removes a conversation and everything in it (ConversationService.Delete). */
+export async function deleteConversation(id: string): Promise<void> {
+  await call(() => ConversationService.Delete(id));
+}
+
+/** The artifacts of a conversation (ArtifactService.List). */
+export async function listArtifacts(conversationId: string): Promise<ArtifactSummary[]> {
+  return list(await call(() => ArtifactService.List(conversationId))).map(artifactSummary);
+}
+
+/** One artifact with its content (ArtifactService.Get). */
+export async function getArtifact(conversationId: string, artifactId: string): Promise<ArtifactView> {
+  const r = await call(() => ArtifactService.Get(conversationId, artifactId));
+  return { ...artifactSummary(r), content: s(o(r).content) };
+}
+
+/** The current settings (SettingsService.Get). */
+export async function getSettings(): Promise<Settings> {
+  return settings(await call(() => SettingsService.Get()));
+}
+
+/** Validates and stores settings (SettingsService.Save); rejects with the validation error. */
+export async function saveSettings(input: SettingsInput): Promise<Settings> {
+  return settings(await call(() => SettingsService.Save(new app.SettingsInput(input))));
+}
+
+/**
+ * Calls `handler` with every run event (RUN_EVENT_NAME); payloads that are not events are
+ * dropped. Returns the function that unsubscribes. Without a backend it does nothing.
+ */
+export function onRunEvent(handler: (ev: RunEvent) => void): () => void {
+  if (!runtimeAttached()) return () => undefined;
+  return EventsOn(RUN_EVENT_NAME, (payload: unknown) => {
+    const ev = parseEvent(payload);
+    if (ev !== null) handler(ev);
+  });
+}
+
+/** The event the browser-mode shim emits each time its event stream (re)connects. */
+export const CONNECTED_EVENT_NAME = 'browser:connected';
+
+/**
+ * Calls `handler` whenever the browser-mode event stream (re)connects; events may have been
+ * missed meanwhile, so the UI reloads from the store. The desktop window never emits it.
+ * Returns the function that unsubscribes.
+ */
+export function onReconnect(handler: () => void): () => void {
+  if (!runtimeAttached()) return () => undefined;
+  return EventsOn(CONNECTED_EVENT_NAME, () => handler());
+}
+
+/** Reports whether `href` is a link the system browser may open (http, https or mailto). */
+export function isExternalUrl(href: string): boolean {
+  try {
+    const u = new URL(href);
+    return u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'mailto:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens `href` in the system browser (runtime.BrowserOpenURL) when it is an external link;
+ * returns whether it did. The app window itself never navigates away.
+ */
+export function openExternal(href: string): boolean {
+  if (!isExternalUrl(href)) return false;
+  if (!runtimeAttached()) {
+    window.open(href, '_blank', 'noopener,noreferrer');
+    return true;
+  }
+  BrowserOpenURL(href);
+  return true;
+}

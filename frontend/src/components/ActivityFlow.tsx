@@ -1,0 +1,161 @@
+import { Fragment, useState, type CSSProperties } from 'react';
+import { visibleText, type RunState, type Step } from '../events';
+import { clip, describeStep, formatDuration } from '../format';
+import { CheckIcon, ChevronIcon, Spinner, StoppedIcon, XIcon } from './icons';
+
+/** Props of ActivityFlow. */
+export interface ActivityFlowProps {
+  run: RunState;
+  /**
+   * Whether the run is being watched live: its flow is expanded while it runs and folds to
+   * its summary when it ends. Flows of past runs start folded.
+   */
+  live: boolean;
+}
+
+function StatusIcon({ step }: { step: Step }) {
+  switch (step.status) {
+    case 'running':
+      return (
+        <span className="step-icon running" aria-label="Running">
+          <Spinner size={13} />
+        </span>
+      );
+    case 'done':
+      return (
+        <span className="step-icon done" aria-label="Done">
+          <CheckIcon size={13} strokeWidth={2.5} />
+        </span>
+      );
+    case 'error':
+      return (
+        <span className="step-icon error" aria-label="Failed">
+          <XIcon size={13} strokeWidth={2.5} />
+        </span>
+      );
+    case 'stopped':
+      return (
+        <span className="step-icon stopped" aria-label="Stopped">
+          <StoppedIcon size={13} />
+        </span>
+      );
+  }
+}
+
+function StepRow({ step, writing }: { step: Step; writing: boolean }) {
+  const [open, setOpen] = useState(false);
+  const line = describeStep(step);
+  if (writing) line.action = 'writing';
+  // Under an agent round: the task it was given, else what it wrote on the way.
+  const note =
+    step.kind !== 'agent'
+      ? ''
+      : step.instruction !== ''
+        ? clip(step.instruction, 240)
+        : step.answered && step.depth === 0
+          ? ''
+          : clip(visibleText(step.text), 240);
+  const detailText =
+    step.kind === 'tool'
+      ? step.error || step.result
+      : step.kind === 'agent' && !step.answered
+        ? visibleText(step.text)
+        : '';
+  const expandable = step.status !== 'running' && detailText.length > 0;
+  const body = (
+    <>
+      <StatusIcon step={step} />
+      <span className="step-line">
+        {line.agent ? <span className="step-agent">{line.agent}</span> : null}
+        {line.agent && line.action ? <span className="sep">·</span> : null}
+        <span className={step.kind === 'tool' ? 'step-tool' : 'step-action'}>{line.action}</span>
+        {line.detail ? (
+          <span className={line.quoted ? 'step-detail quoted' : 'step-detail'}>
+            {line.quoted ? `“${line.detail}”` : line.detail}
+          </span>
+        ) : null}
+        {line.meta.map((m) => (
+          <Fragment key={m}>
+            {' '}
+            <span className="step-meta">
+              <span className="sep">·</span>
+              {m}
+            </span>
+          </Fragment>
+        ))}
+        {step.kind === 'tool' && step.status === 'error' && step.error ? (
+          <>
+            {' '}
+            <span className="step-err">
+              <span className="sep">·</span>
+              {clip(step.error, 80)}
+            </span>
+          </>
+        ) : null}
+      </span>
+    </>
+  );
+  return (
+    <li className={`step kind-${step.kind} status-${step.status}`} data-depth={step.depth} style={{ '--depth': step.depth } as CSSProperties}>
+      {expandable ? (
+        <button type="button" className="step-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {body}
+          <ChevronIcon size={12} className={open ? 'chev open' : 'chev'} />
+        </button>
+      ) : (
+        <div className="step-head">{body}</div>
+      )}
+      {note && !open ? <div className="step-note">{note}</div> : null}
+      {open ? <pre className="step-detail-text">{detailText.length > 4000 ? `${detailText.slice(0, 4000)}…` : detailText}</pre> : null}
+    </li>
+  );
+}
+
+/**
+ * The activity flow of one run: one line per agent round and per tool call, nested by agent
+ * (sub-agents under the lead), each with a spinner while running and a check, cross or stop
+ * mark after. Lines with output expand to show it. The whole flow folds to a one-line
+ * summary (agents, tool calls, duration; the current step while running).
+ */
+export function ActivityFlow({ run, live }: ActivityFlowProps) {
+  const running = run.status === 'running';
+  const [chosen, setOpen] = useState<boolean | null>(null);
+  const open = chosen ?? (live && running);
+  const tools = run.steps.filter((s) => s.kind === 'tool').length;
+  const agents = new Set(run.steps.flatMap((s) => (s.kind === 'agent' ? [s.agent] : []))).size;
+  const current = [...run.steps].reverse().find((s) => s.status === 'running');
+  const summary = running && current ? describeStep(current) : null;
+  return (
+    <section className={`activity${open ? ' open' : ''}`} aria-label="Research activity">
+      <button type="button" className="activity-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <ChevronIcon size={14} className={open ? 'chev open' : 'chev'} />
+        <span className="activity-title">{running ? 'Researching' : 'Activity'}</span>
+        {running ? <Spinner size={12} /> : null}
+        <span className="activity-sum">
+          {summary && !open
+            ? `${summary.agent} · ${summary.action}${summary.detail ? ` ${summary.quoted ? `“${summary.detail}”` : summary.detail}` : ''}`
+            : [
+                `${String(agents)} agent${agents === 1 ? '' : 's'}`,
+                `${String(tools)} tool call${tools === 1 ? '' : 's'}`,
+                ...(run.figures && run.figures.durationMs > 0 ? [formatDuration(run.figures.durationMs)] : []),
+              ].join(' · ')}
+        </span>
+      </button>
+      {open ? (
+        run.steps.length === 0 ? (
+          <p className="activity-empty">{running ? 'Starting…' : 'No recorded activity.'}</p>
+        ) : (
+          <ol className="steps">
+            {run.steps.map((s) => (
+              <StepRow
+                key={s.key}
+                step={s}
+                writing={s.kind === 'agent' && s.depth === 0 && s.status === 'running' && run.answer !== ''}
+              />
+            ))}
+          </ol>
+        )
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,221 @@
+import { useEffect, useState } from 'react';
+import { getArtifact, type ArtifactSummary } from '../api';
+import type { LiveArtifact } from '../events';
+import { formatBytes } from '../format';
+import { DocIcon, ListCheckIcon, Spinner } from './icons';
+import { Markdown } from './Markdown';
+
+/** The id of the task plan artifact (seed 000). */
+export const TASK_PLAN_ID = 'task_plan';
+
+/** One artifact row: the stored summary merged with the live snapshot, if any. */
+export interface ArtifactRow {
+  id: string;
+  title: string;
+  contentType: string;
+  version: number;
+  source: string;
+  size: number;
+  unsaved: boolean;
+  /** Content from the live snapshot; undefined when it must be loaded from the store. */
+  content?: string;
+}
+
+/**
+ * Merges the stored list with live artifact_changed snapshots: a snapshot whose version is
+ * not older than the stored one wins and carries its content and unsaved state. Stored order is kept; artifacts
+ * only known live are appended in id order.
+ */
+export function mergeArtifacts(stored: ArtifactSummary[], live: Record<string, LiveArtifact>): ArtifactRow[] {
+  const rows: ArtifactRow[] = stored.map((a) => {
+    const l = live[a.id];
+    const base: ArtifactRow = {
+      id: a.id,
+      title: a.title,
+      contentType: a.content_type,
+      version: a.version,
+      source: a.source,
+      size: a.size,
+      unsaved: a.unsaved,
+    };
+    return !l || l.snapshot.version < a.version ? base : fromLive(l);
+  });
+  const known = new Set(stored.map((a) => a.id));
+  for (const [id, l] of Object.entries(live).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!known.has(id)) rows.push(fromLive(l));
+  }
+  return rows;
+}
+
+function fromLive(l: LiveArtifact): ArtifactRow {
+  const s = l.snapshot;
+  return {
+    id: s.id,
+    title: s.title,
+    contentType: s.content_type,
+    version: s.version,
+    source: s.source,
+    size: new TextEncoder().encode(s.content).length,
+    unsaved: l.unsaved,
+    content: s.content,
+  };
+}
+
+/** Loads an artifact's content (again when its version changes) unless the live snapshot has it. */
+function useArtifactContent(conversationId: string | null, row: ArtifactRow | undefined) {
+  const [loaded, setLoaded] = useState<{ key: string; content?: string; error?: string } | null>(null);
+  const id = row?.id ?? '';
+  const version = row?.version ?? 0;
+  const key = `${conversationId ?? ''}/${id}/${String(version)}`;
+  const needsLoad = conversationId !== null && row !== undefined && row.content === undefined;
+  useEffect(() => {
+    if (!needsLoad) return;
+    let stale = false;
+    getArtifact(conversationId, id).then(
+      (a) => {
+        if (!stale) setLoaded({ key, content: a.content });
+      },
+      (e: unknown) => {
+        if (!stale) setLoaded({ key, error: e instanceof Error ? e.message : String(e) });
+      },
+    );
+    return () => {
+      stale = true;
+    };
+  }, [needsLoad, conversationId, id, key]);
+  if (row?.content !== undefined) return { content: row.content, error: '', loading: false };
+  if (loaded?.key === key) return { content: loaded.content ?? '', error: loaded.error ?? '', loading: false };
+  return { content: '', error: '', loading: needsLoad };
+}
+
+/** Props of ArtifactPanel. */
+export interface ArtifactPanelProps {
+  conversationId: string | null;
+  rows: ArtifactRow[];
+  selectedId: string | null;
+  onSelect: (id: string) => void;
+  running: boolean;
+}
+
+/**
+ * The right column: the task plan (rendered checklist) and, below, the artifact list with
+ * source badge, version and a live "unsaved" dot, and a rendered preview of the selected one.
+ */
+export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, running }: ArtifactPanelProps) {
+  const plan = rows.find((r) => r.id === TASK_PLAN_ID);
+  const others = rows.filter((r) => r.id !== TASK_PLAN_ID);
+  const selected = others.find((r) => r.id === selectedId) ?? others[0];
+  const planContent = useArtifactContent(conversationId, plan);
+  const preview = useArtifactContent(conversationId, selected);
+
+  return (
+    <aside className="panel" aria-label="Task plan and artifacts">
+      <section className="plan" aria-label="Task plan">
+        <header className="panel-head">
+          <ListCheckIcon size={15} />
+          <h2>Task plan</h2>
+          {plan ? <span className="muted small">v{plan.version}</span> : null}
+          {plan?.unsaved ? <UnsavedDot /> : null}
+          {plan ? <PlanProgress content={planContent.content} /> : null}
+        </header>
+        <div className="plan-body">
+          {!plan ? (
+            <p className="placeholder">
+              {running
+                ? 'Waiting for the lead agent to write its plan…'
+                : 'When research starts, the lead agent writes its plan here as a checklist and ticks items off as it goes.'}
+            </p>
+          ) : planContent.loading ? (
+            <p className="placeholder">
+              <Spinner size={12} /> Loading…
+            </p>
+          ) : planContent.error ? (
+            <p className="error-text">{planContent.error}</p>
+          ) : (
+            <Markdown source={planContent.content} className="plan-md" />
+          )}
+        </div>
+      </section>
+      <section className="artifacts" aria-label="Artifacts">
+        <header className="panel-head">
+          <DocIcon size={15} />
+          <h2>Artifacts</h2>
+          {others.length > 0 ? <span className="count">{others.length}</span> : null}
+        </header>
+        {others.length === 0 ? (
+          <p className="placeholder">Reports and notes the agents write appear here.</p>
+        ) : (
+          <ul className="artifact-list" role="listbox" aria-label="Artifacts">
+            {others.map((r) => (
+              <li key={r.id} role="presentation">
+                <button
+                  type="button"
+                  role="option"
+                  aria-selected={r.id === selected?.id}
+                  className={`artifact-row${r.id === selected?.id ? ' selected' : ''}`}
+                  onClick={() => onSelect(r.id)}
+                >
+                  <span className="artifact-title">
+                    <span className="name">{r.title || r.id}</span>
+                    {r.unsaved ? <UnsavedDot /> : null}
+                  </span>
+                  <span className="artifact-meta">
+                    <code>{r.id}</code>
+                    <span>v{r.version}</span>
+                    <span>{formatBytes(r.size)}</span>
+                    <span className={`badge badge-${r.source === 'user_upload' || r.source === 'upload' ? 'upload' : 'agent'}`}>
+                      {r.source === 'user_upload' || r.source === 'upload' ? 'upload' : 'agent'}
+                    </span>
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        {selected ? (
+          <div className="preview" aria-label={`Preview of ${selected.id}`}>
+            {preview.loading ? (
+              <p className="placeholder">
+                <Spinner size={12} /> Loading…
+              </p>
+            ) : preview.error ? (
+              <p className="error-text">{preview.error}</p>
+            ) : (
+              <ArtifactBody contentType={selected.contentType} content={preview.content} />
+            )}
+          </div>
+        ) : null}
+      </section>
+    </aside>
+  );
+}
+
+function ArtifactBody({ contentType, content }: { contentType: string; content: string }) {
+  const t = contentType.toLowerCase();
+  if (t.includes('html')) {
+    // HTML artifacts only in a sandboxed frame without scripts (DESIGN.md, "Frontend").
+    return <iframe className="html-frame" title="HTML artifact" sandbox="" srcDoc={content} />;
+  }
+  if (t === '' || t.includes('markdown') || t === 'md' || t === 'text/md') {
+    return <Markdown source={content} className="doc" />;
+  }
+  return <pre className="plain">{content}</pre>;
+}
+
+function UnsavedDot() {
+  return <span className="unsaved-dot" title="Changed by the running research; saved when it finishes" aria-label="Unsaved changes" />;
+}
+
+function PlanProgress({ content }: { content: string }) {
+  const done = (content.match(/^\s*[-*+]\s+\[(x|X|✓|✔)\]/gmu) ?? []).length;
+  const total = (content.match(/^\s*[-*+]\s+\[.\]/gmu) ?? []).length;
+  if (total === 0) return null;
+  return (
+    <span className="plan-progress" aria-label={`${String(done)} of ${String(total)} done`}>
+      <span className="bar">
+        <span style={{ width: `${String(Math.round((done / total) * 100))}%` }} />
+      </span>
+      {done}/{total}
+    </span>
+  );
+}

@@ -1,0 +1,296 @@
+import { useEffect, useEffectEvent, useRef, useState, type KeyboardEvent } from 'react';
+import type { Conversation } from '../api';
+import { relativeTime } from '../format';
+import { DotsIcon, GearIcon, LogoIcon, PlusIcon, Spinner } from './icons';
+import { ConfirmDialog } from './Modal';
+
+/** Props of Sidebar. */
+export interface SidebarProps {
+  conversations: Conversation[];
+  selectedId: string | null;
+  /** Ids of conversations with a run going (from the list and from live events). */
+  runningIds: ReadonlySet<string>;
+  loading: boolean;
+  error: string;
+  /** Current time in ms since epoch, for relative times. */
+  now: number;
+  onSelect: (id: string) => void;
+  onNew: () => void;
+  onSettings: () => void;
+  /** Renames; rejects with an Error whose message is shown. */
+  onRename: (id: string, title: string) => Promise<void>;
+  /** Deletes; rejects with an Error whose message is shown. */
+  onDelete: (id: string) => Promise<void>;
+}
+
+const isMac = typeof navigator !== 'undefined' && /Mac OS X|Macintosh|iPhone|iPad/.test(navigator.userAgent);
+/** The modifier key name shown in shortcut hints ("Ctrl" or "⌘"). */
+export const MOD_KEY = isMac ? '⌘' : 'Ctrl';
+
+/**
+ * The left column: brand, "New research", the conversation list and the settings button.
+ * The list is keyboard navigable (Up/Down/Home/End move between conversations, Enter opens);
+ * each row has a menu to rename (inline) or delete (after confirmation).
+ */
+export function Sidebar(p: SidebarProps) {
+  const [menuFor, setMenuFor] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Conversation | null>(null);
+  const [deleteBusy, setDeleteBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState('');
+  const listRef = useRef<HTMLUListElement>(null);
+
+  const onListKey = (e: KeyboardEvent<HTMLUListElement>) => {
+    if (renaming !== null) return;
+    const buttons = Array.from(listRef.current?.querySelectorAll<HTMLButtonElement>('.conv-open') ?? []);
+    const i = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    let next = -1;
+    if (e.key === 'ArrowDown') next = Math.min(buttons.length - 1, i + 1);
+    else if (e.key === 'ArrowUp') next = i < 0 ? buttons.length - 1 : Math.max(0, i - 1);
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = buttons.length - 1;
+    const target = buttons[next];
+    if (target) {
+      e.preventDefault();
+      target.focus();
+    }
+  };
+
+  const confirmDelete = () => {
+    if (!deleting) return;
+    setDeleteBusy(true);
+    setDeleteError('');
+    p.onDelete(deleting.id).then(
+      () => {
+        setDeleteBusy(false);
+        setDeleting(null);
+      },
+      (e: unknown) => {
+        setDeleteBusy(false);
+        setDeleteError(e instanceof Error ? e.message : String(e));
+      },
+    );
+  };
+
+  return (
+    <nav className="sidebar" aria-label="Conversations">
+      <div className="brand">
+        <span className="brand-mark">
+          <LogoIcon size={16} />
+        </span>
+        <span className="brand-name">ArtifactFlow</span>
+      </div>
+      <button type="button" className="btn btn-new" onClick={p.onNew} title={`New research (${MOD_KEY}+N)`}>
+        <PlusIcon />
+        <span>New research</span>
+        <kbd>{MOD_KEY}+N</kbd>
+      </button>
+      <div className="sidebar-label">Research</div>
+      <div className="conv-scroll">
+        {p.error ? (
+          <p className="sidebar-note error-text" role="alert">{p.error}</p>
+        ) : p.loading && p.conversations.length === 0 ? (
+          <p className="sidebar-note">Loading…</p>
+        ) : p.conversations.length === 0 ? (
+          <p className="sidebar-note">No research yet. Your questions and their reports will be listed here.</p>
+        ) : (
+          <ul className="conv-list" ref={listRef} onKeyDown={onListKey}>
+            {p.conversations.map((c) => (
+              <ConversationRow
+                key={c.id}
+                c={c}
+                now={p.now}
+                selected={c.id === p.selectedId}
+                running={p.runningIds.has(c.id)}
+                menuOpen={menuFor === c.id}
+                renaming={renaming === c.id}
+                onSelect={() => p.onSelect(c.id)}
+                onMenu={(open) => setMenuFor(open ? c.id : null)}
+                onStartRename={() => {
+                  setMenuFor(null);
+                  setRenaming(c.id);
+                }}
+                onRename={async (title) => {
+                  await p.onRename(c.id, title);
+                  setRenaming(null);
+                }}
+                onCancelRename={() => setRenaming(null)}
+                onDelete={() => {
+                  setMenuFor(null);
+                  setDeleteError('');
+                  setDeleting(c);
+                }}
+              />
+            ))}
+          </ul>
+        )}
+      </div>
+      <button type="button" className="btn btn-ghost btn-settings" onClick={p.onSettings} title={`Settings (${MOD_KEY}+,)`}>
+        <GearIcon />
+        <span>Settings</span>
+      </button>
+      {deleting ? (
+        <ConfirmDialog
+          title="Delete research?"
+          message={
+            <>
+              <strong>{deleting.title || 'Untitled research'}</strong> and all its messages and artifacts will be
+              deleted from this computer. This cannot be undone.
+            </>
+          }
+          confirmLabel={deleteBusy ? 'Deleting…' : 'Delete'}
+          danger
+          busy={deleteBusy}
+          error={deleteError}
+          onConfirm={confirmDelete}
+          onCancel={() => setDeleting(null)}
+        />
+      ) : null}
+    </nav>
+  );
+}
+
+interface RowProps {
+  c: Conversation;
+  now: number;
+  selected: boolean;
+  running: boolean;
+  menuOpen: boolean;
+  renaming: boolean;
+  onSelect: () => void;
+  onMenu: (open: boolean) => void;
+  onStartRename: () => void;
+  onRename: (title: string) => Promise<void>;
+  onCancelRename: () => void;
+  onDelete: () => void;
+}
+
+function ConversationRow(r: RowProps) {
+  const title = r.c.title || 'Untitled research';
+  const menuRef = useRef<HTMLDivElement>(null);
+  const closeMenu = useEffectEvent(() => r.onMenu(false));
+
+  useEffect(() => {
+    if (!r.menuOpen) return;
+    menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
+    const close = (e: MouseEvent) => {
+      const t = e.target as Element;
+      if (!menuRef.current?.contains(t) && !t.closest('.conv-menu-btn')) closeMenu();
+    };
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, [r.menuOpen]);
+
+  return (
+    <li className={`conv-row${r.selected ? ' selected' : ''}${r.menuOpen ? ' menu-open' : ''}`}>
+      {r.renaming ? (
+        <RenameField initial={r.c.title} onSave={r.onRename} onCancel={r.onCancelRename} />
+      ) : (
+        <button
+          type="button"
+          className="conv-open"
+          aria-current={r.selected ? 'page' : undefined}
+          onClick={r.onSelect}
+          title={title}
+        >
+          <span className="conv-title">{title}</span>
+          <span className="conv-meta">
+            {r.running ? (
+              <span className="conv-running">
+                <Spinner size={11} />
+                Researching
+              </span>
+            ) : (
+              relativeTime(r.c.updated_at || r.c.created_at, r.now)
+            )}
+          </span>
+        </button>
+      )}
+      {r.renaming ? null : (
+        <button
+          type="button"
+          className="icon-btn conv-menu-btn"
+          aria-label={`Actions for ${title}`}
+          aria-haspopup="menu"
+          aria-expanded={r.menuOpen}
+          onClick={() => r.onMenu(!r.menuOpen)}
+        >
+          <DotsIcon />
+        </button>
+      )}
+      {r.menuOpen ? (
+        <div
+          className="menu"
+          role="menu"
+          ref={menuRef}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.stopPropagation();
+              r.onMenu(false);
+            }
+            if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+              e.preventDefault();
+              e.stopPropagation();
+              const items = Array.from(menuRef.current?.querySelectorAll<HTMLButtonElement>('button') ?? []);
+              const i = items.indexOf(document.activeElement as HTMLButtonElement);
+              items[(i + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length]?.focus();
+            }
+          }}
+        >
+          <button type="button" role="menuitem" onClick={r.onStartRename}>
+            Rename
+          </button>
+          <button type="button" role="menuitem" className="danger" onClick={r.onDelete}>
+            Delete…
+          </button>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+function RenameField({ initial, onSave, onCancel }: { initial: string; onSave: (t: string) => Promise<void>; onCancel: () => void }) {
+  const [value, setValue] = useState(initial);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const save = () => {
+    const title = value.trim();
+    if (title === '' || title === initial) {
+      onCancel();
+      return;
+    }
+    setBusy(true);
+    onSave(title).catch((e: unknown) => {
+      setBusy(false);
+      setError(e instanceof Error ? e.message : String(e));
+    });
+  };
+  return (
+    <div className="rename">
+      <input
+        className="input"
+        value={value}
+        autoFocus
+        disabled={busy}
+        aria-label="Conversation title"
+        aria-invalid={error !== ''}
+        onChange={(e) => setValue(e.target.value)}
+        onFocus={(e) => e.target.select()}
+        onBlur={() => {
+          if (!busy && error === '') save();
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            save();
+          } else if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          }
+        }}
+      />
+      {error ? <p className="field-error" role="alert">{error}</p> : null}
+    </div>
+  );
+}

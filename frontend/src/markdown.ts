@@ -1,0 +1,111 @@
+// Markdown to sanitized HTML. Everything the model, web pages or artifacts produce goes
+// through renderMarkdown before it reaches the DOM (DESIGN.md, "Frontend": untrusted text is
+// rendered sanitized).
+
+import DOMPurify from 'dompurify';
+import { Marked, type Tokens } from 'marked';
+
+/** State of one checklist item in a task plan. */
+export type TaskMark = 'done' | 'todo' | 'progress';
+
+// Task-plan markers besides GitHub's "[ ]"/"[x]". In seed 000 the lead ticks items off by
+// turning "[✗]" into "[✓]", so ✗ means "not done yet", not "failed".
+const MARKERS: Partial<Record<string, TaskMark>> = {
+  '✓': 'done',
+  '✔': 'done',
+  '√': 'done',
+  x: 'done',
+  X: 'done',
+  '✗': 'todo',
+  '✘': 'todo',
+  ' ': 'todo',
+  '~': 'progress',
+  '→': 'progress',
+  '>': 'progress',
+};
+const MARKER_RE = /^\[(.)\]\s+/u;
+
+const MARK_LABEL: Record<TaskMark, string> = { done: 'Done', todo: 'To do', progress: 'In progress' };
+
+const marks = new WeakMap<Tokens.ListItem, TaskMark>();
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  walkTokens(token) {
+    if (token.type !== 'list_item') return;
+    const item = token as Tokens.ListItem;
+    if (item.task) {
+      marks.set(item, item.checked === true ? 'done' : 'todo');
+      return;
+    }
+    // "[✓] text": the first inline text token of the item starts with the marker.
+    const first = item.tokens[0];
+    if (first?.type !== 'text' && first?.type !== 'paragraph') return;
+    const inline = (first as Tokens.Text | Tokens.Paragraph).tokens?.[0];
+    if (inline?.type !== 'text') return;
+    const t = inline as Tokens.Text;
+    const m = MARKER_RE.exec(t.text);
+    const mark = m?.[1] !== undefined ? MARKERS[m[1]] : undefined;
+    if (!m || mark === undefined) return;
+    t.text = t.text.slice(m[0].length);
+    t.raw = t.raw.slice(Math.min(m[0].length, t.raw.length));
+    marks.set(item, mark);
+  },
+  renderer: {
+    checkbox() {
+      // Rendered by listitem as a marker span; inputs are not allowed through the sanitizer.
+      return '';
+    },
+    listitem(item) {
+      const body = this.parser.parse(item.tokens);
+      const mark = marks.get(item);
+      if (mark === undefined) return `<li>${body}</li>\n`;
+      return `<li class="task task-${mark}"><span class="task-mark" role="img" aria-label="${MARK_LABEL[mark]}"></span><div class="task-body">${body}</div></li>\n`;
+    },
+  },
+});
+
+const FORBID_TAGS = ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'object', 'embed', 'base', 'link', 'meta'];
+const FORBID_ATTR = ['style', 'srcset', 'formaction', 'autofocus'];
+
+let hooked = false;
+
+/** Marks links so the Markdown component can open them in the system browser. */
+function installHooks(): void {
+  if (hooked) return;
+  hooked = true;
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.nodeName === 'A') {
+      const href = node.getAttribute('href') ?? '';
+      node.removeAttribute('target');
+      node.setAttribute('rel', 'noopener noreferrer');
+      if (/^(https?:|mailto:)/i.test(href)) {
+        node.setAttribute('data-external', 'true');
+        if (!node.hasAttribute('title')) node.setAttribute('title', href);
+      }
+    } else if (node.nodeName === 'IMG') {
+      node.setAttribute('loading', 'lazy');
+      node.setAttribute('referrerpolicy', 'no-referrer');
+    }
+  });
+}
+
+/**
+ * Renders GitHub-flavoured markdown to sanitized HTML (a string for innerHTML).
+ *
+ * Scripts, event-handler attributes, javascript: URLs, styles, forms and frames are removed
+ * by DOMPurify. Task-list items ("- [ ]", "- [x]", and the task-plan markers "[✓]", "[✗]",
+ * "[~]", "[→]") become `<li class="task task-done|task-todo|task-progress">` with a marker
+ * span. Links keep their href and get rel="noopener noreferrer"; http(s) and mailto links
+ * also get data-external="true" (the Markdown component opens them with BrowserOpenURL).
+ */
+export function renderMarkdown(source: string): string {
+  installHooks();
+  const html = marked.parse(source, { async: false });
+  return DOMPurify.sanitize(html, {
+    FORBID_TAGS,
+    FORBID_ATTR,
+    ALLOW_DATA_ATTR: false,
+  });
+}

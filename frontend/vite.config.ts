@@ -1,0 +1,23 @@
+import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { defineConfig } from 'vitest/config';
+
+/** Keeps dist/.gitkeep (emptied by every build) so `go build` can embed frontend/dist before a build. */
+function keepDistPlaceholder(): Plugin {
+  return {
+    name: 'keep-dist-gitkeep',
+    apply: 'build',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: '.gitkeep', source: '' });
+    },
+  };
+}
+
+// https://vite.dev/config/ — `test` configures vitest (npm test).
+export default defineConfig({
+  plugins: [react(), keepDistPlaceholder()],
+  test: {
+    include: ['src/**/*.test.{ts,tsx}'],
+    environment: 'node',
+  },
+});
