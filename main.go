@@ -42,8 +42,13 @@ func window(core *app.Core) error {
 		MinWidth:         960,
 		MinHeight:        600,
 		AssetServer:      &assetserver.Options{Assets: assets},
+		// Files dropped anywhere on the window reach the page as paths (runtime OnFileDrop),
+		// which it uploads through ArtifactService.UploadPaths; the web view itself never
+		// opens a dropped file.
+		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
 		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
 		OnStartup: func(ctx context.Context) {
+			core.SetDialogs(dialogs{ctx})
 			removeSink = core.AddSink(app.SinkFunc(func(ev events.Event) {
 				runtime.EventsEmit(ctx, app.RunEventName, ev)
 			}))
@@ -54,5 +59,15 @@ func window(core *app.Core) error {
 			}
 		},
 		Bind: core.Bindings(),
+	})
+}
+
+// dialogs are the window's native dialogs (app.Dialogs).
+type dialogs struct{ ctx context.Context }
+
+// SaveFile shows the native save dialog; "" means the user cancelled.
+func (d dialogs) SaveFile(defaultName string) (string, error) {
+	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
+		Title: "Export artifact", DefaultFilename: defaultName, CanCreateDirectories: true,
 	})
 }

@@ -101,7 +101,7 @@ func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]
 	ups := make([]artifact.Upload, 0, len(paths))
 	var failed []UploadResult
 	for _, p := range paths {
-		data, err := readLimited(p, artifact.DefaultMaxUploadBytes)
+		data, err := readLimited(p, s.core.maxUploadBytes())
 		if err != nil {
 			failed = append(failed, UploadResult{Name: filepath.Base(p), Error: err.Error()})
 			continue
@@ -109,6 +109,11 @@ func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]
 		ups = append(ups, artifact.Upload{Name: filepath.Base(p), Data: data})
 	}
 	return s.upload(conversationID, ups, failed)
+}
+
+// maxUploadBytes is the upload size limit of the settings, in bytes.
+func (c *Core) maxUploadBytes() int64 {
+	return int64(c.Settings().MaxUploadMB) << 20
 }
 
 // readLimited reads a regular file of at most limit bytes.
@@ -149,7 +154,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	m := s.manager(conversationID)
 	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
 	for _, up := range ups {
-		r, err := m.CreateFromUpload(ctx, blobs, up, artifact.DefaultMaxUploadBytes)
+		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.maxUploadBytes())
 		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
 		if err != nil {
 			res.Error = uploadError(err)

@@ -255,7 +255,8 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
 	c.mu.Lock()
 	next := config.Settings{BaseURL: strings.TrimSpace(in.BaseURL), APIKey: c.settings.APIKey, Model: strings.TrimSpace(in.Model),
-		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork}
+		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork,
+		MaxUploadMB: in.MaxUploadMB}
 	c.mu.Unlock()
 	if key := strings.TrimSpace(in.APIKey); key != "" {
 		next.APIKey = key
@@ -274,5 +275,5 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 func (c *Core) settingsView() SettingsView {
 	s := c.Settings()
 	return SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
-		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, DataDir: c.dataDir}
+		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB, DataDir: c.dataDir}
 }

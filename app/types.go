@@ -77,7 +77,9 @@ type SettingsView struct {
 	ToolCallMode        string `json:"tool_call_mode"`
 	SearxngURL          string `json:"searxng_url"`
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
-	DataDir             string `json:"data_dir"`
+	// MaxUploadMB is the size limit of one uploaded file, in MiB.
+	MaxUploadMB int    `json:"max_upload_mb"`
+	DataDir     string `json:"data_dir"`
 }
 
 // SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
@@ -90,6 +92,8 @@ type SettingsInput struct {
 	ToolCallMode        string `json:"tool_call_mode"`
 	SearxngURL          string `json:"searxng_url"`
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
+	// MaxUploadMB is the size limit of one uploaded file, in MiB (1–1024; 0 = default 20).
+	MaxUploadMB int `json:"max_upload_mb"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the

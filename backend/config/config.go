@@ -32,12 +32,19 @@ type Settings struct {
 	ToolCallMode        string `json:"tool_call_mode,omitempty"`
 	SearxngURL          string `json:"searxng_url,omitempty"`
 	AllowPrivateNetwork bool   `json:"allow_private_network,omitempty"`
+	// MaxUploadMB caps one uploaded file, in MiB (seed 000, upload bypass); 0 means
+	// DefaultMaxUploadMB.
+	MaxUploadMB int `json:"max_upload_mb,omitempty"`
 }
 
 // Defaults used when a setting is empty.
 const (
 	DefaultBaseURL      = "https://api.openai.com/v1"
 	DefaultToolCallMode = "native"
+	// DefaultMaxUploadMB is the upload size limit when none is set (issue 3: 20 MB).
+	DefaultMaxUploadMB = 20
+	// MaxUploadMBLimit is the largest upload limit a user may set, in MiB.
+	MaxUploadMBLimit = 1024
 )
 
 // WithDefaults returns s with empty BaseURL and ToolCallMode filled in. Model has no
@@ -48,6 +55,9 @@ func (s Settings) WithDefaults() Settings {
 	}
 	if s.ToolCallMode == "" {
 		s.ToolCallMode = DefaultToolCallMode
+	}
+	if s.MaxUploadMB == 0 {
+		s.MaxUploadMB = DefaultMaxUploadMB
 	}
 	return s
 }
@@ -66,6 +76,9 @@ func (s Settings) Validate() error {
 	case "", "native", "xml":
 	default:
 		problems = append(problems, fmt.Sprintf("tool_call_mode: %q is not native or xml", s.ToolCallMode))
+	}
+	if s.MaxUploadMB < 0 || s.MaxUploadMB > MaxUploadMBLimit {
+		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
@@ -93,6 +106,9 @@ func (s Settings) Merge(o Settings) Settings {
 	}
 	if o.AllowPrivateNetwork {
 		s.AllowPrivateNetwork = true
+	}
+	if o.MaxUploadMB != 0 {
+		s.MaxUploadMB = o.MaxUploadMB
 	}
 	return s
 }

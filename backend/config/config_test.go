@@ -67,6 +67,9 @@ func TestValidate(t *testing.T) {
 		{"ftp base url", Settings{BaseURL: "ftp://x/v1"}, false},
 		{"bad searxng", Settings{SearxngURL: "nope"}, false},
 		{"bad mode", Settings{ToolCallMode: "json"}, false},
+		{"upload limit", Settings{MaxUploadMB: 100}, true},
+		{"negative upload limit", Settings{MaxUploadMB: -1}, false},
+		{"huge upload limit", Settings{MaxUploadMB: MaxUploadMBLimit + 1}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -212,6 +212,24 @@ export namespace app {
 		}
 	}
 	
+	export class ExportResult {
+	    filename: string;
+	    mime: string;
+	    data?: number[];
+	    saved_path?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.filename = source["filename"];
+	        this.mime = source["mime"];
+	        this.data = source["data"];
+	        this.saved_path = source["saved_path"];
+	    }
+	}
 	
 	export class SendRequest {
 	    conversation_id: string;
@@ -249,6 +267,7 @@ export namespace app {
 	    tool_call_mode: string;
 	    searxng_url: string;
 	    allow_private_network: boolean;
+	    max_upload_mb: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -263,6 +282,7 @@ export namespace app {
 	        this.tool_call_mode = source["tool_call_mode"];
 	        this.searxng_url = source["searxng_url"];
 	        this.allow_private_network = source["allow_private_network"];
+	        this.max_upload_mb = source["max_upload_mb"];
 	    }
 	}
 	export class SettingsView {
@@ -272,6 +292,7 @@ export namespace app {
 	    tool_call_mode: string;
 	    searxng_url: string;
 	    allow_private_network: boolean;
+	    max_upload_mb: number;
 	    data_dir: string;
 	
 	    static createFrom(source: any = {}) {
@@ -286,8 +307,187 @@ export namespace app {
 	        this.tool_call_mode = source["tool_call_mode"];
 	        this.searxng_url = source["searxng_url"];
 	        this.allow_private_network = source["allow_private_network"];
+	        this.max_upload_mb = source["max_upload_mb"];
 	        this.data_dir = source["data_dir"];
 	    }
+	}
+	export class UploadFile {
+	    name: string;
+	    data: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UploadFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.data = source["data"];
+	    }
+	}
+	export class UploadResult {
+	    name: string;
+	    conversation_id: string;
+	    artifact_id?: string;
+	    title?: string;
+	    content_type?: string;
+	    size: number;
+	    readable: boolean;
+	    note?: string;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UploadResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.conversation_id = source["conversation_id"];
+	        this.artifact_id = source["artifact_id"];
+	        this.title = source["title"];
+	        this.content_type = source["content_type"];
+	        this.size = source["size"];
+	        this.readable = source["readable"];
+	        this.note = source["note"];
+	        this.error = source["error"];
+	    }
+	}
+	export class VersionContent {
+	    version: number;
+	    update_type: string;
+	    source: string;
+	    size: number;
+	    message_id: string;
+	    message: string;
+	    // Go type: time
+	    created_at: any;
+	    content: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new VersionContent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.update_type = source["update_type"];
+	        this.source = source["source"];
+	        this.size = source["size"];
+	        this.message_id = source["message_id"];
+	        this.message = source["message"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.content = source["content"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class VersionView {
+	    version: number;
+	    update_type: string;
+	    source: string;
+	    size: number;
+	    message_id: string;
+	    message: string;
+	    // Go type: time
+	    created_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new VersionView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.update_type = source["update_type"];
+	        this.source = source["source"];
+	        this.size = source["size"];
+	        this.message_id = source["message_id"];
+	        this.message = source["message"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace events {
+	
+	export class Event {
+	    type: string;
+	    conversation_id: string;
+	    message_id: string;
+	    seq: number;
+	    agent_name?: string;
+	    // Go type: time
+	    created_at: any;
+	    data: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Event(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.conversation_id = source["conversation_id"];
+	        this.message_id = source["message_id"];
+	        this.seq = source["seq"];
+	        this.agent_name = source["agent_name"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.data = source["data"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }
