@@ -36,16 +36,16 @@ func main() {
 func window(core *app.Core) error {
 	var removeSink func()
 	return wails.Run(&options.App{
-		Title:            "ArtifactFlow",
-		Width:            1280,
-		Height:           860,
-		MinWidth:         960,
-		MinHeight:        600,
-		AssetServer:      &assetserver.Options{Assets: assets},
+		Title:       "ArtifactFlow",
+		Width:       1280,
+		Height:      860,
+		MinWidth:    960,
+		MinHeight:   600,
+		AssetServer: &assetserver.Options{Assets: assets},
 		// Files dropped anywhere on the window reach the page as paths (runtime OnFileDrop),
 		// which it uploads through ArtifactService.UploadPaths; the web view itself never
 		// opens a dropped file.
-		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
+		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true, DisableWebViewDrop: true},
 		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
 		OnStartup: func(ctx context.Context) {
 			core.SetDialogs(dialogs{ctx})
