@@ -130,8 +130,10 @@ func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var raw []json.RawMessage
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBindBody+1))
-	if err == nil && len(body) > maxBindBody {
+	// Uploads arrive base64-encoded: allow the upload limit plus a third.
+	limit := max(int64(maxBindBody), s.core.maxUploadBytes()*4/3+1<<20)
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err == nil && int64(len(body)) > limit {
 		err = errors.New("request body too large")
 	}
 	if err == nil && len(bytes.TrimSpace(body)) > 0 {

@@ -49,7 +49,8 @@ var (
 	ErrInvalidID = errors.New("invalid artifact id")
 	// ErrConflict: the artifact changed since the version the user's edit started from,
 	// or the running research holds unsaved changes to it (seed 003, optimistic locking).
-	ErrConflict = errors.New("artifact changed meanwhile")
+	// Its text "conflict" is the code the page branches on ("conflict: <what to do>").
+	ErrConflict = errors.New("conflict")
 )
 
 // Store is what the manager needs from the data layer; *store.DB satisfies it.
