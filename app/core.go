@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"artifactflow/backend/config"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
@@ -24,10 +26,10 @@ import (
 	"artifactflow/backend/web"
 )
 
-// ErrNoModel is returned when a run is asked for before a model is configured.
 // searchTimeout bounds one SearXNG request.
 const searchTimeout = 30 * time.Second
 
+// ErrNoModel is returned when a run is asked for before a model is configured.
 var ErrNoModel = errors.New("no model configured: set the model in Settings (or --model)")
 
 // EventSink delivers run events to a UI: the Wails runtime in the window, SSE in browser
@@ -48,7 +50,14 @@ type Options struct {
 	DataDir   string
 	Overrides config.Settings
 	Logger    *slog.Logger
+	// HeartbeatInterval is how often this process tells the database it is alive and looks
+	// for runs a crashed process left running; 0 means DefaultHeartbeatInterval. A run whose
+	// process has not beaten for 3 intervals is marked interrupted.
+	HeartbeatInterval time.Duration
 }
+
+// DefaultHeartbeatInterval is Options.HeartbeatInterval when unset.
+const DefaultHeartbeatInterval = 2 * time.Second
 
 // Core owns the database, the settings and the engine, and fans events out to sinks. One
 // Core serves the window, browser mode or one CLI command.
@@ -64,6 +73,12 @@ type Core struct {
 	dialogs  Dialogs
 	sinks    map[int]EventSink
 	nextSink int
+
+	instance  string        // this process in messages.owner and instances
+	beat      time.Duration // heartbeat interval
+	stopBeat  chan struct{}
+	beatDone  chan struct{}
+	closeOnce sync.Once
 }
 
 // NewCore opens (creating if needed) the data directory and database, marks runs left
@@ -89,26 +104,77 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n, err := db.MarkRunningInterrupted(ctx); err != nil {
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings,
+		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
+		stopBeat: make(chan struct{}), beatDone: make(chan struct{})}
+	if err := db.Heartbeat(ctx, c.instance, os.Getpid()); err != nil {
 		db.Close()
 		return nil, err
-	} else if n > 0 {
-		opts.Logger.Warn("runs interrupted by an earlier exit were marked interrupted", "count", n)
 	}
-	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings, sinks: map[int]EventSink{}}
-	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger})
+	if err := c.sweep(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance})
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
+	go c.heartbeat()
 	return c, nil
 }
 
-// Close stops every run (each writes its terminal event and flushes its artifacts) and
-// closes the database.
+// sweep marks runs interrupted whose process stopped beating (killed, crashed, or closed
+// without finishing them): no run survives its process (issue 4, crash safety).
+func (c *Core) sweep(ctx context.Context) error {
+	ids, err := c.db.InterruptOrphanedRuns(ctx, c.instance, time.Now().Add(-3*c.beat))
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		c.log.Warn("runs left running by a process that stopped were marked interrupted", "count", len(ids), "messages", ids)
+	}
+	return nil
+}
+
+// heartbeat beats and sweeps every c.beat until Close.
+func (c *Core) heartbeat() {
+	defer close(c.beatDone)
+	t := time.NewTicker(c.beat)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stopBeat:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), c.beat)
+			if err := c.db.Heartbeat(ctx, c.instance, os.Getpid()); err != nil {
+				c.log.Warn("heartbeat failed", "err", err)
+			} else if err := c.sweep(ctx); err != nil {
+				c.log.Warn("sweep for interrupted runs failed", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// Close stops every run (each writes its terminal event and flushes its artifacts), stops
+// the heartbeat and closes the database. Calls after the first return nil.
 func (c *Core) Close(ctx context.Context) error {
-	err := c.eng.Close(ctx)
-	return errors.Join(err, c.db.Close())
+	var err error
+	c.closeOnce.Do(func() {
+		err = c.eng.Close(ctx)
+		close(c.stopBeat)
+		<-c.beatDone
+		if rerr := c.db.RemoveInstance(context.WithoutCancel(ctx), c.instance); rerr != nil {
+			c.log.Warn("could not deregister this process", "err", rerr)
+		}
+		err = errors.Join(err, c.db.Close())
+	})
+	return err
 }
 
 // Store returns the database, for the command line and tests.

@@ -60,6 +60,8 @@ type Store interface {
 	CreateArtifact(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error)
 	UpdateArtifactContent(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error)
 	GetVersion(ctx context.Context, sessionID, id string, version int) (store.ArtifactVersion, error)
+	SaveDrafts(ctx context.Context, ds ...store.Draft) error
+	DeleteDraft(ctx context.Context, conversationID, artifactID, messageID string) error
 }
 
 // memory is one artifact held in the cache (seed 000, ArtifactMemory).
@@ -70,6 +72,8 @@ type memory struct {
 	updateType                              string
 	changes                                 []store.Change
 	updatedAt                               time.Time
+	baseVersion                             int // stored current_version when loaded; 0 for new
+	drafted                                 int // in-memory version last checkpointed; 0 = none
 }
 
 func (m *memory) snapshot() events.ArtifactSnapshot {
@@ -129,7 +133,7 @@ func (m *Manager) load(ctx context.Context, id string) (*memory, error) {
 		return nil, fmt.Errorf("artifact: load %q: %w", id, err)
 	}
 	mem := &memory{id: a.ID, contentType: a.ContentType, title: a.Title, content: a.Content, source: a.Source,
-		version: a.CurrentVersion, lockVersion: a.LockVersion, updatedAt: a.UpdatedAt}
+		version: a.CurrentVersion, lockVersion: a.LockVersion, updatedAt: a.UpdatedAt, baseVersion: a.CurrentVersion}
 	m.cache[id] = mem
 	return mem, nil
 }
@@ -267,6 +271,43 @@ func (m *Manager) Edit(ctx context.Context, id string, baseVersion int, content,
 		m.cache[id] = mem
 	}
 	mem.content, mem.version, mem.lockVersion, mem.updateType, mem.updatedAt = updated.Content, updated.CurrentVersion, updated.LockVersion, updateType, updated.UpdatedAt
+	return mem.snapshot(), nil
+}
+
+// Recover keeps the draft an interrupted run left of artifact id (issue 4, crash safety):
+// its content becomes a new version on top of whatever is stored now (update_type
+// "recover", recording the run's message), or the artifact is created when the run had
+// created it. The draft is then deleted. Errors: ErrConflict while a run holds unsaved
+// changes to id; ErrNotFound when there is no such draft.
+func (m *Manager) Recover(ctx context.Context, d store.Draft) (events.ArtifactSnapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dirty[d.ArtifactID] {
+		return events.ArtifactSnapshot{}, fmt.Errorf("%w: the research run is changing %q right now; keep the draft when it has finished", ErrConflict, d.ArtifactID)
+	}
+	w := store.ArtifactWrite{SessionID: m.sessionID, ID: d.ArtifactID, ContentType: d.ContentType, Title: d.Title,
+		Content: d.Content, Version: 1, UpdateType: store.UpdateRecover, Changes: d.Changes, Source: d.Source, MessageID: d.MessageID}
+	a, err := m.st.GetArtifact(ctx, m.sessionID, d.ArtifactID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		a, err = m.st.CreateArtifact(ctx, w)
+	case err == nil:
+		w.Version, w.ExpectedLockVersion = a.CurrentVersion+1, a.LockVersion
+		a, err = m.st.UpdateArtifactContent(ctx, w)
+		if errors.Is(err, store.ErrVersionConflict) || errors.Is(err, store.ErrDuplicate) {
+			err = fmt.Errorf("%w: %q was changed while you recovered it; try again", ErrConflict, d.ArtifactID)
+		}
+	}
+	if err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("artifact: recover %q: %w", d.ArtifactID, err)
+	}
+	if err := m.st.DeleteDraft(ctx, m.sessionID, d.ArtifactID, d.MessageID); err != nil {
+		return events.ArtifactSnapshot{}, fmt.Errorf("artifact: recover %q: %w", d.ArtifactID, err)
+	}
+	delete(m.cache, d.ArtifactID)
+	mem := &memory{id: a.ID, contentType: a.ContentType, title: a.Title, content: a.Content, source: a.Source,
+		version: a.CurrentVersion, lockVersion: a.LockVersion, updateType: store.UpdateRecover, updatedAt: a.UpdatedAt, baseVersion: a.CurrentVersion}
+	m.cache[a.ID] = mem
 	return mem.snapshot(), nil
 }
 
@@ -460,6 +501,49 @@ func (m *Manager) flushOne(ctx context.Context, mem *memory) error {
 	delete(m.dirty, mem.id)
 	delete(m.isNew, mem.id)
 	mem.changes = nil
+	mem.baseVersion = mem.version
+	if mem.drafted > 0 {
+		// The version is stored: its draft is no longer needed. A failure here leaves a
+		// stale draft, which RecoverableDrafts recognises and drops.
+		if err := m.st.DeleteDraft(ctx, m.sessionID, mem.id, m.messageID); err == nil {
+			mem.drafted = 0
+		}
+	}
+	return nil
+}
+
+// Checkpoint saves every dirty artifact changed since the last checkpoint as a draft, in
+// one transaction, so a crash loses at most the tool round in flight (issue 4, crash
+// safety past seed 000's accepted loss). The engine calls it after each completed tool
+// round. On error nothing is marked saved and the next checkpoint tries again.
+func (m *Manager) Checkpoint(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ds []store.Draft
+	var mems []*memory
+	for id := range m.dirty {
+		mem := m.cache[id]
+		if mem.drafted == mem.version {
+			continue
+		}
+		base := mem.baseVersion
+		if m.isNew[id] {
+			base = 0
+		}
+		ds = append(ds, store.Draft{ConversationID: m.sessionID, ArtifactID: id, MessageID: m.messageID,
+			ContentType: mem.contentType, Title: mem.title, Content: mem.content, Source: mem.source,
+			Version: mem.version, BaseVersion: base, UpdateType: mem.updateType, Changes: mem.changes})
+		mems = append(mems, mem)
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	if err := m.st.SaveDrafts(ctx, ds...); err != nil {
+		return fmt.Errorf("artifact: checkpoint: %w", err)
+	}
+	for _, mem := range mems {
+		mem.drafted = mem.version
+	}
 	return nil
 }
 

@@ -60,9 +60,12 @@ type Config struct {
 	Agents []agent.Config
 	// Sink receives every event, llm_chunk included, in order, from the run goroutine. It
 	// must not block for long.
-	Sink   func(events.Event)
-	Now    func() time.Time
-	Logger *slog.Logger
+	Sink func(events.Event)
+	// InstanceID names this process in messages.owner (see store.Heartbeat), so another
+	// process on the same data dir can tell a live run from one a crash left behind.
+	InstanceID string
+	Now        func() time.Time
+	Logger     *slog.Logger
 }
 
 // Engine starts and tracks runs. It owns every run goroutine: Close cancels them and
@@ -215,7 +218,7 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		e.wg.Done()
 	}
 	if err := st.AddMessage(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
-		Content: content, ThreadID: convID, Status: "running", CreatedAt: now, UpdatedAt: now}); err != nil {
+		Content: content, ThreadID: convID, Status: "running", CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID}); err != nil {
 		release()
 		return nil, fmt.Errorf("engine: save message: %w", err)
 	}
@@ -229,6 +232,7 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	go func() {
 		defer release()
 		defer close(r.done)
+		defer em.close()
 		r.result = e.execute(runCtx, r, deps, em, parentID, content)
 	}()
 	return r, nil

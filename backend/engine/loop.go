@@ -196,6 +196,18 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		}
 		rs.steps++
 		msgs = append(msgs, rs.toolMessages(resp, calls, result)...)
+		rs.checkpoint(ctx)
+	}
+}
+
+// checkpoint makes the completed tool round durable: the event journal is written and
+// the artifact cache saved as drafts, so a crash loses at most the round in flight
+// (issue 4). Failures are logged, not fatal: the run goes on and its final flush and
+// terminal event report what could not be saved.
+func (rs *runState) checkpoint(ctx context.Context) {
+	rs.em.sync(ctx)
+	if err := rs.r.artifacts.Checkpoint(context.WithoutCancel(ctx)); err != nil {
+		rs.e.cfg.Logger.Warn("artifact checkpoint failed", "conversation", rs.r.ConversationID, "err", err)
 	}
 }
 

@@ -43,11 +43,13 @@ const (
 	UpdateUserEdit = "user_edit"
 	UpdateRestore  = "restore"
 	UpdateUpload   = "upload"
+	// UpdateRecover: the user kept a draft an interrupted run left behind (issue 4).
+	UpdateRecover = "recover"
 )
 
 func validUpdateType(s string) bool {
 	switch s {
-	case UpdateCreate, UpdateUpdate, UpdateFuzzy, UpdateRewrite, UpdateUserEdit, UpdateRestore, UpdateUpload:
+	case UpdateCreate, UpdateUpdate, UpdateFuzzy, UpdateRewrite, UpdateUserEdit, UpdateRestore, UpdateUpload, UpdateRecover:
 		return true
 	}
 	return false

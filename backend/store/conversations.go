@@ -56,6 +56,8 @@ type Message struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	Metadata       json.RawMessage
+	// Owner is the instance (see Heartbeat) running the message; set by AddMessage only.
+	Owner string
 }
 
 const conversationCols = `id, title, COALESCE(active_branch, ''), COALESCE(user_id, ''), created_at, updated_at, metadata`
@@ -246,9 +248,10 @@ func (db *DB) AddMessage(ctx context.Context, m Message) error {
 			}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, parent_id, content, thread_id,
-			graph_response, status, error, created_at, updated_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			graph_response, status, error, created_at, updated_at, metadata, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, m.ConversationID, nullString(m.ParentID), m.Content, m.ThreadID, nullString(m.GraphResponse),
-			m.Status, nullString(m.Error), formatTime(timeOr(m.CreatedAt, t)), formatTime(timeOr(m.UpdatedAt, t)), meta)
+			m.Status, nullString(m.Error), formatTime(timeOr(m.CreatedAt, t)), formatTime(timeOr(m.UpdatedAt, t)), meta,
+			nullString(m.Owner))
 		return err
 	})
 	if isUnique(err) {
