@@ -239,7 +239,9 @@ func (c *Core) deps() (engine.Deps, error) {
 		return engine.Deps{}, err
 	}
 	d := engine.Deps{Model: model, ModelName: s.Model, Mode: mode,
-		Fetcher: web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork})}
+		Fetcher:       web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
+		ContextWindow: s.ContextWindow, CompactAt: float64(s.CompactAtPercent) / 100,
+		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second}
 	if s.SearxngURL != "" {
 		sx, err := web.NewSearXNG(s.SearxngURL, &http.Client{Timeout: searchTimeout})
 		if err != nil {

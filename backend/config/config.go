@@ -35,6 +35,15 @@ type Settings struct {
 	// MaxUploadMB caps one uploaded file, in MiB (seed 000, upload bypass); 0 means
 	// DefaultMaxUploadMB.
 	MaxUploadMB int `json:"max_upload_mb,omitempty"`
+	// ContextWindow is the model's context window in tokens; 0 means a default by model name.
+	ContextWindow int `json:"context_window,omitempty"`
+	// CompactAtPercent is the share of the context window, in percent (50-95), past which
+	// an agent's context is compacted; 0 means 80 (issue 4).
+	CompactAtPercent int `json:"compact_at_percent,omitempty"`
+	// ToolPermissions maps a tool name to "auto" or "confirm"; tools not listed are auto.
+	ToolPermissions map[string]string `json:"tool_permissions,omitempty"`
+	// PermissionTimeoutSeconds bounds the wait for a confirm tool's approval; 0 means 120.
+	PermissionTimeoutSeconds int `json:"permission_timeout_seconds,omitempty"`
 }
 
 // Defaults used when a setting is empty.
@@ -77,6 +86,20 @@ func (s Settings) Validate() error {
 	default:
 		problems = append(problems, fmt.Sprintf("tool_call_mode: %q is not native or xml", s.ToolCallMode))
 	}
+	if s.ContextWindow != 0 && (s.ContextWindow < 2048 || s.ContextWindow > 10_000_000) {
+		problems = append(problems, fmt.Sprintf("context_window: %d tokens is outside 2048–10000000", s.ContextWindow))
+	}
+	if s.CompactAtPercent != 0 && (s.CompactAtPercent < 50 || s.CompactAtPercent > 95) {
+		problems = append(problems, fmt.Sprintf("compact_at_percent: %d is outside 50–95", s.CompactAtPercent))
+	}
+	for tool, p := range s.ToolPermissions {
+		if p != "auto" && p != "confirm" {
+			problems = append(problems, fmt.Sprintf("tool_permissions: %s: %q is not auto or confirm", tool, p))
+		}
+	}
+	if s.PermissionTimeoutSeconds < 0 || s.PermissionTimeoutSeconds > 3600 {
+		problems = append(problems, fmt.Sprintf("permission_timeout_seconds: %d is outside 1–3600", s.PermissionTimeoutSeconds))
+	}
 	if s.MaxUploadMB < 0 || s.MaxUploadMB > MaxUploadMBLimit {
 		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
@@ -109,6 +132,21 @@ func (s Settings) Merge(o Settings) Settings {
 	}
 	if o.MaxUploadMB != 0 {
 		s.MaxUploadMB = o.MaxUploadMB
+	}
+	if o.ContextWindow != 0 {
+		s.ContextWindow = o.ContextWindow
+	}
+	if o.CompactAtPercent != 0 {
+		s.CompactAtPercent = o.CompactAtPercent
+	}
+	if o.PermissionTimeoutSeconds != 0 {
+		s.PermissionTimeoutSeconds = o.PermissionTimeoutSeconds
+	}
+	for tool, p := range o.ToolPermissions {
+		if s.ToolPermissions == nil {
+			s.ToolPermissions = map[string]string{}
+		}
+		s.ToolPermissions[tool] = p
 	}
 	return s
 }

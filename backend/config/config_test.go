@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -24,7 +25,7 @@ func TestSaveLoadRoundTripAndMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != in {
+	if !reflect.DeepEqual(out, in) {
 		t.Fatalf("round trip: got %+v want %+v", out, in)
 	}
 }
@@ -68,6 +69,11 @@ func TestValidate(t *testing.T) {
 		{"bad searxng", Settings{SearxngURL: "nope"}, false},
 		{"bad mode", Settings{ToolCallMode: "json"}, false},
 		{"upload limit", Settings{MaxUploadMB: 100}, true},
+		{"context and compaction", Settings{ContextWindow: 8192, CompactAtPercent: 70}, true},
+		{"tiny context window", Settings{ContextWindow: 100}, false},
+		{"compaction too late", Settings{CompactAtPercent: 99}, false},
+		{"confirm web_fetch", Settings{ToolPermissions: map[string]string{"web_fetch": "confirm"}}, true},
+		{"unknown policy", Settings{ToolPermissions: map[string]string{"web_fetch": "ask"}}, false},
 		{"negative upload limit", Settings{MaxUploadMB: -1}, false},
 		{"huge upload limit", Settings{MaxUploadMB: MaxUploadMBLimit + 1}, false},
 	}
@@ -91,7 +97,7 @@ func TestMergeAndDataDir(t *testing.T) {
 	base := Settings{BaseURL: "http://a/v1", Model: "m1", APIKey: "k1"}
 	got := base.Merge(Settings{Model: "m2", AllowPrivateNetwork: true})
 	want := Settings{BaseURL: "http://a/v1", Model: "m2", APIKey: "k1", AllowPrivateNetwork: true}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Merge = %+v want %+v", got, want)
 	}
 	t.Setenv("ARTIFACTFLOW_HOME", "/tmp/af-env")

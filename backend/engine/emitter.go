@@ -39,6 +39,7 @@ type emitter struct {
 	pending []events.Event
 	failure error // first persistence error; the run stops on it
 
+	order   sync.Mutex // emits from the run and from Inject reach the sink in seq order
 	writeMu sync.Mutex // one AppendEvents at a time, in seq order
 	stop    chan struct{}
 	stopped chan struct{}
@@ -80,6 +81,8 @@ func (e *emitter) emit(ctx context.Context, t events.Type, agentName string, dat
 	if !ok {
 		raw = events.MustData(data)
 	}
+	e.order.Lock()
+	defer e.order.Unlock()
 	e.mu.Lock()
 	if t.Persisted() {
 		e.seq++

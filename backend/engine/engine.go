@@ -23,6 +23,7 @@ import (
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/store"
+	"artifactflow/backend/tokens"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/tools"
 )
@@ -48,7 +49,26 @@ type Deps struct {
 	// Searcher and Fetcher may be nil: the web tools then answer with a clear error.
 	Searcher tools.Searcher
 	Fetcher  tools.Fetcher
+	// ContextWindow is the model's context window in tokens; 0 means a default by model
+	// name (tokens.ContextWindow). CompactAt is the share of it past which an agent's
+	// context is compacted; 0 means DefaultCompactAt (issue 4).
+	ContextWindow int
+	CompactAt     float64
+	// Permissions maps a tool name to PolicyConfirm when the user must approve each call;
+	// other tools run at once (PolicyAuto). PermissionTimeout bounds the wait for the
+	// decision (0 means DefaultPermissionTimeout); no decision counts as deny.
+	Permissions       map[string]string
+	PermissionTimeout time.Duration
 }
+
+// Tool permission policies (issue 4, permission).
+const (
+	PolicyAuto    = "auto"
+	PolicyConfirm = "confirm"
+)
+
+// DefaultPermissionTimeout is how long a confirm tool waits for the user by default.
+const DefaultPermissionTimeout = 2 * time.Minute
 
 // Config wires the engine. Store and Deps are required.
 type Config struct {
@@ -75,10 +95,11 @@ type Engine struct {
 	agents map[string]agent.Config
 	lead   agent.Config
 
-	mu     sync.Mutex
-	runs   map[string]*Run // by conversation id
-	closed bool
-	wg     sync.WaitGroup
+	mu       sync.Mutex
+	runs     map[string]*Run // by conversation id
+	counters map[string]*tokens.Counter
+	closed   bool
+	wg       sync.WaitGroup
 }
 
 // New returns an engine for cfg. Errors: a missing Store or Model.
@@ -95,7 +116,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	e := &Engine{cfg: cfg, agents: map[string]agent.Config{}, lead: cfg.Agents[0], runs: map[string]*Run{}}
+	e := &Engine{cfg: cfg, agents: map[string]agent.Config{}, lead: cfg.Agents[0], runs: map[string]*Run{},
+		counters: map[string]*tokens.Counter{}}
 	for _, a := range cfg.Agents {
 		e.agents[a.Name] = a
 	}
@@ -132,6 +154,12 @@ type Run struct {
 	cancel         context.CancelCauseFunc
 	done           chan struct{}
 	result         Result
+	em             *emitter
+
+	qmu         sync.Mutex
+	queue       []events.DataQueuedMessage   // injected user messages not yet given to the lead
+	queueClosed bool                         // the lead has answered: Inject must start a new run
+	pending     map[string]pendingPermission // permission requests waiting, by request id
 }
 
 // Wait blocks until the run has ended and returns its result, or returns ctx's error.
@@ -227,6 +255,7 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		release()
 		return nil, err
 	}
+	r.em = em
 	em.emit(runCtx, events.Metadata, "", events.DataMetadata{ParentID: parentID, Content: content,
 		Model: deps.ModelName, Mode: string(deps.Mode)})
 	go func() {
@@ -234,6 +263,7 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		defer close(r.done)
 		defer em.close()
 		r.result = e.execute(runCtx, r, deps, em, parentID, content)
+		r.closeQueue()
 	}()
 	return r, nil
 }

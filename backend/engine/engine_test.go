@@ -51,6 +51,12 @@ func (r *recorder) types() []events.Type {
 
 func newEngine(t testing.TB, h llmtest.Handler) (*Engine, *store.DB, *recorder, *llmtest.Server) {
 	t.Helper()
+	return newEngineWith(t, h, nil)
+}
+
+// newEngineWith is newEngine with tune applied to every run's Deps.
+func newEngineWith(t testing.TB, h llmtest.Handler, tune func(*Deps)) (*Engine, *store.DB, *recorder, *llmtest.Server) {
+	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "af.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +69,11 @@ func newEngine(t testing.TB, h llmtest.Handler) (*Engine, *store.DB, *recorder, 
 	}
 	rec := &recorder{}
 	e, err := New(Config{Store: db, Sink: rec.sink, Deps: func() (Deps, error) {
-		return Deps{Model: model, ModelName: "m", Mode: toolcall.ModeNative, Searcher: fakeSearch{}}, nil
+		d := Deps{Model: model, ModelName: "m", Mode: toolcall.ModeNative, Searcher: fakeSearch{}}
+		if tune != nil {
+			tune(&d)
+		}
+		return d, nil
 	}})
 	if err != nil {
 		t.Fatal(err)

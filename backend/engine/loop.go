@@ -12,6 +12,7 @@ import (
 	"artifactflow/backend/agent"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/tokens"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/tools"
 )
@@ -25,13 +26,19 @@ const flushTimeout = 30 * time.Second
 
 // runState is the mutable state of one run, used only by the run goroutine.
 type runState struct {
-	e     *Engine
-	deps  Deps
-	r     *Run
-	em    *emitter
-	reg   *tools.Registry
-	usage events.Usage
-	steps int
+	e        *Engine
+	deps     Deps
+	r        *Run
+	em       *emitter
+	reg      *tools.Registry
+	usage    events.Usage
+	steps    int
+	parentID string
+	counter  *tokens.Counter // nil when the BPE tables failed to load: no compaction
+	allowed  map[string]bool // tools the user allowed for the rest of the run
+	// memory is each sub-agent's history within this run (seed 001, NodeMemory), loaded
+	// from earlier runs' events at its first call.
+	memory map[string][]llm.Message
 }
 
 // execute performs the run and always ends with a flush, the message's final state and
@@ -45,12 +52,18 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	all := tools.ArtifactTools(r.artifacts)
 	all = append(all, tools.CallSubagent{Agents: subNames})
 	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
-	rs := &runState{e: e, deps: deps, r: r, em: em, reg: tools.NewRegistry(all...)}
+	rs := &runState{e: e, deps: deps, r: r, em: em, reg: tools.NewRegistry(all...), parentID: parentID,
+		allowed: map[string]bool{}, memory: map[string][]llm.Message{}}
+	if c, cerr := e.counter(deps.ModelName); cerr != nil {
+		e.cfg.Logger.Warn("token counting unavailable; compaction is off for this run", "err", cerr)
+	} else {
+		rs.counter = c
+	}
 
-	history, err := e.history(ctx, r.ConversationID, parentID)
+	history, err := e.history(ctx, r.ConversationID, parentID, e.lead.Name, deps.Mode)
 	var answer string
 	if err == nil {
-		answer, err = rs.runAgent(ctx, e.lead, history, content)
+		answer, _, err = rs.runAgent(ctx, e.lead, history, content)
 	}
 
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
@@ -104,60 +117,60 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	return res
 }
 
-// history rebuilds the lead's view of earlier turns from the messages on the path to
-// parentID (seed 003, get_conversation_path): each user message and its answer.
-func (e *Engine) history(ctx context.Context, conversationID, parentID string) ([]llm.Message, error) {
-	if parentID == "" {
-		return nil, nil
-	}
-	path, err := e.cfg.Store.MessagePath(ctx, conversationID, parentID)
-	if err != nil {
-		return nil, fmt.Errorf("engine: load conversation path: %w", err)
-	}
-	msgs := make([]llm.Message, 0, 2*len(path))
-	for _, m := range path {
-		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: m.Content})
-		answer := m.GraphResponse
-		if answer == "" {
-			answer = fmt.Sprintf("(no answer: that run ended with status %s)", m.Status)
-		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: answer})
-	}
-	return msgs, nil
-}
-
 // runAgent activates one agent until it answers without a tool call (seed 001): the lead
 // with the conversation history and the user's message, a sub-agent with the lead's
-// instruction. It returns the agent's final text. Errors: model failures after retries,
-// cancellation, and event persistence failures.
-func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []llm.Message, input string) (string, error) {
+// instruction. It returns the agent's final text and its messages including that answer
+// (its memory for a later call). The lead takes queued user messages at the start of each
+// round and, when it would answer with some still queued, goes on to answer them too.
+// Before each call the context is compacted when it passes the threshold. Errors: model
+// failures after retries, cancellation, and event persistence failures.
+func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []llm.Message, input string) (string, []llm.Message, error) {
 	e := rs.e
+	lead := cfg.Name == e.lead.Name
 	msgs := append(slices.Clip(history), llm.Message{Role: llm.RoleUser, Content: input})
 	agentTools := rs.reg.Subset(cfg.Tools)
 	for round := 0; ; round++ {
 		if err := rs.em.err(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if err := ctx.Err(); err != nil {
-			return "", context.Cause(ctx)
+			return "", nil, context.Cause(ctx)
+		}
+		if lead {
+			msgs = rs.takeInput(ctx, msgs, false)
 		}
 		final := round >= cfg.MaxToolRounds
 		system, err := rs.systemPrompt(ctx, cfg, agentTools, final)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		req := llm.Request{Model: rs.deps.ModelName, Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...)}
+		var defs []llm.ToolDef
 		if rs.deps.Mode == toolcall.ModeNative && !final {
-			req.Tools = toolcall.NativeDefs(agentTools)
+			defs = toolcall.NativeDefs(agentTools)
 		}
+		defsJSON := ""
+		if len(defs) > 0 {
+			defsJSON = string(events.MustData(defs))
+		}
+		if msgs, err = rs.compactIfNeeded(ctx, cfg.Name, system, msgs, defsJSON); err != nil {
+			return "", nil, err
+		}
+		req := llm.Request{Model: rs.deps.ModelName, Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...), Tools: defs}
 		start := events.DataAgentStart{Round: round}
-		if cfg.Name != e.lead.Name && round == 0 {
+		if !lead && round == 0 {
 			start.Instruction = input
 		}
 		rs.em.emit(ctx, events.AgentStart, cfg.Name, start)
+		raw := 0
+		if rs.counter != nil {
+			raw = rs.counter.Raw(req.Messages, defsJSON)
+		}
 		resp, err := rs.call(ctx, cfg.Name, req)
 		if err != nil {
-			return "", err
+			return "", nil, err
+		}
+		if rs.counter != nil {
+			rs.counter.Observe(raw, resp.Usage.PromptTokens)
 		}
 		var calls []toolcall.Call
 		if rs.deps.Mode == toolcall.ModeXML {
@@ -179,8 +192,17 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 			if text == "" && final {
 				text = fmt.Sprintf("(%s used all %d tool rounds without a final answer)", cfg.Name, cfg.MaxToolRounds)
 			}
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content})
+			if lead && !final {
+				if more := rs.takeInput(ctx, msgs, true); len(more) > len(msgs) {
+					// The user wrote while the lead was answering: answer that too.
+					rs.em.emit(ctx, events.AgentComplete, cfg.Name, events.DataAgentComplete{Content: text, Routing: "queued_message"})
+					msgs = more
+					continue
+				}
+			}
 			rs.em.emit(ctx, events.AgentComplete, cfg.Name, events.DataAgentComplete{Content: text})
-			return text, nil
+			return text, msgs, nil
 		}
 		call := calls[0]
 		done := events.DataAgentComplete{Content: resp.Content, Routing: "tool_call"}
@@ -192,12 +214,30 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 
 		result, err := rs.execTool(ctx, cfg, agentTools, call)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		rs.steps++
 		msgs = append(msgs, rs.toolMessages(resp, calls, result)...)
 		rs.checkpoint(ctx)
 	}
+}
+
+// takeInput appends the user's queued messages to msgs as one user message and records
+// them as user_input (issue 4, inject). With final set and nothing queued, the queue
+// closes: a message sent from then on starts a new run.
+func (rs *runState) takeInput(ctx context.Context, msgs []llm.Message, final bool) []llm.Message {
+	q := rs.r.takeQueue(final)
+	if len(q) == 0 {
+		return msgs
+	}
+	ids := make([]string, len(q))
+	texts := make([]string, len(q))
+	for i, m := range q {
+		ids[i], texts[i] = m.ID, m.Content
+	}
+	content := strings.Join(texts, "\n\n")
+	rs.em.emit(ctx, events.UserInput, rs.e.lead.Name, events.DataUserInput{IDs: ids, Content: content})
+	return append(slices.Clip(msgs), llm.Message{Role: llm.RoleUser, Content: content})
 }
 
 // checkpoint makes the completed tool round durable: the event journal is written and
@@ -283,13 +323,29 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 	case tool == nil:
 		res = tools.Fail("unknown tool %q; the tools you can call are: %s", call.Name, toolNames(agentTools))
 	default:
-		res = tool.Execute(ctx, params)
+		denied, err := rs.permit(ctx, cfg.Name, call)
+		if err != nil {
+			rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
+				Success: false, Error: err.Error(), DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+			return tools.Result{}, err
+		}
+		if denied != nil {
+			res = *denied
+		} else {
+			res = tool.Execute(ctx, params)
+		}
 	}
 	if call.Name == "call_subagent" && res.Success {
 		target, _ := res.Metadata[tools.MetaTarget].(string)
 		instr, _ := res.Metadata[tools.MetaInstruction].(string)
 		rs.em.emit(ctx, events.SubagentInstruction, cfg.Name, events.DataSubagentInstruction{Target: target, Instruction: instr})
-		text, err := rs.runAgent(ctx, rs.e.agents[target], nil, instr)
+		hist, err := rs.subHistory(ctx, target)
+		var text string
+		if err == nil {
+			var mem []llm.Message
+			text, mem, err = rs.runAgent(ctx, rs.e.agents[target], hist, instr)
+			rs.memory[target] = mem
+		}
 		if err != nil {
 			rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
 				Success: false, Error: err.Error(), DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
@@ -303,6 +359,15 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 		rs.em.emit(ctx, events.ArtifactChanged, cfg.Name, events.DataArtifactChanged{Artifact: snap})
 	}
 	return res, nil
+}
+
+// subHistory returns a sub-agent's memory: what it did earlier in this run, or at its
+// first call the history of earlier runs rebuilt from their events.
+func (rs *runState) subHistory(ctx context.Context, name string) ([]llm.Message, error) {
+	if mem, ok := rs.memory[name]; ok {
+		return mem, nil
+	}
+	return rs.e.history(ctx, rs.r.ConversationID, rs.parentID, name, rs.deps.Mode)
 }
 
 // toolMessages returns the messages that record one round for the agent's next call: the

@@ -173,6 +173,72 @@ type DataTerminal struct {
 	Steps       int      `json:"steps"`
 }
 
+// DataCompactionStart is the data of compaction_start: the agent's context (TokensBefore,
+// estimated) passed Threshold tokens of a Window-token context (issue 4, compaction).
+type DataCompactionStart struct {
+	TokensBefore int `json:"tokens_before"`
+	Threshold    int `json:"threshold"`
+	Window       int `json:"window"`
+	Messages     int `json:"messages"`
+}
+
+// DataCompactionSummary is the data of compaction_summary (seed 000/001). When Success,
+// Summary (7 sections) replaces everything this agent saw before the event: it is the new
+// boundary of the agent's history; Kept is a user message kept verbatim after it. A failed
+// summary (Success false, Error set) is ignored as a boundary. Events are never deleted,
+// so the user's history stays whole (seed 004).
+type DataCompactionSummary struct {
+	Success      bool   `json:"success"`
+	Summary      string `json:"summary,omitempty"`
+	Kept         string `json:"kept,omitempty"`
+	Error        string `json:"error,omitempty"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after,omitempty"`
+	Usage        Usage  `json:"usage"`
+	DurationMS   int64  `json:"duration_ms"`
+}
+
+// DataQueuedMessage is the data of queued_message: the user sent Content while the run was
+// going; the lead gets it at its next round (issue 4, inject).
+type DataQueuedMessage struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+}
+
+// DataUserInput is the data of user_input: queued messages (by id) handed to the lead at
+// the start of a round, in order. It places them in the lead's history.
+type DataUserInput struct {
+	IDs     []string `json:"ids"`
+	Content string   `json:"content"`
+}
+
+// Permission decisions (issue 4, permission).
+const (
+	DecisionApprove     = "approve"
+	DecisionDeny        = "deny"
+	DecisionAlwaysAllow = "always_allow"
+	DecisionTimeout     = "timeout"
+	DecisionCancelled   = "cancelled"
+)
+
+// DataPermissionRequest is the data of permission_request: the tool call waits for the
+// user's decision for at most TimeoutMS milliseconds; no answer counts as deny.
+type DataPermissionRequest struct {
+	RequestID string          `json:"request_id"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	TimeoutMS int64           `json:"timeout_ms"`
+}
+
+// DataPermissionResult is the data of permission_result; Decision is one of the
+// Decision* constants.
+type DataPermissionResult struct {
+	RequestID string `json:"request_id"`
+	Tool      string `json:"tool"`
+	Decision  string `json:"decision"`
+}
+
 // MustData marshals v for Event.Data. It panics only on values json cannot encode, which
 // for the Data* structs above cannot happen.
 func MustData(v any) json.RawMessage {

@@ -1,0 +1,170 @@
+// Package tokens counts the tokens of a model request offline (issue 4, compaction):
+// tiktoken's BPE tables are compiled into the binary (pkoukk/tiktoken-go with its offline
+// loader), and every count is corrected by the prompt tokens the endpoint reports, because
+// DeepSeek, Qwen or a local model tokenize differently from OpenAI.
+package tokens
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"sync"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+
+	"artifactflow/backend/llm"
+)
+
+// perMessage is the framing cost of one chat message (role and separators), in tokens, as
+// OpenAI documents it for its chat models.
+const perMessage = 4
+
+var (
+	seed       = maphash.MakeSeed()
+	loaderOnce sync.Once
+	encMu      sync.Mutex
+	encodings  = map[string]*tiktoken.Tiktoken{}
+)
+
+// encodingFor returns the tiktoken encoding name for a model: o200k_base for OpenAI's
+// gpt-4o, gpt-4.1, gpt-5 and o-series models, cl100k_base for everything else.
+func encodingFor(model string) string {
+	m := strings.ToLower(model)
+	for _, p := range []string{"gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4", "chatgpt-4o"} {
+		if strings.HasPrefix(m, p) {
+			return "o200k_base"
+		}
+	}
+	return "cl100k_base"
+}
+
+func encoding(name string) (*tiktoken.Tiktoken, error) {
+	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
+	encMu.Lock()
+	defer encMu.Unlock()
+	if e, ok := encodings[name]; ok {
+		return e, nil
+	}
+	e, err := tiktoken.GetEncoding(name)
+	if err != nil {
+		return nil, fmt.Errorf("tokens: load %s: %w", name, err)
+	}
+	encodings[name] = e
+	return e, nil
+}
+
+// Counter estimates the prompt tokens of requests to one model. It is safe for concurrent
+// use. The zero value is not usable; call NewCounter.
+type Counter struct {
+	enc *tiktoken.Tiktoken
+
+	mu    sync.Mutex
+	ratio float64        // reported / counted, smoothed; 1 until the endpoint reports usage
+	memo  map[uint64]int // counts of long texts by hash: history is recounted every round
+}
+
+// memoMin is the length from which Text remembers counts; memoMax bounds the memo.
+const (
+	memoMin = 256
+	memoMax = 8192
+)
+
+// NewCounter returns a counter for model. Errors: the embedded BPE table failed to load
+// (a broken build).
+func NewCounter(model string) (*Counter, error) {
+	enc, err := encoding(encodingFor(model))
+	if err != nil {
+		return nil, err
+	}
+	return &Counter{enc: enc, ratio: 1, memo: map[uint64]int{}}, nil
+}
+
+// Text returns the number of tokens of s, uncorrected.
+func (c *Counter) Text(s string) int {
+	if s == "" {
+		return 0
+	}
+	if len(s) < memoMin {
+		return len(c.enc.EncodeOrdinary(s))
+	}
+	h := maphash.String(seed, s)
+	c.mu.Lock()
+	n, ok := c.memo[h]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = len(c.enc.EncodeOrdinary(s))
+	c.mu.Lock()
+	if len(c.memo) >= memoMax {
+		clear(c.memo)
+	}
+	c.memo[h] = n
+	c.mu.Unlock()
+	return n
+}
+
+// Raw counts msgs plus the tool definitions' JSON (extra), uncorrected: the figure to pass
+// to Observe with the usage the endpoint then reports.
+func (c *Counter) Raw(msgs []llm.Message, extra string) int {
+	n := 3 + c.Text(extra) // every reply is primed with 3 tokens
+	for _, m := range msgs {
+		n += perMessage + c.Text(m.Content)
+		for _, tc := range m.ToolCalls {
+			n += c.Text(tc.Name) + c.Text(tc.Arguments) + 3
+		}
+	}
+	return n
+}
+
+// Estimate returns Raw corrected by what the endpoint reported so far.
+func (c *Counter) Estimate(msgs []llm.Message, extra string) int {
+	raw := c.Raw(msgs, extra)
+	c.mu.Lock()
+	r := c.ratio
+	c.mu.Unlock()
+	return int(float64(raw)*r + 0.5)
+}
+
+// Observe records that a request counted as raw tokens was reported by the endpoint as
+// reported prompt tokens. Reports of 0 (endpoints that send no usage) are ignored; the
+// correction moves halfway toward each new ratio and stays within [0.5, 3].
+func (c *Counter) Observe(raw, reported int) {
+	if raw <= 0 || reported <= 0 {
+		return
+	}
+	r := float64(reported) / float64(raw)
+	r = min(max(r, 0.5), 3)
+	c.mu.Lock()
+	c.ratio = (c.ratio + r) / 2
+	c.mu.Unlock()
+}
+
+// Ratio returns the current correction factor (reported / counted).
+func (c *Counter) Ratio() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ratio
+}
+
+// ContextWindow returns a model's context window in tokens when the user has not set one:
+// known families by name, else 32,768, a size most local servers can be set to. Users of
+// Ollama should raise num_ctx or set the window in Settings.
+func ContextWindow(model string) int {
+	m := strings.ToLower(model)
+	switch {
+	case strings.HasPrefix(m, "gpt-4.1"), strings.HasPrefix(m, "gpt-5"):
+		return 1_000_000
+	case strings.HasPrefix(m, "gpt-4o"), strings.HasPrefix(m, "o1"), strings.HasPrefix(m, "o3"), strings.HasPrefix(m, "o4"),
+		strings.HasPrefix(m, "gpt-4-turbo"):
+		return 128_000
+	case strings.Contains(m, "deepseek"):
+		return 64_000
+	case strings.HasPrefix(m, "qwen-max"):
+		return 32_768
+	case strings.HasPrefix(m, "qwen-plus"), strings.HasPrefix(m, "qwen-turbo"), strings.Contains(m, "qwen3"), strings.Contains(m, "qwen2.5"):
+		return 131_072
+	}
+	return 32_768
+}
