@@ -13,6 +13,7 @@ import (
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/store"
+	"artifactflow/backend/tokens"
 )
 
 // callTimeout bounds one bound-method call's database work.
@@ -256,7 +257,11 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c.mu.Lock()
 	next := config.Settings{BaseURL: strings.TrimSpace(in.BaseURL), APIKey: c.settings.APIKey, Model: strings.TrimSpace(in.Model),
 		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork,
-		MaxUploadMB: in.MaxUploadMB}
+		MaxUploadMB: in.MaxUploadMB, ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent,
+		ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds}
+	if in.ToolPermissions == nil {
+		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
+	}
 	c.mu.Unlock()
 	if key := strings.TrimSpace(in.APIKey); key != "" {
 		next.APIKey = key
@@ -274,6 +279,15 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 
 func (c *Core) settingsView() SettingsView {
 	s := c.Settings()
-	return SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
-		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB, DataDir: c.dataDir}
+	v := SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
+		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
+		ContextWindow: s.ContextWindow, EffectiveContextWindow: s.ContextWindow, CompactAtPercent: s.CompactAtPercent,
+		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir}
+	if v.EffectiveContextWindow == 0 {
+		v.EffectiveContextWindow = tokens.ContextWindow(s.Model)
+	}
+	if v.ToolPermissions == nil {
+		v.ToolPermissions = map[string]string{}
+	}
+	return v
 }

@@ -78,8 +78,17 @@ type SettingsView struct {
 	SearxngURL          string `json:"searxng_url"`
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
 	// MaxUploadMB is the size limit of one uploaded file, in MiB.
-	MaxUploadMB int    `json:"max_upload_mb"`
-	DataDir     string `json:"data_dir"`
+	MaxUploadMB int `json:"max_upload_mb"`
+	// ContextWindow is the model's context window in tokens (0 = by model name) and
+	// EffectiveContextWindow the one in use; CompactAtPercent the compaction threshold.
+	ContextWindow          int `json:"context_window"`
+	EffectiveContextWindow int `json:"effective_context_window"`
+	CompactAtPercent       int `json:"compact_at_percent"`
+	// ToolPermissions maps tool names to "auto" or "confirm"; PermissionTimeoutSeconds
+	// bounds the wait for an approval.
+	ToolPermissions          map[string]string `json:"tool_permissions"`
+	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
+	DataDir                  string            `json:"data_dir"`
 }
 
 // SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
@@ -94,6 +103,13 @@ type SettingsInput struct {
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
 	// MaxUploadMB is the size limit of one uploaded file, in MiB (1–1024; 0 = default 20).
 	MaxUploadMB int `json:"max_upload_mb"`
+	// ContextWindow in tokens (0 = by model name, else 2048–10,000,000); CompactAtPercent
+	// 50–95 (0 = 80); ToolPermissions tool → "auto" | "confirm"; PermissionTimeoutSeconds
+	// 1–3600 (0 = 120).
+	ContextWindow            int               `json:"context_window"`
+	CompactAtPercent         int               `json:"compact_at_percent"`
+	ToolPermissions          map[string]string `json:"tool_permissions"`
+	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the

@@ -52,6 +52,10 @@ const (
 	DefaultToolCallMode = "native"
 	// DefaultMaxUploadMB is the upload size limit when none is set (issue 3: 20 MB).
 	DefaultMaxUploadMB = 20
+	// DefaultCompactAtPercent is the compaction threshold, in percent of the context window.
+	DefaultCompactAtPercent = 80
+	// DefaultPermissionTimeoutSeconds is how long a confirm tool waits for the user.
+	DefaultPermissionTimeoutSeconds = 120
 	// MaxUploadMBLimit is the largest upload limit a user may set, in MiB.
 	MaxUploadMBLimit = 1024
 )
@@ -67,6 +71,12 @@ func (s Settings) WithDefaults() Settings {
 	}
 	if s.MaxUploadMB == 0 {
 		s.MaxUploadMB = DefaultMaxUploadMB
+	}
+	if s.CompactAtPercent == 0 {
+		s.CompactAtPercent = DefaultCompactAtPercent
+	}
+	if s.PermissionTimeoutSeconds == 0 {
+		s.PermissionTimeoutSeconds = DefaultPermissionTimeoutSeconds
 	}
 	return s
 }

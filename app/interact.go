@@ -1,0 +1,70 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
+	"artifactflow/backend/events"
+)
+
+// QueueResult tells what became of a message sent while a run was going: Queued with the
+// queued message's id when the running lead will take it at its next round; otherwise
+// (the run had just answered) a new run was started and Run holds its ids.
+type QueueResult struct {
+	Queued   bool       `json:"queued"`
+	QueuedID string     `json:"queued_id,omitempty"`
+	Run      SendResult `json:"run"`
+}
+
+// Queue sends a message to the research going in conversationID (issue 4, inject): the
+// lead gets it at its next round. When no run is going, or the lead has already given
+// its final answer, the message starts a new run instead, so it is never lost.
+func (s *ChatService) Queue(conversationID, content string) (QueueResult, error) {
+	id, err := s.core.eng.Inject(conversationID, content)
+	if err == nil {
+		return QueueResult{Queued: true, QueuedID: id, Run: SendResult{ConversationID: conversationID}}, nil
+	}
+	if !errors.Is(err, engine.ErrNotRunning) {
+		return QueueResult{}, err
+	}
+	if r := s.core.eng.Active(conversationID); r != nil {
+		<-r.Done() // it has answered and is saving: start the next run right after
+	}
+	sent, err := s.Send(SendRequest{ConversationID: conversationID, Content: content})
+	if err != nil {
+		return QueueResult{}, err
+	}
+	return QueueResult{Run: sent}, nil
+}
+
+// Respond answers a permission request of the running research (issue 4, permission):
+// decision is "approve", "deny" or "always_allow"; always_allow also saves the tool as
+// auto in the settings so later runs do not ask again.
+func (s *ChatService) Respond(conversationID, requestID, decision string) error {
+	tool, err := s.core.eng.Respond(conversationID, requestID, decision)
+	if err != nil {
+		return err
+	}
+	if decision != events.DecisionAlwaysAllow {
+		return nil
+	}
+	c := s.core
+	c.mu.Lock()
+	next := c.settings
+	perms := map[string]string{}
+	for k, v := range next.ToolPermissions {
+		perms[k] = v
+	}
+	perms[tool] = engine.PolicyAuto
+	next.ToolPermissions = perms
+	c.mu.Unlock()
+	if err := config.Save(c.dataDir, next); err != nil {
+		return fmt.Errorf("app: the call was allowed, but saving \"always allow %s\" failed: %w", tool, err)
+	}
+	c.mu.Lock()
+	c.settings = next
+	c.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"artifactflow/backend/config"
+	"artifactflow/backend/events"
+	"artifactflow/backend/llm/llmtest"
+)
+
+// TestQueueAndPermission drives inject and permission through the services the window
+// binds: a message queued during a run reaches the lead; one sent after the run starts a
+// new run; "always allow" on a confirm tool is saved so the next run does not ask.
+func TestQueueAndPermission(t *testing.T) {
+	var fetches atomic.Int64
+	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			switch agentOf(req) {
+			case "crawl_agent":
+				if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleUser {
+					fetches.Add(1)
+					return w.toolCall("web_fetch", map[string]any{"url": w.pageURL})
+				}
+				return llmtest.Reply{Content: "read it"}
+			default:
+				if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleUser {
+					r := w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "read " + w.pageURL})
+					r.Delay = 20 * time.Millisecond
+					return r
+				}
+				if lastUser(req) == "Also the distance in miles" {
+					return llmtest.Reply{Content: "238,855 miles"}
+				}
+				return llmtest.Reply{Content: "done"}
+			}
+		}
+	})
+	core, _, _ := newBrowserServer(t, w, "")
+	settings := &SettingsService{core}
+	if _, err := settings.Save(SettingsInput{Model: "test-model", ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
+		t.Fatal(err)
+	}
+	var requests = make(chan events.DataPermissionRequest, 4)
+	remove := core.AddSink(SinkFunc(func(ev events.Event) {
+		if ev.Type == events.PermissionRequest {
+			var d events.DataPermissionRequest
+			_ = json.Unmarshal(ev.Data, &d)
+			requests <- d
+		}
+	}))
+	defer remove()
+	chat := &ChatService{core}
+	sent, err := chat.Send(SendRequest{Content: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := chat.Queue(sent.ConversationID, "Also the distance in miles")
+	if err != nil || !q.Queued {
+		t.Fatalf("queue during the run = %+v, %v", q, err)
+	}
+	var req events.DataPermissionRequest
+	select {
+	case req = <-requests:
+	case <-time.After(10 * time.Second):
+		waitIdle(core, sent.ConversationID)
+		d, _ := (&ConversationService{core}).Get(sent.ConversationID)
+		t.Fatalf("no permission request; the run ended as %+v", d.Messages)
+	}
+	if req.Tool != "web_fetch" {
+		t.Fatalf("permission asked for %q", req.Tool)
+	}
+	if err := chat.Respond(sent.ConversationID, req.RequestID, "always_allow"); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(core, sent.ConversationID)
+	detail, _ := (&ConversationService{core}).Get(sent.ConversationID)
+	if len(detail.Messages) != 1 || detail.Messages[0].Response != "238,855 miles" {
+		t.Fatalf("the queued message was not answered in the run: %+v", detail.Messages)
+	}
+	var saved config.Settings
+	b, _ := os.ReadFile(filepath.Join(w.dataDir, config.ConfigFile))
+	_ = json.Unmarshal(b, &saved)
+	if saved.ToolPermissions["web_fetch"] != "auto" {
+		t.Fatalf("always allow was not saved: %s", b)
+	}
+
+	q, err = chat.Queue(sent.ConversationID, "Check it again")
+	if err != nil || q.Queued || q.Run.MessageID == "" {
+		t.Fatalf("queue after the run = %+v, %v; want a new run", q, err)
+	}
+	waitIdle(core, sent.ConversationID)
+	select {
+	case r := <-requests:
+		t.Fatalf("asked again after always allow: %+v", r)
+	default:
+	}
+	if fetches.Load() != 2 {
+		t.Fatalf("%d fetches", fetches.Load())
+	}
+	if !strings.Contains(string(b), "web_fetch") {
+		t.Fatal("config lost the tool policy")
+	}
+}
