@@ -10,7 +10,6 @@ import (
 
 	"artifactflow/backend/artifact"
 	"artifactflow/backend/config"
-	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/store"
 	"artifactflow/backend/tokens"
@@ -32,12 +31,19 @@ func (c *Core) ctx() (context.Context, context.CancelFunc) {
 type ChatService struct{ core *Core }
 
 // Send starts a research run for req and returns at once with its ids; progress arrives
-// as RunEventName events. Errors: empty content, unknown conversation, a run already going
-// in that conversation (engine.ErrBusy), no model configured (ErrNoModel).
+// as RunEventName events. req.ParentID or req.EditOf place the message in the message tree
+// (see SendRequest). Errors: empty content, unknown conversation, a run already going
+// in that conversation (engine.ErrBusy), no model configured (ErrNoModel); both ParentID
+// and EditOf set (ErrInvalidRequest); a ParentID or EditOf outside the conversation
+// (ErrMessageNotFound).
 func (s *ChatService) Send(req SendRequest) (SendResult, error) {
+	ereq, err := s.core.placeMessage(req)
+	if err != nil {
+		return SendResult{}, err
+	}
 	// The run outlives this call: it stops on Stop or when the app closes, not when the
 	// bound call returns.
-	run, err := s.core.eng.Start(context.Background(), engine.Request{ConversationID: req.ConversationID, Content: req.Content})
+	run, err := s.core.eng.Start(context.Background(), ereq)
 	if err != nil {
 		return SendResult{}, err
 	}
@@ -77,7 +83,8 @@ func (s *ConversationService) summary(cv store.Conversation) ConversationSummary
 		Running: s.core.eng.Active(cv.ID) != nil}
 }
 
-// Get returns a conversation and the messages on its active branch, root first.
+// Get returns a conversation and the messages on its active branch, root first, each with
+// its branch position (MessageView.SiblingIDs, SiblingIndex; seed 003).
 func (s *ConversationService) Get(id string) (ConversationDetail, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -95,6 +102,9 @@ func (s *ConversationService) Get(id string) (ConversationDetail, error) {
 	for i, m := range path {
 		d.Messages[i] = MessageView{ID: m.ID, ParentID: m.ParentID, Content: m.Content, Response: m.GraphResponse,
 			Status: m.Status, Error: m.Error, CreatedAt: m.CreatedAt}
+	}
+	if err := s.core.addBranches(ctx, id, d.Messages); err != nil {
+		return ConversationDetail{}, err
 	}
 	return d, nil
 }
@@ -119,7 +129,9 @@ func (s *ConversationService) Rename(id, title string) error {
 }
 
 // Delete removes a conversation and everything in it (messages, events, artifacts and
-// their versions). A conversation with a run going is stopped first.
+// their versions, drafts, its search index rows) and the originals of its uploads under
+// the data dir's blobs/ that no other conversation uses. A conversation with a run going
+// is stopped first.
 func (s *ConversationService) Delete(id string) error {
 	if run := s.core.eng.Active(id); run != nil {
 		s.core.eng.Stop(id)
@@ -127,7 +139,15 @@ func (s *ConversationService) Delete(id string) error {
 	}
 	ctx, cancel := s.core.ctx()
 	defer cancel()
-	return s.core.db.DeleteConversation(ctx, id)
+	blobs, err := s.core.db.ConversationBlobs(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.core.db.DeleteConversation(ctx, id); err != nil {
+		return err
+	}
+	s.core.removeUnusedBlobs(ctx, blobs)
+	return nil
 }
 
 // ArtifactService reads artifacts. During a run it reads the run's write-back cache, so

@@ -2,31 +2,44 @@ package app
 
 import (
 	"time"
+
+	"artifactflow/backend/events"
 )
 
 // RunEventName is the Wails runtime event (and browser-mode SSE event) on which every run
 // event is delivered to the UI; the payload is one events.Event as JSON.
 const RunEventName = "run:event"
 
-// ConversationSummary is one row of the conversation list.
+// ConversationSummary is one row of the conversation list. Snippet is set by
+// ConversationService.Search: plain text (no markup, up to about 120 characters, "…" where
+// cut) around the first match in the best-matching title or message; "" elsewhere.
 type ConversationSummary struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Running   bool      `json:"running"`
+	Snippet   string    `json:"snippet"`
 }
 
 // MessageView is one user message and the answer it produced. Status is running,
 // complete, cancelled, error or interrupted; Error is set for error.
+//
+// SiblingIDs are the ids of the branches at this point of the message tree (seed 003): the
+// messages with the same parent ("" parent: the conversation's roots), oldest first, this
+// one included; SiblingIndex is this message's 0-based position in it. A navigator shows
+// ‹ SiblingIndex+1 / len(SiblingIDs) › and calls ConversationService.SwitchBranch with a
+// neighbour's id.
 type MessageView struct {
-	ID        string    `json:"id"`
-	ParentID  string    `json:"parent_id"`
-	Content   string    `json:"content"`
-	Response  string    `json:"response"`
-	Status    string    `json:"status"`
-	Error     string    `json:"error"`
-	CreatedAt time.Time `json:"created_at"`
+	ID           string    `json:"id"`
+	ParentID     string    `json:"parent_id"`
+	Content      string    `json:"content"`
+	Response     string    `json:"response"`
+	Status       string    `json:"status"`
+	Error        string    `json:"error"`
+	CreatedAt    time.Time `json:"created_at"`
+	SiblingIDs   []string  `json:"sibling_ids"`
+	SiblingIndex int       `json:"sibling_index"`
 }
 
 // ConversationDetail is a conversation with the messages on its active branch, root first.
@@ -36,9 +49,21 @@ type ConversationDetail struct {
 }
 
 // SendRequest asks a research question. ConversationID empty starts a new conversation.
+//
+// Where the new message goes in the message tree (seed 003; at most one of the two):
+//   - ParentID: the message to answer after; "" continues after the conversation's active
+//     branch (the usual send).
+//   - EditOf: the id of an earlier question this one replaces (edit and resend): the new
+//     message becomes its sibling, with the same parent, a root when EditOf is the first
+//     question. The old branch is kept and stays reachable through SwitchBranch.
+//
+// ParentID and EditOf must name messages of ConversationID (when ConversationID is "", it
+// is taken from the message). The new message becomes the active branch.
 type SendRequest struct {
 	ConversationID string `json:"conversation_id"`
 	Content        string `json:"content"`
+	ParentID       string `json:"parent_id,omitempty"`
+	EditOf         string `json:"edit_of,omitempty"`
 }
 
 // SendResult names the conversation and message of a run that has started; its progress
@@ -158,4 +183,35 @@ type UploadResult struct {
 	Readable       bool   `json:"readable"`
 	Note           string `json:"note,omitempty"`
 	Error          string `json:"error,omitempty"`
+}
+
+// HistoryRequest selects one page of a conversation's history (seed 004): the stored events
+// of the messages on its active branch, root first. Cursors are event seqs, exclusive, 0 =
+// none:
+//   - AfterSeq > 0: the first Limit events after it (paging forward; AfterSeq = 0 with
+//     BeforeSeq = 0 and Latest false is the first page of the conversation).
+//   - BeforeSeq > 0 (and AfterSeq 0): the last Limit events before it (paging backward).
+//   - neither, Latest true: the newest page, what opening a conversation shows.
+//   - both: the events between them, from AfterSeq on.
+//
+// Limit is the page size: 0 means 200, the maximum is 1000 (larger values are lowered).
+type HistoryRequest struct {
+	BeforeSeq int64 `json:"before_seq"`
+	AfterSeq  int64 `json:"after_seq"`
+	Limit     int   `json:"limit"`
+	Latest    bool  `json:"latest"`
+}
+
+// HistoryPage is one page of history: events in ascending seq, every stored type (user
+// messages through metadata, tool calls and results, compaction_start and
+// compaction_summary markers, terminal events ...; llm_chunk is never stored). FirstSeq and
+// LastSeq are the seqs of the first and last event (0 for an empty page): ask for
+// before_seq = first_seq to load older events and after_seq = last_seq for newer ones.
+// HasBefore and HasAfter tell whether there are any.
+type HistoryPage struct {
+	Events    []events.Event `json:"events"`
+	HasBefore bool           `json:"has_before"`
+	HasAfter  bool           `json:"has_after"`
+	FirstSeq  int64          `json:"first_seq"`
+	LastSeq   int64          `json:"last_seq"`
 }

@@ -125,11 +125,14 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Request is one user message to run. ConversationID empty starts a new conversation;
-// ParentID empty continues after the conversation's active branch.
+// ParentID empty continues after the conversation's active branch, unless Root is set:
+// then the message is a new root, a sibling of the conversation's first message (seed 003:
+// editing the first question starts a branch at the root).
 type Request struct {
 	ConversationID string
 	ParentID       string
 	Content        string
+	Root           bool
 }
 
 // Result is the outcome of a finished run. Status is the terminal event type: complete,
@@ -214,7 +217,7 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: open conversation: %w", err)
 		}
-		if parentID == "" {
+		if parentID == "" && !req.Root {
 			parentID = conv.ActiveBranch
 		}
 	}
