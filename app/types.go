@@ -195,11 +195,12 @@ type UploadResult struct {
 //   - both: the events between them, from AfterSeq on.
 //
 // Limit is the page size: 0 means 200, the maximum is 1000 (larger values are lowered).
+// Every field may be left out.
 type HistoryRequest struct {
-	BeforeSeq int64 `json:"before_seq"`
-	AfterSeq  int64 `json:"after_seq"`
-	Limit     int   `json:"limit"`
-	Latest    bool  `json:"latest"`
+	BeforeSeq int64 `json:"before_seq,omitempty"`
+	AfterSeq  int64 `json:"after_seq,omitempty"`
+	Limit     int   `json:"limit,omitempty"`
+	Latest    bool  `json:"latest,omitempty"`
 }
 
 // HistoryPage is one page of history: events in ascending seq, every stored type (user

@@ -105,6 +105,8 @@ export namespace app {
 	    error: string;
 	    // Go type: time
 	    created_at: any;
+	    sibling_ids: string[];
+	    sibling_index: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new MessageView(source);
@@ -119,6 +121,8 @@ export namespace app {
 	        this.status = source["status"];
 	        this.error = source["error"];
 	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.sibling_ids = source["sibling_ids"];
+	        this.sibling_index = source["sibling_index"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -147,6 +151,7 @@ export namespace app {
 	    // Go type: time
 	    updated_at: any;
 	    running: boolean;
+	    snippet: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ConversationSummary(source);
@@ -159,6 +164,7 @@ export namespace app {
 	        this.created_at = this.convertValues(source["created_at"], null);
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.running = source["running"];
+	        this.snippet = source["snippet"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -212,6 +218,55 @@ export namespace app {
 		}
 	}
 	
+	export class DraftView {
+	    artifact_id: string;
+	    message_id: string;
+	    title: string;
+	    content_type: string;
+	    content: string;
+	    size: number;
+	    base_version: number;
+	    current_version: number;
+	    question: string;
+	    // Go type: time
+	    saved_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new DraftView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.artifact_id = source["artifact_id"];
+	        this.message_id = source["message_id"];
+	        this.title = source["title"];
+	        this.content_type = source["content_type"];
+	        this.content = source["content"];
+	        this.size = source["size"];
+	        this.base_version = source["base_version"];
+	        this.current_version = source["current_version"];
+	        this.question = source["question"];
+	        this.saved_at = this.convertValues(source["saved_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ExportResult {
 	    filename: string;
 	    mime: string;
@@ -230,21 +285,63 @@ export namespace app {
 	        this.saved_path = source["saved_path"];
 	    }
 	}
-	
-	export class SendRequest {
-	    conversation_id: string;
-	    content: string;
+	export class HistoryPage {
+	    events: events.Event[];
+	    has_before: boolean;
+	    has_after: boolean;
+	    first_seq: number;
+	    last_seq: number;
 	
 	    static createFrom(source: any = {}) {
-	        return new SendRequest(source);
+	        return new HistoryPage(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.conversation_id = source["conversation_id"];
-	        this.content = source["content"];
+	        this.events = this.convertValues(source["events"], events.Event);
+	        this.has_before = source["has_before"];
+	        this.has_after = source["has_after"];
+	        this.first_seq = source["first_seq"];
+	        this.last_seq = source["last_seq"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryRequest {
+	    before_seq?: number;
+	    after_seq?: number;
+	    limit?: number;
+	    latest?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.before_seq = source["before_seq"];
+	        this.after_seq = source["after_seq"];
+	        this.limit = source["limit"];
+	        this.latest = source["latest"];
 	    }
 	}
+	
 	export class SendResult {
 	    conversation_id: string;
 	    message_id: string;
@@ -259,6 +356,59 @@ export namespace app {
 	        this.message_id = source["message_id"];
 	    }
 	}
+	export class QueueResult {
+	    queued: boolean;
+	    queued_id?: string;
+	    run: SendResult;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueueResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.queued = source["queued"];
+	        this.queued_id = source["queued_id"];
+	        this.run = this.convertValues(source["run"], SendResult);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SendRequest {
+	    conversation_id: string;
+	    content: string;
+	    parent_id?: string;
+	    edit_of?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation_id = source["conversation_id"];
+	        this.content = source["content"];
+	        this.parent_id = source["parent_id"];
+	        this.edit_of = source["edit_of"];
+	    }
+	}
+	
 	export class SettingsInput {
 	    base_url: string;
 	    api_key: string;
@@ -268,6 +418,10 @@ export namespace app {
 	    searxng_url: string;
 	    allow_private_network: boolean;
 	    max_upload_mb: number;
+	    context_window: number;
+	    compact_at_percent: number;
+	    tool_permissions: Record<string, string>;
+	    permission_timeout_seconds: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -283,6 +437,10 @@ export namespace app {
 	        this.searxng_url = source["searxng_url"];
 	        this.allow_private_network = source["allow_private_network"];
 	        this.max_upload_mb = source["max_upload_mb"];
+	        this.context_window = source["context_window"];
+	        this.compact_at_percent = source["compact_at_percent"];
+	        this.tool_permissions = source["tool_permissions"];
+	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
 	    }
 	}
 	export class SettingsView {
@@ -293,6 +451,11 @@ export namespace app {
 	    searxng_url: string;
 	    allow_private_network: boolean;
 	    max_upload_mb: number;
+	    context_window: number;
+	    effective_context_window: number;
+	    compact_at_percent: number;
+	    tool_permissions: Record<string, string>;
+	    permission_timeout_seconds: number;
 	    data_dir: string;
 	
 	    static createFrom(source: any = {}) {
@@ -308,6 +471,11 @@ export namespace app {
 	        this.searxng_url = source["searxng_url"];
 	        this.allow_private_network = source["allow_private_network"];
 	        this.max_upload_mb = source["max_upload_mb"];
+	        this.context_window = source["context_window"];
+	        this.effective_context_window = source["effective_context_window"];
+	        this.compact_at_percent = source["compact_at_percent"];
+	        this.tool_permissions = source["tool_permissions"];
+	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
 	        this.data_dir = source["data_dir"];
 	    }
 	}

@@ -9,6 +9,12 @@ export function Events(arg1:string,arg2:string):Promise<Array<events.Event>>;
 
 export function Get(arg1:string):Promise<app.ConversationDetail>;
 
+export function History(arg1:string,arg2:app.HistoryRequest):Promise<app.HistoryPage>;
+
 export function List():Promise<Array<app.ConversationSummary>>;
 
 export function Rename(arg1:string,arg2:string):Promise<void>;
+
+export function Search(arg1:string):Promise<Array<app.ConversationSummary>>;
+
+export function SwitchBranch(arg1:string,arg2:string):Promise<app.ConversationDetail>;

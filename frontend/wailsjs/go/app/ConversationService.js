@@ -14,10 +14,22 @@ export function Get(arg1) {
   return window['go']['app']['ConversationService']['Get'](arg1);
 }
 
+export function History(arg1, arg2) {
+  return window['go']['app']['ConversationService']['History'](arg1, arg2);
+}
+
 export function List() {
   return window['go']['app']['ConversationService']['List']();
 }
 
 export function Rename(arg1, arg2) {
   return window['go']['app']['ConversationService']['Rename'](arg1, arg2);
+}
+
+export function Search(arg1) {
+  return window['go']['app']['ConversationService']['Search'](arg1);
+}
+
+export function SwitchBranch(arg1, arg2) {
+  return window['go']['app']['ConversationService']['SwitchBranch'](arg1, arg2);
 }
