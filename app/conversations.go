@@ -193,6 +193,8 @@ var blobName = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // window is a few milliseconds of a user deleting one conversation while uploading the
 // same file to another.
 func (c *Core) removeUnusedBlobs(ctx context.Context, blobs []string) {
+	c.blobMu.Lock() // an upload of the same file cannot slip between the check and the removal
+	defer c.blobMu.Unlock()
 	inUse, err := c.db.BlobsInUse(ctx, blobs)
 	if err != nil {
 		c.log.Warn("could not check which upload originals are still used; keeping them", "err", err)

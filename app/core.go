@@ -74,6 +74,8 @@ type Core struct {
 	sinks    map[int]EventSink
 	nextSink int
 
+	blobMu sync.Mutex // uploads writing blobs/ vs deletion removing unused ones
+
 	instance  string        // this process in messages.owner and instances
 	beat      time.Duration // heartbeat interval
 	stopBeat  chan struct{}

@@ -153,6 +153,8 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	}
 	m := s.manager(conversationID)
 	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
+	s.core.blobMu.Lock() // see removeUnusedBlobs
+	defer s.core.blobMu.Unlock()
 	for _, up := range ups {
 		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.maxUploadBytes())
 		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
