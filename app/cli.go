@@ -95,6 +95,7 @@ Usage:
   artifactflow ask [flags] "question"      run one research question headless
         --json               write events as JSON lines to stdout
         --conversation ID    continue a conversation
+        --approve-tools      approve tools set to confirm in Settings (default: deny)
   artifactflow serve [flags] [--addr 127.0.0.1:PORT]   browser mode
 
 Flags for every command:
@@ -165,11 +166,12 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 }
 
 func runAsk(ctx context.Context, env Env, args []string) int {
-	var asJSON bool
+	var asJSON, approve bool
 	var convID string
 	g, fs, ok := parse(env, "ask", args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&asJSON, "json", false, "write events as JSON lines to stdout")
 		fs.StringVar(&convID, "conversation", "", "continue this conversation")
+		fs.BoolVar(&approve, "approve-tools", false, "approve calls of tools set to confirm (otherwise ask denies them)")
 	})
 	if !ok {
 		return ExitUsage
@@ -194,6 +196,23 @@ func runAsk(ctx context.Context, env Env, args []string) int {
 		sink = &progress{w: env.Stderr}
 	}
 	defer core.AddSink(sink)()
+	defer core.AddSink(SinkFunc(func(ev events.Event) {
+		// Nobody can click in a terminal run: tools set to confirm are decided by the flag.
+		if ev.Type != events.PermissionRequest {
+			return
+		}
+		var d events.DataPermissionRequest
+		_ = json.Unmarshal(ev.Data, &d)
+		decision := events.DecisionDeny
+		if approve {
+			decision = events.DecisionApprove
+		} else {
+			fmt.Fprintf(env.Stderr, "artifactflow: %s is set to confirm; denied (pass --approve-tools to allow it in ask)\n", d.Tool)
+		}
+		if _, err := core.eng.Respond(ev.ConversationID, d.RequestID, decision); err != nil {
+			fmt.Fprintf(env.Stderr, "artifactflow: permission for %s: %v\n", d.Tool, oneLine(err))
+		}
+	}))()
 	res, err := core.eng.Ask(ctx, engine.Request{ConversationID: convID, Content: question})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))

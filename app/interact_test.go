@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -107,5 +108,28 @@ func TestQueueAndPermission(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "web_fetch") {
 		t.Fatal("config lost the tool policy")
+	}
+}
+
+// TestAskConfirmTools: in a terminal run nobody can click, so a tool set to confirm is
+// denied with a message unless --approve-tools is given.
+func TestAskConfirmTools(t *testing.T) {
+	for _, approve := range []bool{false, true} {
+		w := newWorld(t, "native", nil)
+		if err := config.Save(w.dataDir, config.Settings{ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
+			t.Fatal(err)
+		}
+		extra := []string{"--allow-private-network"}
+		if approve {
+			extra = append(extra, "--approve-tools")
+		}
+		code, _, stderr := w.ask(context.Background(), append(extra, question)...)
+		if code != ExitOK {
+			t.Fatalf("approve=%v: exit %d: %s", approve, code, stderr)
+		}
+		denied := strings.Contains(stderr, "web_fetch is set to confirm; denied")
+		if denied == approve || (w.pageHits.Load() > 0) != approve {
+			t.Fatalf("approve=%v: denied message %v, page fetched %d times; stderr %s", approve, denied, w.pageHits.Load(), stderr)
+		}
 	}
 }
