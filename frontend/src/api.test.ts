@@ -85,8 +85,9 @@ describe('bound calls', () => {
     bind({ ChatService: { Send: send }, SettingsService: { Save: save } });
     await expect(sendMessage('', 'hello')).resolves.toEqual({ conversation_id: 'c9', message_id: 'm9' });
     expect(JSON.parse(JSON.stringify(send.mock.calls[0]?.[0]))).toEqual({ conversation_id: '', content: 'hello' });
-    const input = { base_url: 'http://x', api_key: '', clear_api_key: false, model: 'm', tool_call_mode: 'xml', searxng_url: '', allow_private_network: true };
-    await expect(saveSettings(input)).resolves.toMatchObject({ base_url: 'http://x', api_key_set: true, tool_call_mode: 'native' });
+    const input = { base_url: 'http://x', api_key: '', clear_api_key: false, model: 'm', tool_call_mode: 'xml', searxng_url: '', allow_private_network: true, max_upload_mb: 50 };
+    // A view without max_upload_mb (older backend) shows the default limit.
+    await expect(saveSettings(input)).resolves.toMatchObject({ base_url: 'http://x', api_key_set: true, tool_call_mode: 'native', max_upload_mb: 20 });
     expect(JSON.parse(JSON.stringify(save.mock.calls[0]?.[0]))).toEqual(input);
   });
 

@@ -7,7 +7,7 @@ import * as ChatService from '../wailsjs/go/app/ChatService';
 import * as ConversationService from '../wailsjs/go/app/ConversationService';
 import * as SettingsService from '../wailsjs/go/app/SettingsService';
 import { app } from '../wailsjs/go/models';
-import { BrowserOpenURL, EventsOn } from '../wailsjs/runtime/runtime';
+import { BrowserOpenURL, EventsOn, OnFileDrop, OnFileDropOff } from '../wailsjs/runtime/runtime';
 import { parseEvent, type RunEvent } from './events';
 
 /** The runtime event on which every run event arrives (app.RunEventName). */
@@ -145,6 +145,70 @@ export interface ArtifactView extends ArtifactSummary {
   content: string;
 }
 
+/** How a stored artifact version came to be (store.Update*). */
+export type UpdateType = 'create' | 'update' | 'update_fuzzy' | 'rewrite' | 'user_edit' | 'restore' | 'upload' | 'recover';
+
+/**
+ * One stored version of an artifact (app.VersionView). `size` is in bytes; `message` is the
+ * start of the question whose run produced it ("" for the user's own edits and uploads);
+ * `created_at` is RFC 3339. An update_type the UI does not know is kept as the raw string.
+ */
+export interface ArtifactVersion {
+  version: number;
+  /** An UpdateType, or a newer one the UI does not know (shown as is). */
+  update_type: string;
+  source: string;
+  size: number;
+  message_id: string;
+  message: string;
+  created_at: string;
+}
+
+/** One stored version with its content (app.VersionContent). */
+export interface ArtifactVersionContent extends ArtifactVersion {
+  content: string;
+}
+
+/** Formats ArtifactService.Export accepts. */
+export type ExportFormat = 'markdown' | 'html' | 'docx';
+
+/**
+ * An exported artifact (app.ExportResult). In browser mode `data` holds the file as base64
+ * and `saved_path` is ""; in the window the native dialog wrote the file to `saved_path`
+ * and `data` is "". Both empty means the user cancelled the dialog.
+ */
+export interface ExportResult {
+  filename: string;
+  mime: string;
+  /** The file's bytes, base64 (standard alphabet, padded); "" when nothing to download. */
+  data: string;
+  saved_path: string;
+}
+
+/** One file to upload from the page: its name and its bytes as base64 (app.UploadFile). */
+export interface UploadFile {
+  name: string;
+  data: string;
+}
+
+/**
+ * What became of one uploaded file (app.UploadResult). `error` non-empty means it failed
+ * (the text is for the user); otherwise it is artifact `artifact_id` of
+ * `conversation_id`. `readable` false: stored, but its text could not be extracted
+ * (`note` says why). `size` is in bytes.
+ */
+export interface UploadResult {
+  name: string;
+  conversation_id: string;
+  artifact_id: string;
+  title: string;
+  content_type: string;
+  size: number;
+  readable: boolean;
+  note: string;
+  error: string;
+}
+
 /** The settings as shown in the dialog (app.SettingsView); the API key itself is never sent. */
 export interface Settings {
   base_url: string;
@@ -153,6 +217,8 @@ export interface Settings {
   tool_call_mode: string;
   searxng_url: string;
   allow_private_network: boolean;
+  /** Size limit of one uploaded file, in MiB (1–1024; the backend's default is 20). */
+  max_upload_mb: number;
   data_dir: string;
 }
 
@@ -165,6 +231,8 @@ export interface SettingsInput {
   tool_call_mode: string;
   searxng_url: string;
   allow_private_network: boolean;
+  /** Size limit of one uploaded file, in MiB (1–1024; 0 = the default, 20). */
+  max_upload_mb: number;
 }
 
 /** Ids of a run that has started (app.SendResult). */
@@ -180,6 +248,48 @@ const b = (v: unknown): boolean => v === true;
 const o = (v: unknown): Loose => (typeof v === 'object' && v !== null ? (v as Loose) : {});
 // Go encodes a nil slice as null.
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+
+/** The upload limit (MiB) when the settings do not give one (config default). */
+export const DEFAULT_MAX_UPLOAD_MB = 20;
+
+function artifactVersion(v: unknown): ArtifactVersion {
+  const x = o(v);
+  return {
+    version: n(x.version),
+    update_type: s(x.update_type),
+    source: s(x.source),
+    size: n(x.size),
+    message_id: s(x.message_id),
+    message: s(x.message),
+    created_at: s(x.created_at),
+  };
+}
+
+function uploadResult(v: unknown): UploadResult {
+  const x = o(v);
+  return {
+    name: s(x.name),
+    conversation_id: s(x.conversation_id),
+    artifact_id: s(x.artifact_id),
+    title: s(x.title),
+    content_type: s(x.content_type),
+    size: n(x.size),
+    readable: b(x.readable),
+    note: s(x.note),
+    error: s(x.error),
+  };
+}
+
+/** []byte fields arrive as base64 strings; tolerate a number array too. */
+function bytesField(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) {
+    let bin = '';
+    for (const x of v) bin += String.fromCharCode(typeof x === 'number' ? x & 0xff : 0);
+    return btoa(bin);
+  }
+  return '';
+}
 
 const STATUSES: readonly MessageStatus[] = ['running', 'complete', 'cancelled', 'error', 'interrupted'];
 
@@ -226,6 +336,7 @@ function settings(v: unknown): Settings {
     tool_call_mode: s(x.tool_call_mode) || 'native',
     searxng_url: s(x.searxng_url),
     allow_private_network: b(x.allow_private_network),
+    max_upload_mb: n(x.max_upload_mb) > 0 ? n(x.max_upload_mb) : DEFAULT_MAX_UPLOAD_MB,
     data_dir: s(x.data_dir),
   };
 }
@@ -287,6 +398,64 @@ export async function getArtifact(conversationId: string, artifactId: string): P
   return { ...artifactSummary(r), content: s(o(r).content) };
 }
 
+/** The stored versions of an artifact, oldest first (ArtifactService.Versions). */
+export async function listVersions(conversationId: string, artifactId: string): Promise<ArtifactVersion[]> {
+  return list(await call(() => ArtifactService.Versions(conversationId, artifactId))).map(artifactVersion);
+}
+
+/** One stored version with its content (ArtifactService.Version); rejects for an unknown version. */
+export async function getVersion(conversationId: string, artifactId: string, version: number): Promise<ArtifactVersionContent> {
+  const r = await call(() => ArtifactService.Version(conversationId, artifactId, version));
+  return { ...artifactVersion(r), content: s(o(r).content) };
+}
+
+/**
+ * Saves the user's edit as a new version (ArtifactService.Save). `baseVersion` is the version
+ * the editor started from. Rejects with code "conflict" (message: what to do) when the
+ * artifact moved past it or the running research holds unsaved changes to it.
+ */
+export async function saveArtifact(conversationId: string, artifactId: string, baseVersion: number, content: string): Promise<ArtifactView> {
+  const r = await call(() => ArtifactService.Save(conversationId, artifactId, baseVersion, content));
+  return { ...artifactSummary(r), content: s(o(r).content) };
+}
+
+/**
+ * Makes stored `version` the content of a new version (ArtifactService.Restore), with
+ * saveArtifact's conflict rule on `baseVersion` (the current version the user saw).
+ */
+export async function restoreVersion(conversationId: string, artifactId: string, version: number, baseVersion: number): Promise<ArtifactView> {
+  const r = await call(() => ArtifactService.Restore(conversationId, artifactId, version, baseVersion));
+  return { ...artifactSummary(r), content: s(o(r).content) };
+}
+
+/**
+ * Exports one version (0 = the current content) as markdown, html or docx
+ * (ArtifactService.Export). See ExportResult for browser mode versus the window.
+ */
+export async function exportArtifact(conversationId: string, artifactId: string, version: number, format: ExportFormat): Promise<ExportResult> {
+  const r = o(await call(() => ArtifactService.Export(conversationId, artifactId, version, format)));
+  return { filename: s(r.filename), mime: s(r.mime), data: bytesField(r.data), saved_path: s(r.saved_path) };
+}
+
+/**
+ * Uploads files sent from the page (ArtifactService.Upload); conversationId "" creates a
+ * conversation. Each file gets its own result, failures included; the call itself rejects
+ * only when nothing could be done (e.g. unknown conversation).
+ */
+export async function uploadFiles(conversationId: string, files: UploadFile[]): Promise<UploadResult[]> {
+  // The bindings type UploadFile.data as number[]; on the wire a Go []byte is base64.
+  const payload = files.map((f) => new app.UploadFile({ name: f.name, data: f.data }));
+  return list(await call(() => ArtifactService.Upload(conversationId, payload))).map(uploadResult);
+}
+
+/**
+ * Uploads files dropped on the desktop window by their absolute paths
+ * (ArtifactService.UploadPaths); results as for uploadFiles.
+ */
+export async function uploadPaths(conversationId: string, paths: string[]): Promise<UploadResult[]> {
+  return list(await call(() => ArtifactService.UploadPaths(conversationId, paths))).map(uploadResult);
+}
+
 /** The current settings (SettingsService.Get). */
 export async function getSettings(): Promise<Settings> {
   return settings(await call(() => SettingsService.Get()));
@@ -320,6 +489,31 @@ export const CONNECTED_EVENT_NAME = 'browser:connected';
 export function onReconnect(handler: () => void): () => void {
   if (!runtimeAttached()) return () => undefined;
   return EventsOn(CONNECTED_EVENT_NAME, () => handler());
+}
+
+/**
+ * Reports whether the page runs in browser mode (`artifactflow serve`'s shim sets
+ * window.runtime.__browserMode) or without any runtime (a plain dev server), as opposed to
+ * the desktop window. Dropped files then arrive as HTML5 drop events with File objects;
+ * in the window they arrive only through the runtime's OnFileDrop, as paths.
+ */
+export function isBrowserMode(): boolean {
+  const rt: unknown = (window as unknown as Record<string, unknown>).runtime;
+  return !isObject(rt) || rt.__browserMode === true;
+}
+
+/**
+ * In the desktop window, calls `handler` with the absolute paths of files dropped anywhere
+ * on it (runtime.OnFileDrop, not limited to drop targets). Returns the function that stops
+ * listening. In browser mode it does nothing: drops come as HTML5 events there.
+ */
+export function onDesktopFileDrop(handler: (paths: string[]) => void): () => void {
+  if (isBrowserMode()) return () => undefined;
+  OnFileDrop((_x, _y, paths) => {
+    const ps = Array.isArray(paths) ? paths.filter((p): p is string => typeof p === 'string' && p !== '') : [];
+    if (ps.length > 0) handler(ps);
+  }, false);
+  return () => OnFileDropOff();
 }
 
 /** Reports whether `href` is a link the system browser may open (http, https or mailto). */

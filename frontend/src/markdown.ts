@@ -3,7 +3,8 @@
 // rendered sanitized).
 
 import DOMPurify from 'dompurify';
-import { Marked, type Tokens } from 'marked';
+import { Marked, type MarkedExtension, type Tokens } from 'marked';
+import { highlightSync } from './highlight';
 
 /** State of one checklist item in a task plan. */
 export type TaskMark = 'done' | 'todo' | 'progress';
@@ -29,7 +30,7 @@ const MARK_LABEL: Record<TaskMark, string> = { done: 'Done', todo: 'To do', prog
 
 const marks = new WeakMap<Tokens.ListItem, TaskMark>();
 
-const marked = new Marked({
+const options: MarkedExtension = {
   gfm: true,
   breaks: false,
   walkTokens(token) {
@@ -62,6 +63,18 @@ const marked = new Marked({
       const mark = marks.get(item);
       if (mark === undefined) return `<li>${body}</li>\n`;
       return `<li class="task task-${mark}"><span class="task-mark" role="img" aria-label="${MARK_LABEL[mark]}"></span><div class="task-body">${body}</div></li>\n`;
+    },
+  },
+};
+
+const marked = new Marked(options);
+
+// The same, with fenced code highlighted when its grammar is loaded (else marked's plain
+// <pre><code>, which `false` falls back to).
+const markedHighlighted = new Marked(options, {
+  renderer: {
+    code({ text, lang }) {
+      return highlightSync(text, lang ?? '') ?? false;
     },
   },
 });
@@ -99,13 +112,32 @@ function installHooks(): void {
  * "[~]", "[→]") become `<li class="task task-done|task-todo|task-progress">` with a marker
  * span. Links keep their href and get rel="noopener noreferrer"; http(s) and mailto links
  * also get data-external="true" (the Markdown component opens them with BrowserOpenURL).
+ * With `highlight`, fenced code whose grammar is loaded (highlight.loadLanguages) becomes
+ * shiki's class-coloured `<pre class="shiki">`; other code stays plain. Either way the
+ * result passes the same sanitizer.
  */
-export function renderMarkdown(source: string): string {
+export function renderMarkdown(source: string, opts: { highlight?: boolean } = {}): string {
   installHooks();
-  const html = marked.parse(source, { async: false });
+  const html = (opts.highlight === true ? markedHighlighted : marked).parse(source, { async: false });
+  return sanitize(html);
+}
+
+function sanitize(html: string): string {
   return DOMPurify.sanitize(html, {
     FORBID_TAGS,
     FORBID_ATTR,
     ALLOW_DATA_ATTR: false,
   });
+}
+
+/**
+ * Renders source code (an uploaded .py, a code artifact) as sanitized HTML: highlighted
+ * `<pre class="shiki language-ID">` when `language`'s grammar is loaded (see
+ * highlight.loadLanguages), else a plain escaped `<pre class="code-plain"><code>`.
+ */
+export function renderCode(code: string, language: string): string {
+  const html = highlightSync(code, language);
+  if (html !== null) return sanitize(html);
+  const esc = code.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<pre class="code-plain"><code>${esc}</code></pre>`;
 }

@@ -1,12 +1,38 @@
-import { useMemo, type MouseEvent } from 'react';
+import { useEffect, useMemo, useState, type MouseEvent } from 'react';
 import { openExternal } from '../api';
-import { renderMarkdown } from '../markdown';
+import { fenceLanguages, loadLanguages } from '../highlight';
+import { renderCode, renderMarkdown } from '../markdown';
 
 /** Props of Markdown. */
 export interface MarkdownProps {
   /** Untrusted markdown (model output, page text, artifact content). */
   source: string;
   className?: string;
+  /**
+   * Highlight fenced code blocks. Their grammars load lazily; blocks show as plain code
+   * until then and re-render highlighted when they arrive.
+   */
+  highlight?: boolean;
+}
+
+/**
+ * Bumps a counter whenever one of `languages` becomes available for highlighting, so memoized
+ * HTML re-renders with colours. Does nothing for an empty list.
+ */
+function useHighlightReady(languages: readonly string[]): number {
+  const [tick, setTick] = useState(0);
+  const key = languages.join(',');
+  useEffect(() => {
+    if (key === '') return;
+    let stale = false;
+    void loadLanguages(key.split(',')).then((changed) => {
+      if (changed && !stale) setTick((t) => t + 1);
+    });
+    return () => {
+      stale = true;
+    };
+  }, [key]);
+  return tick;
 }
 
 /**
@@ -14,8 +40,10 @@ export interface MarkdownProps {
  * the app window: absolute external links (http, https, mailto) open in the system browser
  * through runtime.BrowserOpenURL; all others (relative, fragment, other schemes) do nothing.
  */
-export function Markdown({ source, className }: MarkdownProps) {
-  const html = useMemo(() => renderMarkdown(source), [source]);
+export function Markdown({ source, className, highlight = false }: MarkdownProps) {
+  const languages = useMemo(() => (highlight ? fenceLanguages(source) : []), [highlight, source]);
+  const ready = useHighlightReady(languages);
+  const html = useMemo(() => renderMarkdown(source, { highlight }), [source, highlight, ready]); // eslint-disable-line react-hooks/exhaustive-deps
   return (
     <div
       className={className ? `markdown ${className}` : 'markdown'}
@@ -24,6 +52,26 @@ export function Markdown({ source, className }: MarkdownProps) {
       dangerouslySetInnerHTML={{ __html: html }}
     />
   );
+}
+
+/** Props of CodeView. */
+export interface CodeViewProps {
+  /** Untrusted source code. */
+  code: string;
+  /** A language name or content type ("python", "go", "text/x-python"). */
+  language: string;
+  className?: string;
+}
+
+/**
+ * Shows source code, syntax-highlighted once its grammar has loaded (plain until then, and
+ * for languages the app has no grammar for). The HTML is sanitized like markdown.
+ */
+export function CodeView({ code, language, className }: CodeViewProps) {
+  const languages = useMemo(() => [language], [language]);
+  const ready = useHighlightReady(languages);
+  const html = useMemo(() => renderCode(code, language), [code, language, ready]); // eslint-disable-line react-hooks/exhaustive-deps
+  return <div className={className ? `code-view ${className}` : 'code-view'} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 function interceptLinks(e: MouseEvent<HTMLElement>): void {

@@ -1,12 +1,12 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
-import { getSettings, saveSettings, type Settings, type SettingsInput } from '../api';
+import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
 
 /** A settings field that validation errors can name. */
-export type SettingsField = 'base_url' | 'api_key' | 'model' | 'tool_call_mode' | 'searxng_url';
+export type SettingsField = 'base_url' | 'api_key' | 'model' | 'tool_call_mode' | 'searxng_url' | 'max_upload_mb';
 
-const FIELDS: readonly SettingsField[] = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url'];
+const FIELDS: readonly SettingsField[] = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb'];
 
 /** A Save error split into per-field messages and the rest. */
 export interface SettingsErrors {
@@ -33,6 +33,17 @@ export function parseSettingsErrors(message: string): SettingsErrors {
   return { fields, general: rest.length > 0 ? (Object.keys(fields).length > 0 ? rest.join('; ') : message) : '' };
 }
 
+/** The largest upload limit the backend accepts, in MiB (config.MaxUploadMBLimit). */
+export const MAX_UPLOAD_MB_LIMIT = 1024;
+
+/** Parses the upload-limit field: a whole number of MiB from 1 to 1024, else null. */
+export function parseUploadLimit(text: string): number | null {
+  const t = text.trim();
+  if (!/^\d+$/.test(t)) return null;
+  const v = Number(t);
+  return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
+}
+
 /** Props of SettingsDialog. */
 export interface SettingsDialogProps {
   onClose: () => void;
@@ -56,7 +67,10 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     tool_call_mode: 'native',
     searxng_url: '',
     allow_private_network: false,
+    max_upload_mb: DEFAULT_MAX_UPLOAD_MB,
   });
+  // The upload limit as typed (validated on save; the backend accepts 1–1024).
+  const [limitText, setLimitText] = useState(String(DEFAULT_MAX_UPLOAD_MB));
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<SettingsErrors | null>(null);
   const [saved, setSaved] = useState(false);
@@ -75,7 +89,9 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           tool_call_mode: s.tool_call_mode || 'native',
           searxng_url: s.searxng_url,
           allow_private_network: s.allow_private_network,
+          max_upload_mb: s.max_upload_mb,
         });
+        setLimitText(String(s.max_upload_mb));
       },
       (e: unknown) => {
         if (!stale) setLoadError(e instanceof Error ? e.message : String(e));
@@ -94,9 +110,14 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
 
   const submit = (e: SyntheticEvent) => {
     e.preventDefault();
+    const limit = parseUploadLimit(limitText);
+    if (limit === null) {
+      setError({ fields: { max_upload_mb: `enter a whole number of MB from 1 to ${String(MAX_UPLOAD_MB_LIMIT)}` }, general: '' });
+      return;
+    }
     setSaving(true);
     setError(null);
-    saveSettings(form).then(
+    saveSettings({ ...form, max_upload_mb: limit }).then(
       (s) => {
         setSaving(false);
         setSaved(true);
@@ -253,6 +274,27 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
               Allow private network addresses
               <span className="hint block">Lets the crawl agent fetch pages on localhost and your LAN. Off by default.</span>
             </span>
+          </label>
+        </fieldset>
+        <fieldset disabled={loaded === null}>
+          <legend>Files</legend>
+          <label className="field">
+            <span className="label">Upload limit</span>
+            <span className="input-unit">
+              <input
+                className="input input-narrow"
+                inputMode="numeric"
+                value={limitText}
+                onChange={(e) => {
+                  setLimitText(e.target.value);
+                  set('max_upload_mb', parseUploadLimit(e.target.value) ?? form.max_upload_mb);
+                }}
+                {...invalid('max_upload_mb')}
+              />
+              <span className="muted">MB per file</span>
+            </span>
+            <span className="hint">Larger files are refused when you drop or add them (1–{MAX_UPLOAD_MB_LIMIT} MB).</span>
+            {fieldError('max_upload_mb')}
           </label>
         </fieldset>
         {loaded?.data_dir ? (

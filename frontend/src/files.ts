@@ -1,0 +1,87 @@
+// Bytes in and out of the page: base64 for the bound calls (Go []byte travels as base64 in
+// JSON), the upload size limit checked before a file is read, and downloads of exports in
+// browser mode.
+
+/** Bytes per MiB; the upload limit in the settings is in MiB. */
+export const MIB = 1024 * 1024;
+
+/**
+ * Encodes bytes as standard, padded base64 (what Go's encoding/json expects for []byte).
+ * Works in chunks, so large files do not overflow the call stack.
+ */
+export function bytesToBase64(bytes: Uint8Array): string {
+  const CHUNK = 0x8000;
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    parts.push(String.fromCharCode(...bytes.subarray(i, i + CHUNK)));
+  }
+  return btoa(parts.join(''));
+}
+
+/**
+ * Decodes standard base64 (padded or not, whitespace ignored) to bytes. Throws a TypeError
+ * with a readable message when `b64` is not base64.
+ */
+export function base64ToBytes(b64: string): Uint8Array {
+  let bin: string;
+  try {
+    bin = atob(b64.replace(/\s+/g, ''));
+  } catch {
+    throw new TypeError('the file data is not valid base64');
+  }
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** A size for the upload messages: "512 bytes", "1.5 KB", "20 MB" (1 KB = 1024 bytes). */
+export function formatUploadSize(bytes: number): string {
+  if (bytes < 1024) return `${String(bytes)} bytes`;
+  const [v, unit] = bytes < MIB ? [bytes / 1024, 'KB'] : [bytes / MIB, 'MB'];
+  return `${v.toFixed(1).replace(/\.0$/, '')} ${unit}`;
+}
+
+/**
+ * Checks a file's size in bytes against the upload limit (`maxMb` MiB, at least 1) before
+ * reading it. Returns "" when it may be uploaded, else the message shown for that file,
+ * e.g. `"big.pdf" is 25.3 MB, over the 20 MB upload limit (see Settings)`.
+ */
+export function uploadProblem(file: { name: string; size: number }, maxMb: number): string {
+  const mb = Math.max(1, maxMb);
+  if (file.size > mb * MIB) {
+    const size = formatUploadSize(file.size);
+    const is = size === `${String(mb)} MB` ? `just over ${size}` : size;
+    return `"${file.name}" is ${is}, over the ${String(mb)} MB upload limit (see Settings)`;
+  }
+  return '';
+}
+
+/** Reads a File (or Blob) and returns its bytes as base64 (see bytesToBase64). */
+export async function readAsBase64(file: Blob): Promise<string> {
+  return bytesToBase64(new Uint8Array(await file.arrayBuffer()));
+}
+
+/**
+ * Saves bytes given as base64 under `filename` through a Blob URL and a temporary
+ * <a download> (browser mode; the desktop window writes exports itself). Throws when `b64`
+ * is not base64.
+ */
+export function downloadBase64(filename: string, mime: string, b64: string): void {
+  const blob = new Blob([base64ToBytes(b64) as BlobPart], { type: mime || 'application/octet-stream' });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.rel = 'noopener';
+  a.style.display = 'none';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  // Revoke after the click has been handled; downloads keep their own reference.
+  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Reports whether a drag carries files (DataTransfer.types includes "Files"). */
+export function dragHasFiles(dt: DataTransfer | null): boolean {
+  return dt !== null && Array.from(dt.types).includes('Files');
+}
