@@ -34,6 +34,9 @@
 
   const noop = () => {};
   window.runtime = {
+    // Tells the page it runs in browser mode: dropped files arrive as HTML5 drop events
+    // with File objects (uploaded with ArtifactService.Upload), not through OnFileDrop.
+    __browserMode: true,
     EventsOnMultiple(name, cb, max) {
       const l = { cb, left: max > 0 ? max : -1 };
       if (!listeners.has(name)) listeners.set(name, []);

@@ -10,7 +10,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /**
  * Launches Chromium at 1280x860 and returns {page, errors, close}. `errors` collects page
  * errors and console errors (except Chromium's own /favicon.ico request). `init`, when
- * given, is a script path installed with addInitScript before any page script runs.
+ * given, is a script path (or a list of them, installed in order) added with addInitScript
+ * before any page script runs.
  */
 export async function launch({ init } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'af-e2e-'));
@@ -23,7 +24,7 @@ export async function launch({ init } = {}) {
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
   });
-  if (init) await context.addInitScript({ path: init });
+  for (const path of [init ?? []].flat()) await context.addInitScript({ path });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));

@@ -112,7 +112,10 @@ Germany pays the highest share for low-income households; France scales by incom
   let settings = {
     base_url: 'http://localhost:11434/v1', api_key_set: true, model: 'qwen3:14b', tool_call_mode: 'native',
     searxng_url: 'http://localhost:8888', allow_private_network: false, data_dir: '/home/user/.config/ArtifactFlow',
+    max_upload_mb: 20,
   };
+  // For e2e/fake-artifacts.js (versions, edits, exports, uploads), which extends this fake.
+  fake.state = { conversations, messages, artifacts, settings: () => settings, art, emit };
 
   function art(id, title, content, version, source, updated) {
     return {
@@ -416,10 +419,13 @@ Sulfides look closest to mass-market cars. See the [2025 review](https://example
           if (input.base_url && !http(input.base_url)) problems.push('base_url: must be an absolute http(s) URL such as http://localhost:11434/v1');
           if (input.searxng_url && !http(input.searxng_url)) problems.push('searxng_url: must be an absolute http(s) URL such as http://localhost:8888');
           if (!['', 'native', 'xml'].includes(input.tool_call_mode)) problems.push(`tool_call_mode: "${input.tool_call_mode}" is not native or xml`);
+          const mb = input.max_upload_mb ?? 0;
+          if (!Number.isInteger(mb) || mb < 0 || mb > 1024) problems.push(`max_upload_mb: ${mb} is outside 1–1024`);
           if (problems.length) return reject(`invalid settings: ${problems.join('; ')}`);
           settings = {
             ...settings, base_url: input.base_url, model: input.model, tool_call_mode: input.tool_call_mode,
             searxng_url: input.searxng_url, allow_private_network: input.allow_private_network,
+            max_upload_mb: input.max_upload_mb || 20,
             api_key_set: input.api_key ? true : input.clear_api_key ? false : settings.api_key_set,
           };
           return reply(settings);

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { preview } from 'vite';
 import { assert, checker, launch, screenshot } from './browser.mjs';
+import { artifactChecks } from './ui-artifacts.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const QUESTION = 'What are the main approaches to solid-state batteries, and which companies lead each?';
@@ -16,7 +17,7 @@ const server = await preview({ root: join(here, '..'), logLevel: 'warn', preview
 const url = server.resolvedUrls?.local[0];
 if (!url) throw new Error('vite preview did not report a URL');
 
-const { page, errors: pageErrors, close } = await launch({ init: join(here, 'fake-backend.js') });
+const { page, errors: pageErrors, close } = await launch({ init: [join(here, 'fake-backend.js'), join(here, 'fake-artifacts.js')] });
 const shutdown = async (code) => {
   await close();
   await server.close().catch(() => {});
@@ -227,6 +228,9 @@ await check('rename and delete from the item menu', async () => {
   await confirm.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('button', { name: /^Local analytics engines/ }).first().waitFor({ state: 'detached' });
 });
+
+// Versions, compare, edit, restore, export and uploads (issue 3): e2e/ui-artifacts.mjs.
+await artifactChecks({ page, check, shot, calls });
 
 await check('dark theme', async () => {
   await page.emulateMedia({ colorScheme: 'dark' });

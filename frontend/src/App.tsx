@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import {
   ApiError,
+  DEFAULT_MAX_UPLOAD_MB,
   deleteConversation,
   getConversation,
   getSettings,
@@ -22,6 +23,7 @@ import { ArtifactPanel, mergeArtifacts } from './components/ArtifactPanel';
 import { ChatView, type ChatItem } from './components/Chat';
 import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar } from './components/Sidebar';
+import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
 import { applyEvent, emptyRunsState, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
 
 type RunsAction = { type: 'event'; event: RunEvent } | { type: 'hydrate'; conversationId: string; events: RunEvent[] };
@@ -61,6 +63,7 @@ export default function App() {
   const [selectedArtifact, setSelectedArtifact] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [needsSetup, setNeedsSetup] = useState(false);
+  const [maxUploadMb, setMaxUploadMb] = useState(DEFAULT_MAX_UPLOAD_MB);
   const [draft, setDraft] = useState('');
   const [sending, setSending] = useState(false);
   const [pending, setPending] = useState<{ conversationId: string | null; messageId: string; content: string } | null>(null);
@@ -77,7 +80,10 @@ export default function App() {
 
   useEffect(() => {
     getSettings().then(
-      (s) => setNeedsSetup(s.model === ''),
+      (s) => {
+        setNeedsSetup(s.model === '');
+        setMaxUploadMb(s.max_upload_mb);
+      },
       () => undefined,
     );
   }, []);
@@ -155,6 +161,40 @@ export default function App() {
     setSelectedArtifact(null);
     setSendError(null);
   }, []);
+
+  // The stored artifacts of the open conversation, reloaded after a save, restore or upload.
+  const selectedRef = useRef(selectedId);
+  useEffect(() => {
+    selectedRef.current = selectedId;
+  }, [selectedId]);
+  const refreshArtifacts = useCallback(() => {
+    const id = selectedRef.current;
+    if (id === null) return;
+    listArtifacts(id).then(
+      (items) => {
+        if (selectedRef.current === id) setStored({ conversationId: id, items });
+      },
+      () => undefined,
+    );
+  }, []);
+
+  // Uploads: files dropped on the window or picked with "Add files". A batch dropped with no
+  // conversation open created one: open it. The newest upload is selected.
+  const onUploaded = useCallback(
+    (batch: UploadedBatch) => {
+      setListTick((t) => t + 1);
+      const last = batch.artifactIds.at(-1) ?? null;
+      if (batch.conversationId === selectedRef.current) {
+        refreshArtifacts();
+        setSelectedArtifact(last);
+      } else if (batch.created || selectedRef.current === null) {
+        openConversation(batch.conversationId);
+        setSelectedArtifact(last);
+      }
+    },
+    [openConversation, refreshArtifacts],
+  );
+  const uploads = useUploads({ conversationId: selectedId, maxUploadMb, onUploaded });
 
   const newResearch = useCallback(() => {
     openConversation(null);
@@ -314,16 +354,29 @@ export default function App() {
         selectedId={selectedArtifact}
         onSelect={setSelectedArtifact}
         running={running}
+        onChanged={refreshArtifacts}
+        onAddFiles={uploads.addFiles}
       />
       {settingsOpen ? (
         <SettingsDialog
           onClose={() => setSettingsOpen(false)}
           onSaved={(s) => {
             setNeedsSetup(s.model === '');
+            setMaxUploadMb(s.max_upload_mb);
             setSendError((e) => (e && isSettingsError(e) ? null : e));
           }}
         />
       ) : null}
+      {uploads.dragging ? <DropOverlay hasConversation={selectedId !== null} maxUploadMb={maxUploadMb} /> : null}
+      <UploadTray
+        items={uploads.items}
+        onOpen={(it) => {
+          if (it.conversationId !== selectedId) openConversation(it.conversationId);
+          setSelectedArtifact(it.artifactId);
+        }}
+        onDismiss={uploads.dismiss}
+        onClear={uploads.clearFinished}
+      />
     </div>
   );
 }

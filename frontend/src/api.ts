@@ -7,7 +7,7 @@ import * as ChatService from '../wailsjs/go/app/ChatService';
 import * as ConversationService from '../wailsjs/go/app/ConversationService';
 import * as SettingsService from '../wailsjs/go/app/SettingsService';
 import { app } from '../wailsjs/go/models';
-import { BrowserOpenURL, EventsOn, OnFileDrop, OnFileDropOff } from '../wailsjs/runtime/runtime';
+import { BrowserOpenURL, ClipboardSetText, EventsOn, OnFileDrop, OnFileDropOff } from '../wailsjs/runtime/runtime';
 import { parseEvent, type RunEvent } from './events';
 
 /** The runtime event on which every run event arrives (app.RunEventName). */
@@ -538,4 +538,18 @@ export function openExternal(href: string): boolean {
   }
   BrowserOpenURL(href);
   return true;
+}
+
+/**
+ * Copies text to the system clipboard: through the runtime in the desktop window, through
+ * navigator.clipboard in a browser. Resolves whether it worked; never rejects.
+ */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (!isBrowserMode()) return await ClipboardSetText(text);
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api';
-import { currentIsExtra, defaultComparePair, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionOrigin } from './versions';
+import { currentIsExtra, defaultComparePair, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({
   version,
@@ -29,16 +29,19 @@ describe('updateTypeLabel', () => {
   });
 });
 
-describe('versionOrigin', () => {
-  it('names the question, the user edit, the upload and the restored version', () => {
-    expect(versionOrigin(v(1, 'create', { message: 'How do heat pump subsidies differ?' }))).toBe('How do heat pump subsidies differ?');
-    expect(versionOrigin(v(2, 'user_edit'))).toBe('your edit');
-    expect(versionOrigin(v(1, 'upload'))).toBe('upload');
-    expect(versionOrigin(v(4, 'restore'), 2)).toBe('restored v2');
-    expect(versionOrigin(v(4, 'restore'))).toBe('restored an earlier version');
-    expect(versionOrigin(v(3, 'recover'))).toBe('recovered from an interrupted run');
-    expect(versionOrigin(v(3, 'update'))).toBe('');
-    expect(versionOrigin(v(3, 'update', { message: 'x'.repeat(200) }), undefined, 20)).toHaveLength(20);
+describe('versionTitle and versionQuestion', () => {
+  it('names what produced a version', () => {
+    expect(versionTitle(v(1, 'create', { message: 'How do heat pump subsidies differ?' }))).toBe('Created');
+    expect(versionQuestion(v(1, 'create', { message: 'How do heat pump subsidies differ?' }))).toBe('How do heat pump subsidies differ?');
+    expect([versionTitle(v(2, 'user_edit')), versionQuestion(v(2, 'user_edit', { message: 'x' }))]).toEqual(['Your edit', '']);
+    expect(versionTitle(v(1, 'upload'))).toBe('Uploaded');
+    expect(versionTitle(v(4, 'restore'), 2)).toBe('Restored v2');
+    expect(versionTitle(v(4, 'restore'))).toBe('Restored an earlier version');
+    expect(versionTitle(v(3, 'recover'))).toBe('Recovered draft');
+    expect(versionTitle(v(3, 'update_fuzzy'))).toBe('Updated (approximate match)');
+    expect(versionTitle(v(3, '', { source: 'user' }))).toBe('Your edit');
+    expect(versionQuestion(v(3, 'update'))).toBe('');
+    expect(versionQuestion(v(3, 'update', { message: 'x'.repeat(200) }), 20)).toHaveLength(20);
   });
 });
 

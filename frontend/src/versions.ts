@@ -32,26 +32,24 @@ export function updateTypeLabel(updateType: string): string {
 }
 
 /**
- * What produced a version, for the history list: the question of the run that wrote it
- * (clipped to `max` characters), else "your edit", "upload", "restored v3" (when
- * `restoredFrom` is known), "restored an earlier version", "recovered from an interrupted
- * run", or "" when nothing is known.
+ * The headline of a version in the history: its update type ("Updated", "Rewritten"), or
+ * what the user did: "Your edit", "Uploaded", "Restored v3" (when `restoredFrom` is known,
+ * else "Restored an earlier version"), "Recovered draft".
  */
-export function versionOrigin(v: ArtifactVersion, restoredFrom?: number, max = 120): string {
-  switch (v.update_type) {
-    case 'user_edit':
-      return 'your edit';
-    case 'upload':
-      return 'upload';
-    case 'restore':
-      return restoredFrom !== undefined ? `restored v${String(restoredFrom)}` : 'restored an earlier version';
-    case 'recover':
-      return v.message !== '' ? `recovered: ${clip(v.message, max)}` : 'recovered from an interrupted run';
-  }
-  if (v.message !== '') return clip(v.message, max);
-  if (v.source === 'user') return 'your edit';
-  if (v.source === 'user_upload') return 'upload';
-  return '';
+export function versionTitle(v: ArtifactVersion, restoredFrom?: number): string {
+  if (v.update_type === 'restore') return restoredFrom !== undefined ? `Restored v${String(restoredFrom)}` : 'Restored an earlier version';
+  if (v.update_type === 'user_edit' || (v.update_type === '' && v.source === 'user')) return 'Your edit';
+  if (v.update_type === 'upload' || (v.update_type === '' && v.source === 'user_upload')) return 'Uploaded';
+  return updateTypeLabel(v.update_type);
+}
+
+/**
+ * The question whose run produced a version, clipped to `max` characters; "" for the
+ * user's own edits, restores and uploads (which no question produced).
+ */
+export function versionQuestion(v: ArtifactVersion, max = 120): string {
+  if (v.update_type === 'user_edit' || v.update_type === 'restore' || v.update_type === 'upload') return '';
+  return v.message === '' ? '' : clip(v.message, max);
 }
 
 /**

@@ -1,9 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { getArtifact, type ArtifactSummary } from '../api';
 import type { LiveArtifact } from '../events';
 import { formatBytes } from '../format';
+import { UploadIcon } from './artifact-icons';
+import { ArtifactViewer } from './ArtifactViewer';
 import { DocIcon, ListCheckIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
+import './artifacts.css';
 
 /** The id of the task plan artifact (seed 000). */
 export const TASK_PLAN_ID = 'task_plan';
@@ -95,13 +98,19 @@ export interface ArtifactPanelProps {
   selectedId: string | null;
   onSelect: (id: string) => void;
   running: boolean;
+  /** The stored artifacts changed (an edit was saved, a version restored): reload them. */
+  onChanged: () => void;
+  /** Files picked with "Add files" (uploaded to this conversation, or a new one). */
+  onAddFiles: (files: File[]) => void;
 }
 
 /**
  * The right column: the task plan (rendered checklist) and, below, the artifact list with
- * source badge, version and a live "unsaved" dot, and a rendered preview of the selected one.
+ * source badge, version and a live "unsaved" dot, an "Add files" button, and the viewer of
+ * the selected artifact (preview, source, history, edit, compare, export).
  */
-export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, running }: ArtifactPanelProps) {
+export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, running, onChanged, onAddFiles }: ArtifactPanelProps) {
+  const fileInput = useRef<HTMLInputElement>(null);
   const plan = rows.find((r) => r.id === TASK_PLAN_ID);
   const others = rows.filter((r) => r.id !== TASK_PLAN_ID);
   const selected = others.find((r) => r.id === selectedId) ?? others[0];
@@ -141,9 +150,30 @@ export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, runn
           <DocIcon size={15} />
           <h2>Artifacts</h2>
           {others.length > 0 ? <span className="count">{others.length}</span> : null}
+          <button
+            type="button"
+            className="btn btn-sm btn-ghost add-files"
+            onClick={() => fileInput.current?.click()}
+            title={conversationId === null ? 'Add files to a new research' : 'Add files to this research'}
+          >
+            <UploadIcon size={14} /> Add files
+          </button>
+          <input
+            ref={fileInput}
+            type="file"
+            multiple
+            hidden
+            aria-label="Files to add"
+            data-testid="add-files-input"
+            onChange={(e) => {
+              const files = Array.from(e.target.files ?? []);
+              e.target.value = '';
+              if (files.length > 0) onAddFiles(files);
+            }}
+          />
         </header>
         {others.length === 0 ? (
-          <p className="placeholder">Reports and notes the agents write appear here.</p>
+          <p className="placeholder">Reports and notes the agents write appear here. Drop files anywhere on the window to add your own.</p>
         ) : (
           <ul className="artifact-list" role="listbox" aria-label="Artifacts">
             {others.map((r) => (
@@ -172,34 +202,18 @@ export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, runn
             ))}
           </ul>
         )}
-        {selected ? (
-          <div className="preview" aria-label={`Preview of ${selected.id}`}>
-            {preview.loading ? (
-              <p className="placeholder">
-                <Spinner size={12} /> Loading…
-              </p>
-            ) : preview.error ? (
-              <p className="error-text">{preview.error}</p>
-            ) : (
-              <ArtifactBody contentType={selected.contentType} content={preview.content} />
-            )}
-          </div>
+        {selected && conversationId !== null ? (
+          <ArtifactViewer
+            key={`${conversationId}/${selected.id}`}
+            conversationId={conversationId}
+            artifact={selected}
+            current={preview}
+            onChanged={onChanged}
+          />
         ) : null}
       </section>
     </aside>
   );
-}
-
-function ArtifactBody({ contentType, content }: { contentType: string; content: string }) {
-  const t = contentType.toLowerCase();
-  if (t.includes('html')) {
-    // HTML artifacts only in a sandboxed frame without scripts (DESIGN.md, "Frontend").
-    return <iframe className="html-frame" title="HTML artifact" sandbox="" srcDoc={content} />;
-  }
-  if (t === '' || t.includes('markdown') || t === 'md' || t === 'text/md') {
-    return <Markdown source={content} className="doc" />;
-  }
-  return <pre className="plain">{content}</pre>;
 }
 
 function UnsavedDot() {
