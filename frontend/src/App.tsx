@@ -21,6 +21,7 @@ import {
 } from './api';
 import { ArtifactPanel, mergeArtifacts } from './components/ArtifactPanel';
 import { ChatView, type ChatItem } from './components/Chat';
+import { PermissionDialog } from './components/PermissionDialog';
 import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar } from './components/Sidebar';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
@@ -134,7 +135,8 @@ export default function App() {
         // after a reconnect: merge its stored events (the reducer keeps what it saw itself).
         const last = d.messages.at(-1);
         for (const m of d.messages) {
-          if (m.status !== 'running' && m !== last) continue;
+          // An interrupted run has no terminal event: rebuilt from its events it would look running.
+          if ((m.status !== 'running' && m !== last) || m.status === 'interrupted') continue;
           messageEvents(selectedId, m.id).then(
             (events) => {
               if (!stale) dispatch({ type: 'hydrate', conversationId: selectedId, events });
@@ -264,7 +266,12 @@ export default function App() {
     const messages = detail?.conversation.id === selectedId ? detail.messages : [];
     const seen = new Set(messages.map((m) => m.id));
     const out: ChatItem[] = messages.map((m) => ({ key: m.id, message: m, live: conv?.runs[m.id] }));
-    for (const id of conv?.order ?? []) if (!seen.has(id)) out.push({ key: id, live: conv?.runs[id] });
+    // A live run the store did not list yet is new (shown), or on another branch (not shown).
+    const lastId = messages.at(-1)?.id ?? '';
+    for (const id of conv?.order ?? []) {
+      const run = conv?.runs[id];
+      if (!seen.has(id) && run && (run.status === 'running' || run.parentId === lastId)) out.push({ key: id, live: run });
+    }
     return out;
   }, [selectedId, detail, conv]);
 
@@ -347,6 +354,8 @@ export default function App() {
         onOpenArtifact={setSelectedArtifact}
         onDismissError={() => setSendError(null)}
         composerRef={composerRef}
+        onDetail={setDetail}
+        onArtifactsChanged={() => setReloadTick((t) => t + 1)}
       />
       <ArtifactPanel
         conversationId={selectedId}
@@ -357,6 +366,7 @@ export default function App() {
         onChanged={refreshArtifacts}
         onAddFiles={uploads.addFiles}
       />
+      <PermissionDialog runs={runs} selectedId={selectedId} conversations={conversations} />
       {settingsOpen ? (
         <SettingsDialog
           onClose={() => setSettingsOpen(false)}

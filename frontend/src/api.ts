@@ -119,6 +119,10 @@ export interface Message {
   status: MessageStatus;
   error: string;
   created_at: string;
+  /** Ids of the branches at this point of the message tree, oldest first, this one included. */
+  sibling_ids: string[];
+  /** This message's 0-based position in sibling_ids (navigator: ‹ index+1 / length ›). */
+  sibling_index: number;
 }
 
 /** A conversation with the messages on its active branch, root first (app.ConversationDetail). */
@@ -309,6 +313,8 @@ function message(v: unknown): Message {
     status,
     error: s(x.error),
     created_at: s(x.created_at),
+    sibling_ids: list(x.sibling_ids).filter((id): id is string => typeof id === 'string'),
+    sibling_index: n(x.sibling_index),
   };
 }
 

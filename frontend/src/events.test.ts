@@ -3,14 +3,18 @@ import {
   applyEvent,
   applyEvents,
   emptyRunsState,
+  endedRun,
   hydrateConversation,
   isRunning,
   parseEvent,
+  pendingPermissions,
+  permissionSubject,
   replayRun,
   runsOf,
   visibleText,
   type AgentStep,
   type EventType,
+  type NoteStep,
   type RunEvent,
   type RunsState,
   type RunState,
@@ -396,5 +400,143 @@ describe('visibleText', () => {
     ['a < b and c', 'a < b and c'],
   ])('%j -> %j', (input, want) => {
     expect(visibleText(input)).toBe(want);
+  });
+});
+
+describe('applyEvent: conversation events (issue 4)', () => {
+  const lead = (add: ReturnType<typeof script>['add']) => {
+    add('metadata', '', { content: 'Q', model: 'm', tool_call_mode: 'native', parent_id: 'm0' });
+    add('agent_start', 'lead_agent', { round: 0 });
+  };
+  const notes = (r: RunState) => r.steps.filter((s): s is NoteStep => s.kind === 'note');
+
+  it('records the parent and the lead context size from llm_complete (not a sub-agent\'s)', () => {
+    const { events, add } = script();
+    lead(add);
+    add('llm_complete', 'lead_agent', { content: '', tool_calls: [{ id: 'x', name: 'call_subagent', params: {} }], usage: { prompt_tokens: 41_000, completion_tokens: 50, total_tokens: 41_050 } });
+    add('agent_start', 'search_agent', { round: 0 });
+    add('llm_complete', 'search_agent', { content: 'x', usage: { prompt_tokens: 900, completion_tokens: 5, total_tokens: 905 } });
+    const r = run(applyEvents(emptyRunsState(), events));
+    expect(r.parentId).toBe('m0');
+    expect(r.contextTokens).toBe(41_000);
+  });
+
+  it('turns compaction_start/summary into a marker with the summary, and a failed one into a warning', () => {
+    const { events, add } = script();
+    lead(add);
+    add('compaction_start', 'lead_agent', { tokens_before: 41_000, threshold: 40_000, window: 50_000, messages: 12 });
+    let r = run(applyEvents(emptyRunsState(), events));
+    expect(r.compactions).toMatchObject([{ status: 'running', tokensBefore: 41_000, window: 50_000 }]);
+    expect(notes(r)[0]).toMatchObject({ status: 'running', text: 'Compacting context' });
+    add('compaction_summary', 'lead_agent', { success: true, summary: '## 1. Primary request', kept: 'Q', tokens_before: 41_000, tokens_after: 3_000, duration_ms: 900 });
+    r = run(applyEvents(emptyRunsState(), events));
+    expect(r.compactions[0]).toMatchObject({ status: 'done', tokensAfter: 3_000, summary: '## 1. Primary request', kept: 'Q' });
+    expect(notes(r)).toHaveLength(1);
+    expect(notes(r)[0]).toMatchObject({ status: 'done', text: 'Context compacted: 41k → 3k tokens', detail: '## 1. Primary request' });
+    expect(r.contextTokens).toBe(3_000);
+
+    add('compaction_start', 'search_agent', { tokens_before: 9_000, threshold: 8_000, window: 10_000, messages: 4 });
+    add('compaction_summary', 'search_agent', { success: false, error: 'model timeout', tokens_before: 9_000, duration_ms: 100 });
+    r = run(applyEvents(emptyRunsState(), events));
+    expect(r.compactions[1]).toMatchObject({ agent: 'search_agent', status: 'failed', error: 'model timeout', tokensAfter: 0 });
+    expect(notes(r)[1]).toMatchObject({ status: 'error', detail: 'model timeout' });
+    expect(notes(r)[1]?.text).toContain('search_agent');
+    expect(r.contextTokens).toBe(3_000);
+  });
+
+  it('a summary without its start still makes a marker', () => {
+    const { events, add } = script();
+    lead(add);
+    add('compaction_summary', 'lead_agent', { success: true, summary: 'S', tokens_before: 10_000, tokens_after: 1_000, duration_ms: 1 });
+    const r = run(applyEvents(emptyRunsState(), events));
+    expect(r.compactions).toHaveLength(1);
+    expect(notes(r)[0]?.text).toBe('Context compacted: 10k → 1k tokens');
+  });
+
+  it('queues messages until user_input delivers them, and drops the rest when the run ends', () => {
+    const { events, add } = script();
+    lead(add);
+    add('queued_message', 'lead_agent', { id: 'q1', content: 'Also Italy' });
+    add('queued_message', 'lead_agent', { id: 'q1', content: 'Also Italy' });
+    add('queued_message', 'lead_agent', { id: 'q2', content: 'And Spain' });
+    let r = run(applyEvents(emptyRunsState(), events));
+    expect(r.queued.map((q) => [q.id, q.status])).toEqual([['q1', 'queued'], ['q2', 'queued']]);
+    add('user_input', 'lead_agent', { ids: ['q1'], content: 'Also Italy' });
+    r = run(applyEvents(emptyRunsState(), events));
+    expect(r.queued.map((q) => q.status)).toEqual(['delivered', 'queued']);
+    expect(notes(r).at(-1)).toMatchObject({ status: 'done', detail: 'Also Italy' });
+    add('cancelled', '', { reason: 'stopped' });
+    r = run(applyEvents(emptyRunsState(), events));
+    expect(r.queued.map((q) => q.status)).toEqual(['delivered', 'dropped']);
+  });
+
+  it('knows a delivered message from user_input alone (its queued_message was not seen)', () => {
+    const { events, add } = script();
+    lead(add);
+    add('user_input', 'lead_agent', { ids: ['q9'], content: 'Late' });
+    expect(run(applyEvents(emptyRunsState(), events)).queued).toMatchObject([{ id: 'q9', content: 'Late', status: 'delivered' }]);
+  });
+
+  it('tracks permission requests until their result, across conversations', () => {
+    const { events, add } = script();
+    lead(add);
+    add('permission_request', 'crawl_agent', { request_id: 'r1', call_id: 'c1', tool: 'web_fetch', params: { url: 'https://example.org/a' }, timeout_ms: 30_000 });
+    add('permission_request', 'search_agent', { request_id: 'r2', call_id: 'c2', tool: 'web_search', params: { query: 'heat pumps' }, timeout_ms: 30_000 });
+    let state = applyEvents(emptyRunsState(), events);
+    const other = applyEvent(state, { ...events[0]!, conversation_id: 'c0', message_id: 'mx', seq: 1 });
+    state = applyEvent(other, { ...events.at(-1)!, conversation_id: 'c0', message_id: 'mx', seq: 2, data: { request_id: 'r0', tool: 'web_fetch', timeout_ms: 5 } });
+    expect(pendingPermissions(state, CONV).map((p) => [p.conversationId, p.requestId])).toEqual([
+      [CONV, 'r1'],
+      [CONV, 'r2'],
+      ['c0', 'r0'],
+    ]);
+    const r1 = run(state).permissions[0]!;
+    expect(r1).toMatchObject({ tool: 'web_fetch', timeoutMs: 30_000, agent: 'crawl_agent', decision: '', requestedAt: '2026-01-02T03:04:05Z' });
+    expect(notes(run(state))[0]?.text).toBe('Waiting for your permission: web_fetch example.org/a');
+
+    add('permission_result', 'crawl_agent', { request_id: 'r1', tool: 'web_fetch', decision: 'approve' });
+    add('permission_result', 'search_agent', { request_id: 'r2', tool: 'web_search', decision: 'timeout' });
+    const r = run(applyEvents(emptyRunsState(), events));
+    expect(r.permissions.map((p) => p.decision)).toEqual(['approve', 'timeout']);
+    expect(notes(r).map((n) => [n.text, n.status])).toEqual([
+      ['web_fetch example.org/a: allowed', 'done'],
+      ['web_search “heat pumps”: not answered in time (denied)', 'error'],
+    ]);
+    expect(pendingPermissions(applyEvents(emptyRunsState(), events))).toEqual([]);
+  });
+
+  it('a request still pending when the run ends is cancelled', () => {
+    const { events, add } = script();
+    lead(add);
+    add('permission_request', 'crawl_agent', { request_id: 'r1', tool: 'web_fetch', params: {}, timeout_ms: 1000 });
+    add('cancelled', '', {});
+    const state = applyEvents(emptyRunsState(), events);
+    expect(run(state).permissions[0]?.decision).toBe('cancelled');
+    expect(pendingPermissions(state)).toEqual([]);
+  });
+
+  it('permissionSubject names the URL or query', () => {
+    expect(permissionSubject({ tool: 'web_fetch', params: { url: 'https://www.example.org/page/' } })).toBe('web_fetch example.org/page');
+    expect(permissionSubject({ tool: 'web_search', params: { query: 'q' } })).toBe('web_search “q”');
+    expect(permissionSubject({ tool: 'rewrite_artifact', params: { id: 'report' } })).toBe('rewrite_artifact report');
+    expect(permissionSubject({ tool: 'x', params: {} })).toBe('x');
+  });
+});
+
+describe('endedRun', () => {
+  it('closes a run whose events stop without a terminal event (interrupted)', () => {
+    const { events, add } = script();
+    add('metadata', '', { content: 'Q', model: 'm', tool_call_mode: 'native' });
+    add('agent_start', 'lead_agent', { round: 0 });
+    add('queued_message', 'lead_agent', { id: 'q1', content: 'more' });
+    add('permission_request', 'lead_agent', { request_id: 'r1', tool: 'web_fetch', params: {}, timeout_ms: 1 });
+    const r = run(applyEvents(emptyRunsState(), events));
+    const e = endedRun(r);
+    expect(e.status).toBe('cancelled');
+    expect(e.steps.every((s) => s.status !== 'running')).toBe(true);
+    expect(e.queued[0]?.status).toBe('dropped');
+    expect(e.permissions[0]?.decision).toBe('cancelled');
+    const done = { ...r, status: 'complete' as const };
+    expect(endedRun(done)).toBe(done);
   });
 });

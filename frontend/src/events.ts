@@ -2,6 +2,8 @@
 // chat and artifact panels render. The UI is fed only by these events and the bound services
 // (DESIGN.md, "Events"): nothing here talks to the backend.
 
+import { clip, formatCount, shortUrl } from './format';
+
 /** The event kinds of DESIGN.md "Events"; string values are a contract with the backend. */
 export type EventType =
   | 'metadata'
@@ -139,6 +141,57 @@ export interface DataTerminal {
   steps?: number;
 }
 
+/** data of compaction_start: the agent's context passed `threshold` of a `window`-token context. */
+export interface DataCompactionStart {
+  tokens_before: number;
+  threshold: number;
+  window: number;
+  messages: number;
+}
+
+/**
+ * data of compaction_summary (events.DataCompactionSummary). When `success`, `summary`
+ * replaces what the agent saw before; a failed one (`error` set) is ignored as a boundary.
+ */
+export interface DataCompactionSummary {
+  success: boolean;
+  summary?: string;
+  kept?: string;
+  error?: string;
+  tokens_before: number;
+  tokens_after?: number;
+  usage?: Usage;
+  duration_ms: number;
+}
+
+/** data of queued_message: the user sent `content` during the run (events.DataQueuedMessage). */
+export interface DataQueuedMessage {
+  id: string;
+  content: string;
+}
+
+/** data of user_input: queued messages (by id) handed to the lead at a round's start. */
+export interface DataUserInput {
+  ids: string[];
+  content: string;
+}
+
+/** data of permission_request: a confirm tool waits up to `timeout_ms` for the user. */
+export interface DataPermissionRequest {
+  request_id: string;
+  call_id: string;
+  tool: string;
+  params?: Record<string, unknown>;
+  timeout_ms: number;
+}
+
+/** data of permission_result: what was decided for a request. */
+export interface DataPermissionResult {
+  request_id: string;
+  tool: string;
+  decision: PermissionDecision;
+}
+
 /** Terminal state of a run; "running" until complete, cancelled or error arrives. */
 export type RunStatus = 'running' | 'complete' | 'cancelled' | 'error';
 
@@ -188,13 +241,18 @@ export interface ToolStep {
   durationMs?: number;
 }
 
-/** A run-level notice in the flow, e.g. context compaction. */
+/**
+ * A run-level notice in the flow: a context compaction, a permission request and its
+ * decision, or a message the user added during the run.
+ */
 export interface NoteStep {
   kind: 'note';
   key: string;
   text: string;
   depth: number;
   status: StepStatus;
+  /** Longer text the line expands to (a compaction summary or its error); "" when none. */
+  detail?: string;
 }
 
 /** One line of the activity flow. */
@@ -207,10 +265,67 @@ export interface RunFigures {
   durationMs: number;
 }
 
+/** A message the user sent while the run was going (queued_message), and what became of it. */
+export interface QueuedInput {
+  /** The queued message's id (DataQueuedMessage.id). */
+  id: string;
+  content: string;
+  /**
+   * queued: waiting for the lead's next round; delivered: handed to the lead (user_input);
+   * dropped: the run ended before the lead took it.
+   */
+  status: 'queued' | 'delivered' | 'dropped';
+  /** Seq of the queued_message event. */
+  seq: number;
+}
+
+/** The decisions a permission_result can carry (events.Decision*). */
+export type PermissionDecision = 'approve' | 'deny' | 'always_allow' | 'timeout' | 'cancelled';
+
+/** A confirm tool's call waiting for, or decided by, the user (permission_request / _result). */
+export interface PermissionAsk {
+  requestId: string;
+  callId: string;
+  tool: string;
+  /** The tool call's parameters (url for web_fetch, query for web_search ...). */
+  params: Record<string, unknown>;
+  /** How long the engine waits, in ms, before it counts the request as denied. */
+  timeoutMs: number;
+  /** created_at of the permission_request event (RFC 3339). */
+  requestedAt: string;
+  agent: string;
+  /** "" while pending. */
+  decision: PermissionDecision | '';
+}
+
+/** One context compaction (compaction_start .. compaction_summary). Token counts are estimates. */
+export interface Compaction {
+  /** Seq of compaction_start (or of the summary when its start was not seen). */
+  seq: number;
+  agent: string;
+  /** running until compaction_summary; failed when the summary was not made (ignored as a boundary). */
+  status: 'running' | 'done' | 'failed';
+  tokensBefore: number;
+  /** 0 unless done. */
+  tokensAfter: number;
+  threshold: number;
+  window: number;
+  /** How many messages the agent's context held before. */
+  messages: number;
+  /** The 7-section summary (done only). */
+  summary: string;
+  /** The user message kept verbatim after the summary ("" when none). */
+  kept: string;
+  error: string;
+  durationMs: number;
+}
+
 /** Everything the UI shows about one run (one user message and its answer). */
 export interface RunState {
   conversationId: string;
   messageId: string;
+  /** The parent message from metadata ("" for a root, or before metadata arrived). */
+  parentId: string;
   question: string;
   model: string;
   status: RunStatus;
@@ -232,6 +347,17 @@ export interface RunState {
   agentStack: string[];
   /** Instructions announced by subagent_instruction, keyed by target agent, until it starts. */
   pendingInstructions: Record<string, string>;
+  /** Messages the user sent during the run, in the order queued. */
+  queued: QueuedInput[];
+  /** Permission requests in the order asked; pending ones have decision "". */
+  permissions: PermissionAsk[];
+  /** Context compactions in the order started. */
+  compactions: Compaction[];
+  /**
+   * The lead agent's context size in tokens: prompt_tokens of its latest LLM call, or the
+   * estimate after its latest successful compaction, whichever came last; 0 when unknown.
+   */
+  contextTokens: number;
 }
 
 /** Live state of one artifact from artifact_changed events. */
@@ -287,6 +413,11 @@ function newRun(ev: RunEvent): RunState {
     firstSeq: 0,
     agentStack: [],
     pendingInstructions: {},
+    parentId: '',
+    queued: [],
+    permissions: [],
+    compactions: [],
+    contextTokens: 0,
   };
 }
 
@@ -382,13 +513,32 @@ function archiveRootText(run: RunState, i: number, step: AgentStep, content: str
   };
 }
 
-function applyPersisted(run: RunState, ev: RunEvent): RunState {
+const DECISIONS: readonly PermissionDecision[] = ['approve', 'deny', 'always_allow', 'timeout', 'cancelled'];
+
+const DECISION_TEXT: Record<PermissionDecision, string> = {
+  approve: 'allowed',
+  always_allow: 'always allowed',
+  deny: 'denied',
+  timeout: 'not answered in time (denied)',
+  cancelled: 'cancelled',
+};
+
+/** What a permission request is about, for one line: "web_fetch example.org/page". */
+export function permissionSubject(ask: Pick<PermissionAsk, 'tool' | 'params'>): string {
+  const p = ask.params;
+  const v = ask.tool === 'web_fetch' ? p.url : ask.tool === 'web_search' ? p.query : (p.id ?? p.agent_name);
+  const detail = typeof v === 'string' ? (ask.tool === 'web_search' ? `“${clip(v, 80)}”` : shortUrl(v, 70)) : '';
+  return detail ? `${ask.tool} ${detail}` : ask.tool;
+}
+
+function applyPersisted(initial: RunState, ev: RunEvent): RunState {
+  let run = initial;
   const d = ev.data;
   const agent = ev.agent_name || '';
   switch (ev.type) {
     case 'metadata': {
       const m = d as Partial<DataMetadata>;
-      return { ...run, question: str(m.content), model: str(m.model), startedAt: ev.created_at };
+      return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at };
     }
     case 'agent_start': {
       const name = agent || LEAD_AGENT;
@@ -434,6 +584,8 @@ function applyPersisted(run: RunState, ev: RunEvent): RunState {
     }
     case 'llm_complete': {
       const c = d as Partial<DataLLMComplete>;
+      const prompt = usageOf(c.usage).prompt_tokens;
+      if ((agent || rootAgent(run)) === rootAgent(run) && prompt > 0) run = { ...run, contextTokens: prompt };
       const found = runningAgentStep(run.steps, agent || rootAgent(run));
       if (!found) return run;
       const { i, step } = found;
@@ -535,24 +687,142 @@ function applyPersisted(run: RunState, ev: RunEvent): RunState {
         pendingInstructions: { ...run.pendingInstructions, [target]: str(s.instruction) },
       };
     }
-    case 'compaction_start':
+    case 'compaction_start': {
+      const c = d as Partial<DataCompactionStart>;
+      const owner = agent || rootAgent(run);
+      const mark: Compaction = {
+        seq: ev.seq,
+        agent: owner,
+        status: 'running',
+        tokensBefore: num(c.tokens_before),
+        tokensAfter: 0,
+        threshold: num(c.threshold),
+        window: num(c.window),
+        messages: num(c.messages),
+        summary: '',
+        kept: '',
+        error: '',
+        durationMs: 0,
+      };
       return {
         ...run,
+        compactions: [...run.compactions, mark],
         steps: [
           ...run.steps,
           {
             kind: 'note',
             key: `n${String(ev.seq)}`,
-            text: 'Compacting context',
-            depth: Math.max(0, run.agentStack.length - 1),
+            text: owner === rootAgent(run) ? 'Compacting context' : `Compacting ${owner}'s context`,
+            depth: depthOf(run, owner),
             status: 'running',
           },
         ],
       };
+    }
     case 'compaction_summary': {
-      const found = findLast(run.steps, (s): s is NoteStep => s.kind === 'note' && s.status === 'running');
-      if (!found) return run;
-      return { ...run, steps: replaceStep(run.steps, found.i, { ...found.step, status: 'done' }) };
+      const c = d as Partial<DataCompactionSummary>;
+      const owner = agent || rootAgent(run);
+      const ok = c.success === true;
+      const at = run.compactions.findLastIndex((m) => m.agent === owner && m.status === 'running');
+      const base: Compaction =
+        run.compactions[at] ??
+        ({ seq: ev.seq, agent: owner, status: 'running', tokensBefore: 0, tokensAfter: 0, threshold: 0, window: 0, messages: 0, summary: '', kept: '', error: '', durationMs: 0 } satisfies Compaction);
+      const mark: Compaction = {
+        ...base,
+        status: ok ? 'done' : 'failed',
+        tokensBefore: num(c.tokens_before) || base.tokensBefore,
+        tokensAfter: ok ? num(c.tokens_after) : 0,
+        summary: ok ? str(c.summary) : '',
+        kept: ok ? str(c.kept) : '',
+        error: ok ? '' : str(c.error) || 'the summary could not be made',
+        durationMs: num(c.duration_ms),
+      };
+      const compactions = at >= 0 ? run.compactions.map((m, i) => (i === at ? mark : m)) : [...run.compactions, mark];
+      const who = owner === rootAgent(run) ? '' : ` (${owner})`;
+      const note: NoteStep = {
+        kind: 'note',
+        key: `n${String(mark.seq)}`,
+        text: ok
+          ? `Context compacted${who}: ${formatCount(mark.tokensBefore)} → ${formatCount(mark.tokensAfter)} tokens`
+          : `Context compaction failed${who}; continuing with the full context`,
+        depth: depthOf(run, owner),
+        status: ok ? 'done' : 'error',
+        detail: ok ? mark.summary : mark.error,
+      };
+      const found = findLast(run.steps, (s): s is NoteStep => s.kind === 'note' && s.key === note.key);
+      const steps = found ? replaceStep(run.steps, found.i, note) : [...run.steps, note];
+      const contextTokens = ok && owner === rootAgent(run) && mark.tokensAfter > 0 ? mark.tokensAfter : run.contextTokens;
+      return { ...run, compactions, steps, contextTokens };
+    }
+    case 'queued_message': {
+      const q = d as Partial<DataQueuedMessage>;
+      const id = str(q.id);
+      if (id === '' || run.queued.some((x) => x.id === id)) return run;
+      return { ...run, queued: [...run.queued, { id, content: str(q.content), status: 'queued', seq: ev.seq }] };
+    }
+    case 'user_input': {
+      const u = d as Partial<DataUserInput>;
+      const ids = Array.isArray(u.ids) ? u.ids.filter((x): x is string => typeof x === 'string') : [];
+      const content = str(u.content);
+      // A message queued before this window saw its queued_message is known from user_input alone.
+      const known = new Set(run.queued.map((x) => x.id));
+      const added: QueuedInput[] = ids.filter((id) => !known.has(id)).map((id) => ({ id, content: ids.length === 1 ? content : '', status: 'delivered', seq: ev.seq }));
+      return {
+        ...run,
+        queued: [...run.queued.map((x) => (ids.includes(x.id) ? { ...x, status: 'delivered' as const } : x)), ...added],
+        steps: [
+          ...run.steps,
+          { kind: 'note', key: `n${String(ev.seq)}`, text: `Your added message reached ${rootAgent(run)}`, depth: 0, status: 'done', detail: content },
+        ],
+      };
+    }
+    case 'permission_request': {
+      const r = d as Partial<DataPermissionRequest>;
+      const requestId = str(r.request_id);
+      if (requestId === '' || run.permissions.some((x) => x.requestId === requestId)) return run;
+      const owner = agent || rootAgent(run);
+      const ask: PermissionAsk = {
+        requestId,
+        callId: str(r.call_id),
+        tool: str(r.tool),
+        params: obj(r.params),
+        timeoutMs: num(r.timeout_ms),
+        requestedAt: ev.created_at,
+        agent: owner,
+        decision: '',
+      };
+      return {
+        ...run,
+        permissions: [...run.permissions, ask],
+        steps: [
+          ...run.steps,
+          {
+            kind: 'note',
+            key: `p${requestId}`,
+            text: `Waiting for your permission: ${permissionSubject(ask)}`,
+            depth: depthOf(run, owner),
+            status: 'running',
+          },
+        ],
+      };
+    }
+    case 'permission_result': {
+      const r = d as Partial<DataPermissionResult>;
+      const requestId = str(r.request_id);
+      const decision = DECISIONS.find((x) => x === r.decision) ?? 'deny';
+      const at = run.permissions.findIndex((x) => x.requestId === requestId);
+      if (at < 0) return run;
+      const ask = { ...(run.permissions[at] as PermissionAsk), decision };
+      const found = findLast(run.steps, (s): s is NoteStep => s.kind === 'note' && s.key === `p${requestId}`);
+      const allowed = decision === 'approve' || decision === 'always_allow';
+      const steps = found
+        ? replaceStep(run.steps, found.i, {
+            ...found.step,
+            text: `${permissionSubject(ask)}: ${DECISION_TEXT[decision]}`,
+            status: allowed ? 'done' : decision === 'cancelled' ? 'stopped' : 'error',
+          })
+        : run.steps;
+      return { ...run, permissions: run.permissions.map((x, i) => (i === at ? ask : x)), steps };
     }
     case 'artifact_changed': {
       const id = str(obj(d.artifact).id);
@@ -581,6 +851,15 @@ function applyPersisted(run: RunState, ev: RunEvent): RunState {
         figures,
         steps: closeSteps(run.steps, status === 'complete' ? 'done' : status === 'error' ? 'error' : 'stopped'),
         pendingInstructions: {},
+        queued: run.queued.some((x) => x.status === 'queued')
+          ? run.queued.map((x) => (x.status === 'queued' ? { ...x, status: 'dropped' as const } : x))
+          : run.queued,
+        permissions: run.permissions.some((x) => x.decision === '')
+          ? run.permissions.map((x) => (x.decision === '' ? { ...x, decision: 'cancelled' as const } : x))
+          : run.permissions,
+        compactions: run.compactions.some((x) => x.status === 'running')
+          ? run.compactions.map((x) => (x.status === 'running' ? { ...x, status: 'failed' as const, error: 'the run ended first' } : x))
+          : run.compactions,
       };
     }
     default:
@@ -794,4 +1073,52 @@ export function visibleText(text: string): string {
   const lt = out.lastIndexOf('<');
   if (lt >= 0 && '<tool_call'.startsWith(out.slice(lt)) && out.length - lt < 10) out = out.slice(0, lt);
   return out.trimEnd();
+}
+
+/** A permission request still waiting for the user, with the run it belongs to. */
+export interface PendingPermission extends PermissionAsk {
+  conversationId: string;
+  messageId: string;
+}
+
+/**
+ * The permission requests still waiting for an answer (no permission_result yet) in runs
+ * that are going, across every conversation: those of `firstConversation` first, then the
+ * others; within a conversation in the order asked.
+ */
+export function pendingPermissions(state: RunsState, firstConversation?: string | null): PendingPermission[] {
+  const out: PendingPermission[] = [];
+  const ids = Object.keys(state.conversations);
+  if (firstConversation && ids.includes(firstConversation)) {
+    ids.splice(ids.indexOf(firstConversation), 1);
+    ids.unshift(firstConversation);
+  }
+  for (const id of ids) {
+    for (const run of runsOf(state.conversations[id])) {
+      if (run.status !== 'running') continue;
+      for (const ask of run.permissions) {
+        if (ask.decision === '') out.push({ ...ask, conversationId: run.conversationId, messageId: run.messageId });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * A run the store says has ended although its events do not (an interrupted run has no
+ * terminal event): every running step is marked stopped, queued messages dropped, pending
+ * permission requests and compactions closed, and the status becomes cancelled. Runs that
+ * are not running are returned as they are.
+ */
+export function endedRun(run: RunState): RunState {
+  if (run.status !== 'running') return run;
+  return {
+    ...run,
+    status: 'cancelled',
+    steps: closeSteps(run.steps, 'stopped'),
+    pendingInstructions: {},
+    queued: run.queued.map((x) => (x.status === 'queued' ? { ...x, status: 'dropped' as const } : x)),
+    permissions: run.permissions.map((x) => (x.decision === '' ? { ...x, decision: 'cancelled' as const } : x)),
+    compactions: run.compactions.map((x) => (x.status === 'running' ? { ...x, status: 'failed' as const, error: 'the run ended first' } : x)),
+  };
 }

@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
 import './style.css';
+import './conversation.css';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

@@ -60,7 +60,9 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
       ? step.error || step.result
       : step.kind === 'agent' && !step.answered
         ? visibleText(step.text)
-        : '';
+        : step.kind === 'note'
+          ? (step.detail ?? '')
+          : '';
   const expandable = step.status !== 'running' && detailText.length > 0;
   const body = (
     <>

@@ -1,9 +1,25 @@
-import { useEffect, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
-import { messageEvents, type ApiError, type Message } from '../api';
-import { replayRun, visibleText, type RunState } from '../events';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { isSettingsError, messageEvents, toApiError, type ApiError, type ConversationDetail, type Message } from '../api';
+import {
+  getConversationSettings,
+  queueMessage,
+  regenerate,
+  sendEdited,
+  SETTINGS_SAVED_EVENT,
+  switchBranch,
+} from '../api-conversation';
+import { latestContextTokens } from '../context-meter';
+import { endedRun, replayRun, visibleText, type QueuedInput, type RunState } from '../events';
 import { formatCount, formatDuration } from '../format';
+import { firstShownIndex } from '../history';
+import { useConversationHistory } from '../useHistory';
 import { ActivityFlow } from './ActivityFlow';
 import { TASK_PLAN_ID } from './ArtifactPanel';
+import { BranchNav } from './BranchNav';
+import { CompactionMarker } from './CompactionMarker';
+import { ContextMeter } from './ContextMeter';
+import { ClockIcon, PencilIcon, RefreshIcon } from './conversation-icons';
+import { DraftsBanner } from './DraftsBanner';
 import { AlertIcon, ChevronIcon, DocIcon, SendIcon, Spinner, StopIcon, StoppedIcon } from './icons';
 import { Markdown } from './Markdown';
 import { MOD_KEY } from './Sidebar';
@@ -41,6 +57,10 @@ export interface ChatViewProps {
   onOpenArtifact: (id: string) => void;
   onDismissError: () => void;
   composerRef: RefObject<HTMLTextAreaElement | null>;
+  /** The conversation after a branch switch (ConversationService.SwitchBranch). */
+  onDetail?: (d: ConversationDetail) => void;
+  /** A recovered draft was kept: the artifact list changed. */
+  onArtifactsChanged?: () => void;
 }
 
 const EXAMPLES = [
@@ -50,32 +70,221 @@ const EXAMPLES = [
   'How do European heat pump subsidies differ between Germany, France and Italy?',
 ];
 
+/** Messages shown while the newest history page of a conversation is loading. */
+const SHOWN_WHILE_LOADING = 3;
+
+/** A message sent during a run that the run's events do not list yet (sent, or on its way). */
+interface LocalQueued {
+  key: string;
+  conversationId: string;
+  content: string;
+  /** The queued message's id once ChatService.Queue answered; "" before. */
+  queuedId: string;
+}
+
+/** The model-context settings the header meter needs. */
+function useContextSettings(): { window: number; percent: number } {
+  const [s, setS] = useState({ window: 0, percent: 80 });
+  useEffect(() => {
+    let stale = false;
+    const load = () => {
+      void getConversationSettings().then(
+        (v) => {
+          if (!stale) setS({ window: v.effective_context_window, percent: v.compact_at_percent });
+        },
+        () => undefined,
+      );
+    };
+    load();
+    window.addEventListener(SETTINGS_SAVED_EVENT, load);
+    return () => {
+      stale = true;
+      window.removeEventListener(SETTINGS_SAVED_EVENT, load);
+    };
+  }, []);
+  return s;
+}
+
 /**
- * The middle column: the conversation (each question with its activity flow, streamed
- * answer, figures or error), the empty state with example questions, and the composer.
+ * The middle column: the conversation (each question with its branch navigator, edit and
+ * regenerate, compaction markers, activity flow, streamed answer, messages added during
+ * the run, figures or error), the recovered-drafts banner, the empty state with example
+ * questions, and the composer (which queues messages while a run is going). Past events
+ * come from ConversationService.History, newest page first; older pages load when the
+ * reader scrolls to the top.
  */
 export function ChatView(p: ChatViewProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const sentinelRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
-  const empty = p.conversationId === null && p.items.length === 0 && p.pendingQuestion === '';
+  const anchor = useRef<{ fromBottom: number; firstKey: string } | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [busy, setBusy] = useState<'' | 'branch' | 'edit' | 'regenerate' | 'queue'>('');
+  const [actionError, setActionError] = useState<{ title: string; error: ApiError } | null>(null);
+  const [localQueued, setLocalQueued] = useState<LocalQueued[]>([]);
+  const counter = useRef(0);
+  const ctx = useContextSettings();
+  const cid = p.conversationId;
+  const empty = cid === null && p.items.length === 0 && p.pendingQuestion === '';
+
+  // The active branch and what changes on it (messages added, runs ending).
+  const messages = useMemo(() => p.items.flatMap((it) => (it.message ? [it.message] : [])), [p.items]);
+  const path = useMemo(() => messages.map((m) => m.id), [messages]);
+  const revision = messages.map((m) => `${m.id}:${m.status}`).join(',');
+  const history = useConversationHistory(p.loading ? null : cid, path, revision);
+  const fallback = history.status === 'unsupported' || history.status === 'error';
+
+  // Which exchanges to show: from the first message the loaded history covers (older ones
+  // appear as older pages load); all of them when the backend cannot page.
+  const shownItems = useMemo(() => {
+    if (fallback || history.status === 'idle') return p.items;
+    let start: number;
+    if (history.window === null) start = Math.max(0, messages.length - SHOWN_WHILE_LOADING);
+    else start = firstShownIndex(path, history.window.events, history.window.hasBefore);
+    const firstId = messages[start]?.id;
+    if (firstId === undefined) return p.items;
+    const at = p.items.findIndex((it) => it.message?.id === firstId);
+    return at > 0 ? p.items.slice(at) : p.items;
+  }, [fallback, history.status, history.window, p.items, messages, path]);
+  const hasOlder = !fallback && (history.window?.hasBefore === true || (history.window === null && shownItems.length < p.items.length));
+
+  const runOf = useCallback((it: ChatItem): RunState | undefined => it.live ?? (it.message ? history.runs[it.message.id] : undefined), [history.runs]);
+  const contextUsed = latestContextTokens(shownItems.map(runOf));
+  const runningItem = [...shownItems].reverse().find((it) => (it.live?.status ?? it.message?.status) === 'running');
+  const firstKey = shownItems[0]?.key ?? '';
 
   // Follow the stream while the reader is at the bottom; leave them alone once they scroll up.
+  // After older exchanges were put on top, keep what the reader was looking at in place.
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    const a = anchor.current;
+    if (a !== null && (a.firstKey !== firstKey || !history.loadingOlder)) {
+      el.scrollTop = el.scrollHeight - a.fromBottom;
+      anchor.current = null;
+      return;
+    }
+    if (a === null && stick.current) el.scrollTop = el.scrollHeight;
   });
   useEffect(() => {
     stick.current = true;
-  }, [p.conversationId]);
+    anchor.current = null;
+  }, [cid]);
+
+  const loadOlder = history.loadOlder;
+  const requestOlder = useCallback(() => {
+    const el = scrollRef.current;
+    if (el) anchor.current = { fromBottom: el.scrollHeight - el.scrollTop, firstKey };
+    loadOlder();
+  }, [firstKey, loadOlder]);
+
+  // Scrolled to the top: load the page before the window. A fresh observer after each page
+  // reports at once whether the top is still in view (short pages), so loading goes on.
+  const canLoadOlder = history.window?.hasBefore === true && !history.loadingOlder;
+  const windowFirst = history.window?.firstSeq ?? 0;
+  useEffect(() => {
+    const el = sentinelRef.current;
+    const root = scrollRef.current;
+    if (!canLoadOlder || !el || !root) return;
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) requestOlder();
+      },
+      { root, rootMargin: '200px 0px 0px 0px' },
+    );
+    io.observe(el);
+    return () => io.disconnect();
+  }, [canLoadOlder, windowFirst, requestOlder]);
+
+  const fail = (title: string) => (e: unknown) => {
+    setBusy('');
+    setActionError({ title, error: toApiError(e) });
+  };
+
+  const goBranch = (siblingId: string) => {
+    if (cid === null || busy !== '' || p.running) return;
+    setBusy('branch');
+    setActionError(null);
+    setEditing(null);
+    switchBranch(cid, siblingId).then((d) => {
+      setBusy('');
+      p.onDetail?.(d);
+    }, fail('Could not switch to that branch'));
+  };
+
+  const submitEdit = (messageId: string, content: string) => {
+    if (cid === null || busy !== '' || p.running) return;
+    setBusy('edit');
+    setActionError(null);
+    sendEdited(cid, messageId, content).then(() => {
+      setBusy('');
+      setEditing(null);
+      stick.current = true;
+    }, fail('Could not send the edited question'));
+  };
+
+  const doRegenerate = (messageId: string) => {
+    if (cid === null || busy !== '' || p.running) return;
+    setBusy('regenerate');
+    setActionError(null);
+    regenerate(cid, messageId).then(() => {
+      setBusy('');
+      stick.current = true;
+    }, fail('Could not regenerate the answer'));
+  };
+
+  // While a run is going, sending adds the message to it (ChatService.Queue).
+  const queue = () => {
+    const content = p.draft.trim();
+    if (cid === null || content === '') return;
+    const key = `lq${String(++counter.current)}`;
+    setLocalQueued((l) => [...l, { key, conversationId: cid, content, queuedId: '' }]);
+    setActionError(null);
+    p.onDraft('');
+    stick.current = true;
+    queueMessage(cid, content).then(
+      (r) => {
+        // Queued: the run's queued_message event takes over the bubble. Not queued: the run
+        // had just answered and a new one started with this message, shown by its events.
+        setLocalQueued((l) => (r.queued ? l.map((x) => (x.key === key ? { ...x, queuedId: r.queuedId } : x)) : l.filter((x) => x.key !== key)));
+      },
+      (e: unknown) => {
+        setLocalQueued((l) => l.filter((x) => x.key !== key));
+        setActionError({ title: 'Could not add the message to the research', error: toApiError(e) });
+        if (p.draft.trim() === '') p.onDraft(content);
+      },
+    );
+  };
+
+  // Local bubbles the run's events do not list yet.
+  // The queued_message event may arrive before Queue answers: a bubble still without its id
+  // is matched by content to an event no other bubble claims.
+  const runQueued = shownItems.flatMap((it) => runOf(it)?.queued ?? []);
+  const claimed = new Set(localQueued.map((x) => x.queuedId));
+  const pendingLocal = localQueued.filter(
+    (x) =>
+      x.conversationId === cid &&
+      (x.queuedId !== ''
+        ? !runQueued.some((q) => q.id === x.queuedId)
+        : !runQueued.some((q) => q.content === x.content && !claimed.has(q.id))),
+  );
+
+  const actionsDisabled = p.running || busy !== '';
+  const lastKey = shownItems.at(-1)?.key;
 
   return (
     <main className="chat" aria-label="Conversation">
       <header className="chat-head">
-        <h1 className="chat-title">{p.conversationId === null ? 'New research' : p.title || 'Untitled research'}</h1>
+        <h1 className="chat-title">{cid === null ? 'New research' : p.title || 'Untitled research'}</h1>
         {p.running ? (
           <span className="pill pill-running">
             <Spinner size={11} /> Researching
           </span>
+        ) : null}
+        {cid !== null ? (
+          <div className="chat-head-end">
+            <ContextMeter used={contextUsed} window={ctx.window} compactAtPercent={ctx.percent} />
+          </div>
         ) : null}
       </header>
       <div
@@ -90,14 +299,47 @@ export function ChatView(p: ChatViewProps) {
           {empty ? (
             <EmptyState needsSetup={p.needsSetup} hideSetup={p.sendErrorIsSettings} onExample={p.onExample} onOpenSettings={p.onOpenSettings} />
           ) : null}
+          {cid !== null ? <DraftsBanner conversationId={cid} onKept={() => p.onArtifactsChanged?.()} /> : null}
           {p.loadError ? <ErrorBox title="Could not open this research">{p.loadError}</ErrorBox> : null}
           {p.loading && p.items.length === 0 ? <p className="muted center">Loading…</p> : null}
-          {p.items.map((it) => (
+          {hasOlder ? (
+            <div className="history-more" ref={sentinelRef}>
+              {history.loadingOlder || history.window === null ? (
+                <span className="muted small">
+                  <Spinner size={12} /> Loading earlier messages…
+                </span>
+              ) : (
+                <button type="button" className="btn btn-sm btn-ghost" onClick={requestOlder}>
+                  Load earlier messages
+                </button>
+              )}
+            </div>
+          ) : null}
+          {history.status === 'error' ? <p className="muted small center">History unavailable ({history.error}); showing each answer on its own.</p> : null}
+          {shownItems.map((it) => (
             <Exchange
               key={it.key}
-              conversationId={p.conversationId ?? ''}
+              conversationId={cid ?? ''}
               item={it}
+              run={runOf(it)}
+              loadOwn={fallback}
+              actionsDisabled={actionsDisabled}
+              busy={busy}
+              editing={it.message !== undefined && editing === it.message.id}
+              localQueued={it === runningItem || (runningItem === undefined && it.key === lastKey) ? pendingLocal : []}
               onOpenArtifact={p.onOpenArtifact}
+              onBranch={goBranch}
+              onEdit={(id) => {
+                setActionError(null);
+                setEditing(id);
+              }}
+              onCancelEdit={() => setEditing(null)}
+              onSubmitEdit={submitEdit}
+              onRegenerate={doRegenerate}
+              onReuse={(text) => {
+                p.onDraft(text);
+                p.composerRef.current?.focus();
+              }}
             />
           ))}
           {p.pendingQuestion ? (
@@ -107,6 +349,21 @@ export function ChatView(p: ChatViewProps) {
                 <Spinner size={13} /> Starting…
               </p>
             </article>
+          ) : null}
+          {actionError ? (
+            <ErrorBox
+              title={isSettingsError(actionError.error) ? 'The model is not set up' : actionError.title}
+              onDismiss={() => setActionError(null)}
+              action={
+                isSettingsError(actionError.error) ? (
+                  <button type="button" className="btn btn-primary btn-sm" onClick={p.onOpenSettings}>
+                    Open settings
+                  </button>
+                ) : null
+              }
+            >
+              {actionError.error.message}
+            </ErrorBox>
           ) : null}
           {p.sendError ? (
             <ErrorBox
@@ -128,7 +385,7 @@ export function ChatView(p: ChatViewProps) {
       <Composer
         value={p.draft}
         onChange={p.onDraft}
-        onSend={p.onSend}
+        onSend={p.running && cid !== null ? queue : p.onSend}
         onStop={p.onStop}
         running={p.running}
         sending={p.sending}
@@ -175,7 +432,10 @@ function EmptyState({ needsSetup, hideSetup, onExample, onOpenSettings }: EmptyS
   );
 }
 
-/** Loads the stored events of a past run once its element scrolls into view. */
+/**
+ * Loads the stored events of a past run once its element scrolls into view
+ * (ConversationService.Events): the fallback when the backend has no History.
+ */
 function usePastRun(conversationId: string, messageId: string, enabled: boolean) {
   const ref = useRef<HTMLElement>(null);
   const [visible, setVisible] = useState(false);
@@ -213,13 +473,40 @@ function usePastRun(conversationId: string, messageId: string, enabled: boolean)
   return { ref, past: result };
 }
 
-function Exchange({ conversationId, item, onOpenArtifact }: { conversationId: string; item: ChatItem; onOpenArtifact: (id: string) => void }) {
-  const { message, live } = item;
-  const { ref, past } = usePastRun(conversationId, message?.id ?? '', live === undefined && message !== undefined);
-  const run = live ?? past?.run;
-  const status = live?.status ?? message?.status ?? 'complete';
+interface ExchangeProps {
+  conversationId: string;
+  item: ChatItem;
+  /** The run seen live, or rebuilt from the loaded history. */
+  run: RunState | undefined;
+  /** Load the run's events on its own (no History in this backend). */
+  loadOwn: boolean;
+  /** Branch, edit and regenerate are off (a run is going, or one of them is under way). */
+  actionsDisabled: boolean;
+  busy: string;
+  editing: boolean;
+  /** Messages sent during this run that its events do not list yet. */
+  localQueued: LocalQueued[];
+  onOpenArtifact: (id: string) => void;
+  onBranch: (messageId: string) => void;
+  onEdit: (messageId: string) => void;
+  onCancelEdit: () => void;
+  onSubmitEdit: (messageId: string, content: string) => void;
+  onRegenerate: (messageId: string) => void;
+  /** Put text back into the composer (a message the run did not take). */
+  onReuse: (text: string) => void;
+}
+
+function Exchange(x: ExchangeProps) {
+  const { message, live } = x.item;
+  const { ref, past } = usePastRun(x.conversationId, message?.id ?? '', x.loadOwn && x.run === undefined && message !== undefined);
+  const stored = message?.status ?? 'complete';
+  const rebuilt = x.run ?? past?.run;
+  // The store knows a run ended (interrupted runs have no terminal event) even when its events do not say so.
+  const run =
+    rebuilt?.status === 'running' && (stored === 'interrupted' || (live === undefined && stored !== 'running')) ? endedRun(rebuilt) : rebuilt;
+  const status = live?.status === 'running' && stored === 'interrupted' ? stored : (live?.status ?? stored);
   const running = status === 'running';
-  const question = message?.content || live?.question || '';
+  const question = message?.content || live?.question || run?.question || '';
   const answer = visibleText(live?.answer || message?.response || (running ? '' : (run?.answer ?? '')));
   const reasoning = run?.reasoning ?? '';
   const error = live?.error || message?.error || '';
@@ -228,12 +515,58 @@ function Exchange({ conversationId, item, onOpenArtifact }: { conversationId: st
   const deliverables = (run?.artifactIds ?? []).filter((id) => id !== TASK_PLAN_ID);
   // "stopped by the user" says nothing the word Stopped does not.
   const shownReason = /stopped by the user|context canceled/i.test(reason) ? '' : reason;
+  const siblings = message?.sibling_ids ?? [];
+  const queued = run?.queued ?? [];
+  const delivered = queued.filter((q) => q.status === 'delivered');
+  const waiting = queued.filter((q) => q.status === 'queued');
+  const dropped = queued.filter((q) => q.status === 'dropped');
+  const compactions = run?.compactions ?? [];
 
   return (
-    <article className="exchange" ref={ref}>
-      <div className="question">{question}</div>
+    <article className={`exchange status-${status}`} ref={ref} data-message-id={message?.id}>
+      {x.editing && message ? (
+        <QuestionEditor
+          initial={message.content}
+          busy={x.busy === 'edit'}
+          onCancel={x.onCancelEdit}
+          onSubmit={(text) => x.onSubmitEdit(message.id, text)}
+        />
+      ) : (
+        <div className="question-wrap">
+          <div className="question">{question}</div>
+          {message ? (
+            <div className="question-actions">
+              <BranchNav
+                index={message.sibling_index}
+                count={siblings.length}
+                disabled={x.actionsDisabled}
+                onGo={(i) => {
+                  const id = siblings[i];
+                  if (id !== undefined) x.onBranch(id);
+                }}
+              />
+              <button
+                type="button"
+                className="icon-btn msg-action"
+                aria-label="Edit question"
+                title={x.actionsDisabled ? 'Wait for the research to finish' : 'Edit and resend as a new branch'}
+                disabled={x.actionsDisabled}
+                onClick={() => x.onEdit(message.id)}
+              >
+                <PencilIcon size={14} />
+              </button>
+            </div>
+          ) : null}
+        </div>
+      )}
+      {compactions.map((c) => (
+        <CompactionMarker key={`${String(c.seq)}-${c.agent}`} c={c} />
+      ))}
       {run ? <ActivityFlow run={run} live={live !== undefined} /> : null}
       {past?.error ? <p className="muted small">Activity unavailable: {past.error}</p> : null}
+      {delivered.map((q) => (
+        <AddedMessage key={q.id} q={q} />
+      ))}
       {reasoning ? <Reasoning text={reasoning} streaming={running && answer === ''} /> : null}
       {answer ? (
         <Markdown source={answer} className={running ? 'answer streaming' : 'answer'} />
@@ -242,6 +575,15 @@ function Exchange({ conversationId, item, onOpenArtifact }: { conversationId: st
           <Spinner size={13} /> Working on it — the answer appears here when the lead agent writes it.
         </p>
       ) : null}
+      {waiting.map((q) => (
+        <AddedMessage key={q.id} q={q} />
+      ))}
+      {x.localQueued.map((q) => (
+        <AddedMessage key={q.key} q={{ id: q.key, content: q.content, status: 'queued', seq: 0 }} sending={q.queuedId === ''} />
+      ))}
+      {dropped.map((q) => (
+        <AddedMessage key={q.id} q={q} onReuse={() => x.onReuse(q.content)} />
+      ))}
       {status === 'error' ? <ErrorBox title="The research failed">{error || 'The run ended with an error.'}</ErrorBox> : null}
       {status === 'cancelled' ? (
         <div className="run-stopped" title={reason || undefined}>
@@ -249,8 +591,12 @@ function Exchange({ conversationId, item, onOpenArtifact }: { conversationId: st
         </div>
       ) : null}
       {status === 'interrupted' ? (
-        <div className="run-stopped">
-          <StoppedIcon size={14} /> Interrupted — the app closed before this run finished.
+        <div className="run-stopped run-interrupted" role="status">
+          <AlertIcon size={14} />
+          <span>
+            <strong>Interrupted</strong> — the app closed before this run finished. What it had done is kept; its unsaved
+            artifact changes, if any, are offered above.
+          </span>
         </div>
       ) : null}
       {run && run.flushFailed.length > 0 ? (
@@ -259,24 +605,151 @@ function Exchange({ conversationId, item, onOpenArtifact }: { conversationId: st
       {deliverables.length > 0 && !running ? (
         <div className="run-artifacts" aria-label="Artifacts this run changed">
           {deliverables.map((id) => (
-            <button key={id} type="button" className="chip" onClick={() => onOpenArtifact(id)} title={`Show ${id}`}>
+            <button key={id} type="button" className="chip" onClick={() => x.onOpenArtifact(id)} title={`Show ${id}`}>
               <DocIcon size={13} />
               {id}
             </button>
           ))}
         </div>
       ) : null}
-      {run?.figures && !running ? (
-        <div className="figures" aria-label="Run figures">
-          <span>
-            {run.figures.steps} step{run.figures.steps === 1 ? '' : 's'}
-          </span>
-          <span>{formatCount(run.figures.usage.total_tokens)} tokens</span>
-          <span>{formatDuration(run.figures.durationMs)}</span>
-          {run.model ? <span>{run.model}</span> : null}
+      {!running && (run?.figures || message) ? (
+        <div className="run-foot">
+          {run?.figures ? <Figures run={run} /> : <span />}
+          {message ? (
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost msg-regenerate"
+              title={x.actionsDisabled ? 'Wait for the research to finish' : 'Research this question again as a new branch'}
+              disabled={x.actionsDisabled}
+              onClick={() => x.onRegenerate(message.id)}
+            >
+              {x.busy === 'regenerate' ? <Spinner size={12} /> : <RefreshIcon size={13} />}
+              Regenerate
+            </button>
+          ) : null}
         </div>
       ) : null}
     </article>
+  );
+}
+
+/** The figures of a finished run: steps, tokens (in/out), duration, model, compactions. */
+function Figures({ run }: { run: RunState }) {
+  const f = run.figures;
+  if (!f) return null;
+  const u = f.usage;
+  const done = run.compactions.filter((c) => c.status === 'done').length;
+  return (
+    <div className="figures" aria-label="Run figures">
+      <span>
+        {f.steps} step{f.steps === 1 ? '' : 's'}
+      </span>
+      <span title={`${u.prompt_tokens.toLocaleString('en-US')} prompt + ${u.completion_tokens.toLocaleString('en-US')} completion tokens`}>
+        {formatCount(u.total_tokens)} tokens
+        {u.prompt_tokens > 0 || u.completion_tokens > 0 ? (
+          <span className="figures-split">
+            {' '}
+            ({formatCount(u.prompt_tokens)} in · {formatCount(u.completion_tokens)} out)
+          </span>
+        ) : null}
+      </span>
+      {f.durationMs > 0 ? <span>{formatDuration(f.durationMs)}</span> : null}
+      {run.model ? <span>{run.model}</span> : null}
+      {done > 0 ? (
+        <span>
+          {done} compaction{done === 1 ? '' : 's'}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** A message the user sent while the research was going, with what became of it. */
+function AddedMessage({ q, sending = false, onReuse }: { q: QueuedInput; sending?: boolean; onReuse?: () => void }) {
+  return (
+    <div className={`added-msg status-${q.status}`}>
+      <div className="question added-question">{q.content || '(message)'}</div>
+      <div className="added-note">
+        {q.status === 'delivered' ? (
+          'Added during the research — the lead agent took it into account'
+        ) : q.status === 'queued' ? (
+          <>
+            {sending ? <Spinner size={11} /> : <ClockIcon size={12} />}
+            <span className="badge badge-queued">Queued</span>
+            {sending ? 'Sending…' : 'The lead agent reads it at its next step'}
+          </>
+        ) : (
+          <>
+            Not delivered — the research ended first.
+            {onReuse ? (
+              <button type="button" className="btn btn-sm btn-ghost" onClick={onReuse}>
+                Put back in the box
+              </button>
+            ) : null}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The inline editor of a question: Enter or Ctrl/Cmd+Enter resends, Shift+Enter adds a line, Esc cancels. */
+function QuestionEditor({ initial, busy, onCancel, onSubmit }: { initial: string; busy: boolean; onCancel: () => void; onSubmit: (text: string) => void }) {
+  const [value, setValue] = useState(initial);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${String(Math.min(el.scrollHeight, 260))}px`;
+  }, [value]);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  const text = value.trim();
+  const can = text !== '' && !busy;
+  return (
+    <form
+      className="question-edit"
+      aria-label="Edit question"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (can) onSubmit(text);
+      }}
+    >
+      <textarea
+        ref={ref}
+        className="question-edit-input"
+        value={value}
+        rows={2}
+        aria-label="Edited question"
+        disabled={busy}
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onCancel();
+          } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            if (can) onSubmit(text);
+          }
+        }}
+      />
+      <div className="question-edit-foot">
+        <span className="hint">A new branch: the current answer stays reachable with ‹ ›.</span>
+        <button type="button" className="btn btn-sm" onClick={onCancel} disabled={busy}>
+          Cancel <kbd>Esc</kbd>
+        </button>
+        <button type="submit" className="btn btn-sm btn-primary" disabled={!can}>
+          {busy ? <Spinner size={12} /> : null}
+          Resend
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -328,6 +801,7 @@ export function ErrorBox({ title, children, action, onDismiss }: ErrorBoxProps) 
 interface ComposerProps {
   value: string;
   onChange: (v: string) => void;
+  /** Sends the question, or while a run is going adds it to the run (queued). */
   onSend: () => void;
   onStop: () => void;
   running: boolean;
@@ -341,8 +815,8 @@ function Composer({ value, onChange, onSend, onStop, running, sending, textareaR
     if (!el) return;
     el.style.height = 'auto';
     el.style.height = `${String(Math.min(el.scrollHeight, 220))}px`;
-  }, [value, textareaRef]);
-  const canSend = value.trim() !== '' && !running && !sending;
+  }, [value, running, textareaRef]);
+  const canSend = value.trim() !== '' && !sending;
   return (
     <div className="composer-wrap">
       <form
@@ -357,7 +831,7 @@ function Composer({ value, onChange, onSend, onStop, running, sending, textareaR
           className="composer-input"
           rows={1}
           value={value}
-          placeholder={running ? 'Research in progress… you can draft your next question.' : 'Ask a research question…'}
+          placeholder={running ? 'Add a message for the lead agent…' : 'Ask a research question…'}
           aria-label="Research question"
           onChange={(e) => onChange(e.target.value)}
           onKeyDown={(e) => {
@@ -368,10 +842,21 @@ function Composer({ value, onChange, onSend, onStop, running, sending, textareaR
           }}
         />
         {running ? (
-          <button type="button" className="btn btn-stop" onClick={onStop} title="Stop (Esc)">
-            <StopIcon size={14} />
-            Stop
-          </button>
+          <>
+            <button
+              type="submit"
+              className="btn btn-primary btn-send"
+              disabled={!canSend}
+              aria-label="Queue message"
+              title="Add to the running research (Enter)"
+            >
+              <SendIcon size={16} />
+            </button>
+            <button type="button" className="btn btn-stop" onClick={onStop} title="Stop (Esc)">
+              <StopIcon size={14} />
+              Stop
+            </button>
+          </>
         ) : (
           <button type="submit" className="btn btn-primary btn-send" disabled={!canSend} aria-label="Send" title="Send (Enter)">
             {sending ? <Spinner size={14} /> : <SendIcon size={16} />}
@@ -380,13 +865,15 @@ function Composer({ value, onChange, onSend, onStop, running, sending, textareaR
       </form>
       <div className="composer-hint">
         <span>
-          <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line
           {running ? (
             <>
-              {' '}
-              · <kbd>Esc</kbd> to stop
+              <kbd>Enter</kbd> adds to the research · <kbd>Esc</kbd> stops
             </>
-          ) : null}
+          ) : (
+            <>
+              <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line
+            </>
+          )}
         </span>
         <span>
           <kbd>{MOD_KEY}</kbd>+<kbd>N</kbd> new · <kbd>{MOD_KEY}</kbd>+<kbd>,</kbd> settings

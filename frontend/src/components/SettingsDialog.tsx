@@ -2,6 +2,7 @@ import { useEffect, useState, type SyntheticEvent } from 'react';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
+import { useConversationSettingsForm } from './ConversationSettings';
 
 /** A settings field that validation errors can name. */
 export type SettingsField = 'base_url' | 'api_key' | 'model' | 'tool_call_mode' | 'searxng_url' | 'max_upload_mb';
@@ -74,6 +75,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<SettingsErrors | null>(null);
   const [saved, setSaved] = useState(false);
+  const extra = useConversationSettingsForm(loaded === null);
 
   useEffect(() => {
     let stale = false;
@@ -117,8 +119,9 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     }
     setSaving(true);
     setError(null);
-    saveSettings({ ...form, max_upload_mb: limit }).then(
+    saveSettings({ ...form, max_upload_mb: limit, ...extra.input }).then(
       (s) => {
+        extra.saved();
         setSaving(false);
         setSaved(true);
         setLoaded(s);
@@ -297,6 +300,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             {fieldError('max_upload_mb')}
           </label>
         </fieldset>
+        {extra.sections}
         {loaded?.data_dir ? (
           <p className="hint">
             Data folder: <code>{loaded.data_dir}</code>

@@ -3,6 +3,7 @@ import type { Conversation } from '../api';
 import { relativeTime } from '../format';
 import { DotsIcon, GearIcon, LogoIcon, PlusIcon, Spinner } from './icons';
 import { ConfirmDialog } from './Modal';
+import { SearchBox } from './SearchBox';
 
 /** Props of Sidebar. */
 export interface SidebarProps {
@@ -28,7 +29,8 @@ const isMac = typeof navigator !== 'undefined' && /Mac OS X|Macintosh|iPhone|iPa
 export const MOD_KEY = isMac ? '⌘' : 'Ctrl';
 
 /**
- * The left column: brand, "New research", the conversation list and the settings button.
+ * The left column: brand, "New research", the search box (its results replace the list
+ * while a query is entered), the conversation list and the settings button.
  * The list is keyboard navigable (Up/Down/Home/End move between conversations, Enter opens);
  * each row has a menu to rename (inline) or delete (after confirmation).
  */
@@ -38,6 +40,7 @@ export function Sidebar(p: SidebarProps) {
   const [deleting, setDeleting] = useState<Conversation | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
   const [deleteError, setDeleteError] = useState('');
+  const [searching, setSearching] = useState(false);
   const listRef = useRef<HTMLUListElement>(null);
 
   const onListKey = (e: KeyboardEvent<HTMLUListElement>) => {
@@ -85,8 +88,11 @@ export function Sidebar(p: SidebarProps) {
         <span>New research</span>
         <kbd>{MOD_KEY}+N</kbd>
       </button>
-      <div className="sidebar-label">Research</div>
-      <div className="conv-scroll">
+      <SearchBox selectedId={p.selectedId} now={p.now} onOpen={p.onSelect} onActive={setSearching} />
+      <div className="sidebar-label" hidden={searching}>
+        Research
+      </div>
+      <div className="conv-scroll" hidden={searching}>
         {p.error ? (
           <p className="sidebar-note error-text" role="alert">{p.error}</p>
         ) : p.loading && p.conversations.length === 0 ? (

@@ -1,0 +1,47 @@
+import { contextMeter } from '../context-meter';
+
+/** Props of ContextMeter. */
+export interface ContextMeterProps {
+  /** Tokens in the lead agent's context (its latest LLM call's prompt_tokens); 0 when unknown. */
+  used: number;
+  /** The model's context window in tokens (effective_context_window); ≤ 0 hides the meter. */
+  window: number;
+  /** The compaction threshold in percent of the window. */
+  compactAtPercent: number;
+}
+
+/**
+ * The context meter of the chat header: "41k / 128k" tokens with a bar that turns amber
+ * near the compaction threshold (marked on the bar) and past it. The numbers are those
+ * of the lead agent's latest LLM call as the endpoint reported them.
+ */
+export function ContextMeter({ used, window, compactAtPercent }: ContextMeterProps) {
+  const m = contextMeter(used, window, compactAtPercent);
+  if (m === null) return null;
+  const pct = compactAtPercent >= 1 && compactAtPercent <= 100 ? compactAtPercent : 80;
+  const title =
+    used > 0
+      ? `Context: ${m.used.toLocaleString('en-US')} of ${m.window.toLocaleString('en-US')} tokens (${String(m.percent)}%) in the lead agent's latest call. ` +
+        (m.level === 'over'
+          ? `Past the ${String(pct)}% threshold: the history is summarized before the next call.`
+          : `The history is summarized past ${String(pct)}% (${m.threshold.toLocaleString('en-US')} tokens).`)
+      : `Context window: ${m.window.toLocaleString('en-US')} tokens; the history is summarized past ${String(pct)}%.`;
+  return (
+    <div className={`ctx-meter level-${m.level}`} title={title}>
+      <span className="ctx-label">Context</span>
+      <div
+        className="ctx-bar"
+        role="meter"
+        aria-label="Context used"
+        aria-valuemin={0}
+        aria-valuemax={m.window}
+        aria-valuenow={Math.min(m.used, m.window)}
+        aria-valuetext={`${m.label} tokens, ${String(m.percent)}%`}
+      >
+        <span className="ctx-fill" style={{ width: `${String(Math.round(m.fraction * 1000) / 10)}%` }} />
+        <span className="ctx-threshold" style={{ left: `${String(Math.round(m.thresholdFraction * 1000) / 10)}%` }} />
+      </div>
+      <span className="ctx-figures">{used > 0 ? m.label : `— / ${m.label.split(' / ')[1] ?? ''}`}</span>
+    </div>
+  );
+}

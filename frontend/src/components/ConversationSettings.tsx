@@ -1,0 +1,210 @@
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import {
+  DEFAULT_COMPACT_AT_PERCENT,
+  DEFAULT_PERMISSION_TIMEOUT_SECONDS,
+  getConversationSettings,
+  SETTINGS_SAVED_EVENT,
+  type ConversationSettings,
+  type ToolPolicy,
+} from '../api-conversation';
+import { formatCount } from '../format';
+
+/** The tools a user can set to auto or confirm, with what they do (DESIGN.md "Contracts"). */
+export const TOOLS: readonly { name: string; what: string }[] = [
+  { name: 'web_search', what: 'Search the web (search agent)' },
+  { name: 'web_fetch', what: 'Fetch a web page (crawl agent)' },
+  { name: 'create_artifact', what: 'Create a document' },
+  { name: 'update_artifact', what: 'Edit part of a document' },
+  { name: 'rewrite_artifact', what: 'Replace a document' },
+  { name: 'read_artifact', what: 'Read a document' },
+  { name: 'call_subagent', what: 'Send a sub-agent out' },
+];
+
+/** The fields of SettingsInput this form owns (app.SettingsInput). */
+export interface ConversationSettingsInput {
+  context_window: number;
+  compact_at_percent: number;
+  tool_permissions: Record<string, ToolPolicy>;
+  permission_timeout_seconds: number;
+}
+
+/**
+ * A whole number within [min, max] from a text field, or null. An empty field gives
+ * `empty` (the "automatic" value) when that is given, else null.
+ */
+export function parseWhole(text: string, min: number, max: number, empty?: number): number | null {
+  const t = text.trim().replace(/[\s,_]/g, '');
+  if (t === '') return empty ?? null;
+  if (!/^\d+$/.test(t)) return null;
+  const v = Number(t);
+  return v >= min && v <= max ? v : null;
+}
+
+interface Texts {
+  window: string;
+  percent: string;
+  timeout: string;
+}
+
+/** What useConversationSettingsForm gives the settings dialog. */
+export interface ConversationSettingsForm {
+  /**
+   * The fields to add to SettingsInput on save: the stored values until the form loaded
+   * (tool_permissions undefined then, which keeps the stored ones), and fields whose text
+   * is invalid keep their stored value (the field is marked invalid).
+   */
+  input: Partial<ConversationSettingsInput>;
+  /** The "Model context" and "Tools" fieldsets. */
+  sections: ReactNode;
+  /** Call after a successful save: the header's context meter reloads the settings. */
+  saved: () => void;
+}
+
+/**
+ * The model-context and tool-permission part of the settings dialog: context window
+ * (tokens; empty = by model name), compaction threshold (%), each tool auto or confirm,
+ * and how long a confirm waits before it counts as denied (seconds).
+ */
+export function useConversationSettingsForm(disabled: boolean): ConversationSettingsForm {
+  const [stored, setStored] = useState<ConversationSettings | null>(null);
+  const [texts, setTexts] = useState<Texts>({ window: '', percent: String(DEFAULT_COMPACT_AT_PERCENT), timeout: String(DEFAULT_PERMISSION_TIMEOUT_SECONDS) });
+  const [perms, setPerms] = useState<Record<string, ToolPolicy> | null>(null);
+
+  useEffect(() => {
+    let stale = false;
+    getConversationSettings().then(
+      (s) => {
+        if (stale) return;
+        setStored(s);
+        setTexts({ window: s.context_window > 0 ? String(s.context_window) : '', percent: String(s.compact_at_percent), timeout: String(s.permission_timeout_seconds) });
+        setPerms(s.tool_permissions);
+      },
+      () => undefined,
+    );
+    return () => {
+      stale = true;
+    };
+  }, []);
+
+  const saved = useCallback(() => {
+    window.dispatchEvent(new Event(SETTINGS_SAVED_EVENT));
+    getConversationSettings().then(setStored, () => undefined);
+  }, []);
+
+  const windowValue = parseWhole(texts.window, 2048, 10_000_000, 0);
+  const percentValue = parseWhole(texts.percent, 50, 95);
+  const timeoutValue = parseWhole(texts.timeout, 1, 3600);
+
+  const input: Partial<ConversationSettingsInput> = {};
+  if (stored !== null) {
+    input.context_window = windowValue ?? stored.context_window;
+    input.compact_at_percent = percentValue ?? stored.compact_at_percent;
+    input.permission_timeout_seconds = timeoutValue ?? stored.permission_timeout_seconds;
+    if (perms !== null) {
+      const all: Record<string, ToolPolicy> = { ...perms };
+      for (const t of TOOLS) all[t.name] = perms[t.name] ?? 'auto';
+      input.tool_permissions = all;
+    }
+  }
+
+  const off = disabled || stored === null;
+  const setText = (k: keyof Texts, v: string) => setTexts((t) => ({ ...t, [k]: v }));
+  const auto = stored && stored.context_window === 0 ? stored.effective_context_window : 0;
+
+  const sections = (
+    <>
+      <fieldset disabled={off}>
+        <legend>Model context</legend>
+        <label className="field">
+          <span className="label">Context window</span>
+          <span className="num-unit">
+            <input
+              className="input num-input num-input-wide"
+              inputMode="numeric"
+              value={texts.window}
+              placeholder={auto > 0 ? `auto (${formatCount(auto)})` : 'auto'}
+              aria-invalid={windowValue === null}
+              aria-describedby="hint-context-window"
+              onChange={(e) => setText('window', e.target.value)}
+            />
+            <span className="muted">tokens</span>
+          </span>
+          <span className="hint" id="hint-context-window">
+            {windowValue === null
+              ? 'Enter a number of tokens from 2,048 to 10,000,000, or leave it empty.'
+              : 'Leave empty to take it from the model name. Used for the context meter and for compaction.'}
+          </span>
+        </label>
+        <label className="field">
+          <span className="label">Compact at</span>
+          <span className="num-unit">
+            <input
+              className="input num-input"
+              inputMode="numeric"
+              value={texts.percent}
+              aria-invalid={percentValue === null}
+              aria-describedby="hint-compact-at"
+              onChange={(e) => setText('percent', e.target.value)}
+            />
+            <span className="muted">% of the window</span>
+          </span>
+          <span className="hint" id="hint-compact-at">
+            {percentValue === null
+              ? 'Enter a percentage from 50 to 95.'
+              : 'Past this share the earlier history is summarized for the agent; you still see all of it.'}
+          </span>
+        </label>
+      </fieldset>
+      <fieldset disabled={off}>
+        <legend>Tools</legend>
+        <p className="hint tools-intro">Tools set to Ask wait for your approval before each call.</p>
+        <div className="tool-perms">
+          {TOOLS.map((t) => {
+            const policy = perms?.[t.name] ?? 'auto';
+            return (
+              <div key={t.name} className="tool-perm" role="radiogroup" aria-label={`${t.name} permission`}>
+                <span className="tool-name">
+                  <code>{t.name}</code>
+                  <span className="hint">{t.what}</span>
+                </span>
+                <div className="segmented segmented-sm">
+                  {(['auto', 'confirm'] as const).map((p) => (
+                    <label key={p} className={policy === p ? 'active' : ''}>
+                      <input
+                        type="radio"
+                        name={`perm-${t.name}`}
+                        value={p}
+                        checked={policy === p}
+                        onChange={() => setPerms((cur) => ({ ...(cur ?? {}), [t.name]: p }))}
+                      />
+                      {p === 'auto' ? 'Auto' : 'Ask'}
+                    </label>
+                  ))}
+                </div>
+              </div>
+            );
+          })}
+        </div>
+        <label className="field">
+          <span className="label">Wait for an answer</span>
+          <span className="num-unit">
+            <input
+              className="input num-input"
+              inputMode="numeric"
+              value={texts.timeout}
+              aria-invalid={timeoutValue === null}
+              aria-describedby="hint-perm-timeout"
+              onChange={(e) => setText('timeout', e.target.value)}
+            />
+            <span className="muted">seconds</span>
+          </span>
+          <span className="hint" id="hint-perm-timeout">
+            {timeoutValue === null ? 'Enter 1 to 3600 seconds.' : 'No answer in time counts as Deny.'}
+          </span>
+        </label>
+      </fieldset>
+    </>
+  );
+
+  return { input, sections, saved };
+}

@@ -1,0 +1,197 @@
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
+import { respondPermission, type PermissionReply } from '../api-conversation';
+import { toApiError, type Conversation } from '../api';
+import { pendingPermissions, type PendingPermission, type RunsState } from '../events';
+import { ShieldIcon } from './conversation-icons';
+import { Spinner } from './icons';
+import { Modal } from './Modal';
+
+/** Props of PermissionDialog. */
+export interface PermissionDialogProps {
+  runs: RunsState;
+  /** The open conversation: its requests come first. */
+  selectedId: string | null;
+  /** For the title of a request from another conversation. */
+  conversations: readonly Conversation[];
+}
+
+/**
+ * Milliseconds left before the engine counts `ask` as denied, at `now` (ms since epoch):
+ * from the request's created_at plus its timeout, or from `seenAt` when created_at is not a
+ * time. Never negative.
+ */
+export function permissionRemaining(ask: Pick<PendingPermission, 'requestedAt' | 'timeoutMs'>, now: number, seenAt: number): number {
+  const t = Date.parse(ask.requestedAt);
+  const start = Number.isNaN(t) || t > now + 5_000 ? seenAt : t;
+  return Math.max(0, start + ask.timeoutMs - now);
+}
+
+/** "m:ss" for a duration in ms, rounded up to the second. */
+export function formatCountdown(ms: number): string {
+  const total = Math.ceil(Math.max(0, ms) / 1000);
+  return `${String(Math.floor(total / 60))}:${String(total % 60).padStart(2, '0')}`;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v));
+
+function Subject({ ask }: { ask: PendingPermission }) {
+  const p = ask.params;
+  if (ask.tool === 'web_fetch') {
+    return (
+      <>
+        <p className="perm-what">
+          <strong>{ask.agent}</strong> wants to fetch this page:
+        </p>
+        <code className="perm-param perm-url">{str(p.url)}</code>
+      </>
+    );
+  }
+  if (ask.tool === 'web_search') {
+    return (
+      <>
+        <p className="perm-what">
+          <strong>{ask.agent}</strong> wants to search the web for:
+        </p>
+        <code className="perm-param">{str(p.query)}</code>
+      </>
+    );
+  }
+  const shown = JSON.stringify(p, null, 2);
+  return (
+    <>
+      <p className="perm-what">
+        <strong>{ask.agent}</strong> wants to run <code>{ask.tool}</code> with:
+      </p>
+      <pre className="perm-param perm-json">{shown.length > 2000 ? `${shown.slice(0, 2000)}…` : shown}</pre>
+    </>
+  );
+}
+
+/**
+ * The modal that asks the user to allow a tool call set to "confirm" (permission_request):
+ * the tool and its parameters (the URL of web_fetch, the query of web_search), a countdown
+ * to the engine's timeout (which counts as deny), and Approve (Enter), Deny (Esc) and
+ * Always allow. It answers with ChatService.Respond and closes when permission_result
+ * arrives; with several requests waiting it shows them one after another.
+ */
+export function PermissionDialog({ runs, selectedId, conversations }: PermissionDialogProps) {
+  const pending = pendingPermissions(runs, selectedId);
+  const ask = pending[0];
+  const [seen, setSeen] = useState<Record<string, number>>({});
+  const [now, setNow] = useState(() => Date.now());
+  const [sent, setSent] = useState<{ id: string; decision: PermissionReply } | null>(null);
+  const [error, setError] = useState<{ id: string; message: string } | null>(null);
+  const id = ask?.requestId ?? '';
+  const approveRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (id === '') return;
+    const t = window.setInterval(() => setNow(Date.now()), 250);
+    const first = window.setTimeout(() => {
+      setNow(Date.now());
+      setSeen((s) => (id in s ? s : { ...s, [id]: Date.now() }));
+    }, 0);
+    return () => {
+      window.clearInterval(t);
+      window.clearTimeout(first);
+    };
+  }, [id]);
+
+  const answer = (decision: PermissionReply) => {
+    if (!ask || sent?.id === ask.requestId) return;
+    const conv = ask.conversationId;
+    const rid = ask.requestId;
+    setSent({ id: rid, decision });
+    setError(null);
+    respondPermission(conv, rid, decision).catch((e: unknown) => {
+      setSent(null);
+      setError({ id: rid, message: toApiError(e).message });
+    });
+  };
+
+  // Enter approves unless a button of the dialog's footer has focus (it answers itself).
+  const onEnter = useEffectEvent((e: KeyboardEvent) => {
+    if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return;
+    const t = e.target as HTMLElement | null;
+    if (t?.closest('.modal-foot button')) return;
+    e.preventDefault();
+    e.stopPropagation();
+    answer('approve');
+  });
+  useEffect(() => {
+    if (id === '') return;
+    // The native dialog focuses its first button (Close) on open; Approve is the default.
+    approveRef.current?.focus();
+    const h = (e: KeyboardEvent) => onEnter(e);
+    document.addEventListener('keydown', h, true);
+    return () => document.removeEventListener('keydown', h, true);
+  }, [id]);
+
+  if (!ask) return null;
+  const busy = sent?.id === id;
+  const failed = error?.id === id ? error.message : '';
+  const remaining = permissionRemaining(ask, now, seen[id] ?? now);
+  const share = ask.timeoutMs > 0 ? remaining / ask.timeoutMs : 0;
+  const other = ask.conversationId !== selectedId ? conversations.find((c) => c.id === ask.conversationId) : undefined;
+
+  return (
+    <Modal
+      title={`Allow ${ask.tool}?`}
+      onClose={() => answer('deny')}
+      className="modal-small modal-permission"
+      footer={
+        <>
+          <button type="button" className="btn" onClick={() => answer('deny')} disabled={busy}>
+            {busy && sent.decision === 'deny' ? <Spinner size={13} /> : null}
+            Deny <kbd>Esc</kbd>
+          </button>
+          <button type="button" className="btn" onClick={() => answer('always_allow')} disabled={busy}>
+            {busy && sent.decision === 'always_allow' ? <Spinner size={13} /> : null}
+            Always allow
+          </button>
+          <button type="button" className="btn btn-primary" ref={approveRef} onClick={() => answer('approve')} disabled={busy}>
+            {busy && sent.decision === 'approve' ? <Spinner size={13} /> : null}
+            Approve <kbd className="kbd-on-primary">Enter</kbd>
+          </button>
+        </>
+      }
+    >
+      <div className="perm-body">
+        <div className="perm-head">
+          <ShieldIcon size={18} />
+          <span>
+            The research paused: <code>{ask.tool}</code> is set to ask first.
+            {other ? (
+              <>
+                {' '}
+                In <strong>{other.title || 'Untitled research'}</strong>.
+              </>
+            ) : null}
+          </span>
+        </div>
+        <Subject ask={ask} />
+        <div
+          className={`perm-countdown${share < 0.25 ? ' low' : ''}`}
+          role="timer"
+          aria-label={`Denied automatically in ${formatCountdown(remaining)}`}
+        >
+          <div className="perm-countdown-bar" aria-hidden="true">
+            <span style={{ width: `${String(Math.round(share * 1000) / 10)}%` }} />
+          </div>
+          <span className="perm-countdown-text">
+            {remaining > 0 ? `Denied automatically in ${formatCountdown(remaining)}` : 'Time is up — the call is denied'}
+          </span>
+        </div>
+        <p className="hint">
+          Always allow runs {ask.tool} without asking from now on (Settings → Tools).
+          {pending.length > 1 ? ` ${String(pending.length - 1)} more request${pending.length > 2 ? 's' : ''} waiting.` : ''}
+        </p>
+        {failed ? (
+          <p className="field-error" role="alert">
+            {failed}
+          </p>
+        ) : null}
+      </div>
+    </Modal>
+  );
+}
