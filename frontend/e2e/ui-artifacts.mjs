@@ -45,6 +45,32 @@ export async function artifactChecks({ page, check, shot, calls }) {
     await page.locator('.history-item').first().waitFor();
   };
 
+  await check('while a run changes an artifact, Edit and Restore wait for it', async () => {
+    await page.keyboard.press('Control+n');
+    await page.evaluate(() => {
+      window.__fake.holdRuns = true;
+    });
+    await page.getByRole('textbox', { name: 'Research question' }).fill('Which solid-state battery makers ship today?');
+    await page.keyboard.press('Enter');
+    const report = row('research_report');
+    await report.locator('.unsaved-dot').waitFor();
+    await report.click();
+    const edit = page.getByRole('button', { name: 'Edit', exact: true });
+    assert(await edit.isDisabled(), 'Edit is enabled while the run holds unsaved changes');
+    assert(((await edit.getAttribute('title')) ?? '').includes('running research'), 'no explanation on Edit');
+    await page.locator('.viewer-note', { hasText: 'The running research is changing this artifact' }).waitFor();
+    const current = await versionSelect.locator('option').first().textContent();
+    assert(current?.includes('current, unsaved'), `version selector reads "${current}"`);
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.locator('.run-stopped').last().waitFor();
+    await page.evaluate(() => {
+      window.__fake.holdRuns = false;
+    });
+    await report.locator('.unsaved-dot').waitFor({ state: 'detached' });
+    await page.locator('.viewer-note').waitFor({ state: 'detached' });
+    assert(await edit.isEnabled(), 'Edit stays disabled after the run');
+  });
+
   await check('code in a preview is highlighted (shiki)', async () => {
     await openHeat();
     await row('method_notes').click();

@@ -304,6 +304,11 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged }:
           </button>
         </div>
       ) : null}
+      {artifact.unsaved && !old ? (
+        <div className="viewer-note" role="note">
+          <span className="unsaved-dot" aria-hidden="true" /> {unsavedReason}
+        </div>
+      ) : null}
       {old ? (
         <div className="version-banner" role="note">
           <span className="version-banner-text">
