@@ -32,6 +32,9 @@ func (e *Engine) history(ctx context.Context, conversationID, parentID, agentNam
 		return nil, fmt.Errorf("engine: load conversation path: %w", err)
 	}
 	h := &historyBuilder{agent: agentName, lead: agentName == e.lead.Name, mode: mode}
+	if mode == toolcall.ModeXML {
+		h.tools = e.parseTools(agentName)
+	}
 	for _, m := range path {
 		evs, err := e.cfg.Store.ListEvents(ctx, store.EventQuery{ConversationID: conversationID, MessageID: m.ID})
 		if err != nil {
@@ -51,6 +54,17 @@ type historyBuilder struct {
 	// open holds the tool call ids of the last assistant message still waiting for results
 	// (native mode); the first is the one that was executed.
 	open []string
+	// tools are the agent's tools, to read xml calls back from recorded replies, and
+	// ignored the names of the calls after the first in the last reply (xml mode).
+	tools   []tools.Tool
+	ignored []string
+}
+
+// parseTools returns tools with the names and parameters of agentName's tools, for reading
+// xml tool calls back from recorded replies; they are never executed.
+func (e *Engine) parseTools(agentName string) []tools.Tool {
+	all := append(tools.ArtifactTools(nil), tools.CallSubagent{}, tools.WebSearch{}, tools.WebFetch{})
+	return tools.NewRegistry(all...).Subset(e.agents[agentName].Tools)
 }
 
 // message adds one run: the user's message (for the lead), then the agent's events.
@@ -85,7 +99,12 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 			}
 			h.close("the run moved on")
 			msg := llm.Message{Role: llm.RoleAssistant, Content: d.Content}
-			if h.mode != toolcall.ModeXML {
+			h.ignored = nil
+			if h.mode == toolcall.ModeXML {
+				if calls := toolcall.ParseXML(d.Content, h.tools); len(calls) > 1 {
+					h.ignored = callNames(calls[1:])
+				}
+			} else {
 				for _, c := range d.ToolCalls {
 					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsJSON(c.Params)})
 					h.open = append(h.open, c.ID)
@@ -103,7 +122,8 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 			res := tools.Result{Success: d.Success, Data: d.Result, Error: d.Error}
 			answered = false
 			if h.mode == toolcall.ModeXML {
-				h.add(llm.Message{Role: llm.RoleUser, Content: toolcall.FormatXMLResult(d.Tool, res)})
+				h.add(llm.Message{Role: llm.RoleUser, Content: xmlResults(d.Tool, res, h.ignored)})
+				h.ignored = nil
 				continue
 			}
 			if len(h.open) == 0 {
@@ -112,13 +132,13 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 			id := h.open[0]
 			h.open = h.open[1:]
 			h.add(llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: resultText(res)})
-			h.close("Only one tool call is executed per message; call it again in your next message if you still need it.")
+			h.close(ignoredCallNote)
 		case events.CompactionSummary:
 			var d events.DataCompactionSummary
 			if json.Unmarshal(ev.Data, &d) != nil || !d.Success {
 				continue // a failed summary is no boundary
 			}
-			h.open = nil
+			h.open, h.ignored = nil, nil
 			h.msgs = []llm.Message{{Role: llm.RoleUser, Content: summaryPrefix + d.Summary}}
 			if d.Kept != "" {
 				h.add(llm.Message{Role: llm.RoleUser, Content: d.Kept})

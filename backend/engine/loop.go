@@ -378,7 +378,7 @@ func (rs *runState) toolMessages(resp llm.Response, calls []toolcall.Call, res t
 	if rs.deps.Mode == toolcall.ModeXML {
 		return []llm.Message{
 			{Role: llm.RoleAssistant, Content: resp.Content},
-			{Role: llm.RoleUser, Content: toolcall.FormatXMLResult(calls[0].Name, res)},
+			{Role: llm.RoleUser, Content: xmlResults(calls[0].Name, res, callNames(calls[1:]))},
 		}
 	}
 	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content}
@@ -388,9 +388,36 @@ func (rs *runState) toolMessages(resp llm.Response, calls []toolcall.Call, res t
 	out := []llm.Message{assistant, {Role: llm.RoleTool, ToolCallID: calls[0].ID, Content: resultText(res)}}
 	for _, c := range calls[1:] {
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID,
-			Content: "Error: not executed. Only one tool call is executed per message; call it again in your next message if you still need it."})
+			Content: "Error: not executed: " + ignoredCallNote})
 	}
 	return out
+}
+
+// ignoredCallNote explains the failed result of each tool call after the first in one
+// reply: one tool call is executed per round (seed 001). The live loop and the history
+// rebuilt from events give the model the same text.
+const ignoredCallNote = "only one tool call is executed per message, so every call after the first was ignored; call it again in your next message if you still need it"
+
+// xmlResults renders the result of the executed call in xml mode, followed by a failed
+// result for each ignored call after it (named by ignored), so the model learns that only
+// the first call of a reply runs instead of believing the others ran.
+func xmlResults(name string, res tools.Result, ignored []string) string {
+	var b strings.Builder
+	b.WriteString(toolcall.FormatXMLResult(name, res))
+	for _, n := range ignored {
+		b.WriteString("\n")
+		b.WriteString(toolcall.FormatXMLResult(n, tools.Fail("not executed: %s", ignoredCallNote)))
+	}
+	return b.String()
+}
+
+// callNames returns the tool names of calls, in order.
+func callNames(calls []toolcall.Call) []string {
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = c.Name
+	}
+	return names
 }
 
 func resultText(r tools.Result) string {
