@@ -90,51 +90,83 @@ func isAgent(req openai.ChatCompletionRequest, name string) bool {
 	return llmtest.SystemContains(req, "You are "+name)
 }
 
-// TestSubagentRoundLimit: search_agent has max_tool_rounds 3 (seed 001). A model that
-// keeps searching is given a last call with no tools and told to answer.
+// fakeFetch answers every URL with a short page.
+type fakeFetch struct{}
+
+func (fakeFetch) Fetch(_ context.Context, u string) (web.Page, error) {
+	return web.Page{URL: u, Title: "Page", Content: "page text of " + u, ContentType: "text/html"}, nil
+}
+
+// TestSubagentRoundLimit: search_agent has max_tool_rounds 3 and crawl_agent 2 (seed 001).
+// A model that keeps calling its tool is given a last call with no tools and told to
+// answer; that answer returns to the lead as the call_subagent result.
 func TestSubagentRoundLimit(t *testing.T) {
-	var searchReqs []openai.ChatCompletionRequest
-	var mu sync.Mutex
-	e, _, rec, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-		if isAgent(req, "search_agent") {
-			mu.Lock()
-			searchReqs = append(searchReqs, req)
-			n := len(searchReqs)
-			mu.Unlock()
-			if n <= 10 && len(req.Tools) > 0 {
-				return call("web_search", fmt.Sprintf(`{"query":"q%d"}`, n))
+	tests := []struct {
+		agent, tool, args string
+		limit             int
+	}{
+		{"search_agent", "web_search", `{"query":"q%d"}`, 3},
+		{"crawl_agent", "web_fetch", `{"url":"https://example.org/p%d"}`, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent, func(t *testing.T) {
+			var subReqs []openai.ChatCompletionRequest
+			var mu sync.Mutex
+			e, _, rec, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+				if isAgent(req, tt.agent) {
+					mu.Lock()
+					subReqs = append(subReqs, req)
+					n := len(subReqs)
+					mu.Unlock()
+					if n <= 10 && len(req.Tools) > 0 {
+						return call(tt.tool, fmt.Sprintf(tt.args, n))
+					}
+					return llmtest.Reply{Content: tt.agent + " summary"}
+				}
+				for _, m := range req.Messages {
+					if m.Role == openai.ChatMessageRoleTool {
+						return llmtest.Reply{Content: "done: " + m.Content}
+					}
+				}
+				return call("call_subagent", `{"agent_name":"`+tt.agent+`","instruction":"look at https://example.org/p"}`)
+			}, func(d *Deps) { d.Fetcher = fakeFetch{} })
+			res, err := e.Ask(context.Background(), Request{Content: "question"})
+			if err != nil || res.Status != events.Complete {
+				t.Fatalf("run: %v %+v", err, res)
 			}
-			return llmtest.Reply{Content: "search summary"}
-		}
-		for _, m := range req.Messages {
-			if m.Role == openai.ChatMessageRoleTool {
-				return llmtest.Reply{Content: "done: " + m.Content}
+			if len(subReqs) != tt.limit+1 {
+				t.Fatalf("%s calls = %d, want %d tool rounds + 1 final", tt.agent, len(subReqs), tt.limit)
 			}
-		}
-		return call("call_subagent", `{"agent_name":"search_agent","instruction":"look it up"}`)
-	})
-	res, err := e.Ask(context.Background(), Request{Content: "question"})
-	if err != nil || res.Status != events.Complete {
-		t.Fatalf("run: %v %+v", err, res)
-	}
-	if len(searchReqs) != 4 {
-		t.Fatalf("search_agent calls = %d, want 3 tool rounds + 1 final", len(searchReqs))
-	}
-	last := searchReqs[3]
-	if len(last.Tools) != 0 || !strings.Contains(last.Messages[0].Content, "used all 3 tool rounds") {
-		t.Fatal("the final search_agent call must offer no tools and say the limit is reached")
-	}
-	if res.Response != "done: search summary" {
-		t.Fatalf("lead did not get the sub-agent's final text as its tool result: %q", res.Response)
-	}
-	var starts int
-	for _, ty := range rec.types() {
-		if ty == events.ToolStart {
-			starts++
-		}
-	}
-	if starts != 4 { // call_subagent + 3 web_search
-		t.Fatalf("tool_start events = %d, want 4", starts)
+			for i, r := range subReqs[:tt.limit] {
+				if len(r.Tools) != 1 || r.Tools[0].Function.Name != tt.tool {
+					t.Fatalf("call %d offered tools %+v, want only %s", i, r.Tools, tt.tool)
+				}
+			}
+			last := subReqs[tt.limit]
+			if len(last.Tools) != 0 || !strings.Contains(last.Messages[0].Content, fmt.Sprintf("used all %d tool rounds", tt.limit)) {
+				t.Fatalf("the final %s call must offer no tools and say the limit is reached", tt.agent)
+			}
+			if res.Response != "done: "+tt.agent+" summary" {
+				t.Fatalf("lead did not get the sub-agent's final text as its tool result: %q", res.Response)
+			}
+			var starts []string
+			rec.mu.Lock()
+			for _, ev := range rec.evs {
+				if ev.Type == events.ToolStart {
+					var d events.DataToolStart
+					_ = json.Unmarshal(ev.Data, &d)
+					starts = append(starts, d.Tool)
+				}
+			}
+			rec.mu.Unlock()
+			want := []string{"call_subagent"}
+			for range tt.limit {
+				want = append(want, tt.tool)
+			}
+			if strings.Join(starts, ",") != strings.Join(want, ",") {
+				t.Fatalf("tool_start events = %v, want %v", starts, want)
+			}
+		})
 	}
 }
 

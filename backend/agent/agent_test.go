@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDefaults pins the three agents of seed 001 (DESIGN.md, "Contracts"): the lead comes
+// first, and each agent has exactly its tools and its max_tool_rounds.
+func TestDefaults(t *testing.T) {
+	want := []struct {
+		name   string
+		tools  []string
+		rounds int
+	}{
+		{Lead, []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "call_subagent"}, 100},
+		{Search, []string{"web_search"}, 3},
+		{Crawl, []string{"web_fetch"}, 2},
+	}
+	got := Defaults()
+	if len(got) != len(want) {
+		t.Fatalf("Defaults() has %d agents, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Name != w.name {
+			t.Fatalf("agent %d is %q, want %q", i, a.Name, w.name)
+		}
+		if a.MaxToolRounds != w.rounds {
+			t.Errorf("%s max_tool_rounds = %d, want %d", a.Name, a.MaxToolRounds, w.rounds)
+		}
+		if !slices.Equal(a.Tools, w.tools) {
+			t.Errorf("%s tools = %v, want %v", a.Name, a.Tools, w.tools)
+		}
+		if !strings.Contains(a.RolePrompt, "You are "+a.Name) {
+			t.Errorf("%s role prompt does not say who it is (the engine and tests tell agents apart by it)", a.Name)
+		}
+	}
+}
+
+// TestSystemPrompt: the lead's prompt holds the task plan in full, the inventory and the
+// sub-agents; a sub-agent's prompt holds none of them; both end with the tool instructions.
+func TestSystemPrompt(t *testing.T) {
+	d := Defaults()
+	plan := strings.Repeat("- [ ] step\n", 200)
+	pc := PromptContext{Now: time.Date(2025, 3, 4, 5, 6, 0, 0, time.UTC), TaskPlan: plan, Inventory: "<artifact id=\"r\"/>",
+		SubAgents: d[1:], ToolInstructions: "TOOLS HERE"}
+	lead := d[0].SystemPrompt(pc)
+	for _, s := range []string{plan, "<artifacts_inventory>\n<artifact id=\"r\"/>", "- search_agent:", "- crawl_agent:", "<system_time>2025-03-04 05:06 UTC (Tuesday)</system_time>"} {
+		if !strings.Contains(lead, s) {
+			t.Errorf("lead prompt lacks %.60q", s)
+		}
+	}
+	if !strings.HasSuffix(lead, "TOOLS HERE\n") {
+		t.Errorf("lead prompt does not end with the tool instructions")
+	}
+	sub := d[1].SystemPrompt(pc)
+	if strings.Contains(sub, "<task_plan>") || strings.Contains(sub, "<available_subagents>") || !strings.Contains(sub, "TOOLS HERE") {
+		t.Errorf("search_agent prompt = %.300q", sub)
+	}
+	if empty := d[0].SystemPrompt(PromptContext{}); !strings.Contains(empty, `create the artifact "task_plan" first`) {
+		t.Errorf("lead prompt without a plan does not ask for one")
+	}
+}
