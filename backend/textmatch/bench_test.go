@@ -2,6 +2,7 @@ package textmatch
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -120,4 +121,29 @@ func BenchmarkForwardPassMyers(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchAmbiguous runs Replace on content and old and expects an ambiguity error.
+func benchAmbiguous(b *testing.B, content, old string) {
+	b.Helper()
+	b.SetBytes(int64(len(content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := Replace(context.Background(), content, old, "NEW")
+		if !errors.Is(err, ErrAmbiguous) {
+			b.Fatalf("err %v; want ErrAmbiguous", err)
+		}
+	}
+}
+
+// BenchmarkLayer2Repetitive_TheData: 207 KB of "the data " repeated, old_str 110 copies
+// with one typo each; every place matches equally well.
+func BenchmarkLayer2Repetitive_TheData(b *testing.B) {
+	benchAmbiguous(b, strings.Repeat("the data ", 23000), strings.Repeat("the dxta ", 110))
+}
+
+// BenchmarkLayer2Repetitive_ABC: 210 KB of "abc" repeated, old_str a near copy of 303
+// characters.
+func BenchmarkLayer2Repetitive_ABC(b *testing.B) {
+	benchAmbiguous(b, strings.Repeat("abc", 70000), strings.Repeat("abc", 50)+"abd"+strings.Repeat("abc", 50))
 }

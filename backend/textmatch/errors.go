@@ -46,7 +46,7 @@ type MatchError struct {
 	Layer int
 	// Count is, for ErrAmbiguous, the number of places that matched (at Layers 0 and 1
 	// counting stops at maxCountedHits; at Layer 2 it is the largest set of equally good
-	// matches that do not overlap). Zero otherwise.
+	// matches that do not overlap, and counting stops at maxFuzzyPlaces). Zero otherwise.
 	Count int
 	// Lines holds 1-based line numbers in the original content: of the first
 	// maxListedLines hits for ErrAmbiguous, and of Candidate for ErrNotFound.
@@ -88,9 +88,9 @@ func (e *MatchError) Error() string {
 			return fmt.Sprintf("old_str matches %s once quotes, dashes, spaces and Unicode forms are normalized (%s); "+
 				"include more surrounding text so it matches exactly one", places(e.Count), e.lines())
 		default:
-			return fmt.Sprintf("old_str matches nowhere exactly, and %d places match it equally well (similarity %s; %s); "+
-				"copy the exact text from read_artifact, with enough surrounding text to match exactly one place",
-				e.Count, percent(e.Similarity), e.lines())
+			return fmt.Sprintf("old_str matches nowhere exactly, and %s match it equally well (similarity %s; %s); "+
+				"copy the exact text from read_artifact and include more surrounding text so it matches exactly one place",
+				fuzzyPlaces(e.Count), percent(e.Similarity), e.lines())
 		}
 	case ErrNotFound:
 		if e.Candidate == "" {
@@ -126,6 +126,15 @@ func (e *MatchError) lines() string {
 // stopped at maxCountedHits.
 func places(n int) string {
 	if n >= maxCountedHits {
+		return fmt.Sprintf("%d or more places", n)
+	}
+	return fmt.Sprintf("%d places", n)
+}
+
+// fuzzyPlaces renders the count of a Layer 2 ambiguity, a lower bound once the search
+// stopped at maxFuzzyPlaces.
+func fuzzyPlaces(n int) string {
+	if n >= maxFuzzyPlaces {
 		return fmt.Sprintf("%d or more places", n)
 	}
 	return fmt.Sprintf("%d places", n)

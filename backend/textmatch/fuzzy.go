@@ -25,6 +25,16 @@ import (
 //  3. Matches at the best distance form the result: if two of them do not overlap, old_str
 //     is ambiguous; otherwise the one whose length is closest to m (then the shorter,
 //     then the leftmost) is replaced.
+//
+// Repetitive content ("the data " 23,000 times) puts tens of thousands of ends in the
+// best bucket, and anchoring every one of them would exhaust SearchBudget. Once the
+// bucket being processed is the best distance found (no end left can do better), step 2
+// defers every end that lies too close after the last match found in that bucket to start
+// a non-overlapping one (closer than m − k code points), and stops as soon as
+// maxFuzzyPlaces pairwise non-overlapping matches exist: the verdict is then an ambiguity
+// whatever the rest holds. Deferred ends are anchored at the end of the bucket if the
+// search did not stop, so the set of best matches, and hence the outcome, is the same as
+// without deferring whenever fewer than maxFuzzyPlaces places match.
 
 // fuzzyMatch is a match t[start:end] (code-point indexes of the normalized content) at
 // edit distance dist, and the original byte span it maps to.
@@ -33,10 +43,20 @@ type fuzzyMatch struct {
 	orig             span
 }
 
+// maxFuzzyPlaces is how many pairwise non-overlapping equally good matches Layer 2 looks
+// for before it stops with an ambiguity error: one more than an error lists, so that the
+// message can say "or more".
+const maxFuzzyPlaces = maxListedLines + 1
+
+// anchorsPerCheck is how many backward passes Layer 2 runs between budget checks; a
+// backward pass over fewer than 1024 code points never checks on its own.
+const anchorsPerCheck = 16
+
 // fuzzyOutcome is what Layer 2 found.
 type fuzzyOutcome struct {
 	m       int          // code points in the normalized old_str
-	best    []fuzzyMatch // every acceptable match at the smallest distance, by discovery
+	best    []fuzzyMatch // every acceptable match at the smallest distance (all of them unless capped)
+	capped  bool         // the search stopped once best held maxFuzzyPlaces non-overlapping matches
 	closest *fuzzyMatch  // when best is empty: the nearest text, or nil if none
 }
 
@@ -79,22 +99,10 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 	}
 
 	out := &fuzzyOutcome{m: m}
-	bestDist := k + 1
-	for lower := 0; lower <= k && lower <= bestDist; lower++ {
-		for _, e := range buckets[lower] {
-			mt, err := f.anchor(b, e, m+k)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case mt.dist > k:
-				// The best start within the groups is too far from the unrestricted one.
-			case mt.dist < bestDist:
-				bestDist = mt.dist
-				out.best = append(out.best[:0], mt)
-			case mt.dist == bestDist:
-				out.best = append(out.best, mt)
-			}
+	s := &fuzzySearch{f: f, b: b, out: out, k: k, reach: m + k, bestDist: k + 1}
+	for lower := 0; lower <= k && lower <= s.bestDist && !out.capped; lower++ {
+		if err := s.bucket(lower, buckets[lower], max(m-k, 1)); err != nil {
+			return nil, err
 		}
 	}
 	if len(out.best) == 0 && closestEnd >= 0 {
@@ -107,6 +115,80 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// fuzzySearch is the state of step 2 of fuzzyFind: anchoring ends bucket by bucket.
+type fuzzySearch struct {
+	f        *fuzzyText
+	b        *budget
+	out      *fuzzyOutcome
+	k        int // the largest acceptable distance
+	reach    int // m + k: the longest acceptable match
+	bestDist int // distance of out.best; k + 1 while it is empty
+	anchors  int // backward passes run, for budget checks
+	apart    int // non-overlapping matches in out.best when last counted
+}
+
+// bucket anchors the ends of buckets[lower], in increasing order, keeping the matches at
+// the best distance in s.out.best. While lower equals the best distance found, ends that
+// lie less than gap code points after the last match found in this bucket are deferred,
+// and the search stops once s.out.best holds maxFuzzyPlaces non-overlapping matches.
+func (s *fuzzySearch) bucket(lower int, ends []int, gap int) error {
+	var deferred []int
+	frontier := -1 // end of the last match at the best distance found in this bucket
+	for _, e := range ends {
+		if s.bestDist == lower && frontier >= 0 && e < frontier+gap {
+			deferred = append(deferred, e)
+			continue
+		}
+		found, err := s.anchor(lower, e)
+		if err != nil || s.out.capped {
+			return err
+		}
+		if found {
+			frontier = e
+		}
+	}
+	for _, e := range deferred {
+		if _, err := s.anchor(lower, e); err != nil || s.out.capped {
+			return err
+		}
+	}
+	return nil
+}
+
+// anchor runs the backward pass from end e of bucket lower, updates the best matches, and
+// reports whether the match ending at e is at the best distance. It sets s.out.capped when
+// lower is the best distance and maxFuzzyPlaces non-overlapping matches are known.
+func (s *fuzzySearch) anchor(lower, e int) (bool, error) {
+	if s.anchors++; s.anchors%anchorsPerCheck == 0 {
+		if err := s.b.check(); err != nil {
+			return false, err
+		}
+	}
+	mt, err := s.f.anchor(s.b, e, s.reach)
+	if err != nil {
+		return false, err
+	}
+	out := s.out
+	switch {
+	case mt.dist > s.bestDist || mt.dist > s.k:
+		// Worse than the best so far, or beyond k: the best start within the groups is
+		// too far from the unrestricted one.
+		return false, nil
+	case mt.dist < s.bestDist:
+		s.bestDist = mt.dist
+		out.best = append(out.best[:0], mt)
+		s.apart = 1
+	default:
+		out.best = append(out.best, mt)
+	}
+	// Counting is O(b log b) for b matches; past a few dozen, count every 16th.
+	if n := len(out.best); s.bestDist == lower && n > s.apart && (n < 64 || n%16 == 0) {
+		s.apart = len(disjoint(out.best))
+		out.capped = s.apart >= maxFuzzyPlaces
+	}
+	return true, nil
 }
 
 // resolve turns the outcome into Replace's answer for content and newStr.
@@ -122,6 +204,9 @@ func (o *fuzzyOutcome) resolve(content, newStr string) (Result, error) {
 	}
 	sim := o.similarity(o.best[0].dist)
 	if apart := disjoint(o.best); len(apart) > 1 {
+		// Count is at most maxFuzzyPlaces, which the message renders as "or more": the
+		// search may have stopped there, and the error lists fewer lines anyway.
+		apart = apart[:min(len(apart), maxFuzzyPlaces)]
 		starts := make([]int, len(apart))
 		for i, mt := range apart {
 			starts[i] = mt.orig.start
@@ -164,10 +249,16 @@ func (o *fuzzyOutcome) preferred(a, b fuzzyMatch) bool {
 }
 
 // disjoint returns a largest set of pairwise non-overlapping matches from ms, ordered by
-// position (greedy by end, which is optimal for intervals). Two or more means ambiguity.
+// position (greedy by end, which is optimal for intervals; of two with the same end the
+// shorter). Two or more means ambiguity.
 func disjoint(ms []fuzzyMatch) []fuzzyMatch {
 	byEnd := slices.Clone(ms)
-	slices.SortFunc(byEnd, func(a, b fuzzyMatch) int { return a.end - b.end })
+	slices.SortFunc(byEnd, func(a, b fuzzyMatch) int {
+		if a.end != b.end {
+			return a.end - b.end
+		}
+		return b.start - a.start // the shorter first, so the result does not depend on the order of ms
+	})
 	var out []fuzzyMatch
 	for _, mt := range byEnd {
 		if len(out) == 0 || mt.start >= out[len(out)-1].end {

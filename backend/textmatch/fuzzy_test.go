@@ -1,8 +1,11 @@
 package textmatch
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -207,4 +210,133 @@ func TestTruncateRunes(t *testing.T) {
 			t.Errorf("truncateRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
+}
+
+// exhaustiveFind is step 2 of fuzzyFind without deferring and without stopping early:
+// every end whose lower bound is within k is anchored, and every match at the best
+// distance is kept. It is the reference for TestFuzzyFindAgreesWithExhaustiveSearch.
+func exhaustiveFind(t *testing.T, nc *normalized, old string) *fuzzyOutcome {
+	t.Helper()
+	p := []rune(old)
+	m, k := len(p), maxDistance(len(p))
+	f := newFuzzyText(nc)
+	c, err := newMatcher(p).scores(testBudget(), f.t, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(p)
+	f.rev, f.m = newMatcher(p), m
+	out := &fuzzyOutcome{m: m}
+	bestDist := k + 1
+	closestEnd := -1
+	for e := 1; e <= len(f.t); e++ {
+		if !f.boundary(e) {
+			continue
+		}
+		if closestEnd < 0 || c[e] < c[closestEnd] {
+			closestEnd = e
+		}
+		if int(c[e]) > k {
+			continue
+		}
+		mt, err := f.anchor(testBudget(), e, m+k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case mt.dist > k:
+		case mt.dist < bestDist:
+			bestDist = mt.dist
+			out.best = append(out.best[:0], mt)
+		case mt.dist == bestDist:
+			out.best = append(out.best, mt)
+		}
+	}
+	if len(out.best) == 0 && closestEnd >= 0 {
+		if mt, err := f.anchor(testBudget(), closestEnd, 2*m); err == nil && mt.dist < m {
+			out.closest = &mt
+		}
+	}
+	return out
+}
+
+// TestFuzzyFindAgreesWithExhaustiveSearch checks that deferring ends and stopping at
+// maxFuzzyPlaces change nothing but the count of a large ambiguity: on repetitive random
+// texts, where ties and many equally good places are common, Replace's answer equals the
+// one computed from every match, except that an ambiguity of maxFuzzyPlaces or more places
+// is reported as "maxFuzzyPlaces or more".
+func TestFuzzyFindAgreesWithExhaustiveSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	units := []string{"ab", "abc", "the data ", "x\n", "中文", "Ⅳ"}
+	counts := map[string]int{}
+	for iter := range 1500 {
+		var sb strings.Builder
+		unit := units[rng.IntN(len(units))]
+		for range 1 + rng.IntN(60) {
+			if rng.IntN(8) == 0 {
+				sb.WriteString(units[rng.IntN(len(units))])
+			} else {
+				sb.WriteString(unit)
+			}
+		}
+		content := []rune(sb.String())
+		if len(content) < 6 {
+			continue
+		}
+		s := rng.IntN(len(content) - 5)
+		old := slices.Clone(content[s : s+5+rng.IntN(min(len(content)-s-5, 40)+1)])
+		for range 1 + rng.IntN(3) {
+			old[rng.IntN(len(old))] = []rune("#bd中V\n")[rng.IntN(6)]
+		}
+		nc, err := normalize(testBudget(), string(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		no, err := normalize(testBudget(), string(old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if no.text == "" || len(indexAll(nc.text, no.text, nc.aligned)) > 0 {
+			continue // Layer 1 decides these
+		}
+		got, err := fuzzyFind(testBudget(), nc, no.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotRes, gotErr := got.resolve(string(content), "NEW")
+		wantRes, wantErr := exhaustiveFind(t, nc, no.text).resolve(string(content), "NEW")
+
+		var gotME, wantME *MatchError
+		errors.As(gotErr, &gotME)
+		errors.As(wantErr, &wantME)
+		switch {
+		case wantME != nil && wantME.Kind == ErrAmbiguous && wantME.Count >= maxFuzzyPlaces:
+			counts["many places"]++
+			if gotME == nil || gotME.Kind != ErrAmbiguous || gotME.Count != maxFuzzyPlaces {
+				t.Fatalf("#%d %q in %q: got %v, want ambiguity with %d places reported as %d or more",
+					iter, no.text, nc.text, gotErr, wantME.Count, maxFuzzyPlaces)
+			}
+			if got.closest != nil || len(gotME.Lines) != maxListedLines || !slices.IsSorted(gotME.Lines) {
+				t.Fatalf("#%d: lines %v, want %d ascending", iter, gotME.Lines, maxListedLines)
+			}
+		default:
+			switch {
+			case wantME == nil:
+				counts["replaced"]++
+			case wantME.Kind == ErrAmbiguous:
+				counts["few places"]++
+			default:
+				counts["not found"]++
+			}
+			if gotRes != wantRes || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("#%d %q in %q:\n got %+v, %v\nwant %+v, %v", iter, no.text, nc.text, gotRes, gotErr, wantRes, wantErr)
+			}
+		}
+	}
+	for _, kind := range []string{"many places", "few places", "replaced", "not found"} {
+		if counts[kind] < 20 {
+			t.Fatalf("only %d cases of %q (%v); the generator no longer covers it", counts[kind], kind, counts)
+		}
+	}
+	t.Logf("%v", counts)
 }

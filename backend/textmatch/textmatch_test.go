@@ -3,6 +3,7 @@ package textmatch
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,7 +213,7 @@ func TestErrorMessages(t *testing.T) {
 				"include more surrounding text so it matches exactly one"},
 		{"ambiguous approximate", "我们使用Python编写脚本。\n我们使用Python编写脚本。", "我们使用Pyhton编写脚本",
 			"old_str matches nowhere exactly, and 2 places match it equally well (similarity 85%; lines 1, 2); " +
-				"copy the exact text from read_artifact, with enough surrounding text to match exactly one place"},
+				"copy the exact text from read_artifact and include more surrounding text so it matches exactly one place"},
 		{"not found with candidate", "alpha\nbeta\nThe quick brown fox jumps.", "The slow green turtle sleeps.",
 			"old_str not found; closest text (similarity 37%) at line 3: \"The quick brown fox jumps.\"; " +
 				"copy the exact text from read_artifact and retry"},
@@ -298,4 +299,45 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestRepetitiveTextIsAmbiguousNotTimeout: in content that repeats one phrase thousands
+// of times, a near copy of old_str matches equally well almost everywhere. Layer 2 must
+// say so (with where, and that more context is needed) instead of anchoring every place
+// until SearchBudget runs out.
+func TestRepetitiveTextIsAmbiguousNotTimeout(t *testing.T) {
+	tests := []struct {
+		name         string
+		content, old string
+		wantSim      string
+		distinctLine bool // the places are on different lines
+	}{
+		{"the data, 110 typos", strings.Repeat("the data ", 23000), strings.Repeat("the dxta ", 110), "88%", false},
+		{"abc near copy", strings.Repeat("abc", 70000), strings.Repeat("abc", 50) + "abd" + strings.Repeat("abc", 50), "99%", false},
+		{"long old_str", strings.Repeat("the data ", 23000), strings.Repeat("the dxta ", 500), "88%", false},
+		{"table rows", strings.Repeat("| 2024 | 数据 | value |\n", 12000),
+			strings.Repeat("| 2024 | 数据 | valeu |\n", 20), "90%", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Replace(context.Background(), tt.content, tt.old, "NEW")
+			var me *MatchError
+			if !errors.As(err, &me) || me.Kind != ErrAmbiguous || me.Layer != 2 {
+				t.Fatalf("err = %v, want a Layer 2 ambiguity", err)
+			}
+			if me.Count != maxFuzzyPlaces || len(me.Lines) != maxListedLines || !slices.IsSorted(me.Lines) {
+				t.Fatalf("Count = %d, Lines = %v; want %d places and %d ascending lines",
+					me.Count, me.Lines, maxFuzzyPlaces, maxListedLines)
+			}
+			if tt.distinctLine && len(slices.Compact(slices.Clone(me.Lines))) != maxListedLines {
+				t.Fatalf("Lines = %v, want %d different lines", me.Lines, maxListedLines)
+			}
+			for _, want := range []string{"11 or more places match it equally well", "similarity " + tt.wantSim,
+				"include more surrounding text"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("message %q lacks %q", err.Error(), want)
+				}
+			}
+		})
+	}
 }
