@@ -203,3 +203,71 @@ func FuzzNormalize(f *testing.F) {
 		checkNormalized(t, s, n)
 	})
 }
+
+// TestLayer1CodePoints checks every dash and space that seed 000 lists for Layer 1
+// ("Unicode 破折号 → -", "特殊空格 → 空格"): each normalizes to the ASCII character, an
+// old_str typed with the ASCII character replaces the text written with the code point,
+// and the other way round.
+func TestLayer1CodePoints(t *testing.T) {
+	tests := []struct {
+		name string
+		cp   string
+		want string // literal: what the code point normalizes to
+	}{
+		{"U+2012 figure dash", "\u2012", "-"},
+		{"U+2013 en dash", "\u2013", "-"},
+		{"U+2014 em dash", "\u2014", "-"},
+		{"U+2015 horizontal bar", "\u2015", "-"},
+		{"U+2212 minus sign", "\u2212", "-"},
+		{"U+FE58 small em dash", "\uFE58", "-"},
+		{"U+FE63 small hyphen-minus", "\uFE63", "-"},
+		{"U+FF0D fullwidth hyphen-minus", "\uFF0D", "-"},
+		{"U+00A0 no-break space", "\u00A0", " "},
+		{"U+2000 en quad", "\u2000", " "},
+		{"U+2001 em quad", "\u2001", " "},
+		{"U+2002 en space", "\u2002", " "},
+		{"U+2003 em space", "\u2003", " "},
+		{"U+2004 three-per-em space", "\u2004", " "},
+		{"U+2005 four-per-em space", "\u2005", " "},
+		{"U+2006 six-per-em space", "\u2006", " "},
+		{"U+2007 figure space", "\u2007", " "},
+		{"U+2008 punctuation space", "\u2008", " "},
+		{"U+2009 thin space", "\u2009", " "},
+		{"U+200A hair space", "\u200A", " "},
+		{"U+202F narrow no-break space", "\u202F", " "},
+		{"U+205F medium mathematical space", "\u205F", " "},
+		{"U+3000 ideographic space", "\u3000", " "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := normalize(testBudget(), "a"+tt.cp+"b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "a" + tt.want + "b"; n.text != want {
+				t.Fatalf("normalize(%q) = %q, want %q", "a"+tt.cp+"b", n.text, want)
+			}
+			if g := n.groupsSpan(n.group[1], n.group[1]); g != (span{1, 1 + len(tt.cp)}) {
+				t.Errorf("the normalized character maps to original bytes %v, want [1, %d)", g, 1+len(tt.cp))
+			}
+
+			content := "x 2019" + tt.cp + "2020 y"
+			res, err := Replace(context.Background(), content, "2019"+tt.want+"2020", "Z")
+			if err != nil {
+				t.Fatalf("ASCII old_str against the code point: %v", err)
+			}
+			if res.Layer != 1 || res.Content != "x Z y" || res.Matched != "2019"+tt.cp+"2020" {
+				t.Errorf("got layer %d, %q replacing %q; want layer 1, %q", res.Layer, res.Content, res.Matched, "x Z y")
+			}
+
+			content = "x 2019" + tt.want + "2020 y"
+			res, err = Replace(context.Background(), content, "2019"+tt.cp+"2020", "Z")
+			if err != nil {
+				t.Fatalf("code point old_str against ASCII: %v", err)
+			}
+			if res.Layer != 1 || res.Content != "x Z y" || res.Matched != "2019"+tt.want+"2020" {
+				t.Errorf("got layer %d, %q replacing %q; want layer 1, %q", res.Layer, res.Content, res.Matched, "x Z y")
+			}
+		})
+	}
+}
