@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -94,5 +95,43 @@ func TestOneToolCallPerRound(t *testing.T) {
 				t.Errorf("the next run's history tells the model something else:\nlive:    %q\nrebuilt: %q", live, rebuilt)
 			}
 		})
+	}
+}
+
+// TestPathEventsOneQuery: a long path's events are read in one query over the
+// conversation (onePathQuery); that reader must give exactly what one query per message
+// gives, dropping the events of sibling branches whose seqs interleave with the path's,
+// and the lead's history built from it must hold no off-path message.
+func TestPathEventsOneQuery(t *testing.T) {
+	ctx := context.Background()
+	e, db, _, _ := newEngine(t, func(openai.ChatCompletionRequest, int) llmtest.Reply { return llmtest.Reply{Content: "x"} })
+	const messages = onePathQuery + 6
+	last := seedChain(t, db, messages, 2, 5)
+	path, err := db.MessagePath(ctx, "c", last)
+	if err != nil || len(path) != messages {
+		t.Fatalf("path: %d messages, %v", len(path), err)
+	}
+	perMessage, err := e.eventsPerMessage(ctx, "c", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneQuery, err := e.eventsInOneQuery(ctx, "c", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(perMessage, oneQuery) {
+		t.Fatalf("the one-query reader differs from the per-message reader (%d vs %d groups)", len(oneQuery), len(perMessage))
+	}
+	hist, err := e.history(ctx, "c", last, "lead_agent", toolcall.ModeNative)
+	if err != nil || len(hist) != messages*6 {
+		t.Fatalf("history: %d messages, want %d, %v", len(hist), messages*6, err)
+	}
+	for i, m := range hist {
+		if strings.Contains(m.Content, " b0") {
+			t.Fatalf("history message %d comes from a sibling branch: %q", i, m.Content)
+		}
+	}
+	if hist[0].Content != "question m0000" || hist[len(hist)-1].Content != "answer "+last {
+		t.Fatalf("history runs from %q to %q", hist[0].Content, hist[len(hist)-1].Content)
 	}
 }
