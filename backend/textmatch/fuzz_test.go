@@ -3,14 +3,19 @@ package textmatch
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// FuzzReplacePreservesOutside checks the property update_artifact relies on: a successful
+// FuzzReplacePreservesOutside checks the properties update_artifact relies on: a successful
 // Replace changes nothing outside [Start, End) of the original content, never cuts a
-// character of valid UTF-8 content, and a failure is a *MatchError of a known kind.
+// character of valid UTF-8 content, replaces text that is old_str (Layer 0), equals it
+// once both are normalized (Layer 1) or is within the allowed edit distance of it once
+// both are normalized, with the reported similarity (Layer 2); and a failure is a
+// *MatchError of a known kind.
 // Run with: go test ./backend/textmatch/ -run '^$' -fuzz FuzzReplacePreservesOutside
 func FuzzReplacePreservesOutside(f *testing.F) {
 	seeds := []struct{ content, old, new string }{
@@ -28,6 +33,7 @@ func FuzzReplacePreservesOutside(f *testing.F) {
 		{"aaa", "aa", "b"},
 		{"é", "\xa9", "x"},
 		{"a\xffb", "a b", "c"},
+		{"0   00", "0  0", "0"}, // the span ends in a blank that only its context keeps
 	}
 	for _, s := range seeds {
 		f.Add(s.content, s.old, s.new)
@@ -72,12 +78,61 @@ func FuzzReplacePreservesOutside(f *testing.F) {
 			if res.Matched != old {
 				t.Fatalf("layer 0 replaced %q, not old_str %q", res.Matched, old)
 			}
+			return
 		case 1, 2:
 			if res.Start == res.End {
 				t.Fatalf("layer %d replaced an empty span", res.Layer)
 			}
 		default:
 			t.Fatalf("Layer = %d", res.Layer)
+		}
+		// The replaced text is what old_str designates. Normalization depends on context
+		// (blanks before a line end or the end of the text are dropped, spaces between CJK
+		// and Latin too), so the span is normalized as part of the whole content: its
+		// normalized text must equal the normalized old_str (Layer 1) or be within the
+		// allowed distance of it (Layer 2).
+		nc, err := normalize(testBudget(), content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		no, err := normalize(testBudget(), old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(nc.bounds, int32(res.Start)) || !slices.Contains(nc.bounds, int32(res.End)) {
+			t.Fatalf("span [%d, %d) cuts a normalization group of %q (bounds %v)", res.Start, res.End, content, nc.bounds)
+		}
+		var inSpan []byte
+		for i, g := range nc.group {
+			if int(nc.bounds[g]) >= res.Start && int(nc.bounds[g+1]) <= res.End {
+				inSpan = append(inSpan, nc.text[i])
+			}
+		}
+		if res.Layer == 1 {
+			if string(inSpan) != no.text {
+				t.Fatalf("layer 1 replaced %q, normalized %q; old_str %q normalizes to %q",
+					res.Matched, inSpan, old, no.text)
+			}
+			// Layer 1 spans start and end on text that normalization keeps, so the span
+			// normalized on its own is the same.
+			nm, err := normalize(testBudget(), res.Matched)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if nm.text != no.text {
+				t.Fatalf("layer 1 replaced %q, normalized on its own %q; old_str %q normalizes to %q",
+					res.Matched, nm.text, old, no.text)
+			}
+			return
+		}
+		p := []rune(no.text)
+		d, k := editDistance(p, []rune(string(inSpan))), maxDistance(len(p))
+		if d > k {
+			t.Fatalf("layer 2 replaced %q, normalized %q, at distance %d from normalized old_str %q; at most %d allowed",
+				res.Matched, inSpan, d, no.text, k)
+		}
+		if want := 1 - float64(d)/float64(len(p)); math.Abs(res.Similarity-want) > 1e-9 || res.Similarity < MinSimilarity {
+			t.Fatalf("layer 2 Similarity = %v; distance %d of %d code points gives %v", res.Similarity, d, len(p), want)
 		}
 	})
 }
