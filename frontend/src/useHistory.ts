@@ -26,6 +26,8 @@ export interface HistoryView {
   runs: Record<string, RunState>;
   /** True while an older page is being loaded. */
   loadingOlder: boolean;
+  /** Why the last older page failed to load ("" when it did not); loadOlder retries. */
+  olderError: string;
   /** Loads the page before the window (no-op when nothing is older or a load is going). */
   loadOlder: () => void;
 }
@@ -48,6 +50,7 @@ interface Loaded {
 export function useConversationHistory(conversationId: string | null, path: readonly string[], revision: string, pageSize = HISTORY_PAGE_SIZE): HistoryView {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [olderBusy, setOlderBusy] = useState(false);
+  const [olderError, setOlderError] = useState('');
   // The latest (conversation, branch, revision) asked for: answers to older requests are dropped.
   const want = useRef('');
   const pathKey = path.join(',');
@@ -97,6 +100,7 @@ export function useConversationHistory(conversationId: string | null, path: read
     const key = want.current;
     const at = current;
     setOlderBusy(true);
+    setOlderError('');
     historyPage(at.conversationId, { before_seq: at.w.firstSeq, limit: pageSize }).then(
       (page) => {
         setOlderBusy(false);
@@ -106,7 +110,7 @@ export function useConversationHistory(conversationId: string | null, path: read
       (e: unknown) => {
         setOlderBusy(false);
         if (want.current !== key) return;
-        setLoaded((l) => (l === null ? l : { ...l, error: toApiError(e).message }));
+        setOlderError(toApiError(e).message);
       },
     );
   }, [current, olderBusy, pageSize]);
@@ -126,6 +130,7 @@ export function useConversationHistory(conversationId: string | null, path: read
     window: current !== null && current.failed === '' ? current.w : null,
     runs,
     loadingOlder: olderBusy,
+    olderError: current !== null ? olderError : '',
     loadOlder,
   };
 }

@@ -180,7 +180,8 @@ export function ChatView(p: ChatViewProps) {
 
   // Scrolled to the top: load the page before the window. A fresh observer after each page
   // reports at once whether the top is still in view (short pages), so loading goes on.
-  const canLoadOlder = history.window?.hasBefore === true && !history.loadingOlder;
+  // After a failed page it waits for the reader's click (no retry loop).
+  const canLoadOlder = history.window?.hasBefore === true && !history.loadingOlder && history.olderError === '';
   const windowFirst = history.window?.firstSeq ?? 0;
   useEffect(() => {
     const el = sentinelRef.current;
@@ -309,9 +310,12 @@ export function ChatView(p: ChatViewProps) {
                   <Spinner size={12} /> Loading earlier messages…
                 </span>
               ) : (
-                <button type="button" className="btn btn-sm btn-ghost" onClick={requestOlder}>
-                  Load earlier messages
-                </button>
+                <>
+                  {history.olderError ? <span className="error-text small">Could not load earlier messages: {history.olderError}</span> : null}
+                  <button type="button" className="btn btn-sm btn-ghost" onClick={requestOlder}>
+                    {history.olderError ? 'Try again' : 'Load earlier messages'}
+                  </button>
+                </>
               )}
             </div>
           ) : null}
