@@ -240,9 +240,10 @@ func (c *Core) deps() (engine.Deps, error) {
 	if err != nil {
 		return engine.Deps{}, err
 	}
+	window, percent := s.ContextFor(s.Model)
 	d := engine.Deps{Model: model, ModelName: s.Model, Mode: mode,
 		Fetcher:       web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
-		ContextWindow: s.ContextWindow, CompactAt: float64(s.CompactAtPercent) / 100,
+		ContextWindow: window, CompactAt: float64(percent) / 100,
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second}
 	if s.SearxngURL != "" {
 		sx, err := web.NewSearXNG(s.SearxngURL, &http.Client{Timeout: searchTimeout})

@@ -271,14 +271,19 @@ func (s *SettingsService) Get() (SettingsView, error) {
 }
 
 // Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
-// key unless ClearAPIKey is set. Errors wrap config.ErrInvalid and name the field.
+// key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
+// alone (issue 4: a threshold per model); other models keep theirs. Errors wrap
+// config.ErrInvalid and name the field.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
 	c.mu.Lock()
 	next := config.Settings{BaseURL: strings.TrimSpace(in.BaseURL), APIKey: c.settings.APIKey, Model: strings.TrimSpace(in.Model),
 		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork,
-		MaxUploadMB: in.MaxUploadMB, ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent,
-		ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds}
+		MaxUploadMB: in.MaxUploadMB, ContextWindow: c.settings.ContextWindow, CompactAtPercent: c.settings.CompactAtPercent,
+		Models: c.settings.Models, ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds}
+	if next.Model != "" {
+		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
+	}
 	if in.ToolPermissions == nil {
 		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
 	}
@@ -297,15 +302,28 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	return c.settingsView(), nil
 }
 
+// ModelContext returns the context settings that apply to model, which need not be the
+// chosen one: the settings dialog shows them while the user types another model's name.
+func (s *SettingsService) ModelContext(model string) (ModelContextView, error) {
+	return modelContextView(s.core.Settings(), model), nil
+}
+
+func modelContextView(s config.Settings, model string) ModelContextView {
+	window, percent := s.ContextFor(model)
+	v := ModelContextView{Model: strings.TrimSpace(model), ContextWindow: window, EffectiveContextWindow: window, CompactAtPercent: percent}
+	if window == 0 {
+		v.EffectiveContextWindow = tokens.ContextWindow(model)
+	}
+	return v
+}
+
 func (c *Core) settingsView() SettingsView {
 	s := c.Settings()
+	mc := modelContextView(s, s.Model)
 	v := SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
 		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
-		ContextWindow: s.ContextWindow, EffectiveContextWindow: s.ContextWindow, CompactAtPercent: s.CompactAtPercent,
+		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir}
-	if v.EffectiveContextWindow == 0 {
-		v.EffectiveContextWindow = tokens.ContextWindow(s.Model)
-	}
 	if v.ToolPermissions == nil {
 		v.ToolPermissions = map[string]string{}
 	}

@@ -104,8 +104,8 @@ type SettingsView struct {
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
 	// MaxUploadMB is the size limit of one uploaded file, in MiB.
 	MaxUploadMB int `json:"max_upload_mb"`
-	// ContextWindow is the model's context window in tokens (0 = by model name) and
-	// EffectiveContextWindow the one in use; CompactAtPercent the compaction threshold.
+	// ContextWindow is the chosen model's context window in tokens (0 = by model name) and
+	// EffectiveContextWindow the one in use; CompactAtPercent its compaction threshold.
 	ContextWindow          int `json:"context_window"`
 	EffectiveContextWindow int `json:"effective_context_window"`
 	CompactAtPercent       int `json:"compact_at_percent"`
@@ -114,6 +114,16 @@ type SettingsView struct {
 	ToolPermissions          map[string]string `json:"tool_permissions"`
 	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
 	DataDir                  string            `json:"data_dir"`
+}
+
+// ModelContextView is the context settings of one model: ContextWindow as set in tokens
+// (0 = by model name), EffectiveContextWindow the one in use, CompactAtPercent the
+// compaction threshold in percent of it (issue 4: a threshold per model).
+type ModelContextView struct {
+	Model                  string `json:"model"`
+	ContextWindow          int    `json:"context_window"`
+	EffectiveContextWindow int    `json:"effective_context_window"`
+	CompactAtPercent       int    `json:"compact_at_percent"`
 }
 
 // SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
@@ -128,8 +138,8 @@ type SettingsInput struct {
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
 	// MaxUploadMB is the size limit of one uploaded file, in MiB (1–1024; 0 = default 20).
 	MaxUploadMB int `json:"max_upload_mb"`
-	// ContextWindow in tokens (0 = by model name, else 2048–10,000,000); CompactAtPercent
-	// 50–95 (0 = 80); ToolPermissions tool → "auto" | "confirm"; PermissionTimeoutSeconds
+	// ContextWindow in tokens (0 = by model name, else 2048–10,000,000) and CompactAtPercent
+	// 50–95 (0 = 80), both for Model alone; ToolPermissions tool → "auto" | "confirm"; PermissionTimeoutSeconds
 	// 1–3600 (0 = 120).
 	ContextWindow            int               `json:"context_window"`
 	CompactAtPercent         int               `json:"compact_at_percent"`

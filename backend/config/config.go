@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -35,15 +36,67 @@ type Settings struct {
 	// MaxUploadMB caps one uploaded file, in MiB (seed 000, upload bypass); 0 means
 	// DefaultMaxUploadMB.
 	MaxUploadMB int `json:"max_upload_mb,omitempty"`
-	// ContextWindow is the model's context window in tokens; 0 means a default by model name.
+	// ContextWindow is the context window in tokens for models without an entry in Models;
+	// 0 means a default by model name. Older config files kept the one model's window here;
+	// Load moves it into Models.
 	ContextWindow int `json:"context_window,omitempty"`
 	// CompactAtPercent is the share of the context window, in percent (50-95), past which
-	// an agent's context is compacted; 0 means 80 (issue 4).
+	// an agent's context is compacted, for models without an entry in Models; 0 means 80
+	// (issue 4).
 	CompactAtPercent int `json:"compact_at_percent,omitempty"`
+	// Models holds the context window and compaction threshold chosen for each model,
+	// keyed by the model name as the endpoint knows it (issue 4: "a threshold per model").
+	Models map[string]ModelContext `json:"models,omitempty"`
 	// ToolPermissions maps a tool name to "auto" or "confirm"; tools not listed are auto.
 	ToolPermissions map[string]string `json:"tool_permissions,omitempty"`
 	// PermissionTimeoutSeconds bounds the wait for a confirm tool's approval; 0 means 120.
 	PermissionTimeoutSeconds int `json:"permission_timeout_seconds,omitempty"`
+}
+
+// ModelContext is the user's choice for one model's context: its window in tokens (0 =
+// by model name, else 2048–10,000,000) and the compaction threshold in percent of it (0 =
+// the Settings-wide value, else 50–95).
+type ModelContext struct {
+	ContextWindow    int `json:"context_window,omitempty"`
+	CompactAtPercent int `json:"compact_at_percent,omitempty"`
+}
+
+// ContextFor returns the context window in tokens (0 = take it from the model name) and the
+// compaction threshold in percent that apply to model: its own entry in Models first, then
+// the Settings-wide fields, then DefaultCompactAtPercent for the threshold.
+func (s Settings) ContextFor(model string) (window, percent int) {
+	m := s.Models[strings.TrimSpace(model)]
+	window, percent = m.ContextWindow, m.CompactAtPercent
+	if window == 0 {
+		window = s.ContextWindow
+	}
+	if percent == 0 {
+		percent = s.CompactAtPercent
+	}
+	if percent == 0 {
+		percent = DefaultCompactAtPercent
+	}
+	return window, percent
+}
+
+// WithModelContext returns s with model's context set to mc (a copy of Models is made, so
+// s itself is untouched). A zero mc removes the model's entry, so it follows the defaults.
+func (s Settings) WithModelContext(model string, mc ModelContext) Settings {
+	model = strings.TrimSpace(model)
+	next := make(map[string]ModelContext, len(s.Models)+1)
+	for k, v := range s.Models {
+		next[k] = v
+	}
+	if mc == (ModelContext{}) {
+		delete(next, model)
+	} else {
+		next[model] = mc
+	}
+	if len(next) == 0 {
+		next = nil
+	}
+	s.Models = next
+	return s
 }
 
 // Defaults used when a setting is empty.
@@ -96,11 +149,18 @@ func (s Settings) Validate() error {
 	default:
 		problems = append(problems, fmt.Sprintf("tool_call_mode: %q is not native or xml", s.ToolCallMode))
 	}
-	if s.ContextWindow != 0 && (s.ContextWindow < 2048 || s.ContextWindow > 10_000_000) {
-		problems = append(problems, fmt.Sprintf("context_window: %d tokens is outside 2048–10000000", s.ContextWindow))
+	problems = append(problems, validContext("", ModelContext{s.ContextWindow, s.CompactAtPercent})...)
+	models := make([]string, 0, len(s.Models))
+	for name := range s.Models {
+		models = append(models, name)
 	}
-	if s.CompactAtPercent != 0 && (s.CompactAtPercent < 50 || s.CompactAtPercent > 95) {
-		problems = append(problems, fmt.Sprintf("compact_at_percent: %d is outside 50–95", s.CompactAtPercent))
+	sort.Strings(models)
+	for _, name := range models {
+		if strings.TrimSpace(name) == "" {
+			problems = append(problems, "models: a model name is empty")
+			continue
+		}
+		problems = append(problems, validContext("models: "+name+": ", s.Models[name])...)
 	}
 	for tool, p := range s.ToolPermissions {
 		if p != "auto" && p != "confirm" {
@@ -152,6 +212,9 @@ func (s Settings) Merge(o Settings) Settings {
 	if o.PermissionTimeoutSeconds != 0 {
 		s.PermissionTimeoutSeconds = o.PermissionTimeoutSeconds
 	}
+	for model, mc := range o.Models {
+		s = s.WithModelContext(model, mc)
+	}
 	for tool, p := range o.ToolPermissions {
 		if s.ToolPermissions == nil {
 			s.ToolPermissions = map[string]string{}
@@ -159,6 +222,18 @@ func (s Settings) Merge(o Settings) Settings {
 		s.ToolPermissions[tool] = p
 	}
 	return s
+}
+
+// validContext checks a context window and threshold; prefix names where they came from.
+func validContext(prefix string, mc ModelContext) []string {
+	var problems []string
+	if mc.ContextWindow != 0 && (mc.ContextWindow < 2048 || mc.ContextWindow > 10_000_000) {
+		problems = append(problems, fmt.Sprintf("%scontext_window: %d tokens is outside 2048–10000000", prefix, mc.ContextWindow))
+	}
+	if mc.CompactAtPercent != 0 && (mc.CompactAtPercent < 50 || mc.CompactAtPercent > 95) {
+		problems = append(problems, fmt.Sprintf("%scompact_at_percent: %d is outside 50–95", prefix, mc.CompactAtPercent))
+	}
+	return problems
 }
 
 func isHTTPURL(raw string) bool {
@@ -183,7 +258,9 @@ func DataDir(flagValue string) (string, error) {
 }
 
 // Load reads dir/config.json. A missing file gives zero Settings and no error; a file that
-// is not valid JSON gives an error naming the file (the file is left untouched).
+// is not valid JSON gives an error naming the file (the file is left untouched). A file
+// written before per-model context settings, with context_window or compact_at_percent and
+// a model, has them moved into that model's entry in Models.
 func Load(dir string) (Settings, error) {
 	path := filepath.Join(dir, ConfigFile)
 	b, err := os.ReadFile(path)
@@ -197,7 +274,22 @@ func Load(dir string) (Settings, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return Settings{}, fmt.Errorf("config: %s is not valid JSON (fix or delete it): %w", path, err)
 	}
-	return s, nil
+	return s.migrateModelContext(), nil
+}
+
+// migrateModelContext moves the Settings-wide context window and threshold that the
+// settings dialog wrote before per-model settings into the entry of the model chosen then.
+func (s Settings) migrateModelContext() Settings {
+	model := strings.TrimSpace(s.Model)
+	if model == "" || (s.ContextWindow == 0 && s.CompactAtPercent == 0) {
+		return s
+	}
+	if _, ok := s.Models[model]; ok {
+		return s
+	}
+	s = s.WithModelContext(model, ModelContext{s.ContextWindow, s.CompactAtPercent})
+	s.ContextWindow, s.CompactAtPercent = 0, 0
+	return s
 }
 
 // Save writes s to dir/config.json with mode 0600 (it holds the API key), creating dir

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -114,3 +115,74 @@ func TestMergeAndDataDir(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestModelContext covers issue 4's "a threshold per model": each model keeps its own
+// window and threshold, models without an entry follow the Settings-wide values and then
+// the defaults, a zero entry is removed, and Merge lays flag entries over the file's.
+func TestModelContext(t *testing.T) {
+	s := Settings{CompactAtPercent: 75}.
+		WithModelContext("qwen3:8b", ModelContext{ContextWindow: 40_960, CompactAtPercent: 70}).
+		WithModelContext(" gpt-4o ", ModelContext{ContextWindow: 100_000})
+	tests := []struct {
+		model       string
+		window, pct int
+	}{
+		{"qwen3:8b", 40_960, 70},
+		{"gpt-4o", 100_000, 75},  // its own window, the Settings-wide threshold
+		{" gpt-4o", 100_000, 75}, // names are trimmed
+		{"deepseek-chat", 0, 75}, // no entry: by model name, Settings-wide threshold
+	}
+	for _, tc := range tests {
+		w, p := s.ContextFor(tc.model)
+		if w != tc.window || p != tc.pct {
+			t.Errorf("ContextFor(%q) = %d, %d; want %d, %d", tc.model, w, p, tc.window, tc.pct)
+		}
+	}
+	if w, p := (Settings{}).ContextFor("x"); w != 0 || p != DefaultCompactAtPercent {
+		t.Errorf("empty settings: ContextFor = %d, %d; want 0, %d", w, p, DefaultCompactAtPercent)
+	}
+	cleared := s.WithModelContext("qwen3:8b", ModelContext{})
+	if _, ok := cleared.Models["qwen3:8b"]; ok {
+		t.Error("a zero ModelContext should remove the entry")
+	}
+	if _, ok := s.Models["qwen3:8b"]; !ok {
+		t.Error("WithModelContext changed the settings it was called on")
+	}
+	merged := s.Merge(Settings{Models: map[string]ModelContext{"qwen3:8b": {ContextWindow: 8192}}})
+	if w, _ := merged.ContextFor("qwen3:8b"); w != 8192 {
+		t.Errorf("Merge: qwen3:8b window = %d, want 8192", w)
+	}
+	if w, _ := merged.ContextFor("gpt-4o"); w != 100_000 {
+		t.Errorf("Merge lost gpt-4o's entry: %d", w)
+	}
+	bad := Settings{Models: map[string]ModelContext{"m": {ContextWindow: 100}, "n": {CompactAtPercent: 20}, " ": {}}}
+	err := bad.Validate()
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Validate of bad model entries = %v", err)
+	}
+	for _, want := range []string{"models: m: context_window", "models: n: compact_at_percent", "model name is empty"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+// TestLoadMovesOldContextIntoModel: a config.json from before per-model settings keeps the
+// user's window and threshold, now under the model that was chosen then.
+func TestLoadMovesOldContextIntoModel(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"model":"qwen3:8b","context_window":16384,"compact_at_percent":60}`
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, p := s.ContextFor("qwen3:8b"); w != 16384 || p != 60 {
+		t.Fatalf("qwen3:8b = %d, %d; want 16384, 60", w, p)
+	}
+	if w, p := s.ContextFor("other"); w != 0 || p != DefaultCompactAtPercent {
+		t.Fatalf("another model inherited the old values: %d, %d", w, p)
+	}
+}

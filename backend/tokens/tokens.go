@@ -148,22 +148,25 @@ func (c *Counter) Ratio() float64 {
 	return c.ratio
 }
 
-// ContextWindow returns a model's context window in tokens when the user has not set one:
-// known families by name, else 32,768, a size most local servers can be set to. Users of
-// Ollama should raise num_ctx or set the window in Settings.
+// ContextWindow returns the prompt tokens a model accepts when the user has not set a
+// window: known families by name, else 32,768, a size most local servers can be set to.
+// For gpt-5 it is the input limit (272,000 of its 400,000 total, the rest reserved for
+// output). Local Qwen builds (qwen3, qwen2.5 as served by Ollama or LM Studio) get their
+// native 32,768; DashScope's qwen-plus and qwen-turbo 131,072. Users of Ollama should
+// raise num_ctx or set the window in Settings.
 func ContextWindow(model string) int {
 	m := strings.ToLower(model)
 	switch {
-	case strings.HasPrefix(m, "gpt-4.1"), strings.HasPrefix(m, "gpt-5"):
-		return 1_000_000
+	case strings.HasPrefix(m, "gpt-5"):
+		return 272_000
+	case strings.HasPrefix(m, "gpt-4.1"):
+		return 1_047_576
 	case strings.HasPrefix(m, "gpt-4o"), strings.HasPrefix(m, "o1"), strings.HasPrefix(m, "o3"), strings.HasPrefix(m, "o4"),
 		strings.HasPrefix(m, "gpt-4-turbo"):
 		return 128_000
 	case strings.Contains(m, "deepseek"):
-		return 64_000
-	case strings.HasPrefix(m, "qwen-max"):
-		return 32_768
-	case strings.HasPrefix(m, "qwen-plus"), strings.HasPrefix(m, "qwen-turbo"), strings.Contains(m, "qwen3"), strings.Contains(m, "qwen2.5"):
+		return 128_000
+	case strings.HasPrefix(m, "qwen-plus"), strings.HasPrefix(m, "qwen-turbo"):
 		return 131_072
 	}
 	return 32_768

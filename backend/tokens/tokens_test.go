@@ -58,7 +58,10 @@ func TestObserveCorrects(t *testing.T) {
 }
 
 func TestContextWindow(t *testing.T) {
-	for model, want := range map[string]int{"gpt-4o-mini": 128_000, "deepseek-chat": 64_000, "qwen3:8b": 131_072, "mystery": 32_768} {
+	for model, want := range map[string]int{
+		"gpt-4o-mini": 128_000, "gpt-4.1-mini": 1_047_576, "gpt-5": 272_000, "gpt-5-mini": 272_000, "o3": 128_000,
+		"deepseek-chat": 128_000, "qwen-plus": 131_072, "qwen-max": 32_768, "qwen3:8b": 32_768, "mystery": 32_768,
+	} {
 		if got := ContextWindow(model); got != want {
 			t.Errorf("ContextWindow(%q) = %d, want %d", model, got, want)
 		}

@@ -528,17 +528,27 @@
     return reply(null);
   });
 
+  // Context settings per model, as SettingsService keeps them (issue 4: a threshold per model).
+  const modelCtx = {};
+  const ctxOf = (model) => {
+    const m = modelCtx[model] || {};
+    const window = m.context_window || 0;
+    return { model, context_window: window, effective_context_window: window || 64_000, compact_at_percent: m.compact_at_percent || 80 };
+  };
   const S = base.SettingsService;
-  S.Get = record('SettingsService', 'Get', async () => ({ ...(await orig.SettingsService.Get()), ...clone(settingsExtra) }));
+  S.Get = record('SettingsService', 'Get', async () => {
+    const v = await orig.SettingsService.Get();
+    const c = ctxOf(v.model);
+    return { ...v, ...clone(settingsExtra), context_window: c.context_window, effective_context_window: c.effective_context_window, compact_at_percent: c.compact_at_percent };
+  });
+  S.ModelContext = record('SettingsService', 'ModelContext', (model) => reply(ctxOf(model.trim())));
   S.Save = record('SettingsService', 'Save', async (input) => {
-    const v = await orig.SettingsService.Save(input);
+    await orig.SettingsService.Save(input);
     const next = { ...settingsExtra };
-    if (typeof input.context_window === 'number') next.context_window = input.context_window;
-    if (typeof input.compact_at_percent === 'number') next.compact_at_percent = input.compact_at_percent || 80;
     if (typeof input.permission_timeout_seconds === 'number') next.permission_timeout_seconds = input.permission_timeout_seconds || 120;
     if (input.tool_permissions) next.tool_permissions = { ...input.tool_permissions };
-    next.effective_context_window = next.context_window || 64_000;
     settingsExtra = next;
-    return { ...v, ...clone(settingsExtra) };
+    modelCtx[input.model] = { context_window: input.context_window || 0, compact_at_percent: input.compact_at_percent || 0 };
+    return S.Get();
   });
 })();

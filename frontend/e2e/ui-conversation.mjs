@@ -172,6 +172,10 @@ await check('settings: tools auto/ask, permission wait and model context', async
   await dialog.waitFor();
   const fetchRow = dialog.getByRole('radiogroup', { name: 'web_fetch permission' });
   await fetchRow.waitFor();
+  // The body takes the dialog's height and scrolls alone: the dialog itself never scrolls
+  // (hidden radios once made it, and focusing a field pushed the footer out of place).
+  const box = await dialog.evaluate((d) => ({ overflow: d.scrollHeight - d.clientHeight, body: d.querySelector('.modal-body')?.clientHeight ?? 0 }));
+  assert(box.overflow <= 1 && box.body > 300, `settings dialog layout: ${JSON.stringify(box)}`);
   // Always allow stored web_fetch as auto.
   assert(await fetchRow.getByRole('radio', { name: 'Auto' }).isChecked(), 'web_fetch is not auto after always allow');
   await fetchRow.getByText('Ask').click();
@@ -191,6 +195,24 @@ await check('settings: tools auto/ask, permission wait and model context', async
   await dialog.waitFor({ state: 'detached' });
   // The meter follows the new window and threshold.
   await page.locator('.chat-head .ctx-figures', { hasText: '/ 128k' }).waitFor();
+  // Each model keeps its own context: another model's name shows its values (none stored:
+  // auto and 80%), and Save waits until they are there; the first model's come back.
+  await page.keyboard.press('Control+,');
+  const windowBox = dialog.getByRole('textbox', { name: /Context window/ });
+  const percentBox = dialog.getByRole('textbox', { name: /Compact at/ });
+  await dialog.locator('.hint code', { hasText: 'qwen3:14b' }).waitFor();
+  assert((await windowBox.inputValue()) === '128000' && (await percentBox.inputValue()) === '75', 'stored context not shown');
+  await dialog.getByRole('textbox', { name: /^Model/ }).fill('llama3.1:8b');
+  assert(await dialog.getByRole('button', { name: 'Save' }).isDisabled(), 'Save enabled before the typed model\'s context arrived');
+  await dialog.locator('.hint code', { hasText: 'llama3.1:8b' }).waitFor();
+  assert((await windowBox.inputValue()) === '' && (await percentBox.inputValue()) === '80', `llama context: "${await windowBox.inputValue()}" ${await percentBox.inputValue()}%`);
+  assert((await windowBox.getAttribute('placeholder'))?.includes('64'), 'auto window not shown as the placeholder');
+  await dialog.getByRole('textbox', { name: /^Model/ }).fill('qwen3:14b');
+  await dialog.locator('.hint code', { hasText: 'qwen3:14b' }).waitFor();
+  await dialog.getByRole('button', { name: 'Save' }).waitFor();
+  assert((await windowBox.inputValue()) === '128000' && (await percentBox.inputValue()) === '75', 'qwen3:14b context lost after switching models');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
   // Back to the defaults the later checks expect.
   await page.keyboard.press('Control+,');
   await dialog.getByRole('radiogroup', { name: 'web_search permission' }).getByText('Auto').click();

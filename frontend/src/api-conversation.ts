@@ -238,6 +238,8 @@ export type ToolPolicy = 'auto' | 'confirm';
  * one in use); compact_at_percent 50–95 (0 = 80); permission_timeout_seconds 1–3600 (0 = 120).
  */
 export interface ConversationSettings {
+  /** The chosen model, whose context the window and threshold are. */
+  model: string;
   context_window: number;
   effective_context_window: number;
   compact_at_percent: number;
@@ -258,11 +260,39 @@ export async function getConversationSettings(): Promise<ConversationSettings> {
     if (p === 'auto' || p === 'confirm') perms[tool] = p;
   }
   return {
+    model: s(x.model),
     context_window: n(x.context_window),
     effective_context_window: n(x.effective_context_window),
     compact_at_percent: n(x.compact_at_percent) || DEFAULT_COMPACT_AT_PERCENT,
     tool_permissions: perms,
     permission_timeout_seconds: n(x.permission_timeout_seconds) || DEFAULT_PERMISSION_TIMEOUT_SECONDS,
+  };
+}
+
+/**
+ * One model's context settings (app.ModelContextView; issue 4, a threshold per model):
+ * context_window in tokens as set (0 = by model name), effective_context_window the one in
+ * use, compact_at_percent the compaction threshold in percent of it.
+ */
+export interface ModelContext {
+  model: string;
+  context_window: number;
+  effective_context_window: number;
+  compact_at_percent: number;
+}
+
+/**
+ * The context settings stored for `model` (SettingsService.ModelContext), which need not be
+ * the chosen model: the settings dialog shows them while the user types a model's name.
+ * Rejects with ApiError (code "unsupported" on a backend without per-model settings).
+ */
+export async function getModelContext(model: string): Promise<ModelContext> {
+  const x = o(await call('SettingsService', 'ModelContext', () => SettingsService.ModelContext(model)));
+  return {
+    model: s(x.model),
+    context_window: n(x.context_window),
+    effective_context_window: n(x.effective_context_window),
+    compact_at_percent: n(x.compact_at_percent) || DEFAULT_COMPACT_AT_PERCENT,
   };
 }
 

@@ -3,8 +3,10 @@ import {
   DEFAULT_COMPACT_AT_PERCENT,
   DEFAULT_PERMISSION_TIMEOUT_SECONDS,
   getConversationSettings,
+  getModelContext,
   SETTINGS_SAVED_EVENT,
   type ConversationSettings,
+  type ModelContext,
   type ToolPolicy,
 } from '../api-conversation';
 import { formatCount } from '../format';
@@ -58,17 +60,34 @@ export interface ConversationSettingsForm {
   sections: ReactNode;
   /** Call after a successful save: the header's context meter reloads the settings. */
   saved: () => void;
+  /**
+   * True while the context fields still show another model than the one typed (its values
+   * are on their way): saving then would store them under the wrong model.
+   */
+  pending: boolean;
 }
+
+/** How long the form waits after the model name was typed before it asks for its context. */
+export const MODEL_CONTEXT_DELAY_MS = 250;
 
 /**
  * The model-context and tool-permission part of the settings dialog: context window
- * (tokens; empty = by model name), compaction threshold (%), each tool auto or confirm,
- * and how long a confirm waits before it counts as denied (seconds).
+ * (tokens; empty = by model name) and compaction threshold (%) of `model`, the model typed
+ * in the dialog (issue 4: a threshold per model; typing another model's name shows that
+ * model's values after MODEL_CONTEXT_DELAY_MS), each tool auto or confirm, and how long a
+ * confirm waits before it counts as denied (seconds).
  */
-export function useConversationSettingsForm(disabled: boolean): ConversationSettingsForm {
+export function useConversationSettingsForm(disabled: boolean, model: string): ConversationSettingsForm {
   const [stored, setStored] = useState<ConversationSettings | null>(null);
+  // The context values of the model the window/percent fields show, and that model's name.
+  const [ctx, setCtx] = useState<ModelContext | null>(null);
   const [texts, setTexts] = useState<Texts>({ window: '', percent: String(DEFAULT_COMPACT_AT_PERCENT), timeout: String(DEFAULT_PERMISSION_TIMEOUT_SECONDS) });
   const [perms, setPerms] = useState<Record<string, ToolPolicy> | null>(null);
+
+  const showContext = useCallback((c: ModelContext) => {
+    setCtx(c);
+    setTexts((t) => ({ ...t, window: c.context_window > 0 ? String(c.context_window) : '', percent: String(c.compact_at_percent) }));
+  }, []);
 
   useEffect(() => {
     let stale = false;
@@ -76,7 +95,8 @@ export function useConversationSettingsForm(disabled: boolean): ConversationSett
       (s) => {
         if (stale) return;
         setStored(s);
-        setTexts({ window: s.context_window > 0 ? String(s.context_window) : '', percent: String(s.compact_at_percent), timeout: String(s.permission_timeout_seconds) });
+        showContext(s);
+        setTexts((t) => ({ ...t, timeout: String(s.permission_timeout_seconds) }));
         setPerms(s.tool_permissions);
       },
       () => undefined,
@@ -84,7 +104,26 @@ export function useConversationSettingsForm(disabled: boolean): ConversationSett
     return () => {
       stale = true;
     };
-  }, []);
+  }, [showContext]);
+
+  // Another model typed: show its stored context (or its defaults) once typing pauses.
+  const wanted = model.trim();
+  useEffect(() => {
+    if (ctx === null || wanted === ctx.model) return;
+    let stale = false;
+    const timer = setTimeout(() => {
+      getModelContext(wanted).then(
+        (c) => {
+          if (!stale) showContext({ ...c, model: wanted });
+        },
+        () => undefined,
+      );
+    }, MODEL_CONTEXT_DELAY_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [wanted, ctx, showContext]);
 
   const saved = useCallback(() => {
     window.dispatchEvent(new Event(SETTINGS_SAVED_EVENT));
@@ -96,9 +135,9 @@ export function useConversationSettingsForm(disabled: boolean): ConversationSett
   const timeoutValue = parseWhole(texts.timeout, 1, 3600);
 
   const input: Partial<ConversationSettingsInput> = {};
-  if (stored !== null) {
-    input.context_window = windowValue ?? stored.context_window;
-    input.compact_at_percent = percentValue ?? stored.compact_at_percent;
+  if (stored !== null && ctx !== null) {
+    input.context_window = windowValue ?? ctx.context_window;
+    input.compact_at_percent = percentValue ?? ctx.compact_at_percent;
     input.permission_timeout_seconds = timeoutValue ?? stored.permission_timeout_seconds;
     if (perms !== null) {
       const all: Record<string, ToolPolicy> = { ...perms };
@@ -107,14 +146,24 @@ export function useConversationSettingsForm(disabled: boolean): ConversationSett
     }
   }
 
+  const pending = ctx !== null && wanted !== ctx.model;
   const off = disabled || stored === null;
   const setText = (k: keyof Texts, v: string) => setTexts((t) => ({ ...t, [k]: v }));
-  const auto = stored && stored.context_window === 0 ? stored.effective_context_window : 0;
+  const auto = ctx && ctx.context_window === 0 ? ctx.effective_context_window : 0;
 
   const sections = (
     <>
       <fieldset disabled={off}>
         <legend>Model context</legend>
+        <p className="hint tools-intro">
+          {ctx !== null && ctx.model !== '' ? (
+            <>
+              For <code>{ctx.model}</code>; each model keeps its own.
+            </>
+          ) : (
+            'Each model keeps its own.'
+          )}
+        </p>
         <label className="field">
           <span className="label">Context window</span>
           <span className="num-unit">
@@ -206,5 +255,5 @@ export function useConversationSettingsForm(disabled: boolean): ConversationSett
     </>
   );
 
-  return { input, sections, saved };
+  return { input, sections, saved, pending };
 }

@@ -75,7 +75,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<SettingsErrors | null>(null);
   const [saved, setSaved] = useState(false);
-  const extra = useConversationSettingsForm(loaded === null);
+  const extra = useConversationSettingsForm(loaded === null, form.model);
 
   useEffect(() => {
     let stale = false;
@@ -159,7 +159,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           <button type="button" className="btn" onClick={onClose}>
             Close
           </button>
-          <button type="submit" form="settings-form" className="btn btn-primary" disabled={saving || loaded === null}>
+          <button type="submit" form="settings-form" className="btn btn-primary" disabled={saving || loaded === null || extra.pending}>
             {saving ? <Spinner size={13} /> : null}
             Save
           </button>

@@ -342,6 +342,24 @@ export namespace app {
 	    }
 	}
 	
+	export class ModelContextView {
+	    model: string;
+	    context_window: number;
+	    effective_context_window: number;
+	    compact_at_percent: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelContextView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.context_window = source["context_window"];
+	        this.effective_context_window = source["effective_context_window"];
+	        this.compact_at_percent = source["compact_at_percent"];
+	    }
+	}
 	export class SendResult {
 	    conversation_id: string;
 	    message_id: string;

@@ -4,4 +4,6 @@ import {app} from '../models';
 
 export function Get():Promise<app.SettingsView>;
 
+export function ModelContext(arg1:string):Promise<app.ModelContextView>;
+
 export function Save(arg1:app.SettingsInput):Promise<app.SettingsView>;

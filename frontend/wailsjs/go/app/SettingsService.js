@@ -6,6 +6,10 @@ export function Get() {
   return window['go']['app']['SettingsService']['Get']();
 }
 
+export function ModelContext(arg1) {
+  return window['go']['app']['SettingsService']['ModelContext'](arg1);
+}
+
 export function Save(arg1) {
   return window['go']['app']['SettingsService']['Save'](arg1);
 }
