@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"artifactflow/backend/store"
@@ -42,7 +43,7 @@ func TestOperations(t *testing.T) {
 	}{
 		{"duplicate in cache", func() error { _, err := m.Create(ctx, "task_plan", "", "", "x"); return err }, ErrExists, "update_artifact"},
 		{"bad id", func() error { _, err := m.Create(ctx, "bad id/..", "", "", "x"); return err }, ErrInvalidID, "letters"},
-		{"not found", func() error { _, err := m.Update(ctx, "nope", "a", "b"); return err }, ErrNotFound, "nope"},
+		{"not found", func() error { _, err := m.Update(ctx, "nope", "a", "b"); return err }, ErrNotFound, `"nope"; the existing artifacts are "task_plan"`},
 		{"no match", func() error {
 			_, err := m.Update(ctx, "task_plan", "quantum chromodynamics lecture notes", "x")
 			return err
@@ -79,7 +80,9 @@ func TestOperations(t *testing.T) {
 	if failed := m.Flush(ctx); failed != nil {
 		t.Fatal(failed)
 	}
-	// Seed 000: three operations in one run leave one stored version, numbered 3.
+	// Create and three edits in one run leave one stored version, numbered 4 (the
+	// in-memory number; versions are sparse). TestOneVersionPerRun covers seed 000's
+	// example of exactly three operations.
 	vs, err := db.ListVersions(ctx, "conv", "task_plan")
 	if err != nil || len(vs) != 1 || vs[0].Version != 4 || vs[0].UpdateType != UpdateCreate || vs[0].MessageID != "msg" {
 		t.Fatalf("versions = %+v, %v", vs, err)
@@ -133,16 +136,193 @@ func TestInventory(t *testing.T) {
 	}
 }
 
+// TestOneVersionPerRun is seed 000's write-back example: operations on one artifact
+// during a run bump the in-memory version, and the flush at the end stores a single
+// version carrying the last number; the numbers in between never exist.
+func TestOneVersionPerRun(t *testing.T) {
+	ctx := context.Background()
+	create := func(m *Manager) error {
+		_, err := m.Create(ctx, "task_plan", "markdown", "Plan", "- [✗] a\n- [✗] b")
+		return err
+	}
+	tick := func(item string) func(m *Manager) error {
+		return func(m *Manager) error { _, err := m.Update(ctx, "task_plan", "[✗] "+item, "[✓] "+item); return err }
+	}
+	rewrite := func(m *Manager) error { _, err := m.Rewrite(ctx, "task_plan", "- [✓] all"); return err }
+	tests := []struct {
+		name         string
+		earlierRun   []func(*Manager) error // flushed before the run under test
+		run          []func(*Manager) error
+		wantVersions []int
+		wantContent  string
+		wantType     string
+	}{
+		{"create and two updates: one version, numbered 3", nil, []func(*Manager) error{create, tick("a"), tick("b")},
+			[]int{3}, "- [✓] a\n- [✓] b", UpdateCreate},
+		{"create, update and rewrite", nil, []func(*Manager) error{create, tick("a"), rewrite},
+			[]int{3}, "- [✓] all", UpdateCreate},
+		{"three updates of a stored artifact: versions 1 and 4", []func(*Manager) error{create},
+			[]func(*Manager) error{tick("a"), tick("b"), func(m *Manager) error {
+				_, err := m.Update(ctx, "task_plan", "[✓] b", "[✓] b (done)")
+				return err
+			}},
+			[]int{1, 4}, "- [✓] a\n- [✓] b (done)", UpdateUpdate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openStore(t)
+			if tt.earlierRun != nil {
+				early := NewManager(db, "conv", "msg")
+				for _, op := range tt.earlierRun {
+					if err := op(early); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if failed := early.Flush(ctx); failed != nil {
+					t.Fatal(failed)
+				}
+			}
+			m := NewManager(db, "conv", "msg")
+			for i, op := range tt.run {
+				if err := op(m); err != nil {
+					t.Fatalf("operation %d: %v", i+1, err)
+				}
+			}
+			if failed := m.Flush(ctx); failed != nil {
+				t.Fatal(failed)
+			}
+			vs, err := db.ListVersions(ctx, "conv", "task_plan")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, v := range vs {
+				got = append(got, v.Version)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.wantVersions) {
+				t.Fatalf("stored versions %v, want %v", got, tt.wantVersions)
+			}
+			last, err := db.GetVersion(ctx, "conv", "task_plan", vs[len(vs)-1].Version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last.Content != tt.wantContent || last.UpdateType != tt.wantType || len(last.Changes) != len(tt.run)-btoi(tt.earlierRun == nil) {
+				t.Fatalf("last version = %+v; want content %q, type %q and one change per edit", last, tt.wantContent, tt.wantType)
+			}
+			a, err := db.GetArtifact(ctx, "conv", "task_plan")
+			if err != nil || a.CurrentVersion != tt.wantVersions[len(tt.wantVersions)-1] || a.Content != tt.wantContent {
+				t.Fatalf("artifact = %+v, %v", a, err)
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestNotFoundTellsWhatToDo: the error the artifact tools get for an unknown id names the
+// ids that exist (stored and created in this run) or says there are none, and says how
+// to create it.
+func TestNotFoundTellsWhatToDo(t *testing.T) {
+	ctx := context.Background()
+	many := func(m *Manager) {
+		for i := range 25 {
+			if _, err := m.Create(ctx, fmt.Sprintf("n%02d", i), "", "", "x"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		stored  []string // flushed by an earlier run
+		cached  []string // created in this run, not flushed
+		fill    func(*Manager)
+		op      func(*Manager) error
+		want    string
+		wantNot string
+	}{
+		{"update, no artifacts", nil, nil, nil,
+			func(m *Manager) error { _, err := m.Update(ctx, "report", "a", "b"); return err },
+			`artifact not found: "report"; this conversation has no artifacts yet: use create_artifact to create it`, ""},
+		{"rewrite, stored and new ones listed in order", []string{"task_plan", "notes"}, []string{"draft"}, nil,
+			func(m *Manager) error { _, err := m.Rewrite(ctx, "report", "x"); return err },
+			`artifact not found: "report"; the existing artifacts are "draft", "notes", "task_plan": ` +
+				`use one of these ids, or create_artifact to create "report"`, ""},
+		{"read", []string{"research_report"}, nil, nil,
+			func(m *Manager) error { _, err := m.Read(ctx, "report", 0); return err },
+			`the existing artifacts are "research_report"`, ""},
+		{"many ids are cut", nil, nil, many,
+			func(m *Manager) error { _, err := m.Read(ctx, "report", 0); return err },
+			`"n19" and 5 more: use one of these ids`, `"n20"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openStore(t)
+			if len(tt.stored) > 0 {
+				early := NewManager(db, "conv", "msg")
+				for _, id := range tt.stored {
+					if _, err := early.Create(ctx, id, "", "", "x"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if failed := early.Flush(ctx); failed != nil {
+					t.Fatal(failed)
+				}
+			}
+			m := NewManager(db, "conv", "msg")
+			for _, id := range tt.cached {
+				if _, err := m.Create(ctx, id, "", "", "x"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.fill != nil {
+				tt.fill(m)
+			}
+			err := tt.op(m)
+			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want ErrNotFound containing %q", err, tt.want)
+			}
+			if tt.wantNot != "" && strings.Contains(err.Error(), tt.wantNot) {
+				t.Fatalf("err = %v, should not contain %q", err, tt.wantNot)
+			}
+		})
+	}
+}
+
 // flaky wraps the real store and makes writes fail on demand.
 type flaky struct {
 	*store.DB
-	failCreate int  // fail this many CreateArtifact calls before the commit
-	lieCreate  bool // commit the first CreateArtifact but report an error
+	failCreate int          // fail this many CreateArtifact calls before the commit
+	failErr    error        // the error those calls return; "database is locked" when nil
+	onFail     func()       // called when a CreateArtifact call fails on purpose
+	lieCreate  bool         // commit the first CreateArtifact but report an error
+	lieUpdate  bool         // commit the first UpdateArtifactContent but report an error
+	updates    atomic.Int32 // UpdateArtifactContent calls
+}
+
+func (f *flaky) UpdateArtifactContent(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error) {
+	f.updates.Add(1)
+	a, err := f.DB.UpdateArtifactContent(ctx, w)
+	if f.lieUpdate && err == nil {
+		f.lieUpdate = false
+		return store.Artifact{}, errors.New("disk I/O error after commit")
+	}
+	return a, err
 }
 
 func (f *flaky) CreateArtifact(ctx context.Context, w store.ArtifactWrite) (store.Artifact, error) {
 	if f.failCreate > 0 {
 		f.failCreate--
+		if f.onFail != nil {
+			f.onFail()
+		}
+		if f.failErr != nil {
+			return store.Artifact{}, f.failErr
+		}
 		return store.Artifact{}, errors.New("database is locked")
 	}
 	a, err := f.DB.CreateArtifact(ctx, w)
@@ -189,6 +369,57 @@ func TestFlushResilience(t *testing.T) {
 		vs, _ := db.ListVersions(ctx, "conv", "report")
 		if len(vs) != 1 || m.Dirty() != 0 {
 			t.Fatalf("versions = %+v dirty %d, want exactly one version and nothing dirty", vs, m.Dirty())
+		}
+	})
+	t.Run("an update that landed but reported an error is not duplicated", func(t *testing.T) {
+		db := openStore(t)
+		seed := NewManager(db, "conv", "msg")
+		_, _ = seed.Create(ctx, "report", "markdown", "R", "draft one")
+		if f := seed.Flush(ctx); f != nil {
+			t.Fatal(f)
+		}
+		f := &flaky{DB: db, lieUpdate: true}
+		m := NewManager(f, "conv", "msg2")
+		if _, err := m.Update(ctx, "report", "one", "two"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Update(ctx, "report", "two", "three"); err != nil {
+			t.Fatal(err)
+		}
+		if failed := m.Flush(ctx); failed != nil {
+			t.Fatalf("flush = %v, want success", failed)
+		}
+		vs, _ := db.ListVersions(ctx, "conv", "report")
+		v3, _ := db.GetVersion(ctx, "conv", "report", 3)
+		if len(vs) != 2 || vs[1].Version != 3 || v3.Content != "draft three" || m.Dirty() != 0 || f.updates.Load() != 1 {
+			t.Fatalf("versions = %+v, dirty %d, %d update calls; want versions 1 and 3, nothing dirty, no second write",
+				vs, m.Dirty(), f.updates.Load())
+		}
+		// The lock version was refreshed from the store: the next edit flushes cleanly.
+		if _, err := m.Update(ctx, "report", "three", "four"); err != nil {
+			t.Fatal(err)
+		}
+		if failed := m.Flush(ctx); failed != nil {
+			t.Fatalf("flush after the landed one = %v", failed)
+		}
+		if a, _ := db.GetArtifact(ctx, "conv", "report"); a.Content != "draft four" || a.CurrentVersion != 4 {
+			t.Fatalf("artifact = %+v, want version 4 \"draft four\"", a)
+		}
+	})
+	t.Run("a flush cut short by the context keeps the store error", func(t *testing.T) {
+		db := openStore(t)
+		errLocked := errors.New("database is locked")
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		m := NewManager(&flaky{DB: db, failCreate: 1, failErr: errLocked, onFail: cancel}, "conv", "msg")
+		_, _ = m.Create(ctx, "report", "markdown", "R", "body")
+		failed := m.Flush(cctx)
+		err := failed["report"]
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, errLocked) {
+			t.Fatalf("flush error = %v; want it to match both context.Canceled and the store error", err)
+		}
+		if m.Dirty() != 1 {
+			t.Fatalf("dirty = %d, want the artifact kept for a later flush", m.Dirty())
 		}
 	})
 	t.Run("an edit outside the run is a conflict, never overwritten", func(t *testing.T) {
