@@ -138,6 +138,46 @@ func (m *Manager) load(ctx context.Context, id string) (*memory, error) {
 	return mem, nil
 }
 
+// maxListedIDs bounds how many artifact ids a "not found" error names.
+const maxListedIDs = 20
+
+// loadExisting is load for the tools that need an existing artifact (update, rewrite,
+// read): an unknown id is ErrNotFound with a message for the model that names the
+// artifacts that do exist and says how to create this one. Caller holds m.mu.
+func (m *Manager) loadExisting(ctx context.Context, id string) (*memory, error) {
+	mem, err := m.load(ctx, id)
+	if !errors.Is(err, ErrNotFound) {
+		return mem, err
+	}
+	ids := make(map[string]bool, len(m.cache))
+	for cid := range m.cache {
+		ids[cid] = true
+	}
+	if rows, lerr := m.st.ListArtifacts(ctx, m.sessionID); lerr == nil {
+		for _, a := range rows {
+			ids[a.ID] = true
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: %q; this conversation has no artifacts yet: use create_artifact to create it", ErrNotFound, id)
+	}
+	sorted := make([]string, 0, len(ids))
+	for cid := range ids {
+		sorted = append(sorted, cid)
+	}
+	sort.Strings(sorted)
+	quoted := make([]string, 0, min(len(sorted), maxListedIDs))
+	for _, cid := range sorted[:min(len(sorted), maxListedIDs)] {
+		quoted = append(quoted, fmt.Sprintf("%q", cid))
+	}
+	list := strings.Join(quoted, ", ")
+	if len(sorted) > maxListedIDs {
+		list += fmt.Sprintf(" and %d more", len(sorted)-maxListedIDs)
+	}
+	return nil, fmt.Errorf("%w: %q; the existing artifacts are %s: use one of these ids, or create_artifact to create %q",
+		ErrNotFound, id, list, id)
+}
+
 // Create adds a new artifact at version 1 (seed 000, create_artifact: rejected when the id
 // exists in the cache or the database). Errors: ErrInvalidID, ErrExists, store errors.
 func (m *Manager) Create(ctx context.Context, id, contentType, title, content string) (events.ArtifactSnapshot, error) {
@@ -169,12 +209,13 @@ func (m *Manager) Create(ctx context.Context, id, contentType, title, content st
 // (seed 000, update_artifact). Matching is textmatch's three layers: exact, normalized and
 // approximate; the version records update_type "update" (Layers 0 and 1) or
 // "update_fuzzy" (Layer 2) and the (old, new) pair with the original text that was
-// replaced. Errors: ErrNotFound for the artifact, and the textmatch errors (ErrNoMatch and
-// ErrAmbiguous are matched by errors.Is), each telling the model what to do next.
+// replaced. Errors: ErrNotFound for the artifact (naming the existing ones), and the
+// textmatch errors (ErrNoMatch and ErrAmbiguous are matched by errors.Is), each telling the
+// model what to do next.
 func (m *Manager) Update(ctx context.Context, id, oldStr, newStr string) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mem, err := m.load(ctx, id)
+	mem, err := m.loadExisting(ctx, id)
 	if err != nil {
 		return events.ArtifactSnapshot{}, err
 	}
@@ -209,7 +250,7 @@ func (j *joined) Unwrap() []error { return []error{j.err, j.sentinel} }
 func (m *Manager) Rewrite(ctx context.Context, id, content string) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mem, err := m.load(ctx, id)
+	mem, err := m.loadExisting(ctx, id)
 	if err != nil {
 		return events.ArtifactSnapshot{}, err
 	}
@@ -330,7 +371,7 @@ func (m *Manager) Restore(ctx context.Context, id string, version, baseVersion i
 func (m *Manager) Read(ctx context.Context, id string, version int) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mem, err := m.load(ctx, id)
+	mem, err := m.loadExisting(ctx, id)
 	if err != nil {
 		return events.ArtifactSnapshot{}, err
 	}
@@ -477,7 +518,7 @@ func (m *Manager) flushOne(ctx context.Context, mem *memory) error {
 			}
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("artifact: flush %q: %w (after %v)", mem.id, ctx.Err(), err)
+				return fmt.Errorf("artifact: flush %q: %w (after: %w)", mem.id, ctx.Err(), err)
 			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
 			}
 		}
