@@ -134,19 +134,20 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // Errors name the URL and wrap: ErrBadURL (malformed, no host, scheme not http/https,
 // also for redirects), ErrBlockedAddress (non-public target while private access is off),
 // ErrHTTPStatus (non-2xx, the code in the message), ErrUnsupportedContent (images, audio,
-// video, archives, octet-stream and other binaries), context errors, or a conversion
+// video, archives, octet-stream and other binaries), ErrTimeout (Timeout ran out while
+// connecting, waiting for headers or reading the body), context errors, or a conversion
 // error for a broken PDF.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
-		return Page{}, fmt.Errorf("fetch %q: %w: %v", rawURL, ErrBadURL, err)
+		return Page{}, fmt.Errorf("fetch %q: %w: %w", rawURL, ErrBadURL, err)
 	}
 	if err := f.checkTarget(u); err != nil {
 		return Page{}, fmt.Errorf("fetch %q: %w", rawURL, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Page{}, fmt.Errorf("fetch %q: %w: %v", rawURL, ErrBadURL, err)
+		return Page{}, fmt.Errorf("fetch %q: %w: %w", rawURL, ErrBadURL, err)
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/pdf;q=0.9,text/*;q=0.8,*/*;q=0.5")
@@ -157,7 +158,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		if errors.As(err, &uerr) {
 			err = uerr.Err // its message repeats the method and URL, which are named below
 		}
-		return Page{}, fmt.Errorf("fetch %q: %w", rawURL, err)
+		return Page{}, f.fetchError(ctx, rawURL, "", err)
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL
@@ -173,7 +174,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBytes+1))
 	if err != nil {
-		return Page{}, fmt.Errorf("fetch %q: read body: %w", rawURL, err)
+		return Page{}, f.fetchError(ctx, rawURL, "read body: ", err)
 	}
 	page := Page{URL: final.String()}
 	if int64(len(body)) > f.cfg.MaxBytes {
@@ -202,6 +203,18 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		return Page{}, fmt.Errorf("fetch %q: %w", rawURL, err)
 	}
 	return page, nil
+}
+
+// fetchError wraps a transport error of the fetch of rawURL. When the fetcher's own
+// Timeout ran out (not the caller's context), it is ErrTimeout with the limit and what to
+// do next, still wrapping the transport error.
+func (f *Fetcher) fetchError(ctx context.Context, rawURL, what string, err error) error {
+	var nerr net.Error
+	if ctx.Err() == nil && (errors.As(err, &nerr) && nerr.Timeout() || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Errorf("fetch %q: %s%w after %v: the server did not send the page in time; try another source (%w)",
+			rawURL, what, ErrTimeout, f.cfg.Timeout, err)
+	}
+	return fmt.Errorf("fetch %q: %s%w", rawURL, what, err)
 }
 
 // contentKind is how a media type is converted.

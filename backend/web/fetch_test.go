@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -347,5 +350,108 @@ func TestFetchHonoursContext(t *testing.T) {
 	_, err := privateOK().Fetch(ctx, ts.URL)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestFetchTimeout: a server that stalls past the fetcher's Timeout, before the headers
+// or in the middle of the body, gives ErrTimeout with the limit and advice, promptly;
+// the caller's own deadline gives the context's error instead.
+func TestFetchTimeout(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	release := make(chan struct{})
+	ts := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow-body" {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("the first part arrives, "))
+			w.(http.Flusher).Flush()
+		}
+		select { // stall until the client gives up or the test ends
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	t.Cleanup(func() { close(release) }) // runs before ts.Close, so no handler is left waiting
+
+	tests := []struct {
+		name      string
+		path      string
+		ctxLimit  time.Duration // 0: no deadline of the caller's own
+		wantErr   error
+		wantInMsg []string
+	}{
+		{"stalls before the headers", "/slow-headers", 0, ErrTimeout,
+			[]string{"/slow-headers", "timed out after 300ms", "try another source"}},
+		{"stalls in the body", "/slow-body", 0, ErrTimeout,
+			[]string{"/slow-body", "read body: timed out after 300ms", "try another source"}},
+		{"caller's deadline comes first", "/slow-headers", 100 * time.Millisecond, context.DeadlineExceeded,
+			[]string{"/slow-headers"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.ctxLimit > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.ctxLimit)
+				defer cancel()
+			}
+			f := NewFetcher(FetcherConfig{AllowPrivate: true, Timeout: limit})
+			start := time.Now()
+			_, err := f.Fetch(ctx, ts.URL+tt.path)
+			elapsed := time.Since(start)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr != ErrTimeout && errors.Is(err, ErrTimeout) {
+				t.Fatalf("err = %v: the caller's deadline is not the fetcher's timeout", err)
+			}
+			for _, want := range tt.wantInMsg {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("message %q lacks %q", err.Error(), want)
+				}
+			}
+			if elapsed > limit+2*time.Second {
+				t.Fatalf("Fetch returned after %v, want soon after %v", elapsed, limit)
+			}
+		})
+	}
+}
+
+// TestURLErrorsKeepTheirCause: errors built around a parse error wrap it next to the
+// sentinel, so errors.As still finds it.
+func TestURLErrorsKeepTheirCause(t *testing.T) {
+	_, fetchErr := privateOK().Fetch(context.Background(), "http://[::1")
+	_, searxErr := NewSearXNG("http://[::1", nil)
+	dialErr := dialControl(func(netip.Addr) bool { return false })(context.Background(), "tcp", "no-port", nil)
+	_, parseErr := netip.ParseAddrPort("no-port")
+	tests := []struct {
+		name     string
+		err      error
+		sentinel error
+		isCause  func(error) bool
+	}{
+		{"fetch of a malformed URL", fetchErr, ErrBadURL, func(err error) bool { var u *url.Error; return errors.As(err, &u) }},
+		{"malformed SearXNG URL", searxErr, ErrBadURL, func(err error) bool { var u *url.Error; return errors.As(err, &u) }},
+		{"unparsable dial address", dialErr, ErrBlockedAddress, func(err error) bool {
+			multi, ok := err.(interface{ Unwrap() []error })
+			if !ok {
+				return false
+			}
+			for _, e := range multi.Unwrap() {
+				if e.Error() == parseErr.Error() {
+					return true
+				}
+			}
+			return false
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !errors.Is(tt.err, tt.sentinel) {
+				t.Fatalf("err = %v, want %v", tt.err, tt.sentinel)
+			}
+			if !tt.isCause(tt.err) {
+				t.Fatalf("err = %v (%T) does not wrap its cause", tt.err, tt.err)
+			}
+		})
 	}
 }

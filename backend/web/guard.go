@@ -64,7 +64,7 @@ func dialControl(blocked func(netip.Addr) bool) func(ctx context.Context, networ
 	return func(_ context.Context, _, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
-			return fmt.Errorf("%w: cannot parse dial address %q: %v", ErrBlockedAddress, address, err)
+			return fmt.Errorf("%w: cannot parse dial address %q: %w", ErrBlockedAddress, address, err)
 		}
 		if blocked(ap.Addr()) {
 			return blockedError(ap.Addr())

@@ -55,7 +55,7 @@ func NewSearXNG(baseURL string, client *http.Client) (*SearXNG, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: SearXNG URL %q: %v", ErrBadURL, raw, err)
+		return nil, fmt.Errorf("%w: SearXNG URL %q: %w", ErrBadURL, raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("%w: SearXNG URL %q must be an absolute http:// or https:// URL", ErrBadURL, raw)

@@ -24,6 +24,9 @@ var (
 	// ErrUnsupportedContent means the response is a content type that cannot be turned
 	// into text (images, audio, video, archives, other binaries); the message names it.
 	ErrUnsupportedContent = errors.New("unsupported content type")
+	// ErrTimeout means the fetch took longer than the fetcher's Timeout; the message
+	// gives the limit. A caller's own context deadline gives the context error instead.
+	ErrTimeout = errors.New("timed out")
 )
 
 // Truncate cuts s to at most max runes (not bytes), always at a rune boundary, and reports
