@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -206,9 +207,21 @@ func TestAskBlocksPrivateFetch(t *testing.T) {
 	}
 	evs := loadEvents(t, w.db())
 	i := indexOf(evs, 0, "tool_complete", "crawl_agent", `"tool":"web_fetch"`)
-	if i < 0 || !strings.Contains(evs[i].Data, `"success":false`) || !strings.Contains(evs[i].Data, "blocked") {
+	if i < 0 {
+		t.Fatalf("no tool_complete of crawl_agent's web_fetch among %d events: %s", len(evs), eventSummary(evs))
+	}
+	if !strings.Contains(evs[i].Data, `"success":false`) || !strings.Contains(evs[i].Data, "blocked") {
 		t.Fatalf("web_fetch result = %v, want a failure saying the address is blocked", evs[i])
 	}
+}
+
+// eventSummary lists events as "seq:type(agent)" for failure messages.
+func eventSummary(evs []eventRow) string {
+	parts := make([]string, len(evs))
+	for i, e := range evs {
+		parts[i] = fmt.Sprintf("%d:%s(%s)", e.Seq, e.Type, e.Agent)
+	}
+	return strings.Join(parts, " ")
 }
 
 // TestAskCancelled: cancelling mid-run ends with a cancelled event, flushes the
