@@ -28,24 +28,37 @@ const InventoryPreviewLength = 200
 
 // Update types recorded on versions (seed 000, ArtifactVersion.update_type).
 const (
-	UpdateCreate  = "create"
-	UpdateUpdate  = "update"
-	UpdateFuzzy   = "update_fuzzy"
+	// UpdateCreate is the update type of the version create_artifact made.
+	UpdateCreate = "create"
+	// UpdateUpdate is the update type of an update_artifact matched exactly or after
+	// normalization (textmatch Layers 0 and 1).
+	UpdateUpdate = "update"
+	// UpdateFuzzy is the update type of an update_artifact matched approximately
+	// (textmatch Layer 2).
+	UpdateFuzzy = "update_fuzzy"
+	// UpdateRewrite is the update type of a rewrite_artifact.
 	UpdateRewrite = "rewrite"
 )
 
 // Sources of artifacts (seed 000, Artifact.source).
 const (
-	SourceAgent  = "agent"
+	// SourceAgent marks artifacts the agents created.
+	SourceAgent = "agent"
+	// SourceUpload marks artifacts made from a file the user uploaded.
 	SourceUpload = "user_upload"
 )
 
 // Sentinel errors callers branch on.
 var (
-	ErrExists    = errors.New("artifact already exists")
-	ErrNotFound  = errors.New("artifact not found")
-	ErrNoMatch   = errors.New("old_str not found")
+	// ErrExists: create_artifact with an id the session already has (cached or stored).
+	ErrExists = errors.New("artifact already exists")
+	// ErrNotFound: no artifact with that id, or no stored version with that number.
+	ErrNotFound = errors.New("artifact not found")
+	// ErrNoMatch: update_artifact's old_str matched nowhere (or was empty).
+	ErrNoMatch = errors.New("old_str not found")
+	// ErrAmbiguous: update_artifact's old_str matched more than one place.
 	ErrAmbiguous = errors.New("old_str is ambiguous")
+	// ErrInvalidID: an artifact id that is not 1-64 letters, digits, '_', '-' or '.'.
 	ErrInvalidID = errors.New("invalid artifact id")
 	// ErrConflict: the artifact changed since the version the user's edit started from,
 	// or the running research holds unsaved changes to it (seed 003, optimistic locking).
@@ -243,7 +256,10 @@ func matchErr(err error) error {
 // joined is an error with err's message that also matches sentinel.
 type joined struct{ err, sentinel error }
 
-func (j *joined) Error() string   { return j.err.Error() }
+// Error returns the wrapped error's message.
+func (j *joined) Error() string { return j.err.Error() }
+
+// Unwrap returns the wrapped error and the sentinel, so errors.Is matches both.
 func (j *joined) Unwrap() []error { return []error{j.err, j.sentinel} }
 
 // Rewrite replaces the whole content and bumps the version (seed 000, rewrite_artifact).
@@ -394,8 +410,10 @@ func (m *Manager) Read(ctx context.Context, id string, version int) (events.Arti
 // holds changes not yet flushed.
 type Item struct {
 	events.ArtifactSnapshot
+	// UpdatedAt is when the artifact last changed, in memory or in the store.
 	UpdatedAt time.Time
-	Unsaved   bool
+	// Unsaved reports that the run holds changes to it not yet flushed.
+	Unsaved bool
 }
 
 // List returns every artifact of the session, database rows overlaid with the cache

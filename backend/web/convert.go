@@ -141,6 +141,8 @@ type budgetReaderAt struct {
 	left int64
 }
 
+// ReadAt reads like bytes.Reader.ReadAt while the budget lasts, then fails with
+// errPDFTooComplex.
 func (b *budgetReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	if b.left <= 0 {
 		return 0, errPDFTooComplex

@@ -16,10 +16,14 @@ import (
 
 // Fetcher defaults (FetcherConfig zero values).
 const (
+	// DefaultFetchTimeout bounds one whole fetch (FetcherConfig.Timeout).
 	DefaultFetchTimeout = 20 * time.Second
-	DefaultMaxBytes     = 10 << 20 // 10 MiB
+	// DefaultMaxBytes caps the body read, 10 MiB (FetcherConfig.MaxBytes).
+	DefaultMaxBytes = 10 << 20
+	// DefaultMaxRedirects is how many redirects are followed (FetcherConfig.MaxRedirects).
 	DefaultMaxRedirects = 5
-	DefaultUserAgent    = "Mozilla/5.0 (compatible; ArtifactFlow/1.0; +local research assistant)"
+	// DefaultUserAgent is the User-Agent header sent (FetcherConfig.UserAgent).
+	DefaultUserAgent = "Mozilla/5.0 (compatible; ArtifactFlow/1.0; +local research assistant)"
 )
 
 // FetcherConfig configures a Fetcher. Zero values take the defaults above.

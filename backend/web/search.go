@@ -13,8 +13,10 @@ import (
 
 // Search result counts (web_search's count parameter).
 const (
+	// DefaultSearchCount is the number of results when the count asked for is 0 or less.
 	DefaultSearchCount = 5
-	MaxSearchCount     = 20
+	// MaxSearchCount is the most results one search returns.
+	MaxSearchCount = 20
 )
 
 // maxSearchResponse caps how much of a SearXNG answer is read (bytes).
