@@ -133,3 +133,79 @@ func TestAskConfirmTools(t *testing.T) {
 		}
 	}
 }
+
+// TestStopDuringPermission: Stop through the bound ChatService while a tool waits for the
+// user's permission ends the run within a second: the page is never fetched, the task plan
+// written before is saved, and the user's history (ConversationService.History) shows the
+// request, its cancelled result and the cancelled terminal event.
+func TestStopDuringPermission(t *testing.T) {
+	var leadCalls atomic.Int64
+	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if agentOf(req) == "crawl_agent" {
+				return w.toolCall("web_fetch", map[string]any{"url": w.pageURL})
+			}
+			if leadCalls.Add(1) == 1 {
+				return w.toolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown", "title": "Plan", "content": "- [ ] read"})
+			}
+			return w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "read " + w.pageURL})
+		}
+	})
+	core, _, _ := newBrowserServer(t, w, "")
+	if _, err := (&SettingsService{core}).Save(SettingsInput{Model: "test-model", ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan struct{}, 1)
+	remove := core.AddSink(SinkFunc(func(ev events.Event) {
+		if ev.Type == events.PermissionRequest {
+			asked <- struct{}{}
+		}
+	}))
+	defer remove()
+	chat := &ChatService{core}
+	sent, err := chat.Send(SendRequest{Content: question})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no permission request")
+	}
+	run := core.eng.Active(sent.ConversationID)
+	stopped := time.Now()
+	if err := chat.Stop(sent.ConversationID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-run.Done():
+	case <-time.After(5 * time.Second):
+	}
+	if took := time.Since(stopped); took > time.Second {
+		t.Fatalf("the run took %v to stop", took)
+	}
+	if w.pageHits.Load() != 0 {
+		t.Fatal("the page was fetched without permission")
+	}
+	page, err := (&ConversationService{core}).History(sent.ConversationID, HistoryRequest{Limit: 1000})
+	if err != nil || len(page.Events) == 0 {
+		t.Fatalf("history: %+v, %v", page, err)
+	}
+	var decisions []string
+	for _, ev := range page.Events {
+		if ev.Type == events.PermissionResult {
+			var d events.DataPermissionResult
+			_ = json.Unmarshal(ev.Data, &d)
+			decisions = append(decisions, d.Decision)
+		}
+	}
+	if strings.Join(decisions, ",") != events.DecisionCancelled {
+		t.Errorf("permission results %v, want one cancelled", decisions)
+	}
+	if last := page.Events[len(page.Events)-1]; last.Type != events.Cancelled {
+		t.Errorf("last history event %s, want cancelled", last.Type)
+	}
+	if a, err := core.db.GetArtifact(context.Background(), sent.ConversationID, "task_plan"); err != nil || a.CurrentVersion != 1 {
+		t.Fatalf("task_plan after stop = %+v, %v", a, err)
+	}
+}
