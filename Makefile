@@ -1,6 +1,14 @@
 # ArtifactFlow Desktop. `make run` opens the app, `make test` runs every test; both install
 # what is missing first (Debian/Ubuntu; see README for macOS and Windows).
 SHELL := /bin/bash
+# When the system's Go or Node is too old, scripts/setup.sh installs the right ones under ~/.local;
+# every recipe sees those first on PATH (directories that do not exist yet cost nothing).
+export PATH := $(shell scripts/setup.sh path):$(PATH)
+unexport GOROOT
+# The UI tests launch /usr/bin/chromium (Debian); elsewhere, the Chromium on PATH.
+ifeq ($(wildcard /usr/bin/chromium),)
+export CHROMIUM_PATH ?= $(firstword $(shell command -v chromium chromium-browser 2>/dev/null))
+endif
 GO_TAGS := webkit2_41,sqlite_fts5
 BIN := build/bin/artifactflow
 GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"

@@ -2,21 +2,78 @@
 # Installs what ArtifactFlow needs on Debian/Ubuntu, skipping what is already there.
 #   scripts/setup.sh run    build and run the app (Go, gcc, GTK/WebKitGTK 4.1 headers, Node)
 #   scripts/setup.sh test   everything above plus Xvfb and Chromium for the UI tests
-# Go: Debian's golang-go is enough to start; go.mod's toolchain line makes it fetch the
-# exact Go release from the Go module proxy (GOTOOLCHAIN=auto).
+#   scripts/setup.sh path   print the directories the Makefile puts first on PATH (installs nothing)
+#
+# Go: go.mod names an exact Go release that distributions do not package, and the go command of
+# Debian 12 (1.19) or Ubuntu 22.04 (1.18) cannot switch toolchains by itself. When the go on PATH
+# is missing or older than go.mod asks, Debian's golang-go is installed only to download that
+# release as the Go module it is published as (golang.org/toolchain@v0.0.1-go<version>.<os>-<arch>,
+# through the go command's own GOPROXY) and unpack it in ~/.local/go<version>.
+# Node: Vite 7 needs Node 20.19+ (Debian 12 has 18). When node is missing or older, Debian's
+# nodejs+npm install the npm packages node-linux-<arch> (the official node binary) and npm into
+# ~/.local/node<major> (through npm's default registry).
+# The Makefile puts both bin directories first on PATH (see `path` above).
 set -euo pipefail
 mode=${1:-run}
+cd "$(dirname "$0")/.."
+
+NODE_MIN=20.19.0   # Vite 7
+NODE_MAJOR=22      # what is installed when node is older: node-linux-<arch>@22
+NPM_MAJOR=11
+LOCAL="${HOME:-/root}/.local"
+
+version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n1)" = "$2" ]; }
+
+# The Go release go.mod needs: the higher of its toolchain and go lines, as 1.N.P.
+go_required() {
+  local g t
+  g=$(sed -n 's/^go \([0-9][0-9.]*\)[[:space:]]*$/\1/p' go.mod)
+  t=$(sed -n 's/^toolchain go\([0-9][0-9.]*\)[[:space:]]*$/\1/p' go.mod)
+  if [ -n "$t" ] && version_ge "$t" "$g"; then g=$t; fi
+  case $g in *.*.*) ;; *) g=$g.0 ;; esac   # "go 1.26" means release 1.26.0
+  echo "$g"
+}
+GO_WANT=$(go_required)
+GO_HOME="$LOCAL/go$GO_WANT"
+NODE_HOME="$LOCAL/node$NODE_MAJOR"
+
+path_dirs() {
+  local d="$GO_HOME/bin:$NODE_HOME/bin"
+  # A Go unpacked from the official tarball whose bin is not on PATH yet.
+  command -v go >/dev/null 2>&1 || d="$d:/usr/local/go/bin"
+  echo "$d"
+}
+if [ "$mode" = path ]; then path_dirs; exit 0; fi
+export PATH="$(path_dirs):$PATH"
+
+# Version of the go on PATH (e.g. 1.26.8), empty when there is none. Run outside the module and
+# with GOTOOLCHAIN=local so that a newer go command does not switch toolchains to answer.
+go_have() {
+  command -v go >/dev/null 2>&1 || return 0
+  { (cd / && GOTOOLCHAIN=local GOFLAGS= go env GOVERSION 2>/dev/null) || true; } | sed -n 's/^go\([0-9][0-9.]*\).*/\1/p'
+}
+node_have() { node -p 'process.versions.node' 2>/dev/null || true; }
+
+go_ok=1 node_ok=1
+v=$(go_have); { [ -n "$v" ] && version_ge "$v" "$GO_WANT"; } || go_ok=0
+v=$(node_have); { [ -n "$v" ] && version_ge "$v" "$NODE_MIN" && command -v npm >/dev/null 2>&1; } || node_ok=0
 
 pkgs=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 want() { for p in "$@"; do have_pkg "$p" || pkgs+=("$p"); done; }
 
 want build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev ca-certificates git
-command -v go >/dev/null 2>&1 || want golang-go
-command -v node >/dev/null 2>&1 || want nodejs
-command -v npm >/dev/null 2>&1 || want npm
+# An old go command is enough to download the right one; so is an old npm for node.
+[ $go_ok = 1 ] || command -v go >/dev/null 2>&1 || want golang-go
+[ $node_ok = 1 ] || command -v npm >/dev/null 2>&1 || want nodejs npm
 if [ "$mode" = test ]; then
-  want xvfb xauth x11-utils xdotool imagemagick chromium
+  want xvfb xauth x11-utils xdotool imagemagick
+  # Debian packages Chromium as chromium; Ubuntu only as chromium-browser (a snap).
+  if grep -qx 'ID=ubuntu' /etc/os-release 2>/dev/null; then
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || want chromium-browser
+  else
+    want chromium
+  fi
 fi
 
 if [ ${#pkgs[@]} -gt 0 ]; then
@@ -27,10 +84,56 @@ if [ ${#pkgs[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 fi
 
-node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 20 ]; then
-  echo "setup: Node.js $(node --version 2>/dev/null || echo none) is too old: Vite 7 needs Node 20.19+ (install it from your distribution's backports or nodejs.org)" >&2
-  exit 1
+if [ $go_ok = 0 ]; then
+  goos=$(cd / && GOTOOLCHAIN=local go env GOOS) goarch=$(cd / && GOTOOLCHAIN=local go env GOARCH)
+  [ "$goarch" = arm ] && goarch=armv6l
+  mod="golang.org/toolchain@v0.0.1-go$GO_WANT.$goos-$goarch"
+  echo "setup: Go $GO_WANT not found ($(go_have || true) on PATH); downloading $mod with $(command -v go)"
+  mkdir -p "$LOCAL"
+  tmp=$(mktemp -d "$LOCAL/.go-download.XXXXXX")
+  trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+  # A private module cache in a directory without go.mod: nothing to read, nothing left behind.
+  if ! (cd "$tmp" && GOTOOLCHAIN=local GO111MODULE=on GOFLAGS=-modcacherw GOMODCACHE="$tmp/mod" \
+    go mod download -json "$mod") >"$tmp/info.json"; then
+    cat "$tmp/info.json" >&2; echo "setup: could not download $mod" >&2; exit 1
+  fi
+  dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' "$tmp/info.json")
+  [ -x "$dir/bin/go" ] || [ -f "$dir/bin/go" ] || { cat "$tmp/info.json" >&2; echo "setup: no Go release in $dir" >&2; exit 1; }
+  # What the go command itself does to a downloaded toolchain: module zips keep no file modes
+  # and may not hold nested go.mod files (they are stored as _go.mod).
+  find "$dir/pkg/tool" "$dir/bin" -type f -exec chmod +x {} +
+  find "$dir/lib" -type f -name 'go_*_*_exec' -exec chmod +x {} + 2>/dev/null || true
+  find "$dir" -type f -name _go.mod -print0 | while IFS= read -r -d '' f; do cp "$f" "${f%_go.mod}go.mod"; done
+  rm -rf "$GO_HOME"
+  mv "$dir" "$GO_HOME"
+  chmod -R u+w "$tmp"; rm -rf "$tmp"; trap - EXIT
+  hash -r
+  v=$(go_have)
+  [ "$v" = "$GO_WANT" ] || { echo "setup: $GO_HOME/bin/go reports '$v', expected $GO_WANT" >&2; exit 1; }
 fi
-export PATH="$PATH:$(go env GOPATH)/bin"
-go version
+
+if [ $node_ok = 0 ]; then
+  case $(uname -m) in
+    x86_64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; armv7l) arch=armv7l ;;
+    ppc64le) arch=ppc64le ;; s390x) arch=s390x ;;
+    *) echo "setup: no Node.js $NODE_MIN+ for $(uname -m); install one and rerun" >&2; exit 1 ;;
+  esac
+  echo "setup: Node.js $(node_have) is older than $NODE_MIN; installing node-linux-$arch@$NODE_MAJOR and npm@$NPM_MAJOR into $NODE_HOME"
+  mkdir -p "$LOCAL"
+  ntmp=$(mktemp -d "$LOCAL/.node-install.XXXXXX") && chmod 755 "$ntmp"
+  trap 'rm -rf "$ntmp"' EXIT
+  npmi() { npm install --global --prefix "$ntmp" --no-audit --no-fund --loglevel=error "$@" >/dev/null; }
+  npmi "node-linux-$arch@$NODE_MAJOR"
+  # The old npm, now run by the new node (npm refuses to install an npm its node cannot run).
+  PATH="$ntmp/bin:$PATH" npmi "npm@$NPM_MAJOR"
+  # That npm copied the old one's built-in config (Debian's says prefix=/usr/local): replace it.
+  echo "prefix=$NODE_HOME" >"$ntmp/lib/node_modules/npm/npmrc"
+  rm -rf "$NODE_HOME"
+  mv "$ntmp" "$NODE_HOME"   # the links in bin/ are relative
+  trap - EXIT
+  hash -r
+  v=$(node_have)
+  version_ge "${v:-0}" "$NODE_MIN" || { echo "setup: $NODE_HOME/bin/node reports '$v'" >&2; exit 1; }
+fi
+
+echo "setup: $(go version | cut -d' ' -f3) ($(command -v go)), node $(node --version) ($(command -v node)), npm $(npm --version 2>/dev/null)"
