@@ -81,7 +81,13 @@ export function downloadBase64(filename: string, mime: string, b64: string): voi
   window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** Reports whether a drag carries files (DataTransfer.types includes "Files"). */
-export function dragHasFiles(dt: DataTransfer | null): boolean {
-  return dt !== null && Array.from(dt.types).includes('Files');
+/**
+ * Reports whether a drag carries files: DataTransfer.types includes "Files", or, when
+ * `uriLists` is set (the desktop window, where WebKitGTK offers a file manager's drag only
+ * as "text/uri-list" and "text/html"), "text/uri-list".
+ */
+export function dragHasFiles(dt: DataTransfer | null, uriLists = false): boolean {
+  if (dt === null) return false;
+  const types = Array.from(dt.types);
+  return types.includes('Files') || (uriLists && types.includes('text/uri-list'));
 }

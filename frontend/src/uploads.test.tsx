@@ -43,6 +43,25 @@ function drag(type: string, files: File[]) {
   return ev;
 }
 
+/**
+ * Fires a drag event as WebKitGTK does for a file manager's drag: only "text/uri-list" and
+ * "text/html" types, string items, no File objects (seen under Xvfb).
+ */
+function dragURIs(type: string) {
+  const ev = new Event(type, { bubbles: true, cancelable: true });
+  Object.defineProperty(ev, 'dataTransfer', {
+    value: {
+      types: ['text/uri-list', 'text/html'],
+      items: [{ kind: 'string', type: 'text/uri-list', getAsFile: () => null }],
+      files: [],
+      dropEffect: 'none',
+      getData: () => '',
+    },
+  });
+  window.dispatchEvent(ev);
+  return ev;
+}
+
 const settle = () =>
   act(async () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
@@ -159,5 +178,41 @@ describe('useUploads in the desktop window', () => {
       ['b.pdf', 'failed', 'b.pdf is 30.0 MB, over the 20 MB upload limit'],
     ]);
     expect(batches).toEqual([{ conversationId: 'c1', artifactIds: ['a.md'], created: false }]);
+  });
+
+  it("cancels WebKitGTK's uri-list drag so the window never opens the dropped file", async () => {
+    win.runtime = { OnFileDrop: () => undefined, OnFileDropOff: () => undefined };
+    const upload = vi.fn();
+    win.go = { app: { ArtifactService: { Upload: upload, UploadPaths: vi.fn() } } };
+    await mount('c1', 20);
+    let over: Event | null = null;
+    act(() => {
+      expect(dragURIs('dragenter').defaultPrevented).toBe(true);
+      over = dragURIs('dragover');
+    });
+    expect(over!.defaultPrevented).toBe(true);
+    expect(hook.dragging).toBe(true);
+    let drop: Event | null = null;
+    act(() => {
+      drop = dragURIs('drop');
+    });
+    expect(drop!.defaultPrevented).toBe(true);
+    expect(hook.dragging).toBe(false);
+    await settle();
+    expect(upload).not.toHaveBeenCalled(); // the paths come through OnFileDrop
+  });
+});
+
+describe('useUploads in browser mode, a drag that carries no files', () => {
+  it('leaves a link dragged from another page to the browser', async () => {
+    win.runtime = { __browserMode: true };
+    win.go = { app: { ArtifactService: { Upload: vi.fn() } } };
+    await mount('c1', 20);
+    let over: Event | null = null;
+    act(() => {
+      over = dragURIs('dragover');
+    });
+    expect(over!.defaultPrevented).toBe(false);
+    expect(hook.dragging).toBe(false);
   });
 });

@@ -183,72 +183,8 @@ export function useUploads({ conversationId, maxUploadMb, onUploaded }: UploadsO
     [],
   );
 
-  // Dropping files on the window. The overlay follows HTML5 drag events in both modes (the
-  // desktop window may not send them; then there is simply no overlay).
-  useEffect(() => {
-    const browser = isBrowserMode();
-    let depth = 0;
-    const hide = () => {
-      depth = 0;
-      setDragging(false);
-    };
-    const onEnter = (e: DragEvent) => {
-      if (!dragHasFiles(e.dataTransfer)) return;
-      depth++;
-      setDragging(true);
-      if (browser) e.preventDefault();
-    };
-    const onOver = (e: DragEvent) => {
-      if (!dragHasFiles(e.dataTransfer)) return;
-      if (browser) {
-        e.preventDefault();
-        if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
-      }
-      setDragging(true);
-    };
-    const onLeave = (e: DragEvent) => {
-      if (!dragHasFiles(e.dataTransfer)) return;
-      depth = Math.max(0, depth - 1);
-      if (depth === 0 || e.relatedTarget === null) hide();
-    };
-    const onDrop = (e: DragEvent) => {
-      hide();
-      if (!browser || !dragHasFiles(e.dataTransfer) || !e.dataTransfer) return;
-      e.preventDefault();
-      const files: File[] = [];
-      const rejected: { name: string; error: string }[] = [];
-      const dtItems = Array.from(e.dataTransfer.items);
-      if (dtItems.length > 0) {
-        for (const it of dtItems) {
-          if (it.kind !== 'file') continue;
-          const f = it.getAsFile();
-          const entry = typeof it.webkitGetAsEntry === 'function' ? it.webkitGetAsEntry() : null;
-          if (entry?.isDirectory) rejected.push({ name: entry.name, error: `"${entry.name}" is a folder; drop the files inside it` });
-          else if (f) files.push(f);
-        }
-      } else {
-        files.push(...Array.from(e.dataTransfer.files));
-      }
-      addFiles(files, rejected);
-    };
-    window.addEventListener('dragenter', onEnter);
-    window.addEventListener('dragover', onOver);
-    window.addEventListener('dragleave', onLeave);
-    window.addEventListener('drop', onDrop);
-    window.addEventListener('blur', hide);
-    const offDesktop = onDesktopFileDrop((paths) => {
-      hide();
-      addPaths(paths);
-    });
-    return () => {
-      window.removeEventListener('dragenter', onEnter);
-      window.removeEventListener('dragover', onOver);
-      window.removeEventListener('dragleave', onLeave);
-      window.removeEventListener('drop', onDrop);
-      window.removeEventListener('blur', hide);
-      offDesktop();
-    };
-  }, [addFiles, addPaths]);
+  // Dropping files on the window: see listenForDrops.
+  useEffect(() => listenForDrops(isBrowserMode(), setDragging, addFiles, addPaths), [addFiles, addPaths]);
 
   const clearFinished = useCallback(() => {
     setItems((list) => list.filter((it) => it.status !== 'done' && it.status !== 'failed'));
@@ -365,4 +301,83 @@ export function UploadTray({ items, onOpen, onDismiss, onClear }: UploadTrayProp
       </ul>
     </section>
   );
+}
+
+/**
+ * Listens for files dragged onto the window: shows the overlay through setDragging and hands
+ * the files over. In browser mode the page takes the HTML5 drop (File objects to addFiles,
+ * folders refused). In the desktop window paths come through the runtime's OnFileDrop (to
+ * addPaths); the page only cancels the drag's default so the web view never opens the file.
+ * WebKitGTK offers a file manager's drag as "text/uri-list" without "Files", which the Wails
+ * runtime does not cancel: unhandled, the window navigated to the dropped file (seen under
+ * Xvfb). Returns the function that stops listening.
+ */
+export function listenForDrops(
+  browser: boolean,
+  setDragging: (on: boolean) => void,
+  addFiles: (files: File[], rejected: { name: string; error: string }[]) => void,
+  addPaths: (paths: string[]) => void,
+): () => void {
+  const uriLists = !browser; // in the window a uri-list drag is a file drag
+  let depth = 0;
+  const hide = () => {
+    depth = 0;
+    setDragging(false);
+  };
+  const onEnter = (e: DragEvent) => {
+    if (!dragHasFiles(e.dataTransfer, uriLists)) return;
+    depth++;
+    setDragging(true);
+    e.preventDefault();
+  };
+  const onOver = (e: DragEvent) => {
+    if (!dragHasFiles(e.dataTransfer, uriLists)) return;
+    e.preventDefault();
+    if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+    setDragging(true);
+  };
+  const onLeave = (e: DragEvent) => {
+    if (!dragHasFiles(e.dataTransfer, uriLists)) return;
+    depth = Math.max(0, depth - 1);
+    if (depth === 0 || e.relatedTarget === null) hide();
+  };
+  const onDrop = (e: DragEvent) => {
+    hide();
+    const dt = e.dataTransfer;
+    if (!dt || !dragHasFiles(dt, uriLists)) return;
+    e.preventDefault(); // never let the web view open the file
+    if (!browser) return; // the window's paths arrive through OnFileDrop
+    const files: File[] = [];
+    const rejected: { name: string; error: string }[] = [];
+    const dtItems = Array.from(dt.items);
+    if (dtItems.length > 0) {
+      for (const it of dtItems) {
+        if (it.kind !== 'file') continue;
+        const f = it.getAsFile();
+        const entry = typeof it.webkitGetAsEntry === 'function' ? it.webkitGetAsEntry() : null;
+        if (entry?.isDirectory) rejected.push({ name: entry.name, error: `"${entry.name}" is a folder; drop the files inside it` });
+        else if (f) files.push(f);
+      }
+    } else {
+      files.push(...Array.from(dt.files));
+    }
+    addFiles(files, rejected);
+  };
+  window.addEventListener('dragenter', onEnter);
+  window.addEventListener('dragover', onOver);
+  window.addEventListener('dragleave', onLeave);
+  window.addEventListener('drop', onDrop);
+  window.addEventListener('blur', hide);
+  const offNative = onDesktopFileDrop((paths) => {
+    hide();
+    addPaths(paths);
+  });
+  return () => {
+    window.removeEventListener('dragenter', onEnter);
+    window.removeEventListener('dragover', onOver);
+    window.removeEventListener('dragleave', onLeave);
+    window.removeEventListener('drop', onDrop);
+    window.removeEventListener('blur', hide);
+    offNative();
+  };
 }
