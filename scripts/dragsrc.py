@@ -13,6 +13,7 @@ import sys
 import gi
 
 gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
 from gi.repository import Gdk, Gtk  # noqa: E402
 
 x, y = int(sys.argv[1]), int(sys.argv[2])
@@ -26,6 +27,9 @@ btn.set_size_request(160, 50)
 btn.drag_source_set(Gdk.ModifierType.BUTTON1_MASK, [], Gdk.DragAction.COPY)
 btn.drag_source_add_uri_targets()
 btn.connect("drag-data-get", lambda w, ctx, data, info, t: data.set_uris(uris))
+btn.connect("drag-begin", lambda *a: print("drag-begin", flush=True))
+btn.connect("drag-end", lambda *a: print("drag-end", flush=True))
+btn.connect("drag-failed", lambda w, ctx, res: print("drag-failed", res, flush=True) or False)
 win.add(btn)
 win.connect("destroy", Gtk.main_quit)
 win.show_all()
