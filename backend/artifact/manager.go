@@ -277,16 +277,21 @@ func (m *Manager) Rewrite(ctx context.Context, id, content string) (events.Artif
 }
 
 // touch records one operation on mem: version+1, dirty, change appended. A new artifact
-// keeps update_type "create" until it is first flushed. Caller holds m.mu.
+// keeps update_type "create" until it is first flushed. When one run makes several edits,
+// its version takes the weightiest of their types (rewrite, then update_fuzzy, then
+// update), so a fuzzy match is never hidden by a later exact one. Caller holds m.mu.
 func (m *Manager) touch(mem *memory, updateType string, c store.Change) {
 	mem.version++
-	if !m.isNew[mem.id] {
+	if !m.isNew[mem.id] && (!m.dirty[mem.id] || updateWeight[updateType] > updateWeight[mem.updateType]) {
 		mem.updateType = updateType
 	}
 	mem.changes = append(mem.changes, c)
 	mem.updatedAt = time.Now().UTC()
 	m.dirty[mem.id] = true
 }
+
+// updateWeight orders the update types one run's version can combine.
+var updateWeight = map[string]int{UpdateUpdate: 1, UpdateFuzzy: 2, UpdateRewrite: 3}
 
 // SourceUser marks versions the user made in the window (edits and restores).
 const SourceUser = "user"

@@ -167,6 +167,18 @@ func TestOneVersionPerRun(t *testing.T) {
 				return err
 			}},
 			[]int{1, 4}, "- [✓] a\n- [✓] b (done)", UpdateUpdate},
+		{"a fuzzy update is not hidden by a later exact one", []func(*Manager) error{create},
+			[]func(*Manager) error{func(m *Manager) error {
+				_, err := m.Update(ctx, "task_plan", "- [✗] a\n- [✗] c", "- [✓] a\n- [✗] b") // one character off: Layer 2
+				return err
+			}, tick("b")},
+			[]int{1, 3}, "- [✓] a\n- [✓] b", UpdateFuzzy},
+		{"a rewrite outweighs updates", []func(*Manager) error{create},
+			[]func(*Manager) error{tick("a"), rewrite, func(m *Manager) error {
+				_, err := m.Update(ctx, "task_plan", "all", "all done")
+				return err
+			}},
+			[]int{1, 4}, "- [✓] all done", UpdateRewrite},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
