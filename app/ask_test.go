@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"artifactflow/backend/events"
 )
 
@@ -209,3 +211,65 @@ func TestAskEndToEnd(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestAskContinuesConversation: `ask --conversation ID` adds the follow-up to that
+// conversation as the child of its last message, and the lead's context holds the first
+// question; `--json` prints the run's events as JSON lines; an unknown id is an error.
+func TestAskContinuesConversation(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	if code, _, stderr := w.ask(context.Background(), "--allow-private-network", question); code != ExitOK {
+		t.Fatalf("first ask: exit %d: %s", code, stderr)
+	}
+	db := w.db()
+	var conv, first string
+	if err := db.QueryRow(`SELECT conversation_id, id FROM messages`).Scan(&conv, &first); err != nil {
+		t.Fatal(err)
+	}
+	before := len(w.model.Requests())
+	const followUp = "And how long does light take to cover it?"
+	code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", "--json", "--conversation", conv, followUp)
+	if code != ExitOK {
+		t.Fatalf("follow-up: exit %d: %s", code, stderr)
+	}
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var ev struct {
+			Type           string `json:"type"`
+			ConversationID string `json:"conversation_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("--json line %q: %v", line, err)
+		}
+		if ev.ConversationID != conv {
+			t.Fatalf("event of conversation %q, want %q", ev.ConversationID, conv)
+		}
+		types = append(types, ev.Type)
+	}
+	if len(types) == 0 || types[0] != "metadata" || types[len(types)-1] != "complete" {
+		t.Fatalf("--json event types = %v, want metadata first and complete last", types)
+	}
+	if n := count(t, db, `SELECT count(*) FROM conversations`); n != 1 {
+		t.Fatalf("conversations = %d, want 1", n)
+	}
+	var parent, response string
+	if err := db.QueryRow(`SELECT parent_id, graph_response FROM messages WHERE content = ?`, followUp).Scan(&parent, &response); err != nil {
+		t.Fatal(err)
+	}
+	if parent != first || response != finalReply {
+		t.Fatalf("follow-up message: parent %q (want %q), response %q", parent, first, response)
+	}
+	lead := w.model.Requests()[before]
+	var users []string
+	for _, m := range lead.Messages {
+		if m.Role == openai.ChatMessageRoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if len(users) < 2 || users[0] != question || users[len(users)-1] != followUp {
+		t.Fatalf("the follow-up's context holds user messages %q, want the first question then the follow-up", users)
+	}
+
+	if code, _, stderr := w.ask(context.Background(), "--conversation", "no-such-id", followUp); code == ExitOK || !strings.Contains(stderr, "no-such-id") {
+		t.Fatalf("unknown conversation: exit %d, stderr %q; want an error naming the id", code, stderr)
+	}
+}

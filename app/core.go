@@ -214,8 +214,9 @@ func (c *Core) emit(ev events.Event) {
 	}
 }
 
-// Settings returns the effective settings: config.json, then OPENAI_API_KEY when no key
-// is stored or given, then the command-line flags, then defaults.
+// Settings returns the effective settings: config.json, with OPENAI_API_KEY (when set)
+// over its key, then the command-line flags over both, then defaults for what is still
+// empty.
 func (c *Core) Settings() config.Settings {
 	c.mu.Lock()
 	s := c.settings

@@ -73,3 +73,32 @@ func TestContextSettingsPerModel(t *testing.T) {
 		t.Fatalf("config.json: gpt-4o = %d, %d%%", w, p)
 	}
 }
+
+// TestAPIKeyPrecedence: --api-key over OPENAI_API_KEY over the key stored in config.json.
+func TestAPIKeyPrecedence(t *testing.T) {
+	tests := []struct {
+		name, stored, env, flag, want string
+	}{
+		{"stored only", "sk-stored", "", "", "sk-stored"},
+		{"environment over stored", "sk-stored", "sk-env", "", "sk-env"},
+		{"flag over environment", "sk-stored", "sk-env", "sk-flag", "sk-flag"},
+		{"environment alone", "", "sk-env", "", "sk-env"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := config.Save(dir, config.Settings{APIKey: tc.stored}); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("OPENAI_API_KEY", tc.env)
+			core, err := NewCore(context.Background(), Options{DataDir: dir, Overrides: config.Settings{APIKey: tc.flag}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer core.Close(context.Background())
+			if got := core.Settings().APIKey; got != tc.want {
+				t.Fatalf("API key = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
