@@ -41,6 +41,10 @@ The single next step, in line with the user's latest request.
 
 Be specific and keep every fact, figure and URL the remaining work needs. Write in the language the user wrote in.`
 
+// minCompactableShare: a context is compacted only when its history holds at least
+// 1/minCompactableShare of the threshold; less, and the summary could not make room.
+const minCompactableShare = 4
+
 // counter returns the token counter for model, creating it once per model.
 func (e *Engine) counter(model string) (*tokens.Counter, error) {
 	e.mu.Lock()
@@ -79,9 +83,20 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 		return msgs, nil
 	}
 	window, threshold := rs.window()
-	all := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...)
-	before := rs.counter.Estimate(all, toolDefs)
+	sys := []llm.Message{{Role: llm.RoleSystem, Content: system}}
+	before := rs.counter.Estimate(append(sys, msgs...), toolDefs)
 	if before <= threshold {
+		return msgs, nil
+	}
+	// Only the history can be summarized. When the system prompt (with the whole task plan)
+	// and tool definitions take nearly all of the threshold, a summary cannot bring the
+	// request under it, and compacting would repeat every round for nothing.
+	if fixed := rs.counter.Estimate(sys, toolDefs); before-fixed < threshold/minCompactableShare {
+		if !rs.warnedFixed[agentName] {
+			rs.warnedFixed[agentName] = true
+			rs.e.cfg.Logger.Warn("context over the compaction threshold, mostly system prompt; not compacting",
+				"agent", agentName, "tokens", before, "system_tokens", fixed, "threshold", threshold)
+		}
 		return msgs, nil
 	}
 	rs.em.emit(ctx, events.CompactionStart, agentName, events.DataCompactionStart{TokensBefore: before, Threshold: threshold,

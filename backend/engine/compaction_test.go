@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -305,5 +306,42 @@ func TestSubagentCompaction(t *testing.T) {
 	}
 	if !after {
 		t.Fatal("no search_agent call started at its summary")
+	}
+}
+
+// TestNoCompactionWhenThePromptFillsTheThreshold: after a compaction, a task plan so large
+// that the system prompt alone passes the threshold must not make every later round compact
+// again: the summary could not make room, so the engine goes on without compacting.
+func TestNoCompactionWhenThePromptFillsTheThreshold(t *testing.T) {
+	plan := strings.Repeat("- [ ] check the measurement source and note it\n", 250) // ~2,500 tokens
+	var leadCalls atomic.Int64
+	e, db, _, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+		if isCompaction(req) {
+			return llmtest.Reply{Content: summaryText}
+		}
+		switch n := leadCalls.Add(1); {
+		case n == 1:
+			return call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":`+jsonString(plan)+`}`)
+		case n <= 4:
+			return call("create_artifact", fmt.Sprintf(`{"id":"note%d","content_type":"markdown","title":"Note","content":"short"}`, n))
+		default:
+			return llmtest.Reply{Content: "answer"}
+		}
+	}, func(d *Deps) { d.ContextWindow = 4000 })
+	r, err := e.Start(context.Background(), Request{Content: "Plan a long check"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := r.Wait(context.Background()); res.Status != events.Complete {
+		t.Fatalf("run ended %s: %v", res.Status, res.Err)
+	}
+	var starts int
+	for _, ty := range storedTypes(t, db, r.ConversationID) {
+		if ty == events.CompactionStart {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Fatalf("compaction_start events = %d, want 1 (the history once, then no repeats)", starts)
 	}
 }
