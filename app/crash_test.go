@@ -30,7 +30,8 @@ func TestCrashChild(t *testing.T) {
 	os.Exit(Main(context.Background(), Env{Args: args, Stdout: os.Stdout, Stderr: os.Stderr}))
 }
 
-// TestKillDashNine kills a process in the middle of a research run with SIGKILL, after two
+// TestKillDashNine kills a process (the test binary as `artifactflow ask`, or the built
+// binary named by AF_WINDOW_BIN) in the middle of a research run with SIGKILL, after two
 // completed tool rounds and while the model is answering the third, then starts again on
 // the same data directory (issue 4, crash safety): the database passes PRAGMA
 // integrity_check, the run is marked interrupted, its events up to the last completed
@@ -68,8 +69,14 @@ func TestKillDashNine(t *testing.T) {
 			}
 		}
 	})
-	args, _ := json.Marshal(append([]string{"ask"}, w.args(crashQuestion)...))
+	askArgs := append([]string{"ask"}, w.args(crashQuestion)...)
+	args, _ := json.Marshal(askArgs)
+	// The test binary re-run as `artifactflow ask` (TestCrashChild), or, when AF_WINDOW_BIN
+	// names a desktop build, the real artifactflow binary itself.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	if bin := os.Getenv("AF_WINDOW_BIN"); bin != "" {
+		cmd = exec.Command(bin, askArgs...)
+	}
 	cmd.Env = append(os.Environ(), "AF_CRASH_ARGS="+string(args))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
