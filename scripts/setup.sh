@@ -55,8 +55,9 @@ go_have() {
 node_have() { node -p 'process.versions.node' 2>/dev/null || true; }
 
 go_ok=1 node_ok=1
-v=$(go_have); { [ -n "$v" ] && version_ge "$v" "$GO_WANT"; } || go_ok=0
-v=$(node_have); { [ -n "$v" ] && version_ge "$v" "$NODE_MIN" && command -v npm >/dev/null 2>&1; } || node_ok=0
+go_was=$(go_have) node_was=$(node_have)
+{ [ -n "$go_was" ] && version_ge "$go_was" "$GO_WANT"; } || go_ok=0
+{ [ -n "$node_was" ] && version_ge "$node_was" "$NODE_MIN" && command -v npm >/dev/null 2>&1; } || node_ok=0
 
 pkgs=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -88,7 +89,7 @@ if [ $go_ok = 0 ]; then
   goos=$(cd / && GOTOOLCHAIN=local go env GOOS) goarch=$(cd / && GOTOOLCHAIN=local go env GOARCH)
   [ "$goarch" = arm ] && goarch=armv6l
   mod="golang.org/toolchain@v0.0.1-go$GO_WANT.$goos-$goarch"
-  echo "setup: Go $GO_WANT not found ($(go_have || true) on PATH); downloading $mod with $(command -v go)"
+  echo "setup: go.mod needs Go $GO_WANT, PATH has ${go_was:-none}; downloading $mod with $(command -v go)"
   mkdir -p "$LOCAL"
   tmp=$(mktemp -d "$LOCAL/.go-download.XXXXXX")
   trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -98,7 +99,7 @@ if [ $go_ok = 0 ]; then
     cat "$tmp/info.json" >&2; echo "setup: could not download $mod" >&2; exit 1
   fi
   dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' "$tmp/info.json")
-  [ -x "$dir/bin/go" ] || [ -f "$dir/bin/go" ] || { cat "$tmp/info.json" >&2; echo "setup: no Go release in $dir" >&2; exit 1; }
+  [ -f "$dir/bin/go" ] || { cat "$tmp/info.json" >&2; echo "setup: no Go release in $dir" >&2; exit 1; }
   # What the go command itself does to a downloaded toolchain: module zips keep no file modes
   # and may not hold nested go.mod files (they are stored as _go.mod).
   find "$dir/pkg/tool" "$dir/bin" -type f -exec chmod +x {} +
@@ -118,7 +119,7 @@ if [ $node_ok = 0 ]; then
     ppc64le) arch=ppc64le ;; s390x) arch=s390x ;;
     *) echo "setup: no Node.js $NODE_MIN+ for $(uname -m); install one and rerun" >&2; exit 1 ;;
   esac
-  echo "setup: Node.js $(node_have) is older than $NODE_MIN; installing node-linux-$arch@$NODE_MAJOR and npm@$NPM_MAJOR into $NODE_HOME"
+  echo "setup: Vite needs Node.js $NODE_MIN+, PATH has ${node_was:-none}; installing node-linux-$arch@$NODE_MAJOR and npm@$NPM_MAJOR into $NODE_HOME"
   mkdir -p "$LOCAL"
   ntmp=$(mktemp -d "$LOCAL/.node-install.XXXXXX") && chmod 755 "$ntmp"
   trap 'rm -rf "$ntmp"' EXIT
