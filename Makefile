@@ -15,7 +15,7 @@ GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"
 # Our packages: ./... would also find Go files that npm packages ship under node_modules.
 GO_PKGS = $$(go list ./... | grep -v /node_modules/)
 
-.PHONY: run build test deps deps-test frontend frontend-deps go-test frontend-test lint clean
+.PHONY: run build test deps deps-test frontend frontend-deps go-test frontend-test window-test lint clean
 
 run: build
 	./$(BIN)
@@ -53,6 +53,12 @@ test: deps-test frontend lint
 	$(MAKE) go-test
 	$(MAKE) frontend-test
 	AF_E2E=1 go test -tags $(GO_TAGS) -count=1 -run 'TestBrowserE2E' ./app/
+	$(MAKE) window-test
+
+# The real window under Xvfb: files dragged onto it are uploaded; and the built binary,
+# killed with SIGKILL mid-run, leaves a database that recovers.
+window-test: build
+	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine' ./app/
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/node_modules
