@@ -73,6 +73,18 @@ describe('diffWords', () => {
     expect(join(s.new)).toBe('a b');
     expect(changed(s.old)).toEqual(['  ']);
   });
+
+  it('folds a lone punctuation mark between two edits into one change', () => {
+    const w = diffWords("The Moon's mean distance is 384,400 km.", "The Moon's mean distance is 384,400 km, about 1.28 light-seconds.");
+    expect(changed(w.old)).toEqual(['.']);
+    expect(changed(w.new)).toEqual([', about 1.28 light-seconds.']);
+    const h = diffWords('a light-year away', 'a dark-matter halo');
+    expect(changed(h.old)).toEqual(['light-year away']);
+    expect(changed(h.new)).toEqual(['dark-matter halo']);
+    // A real word between edits is kept as common text.
+    const k = diffWords('red fox and grey wolf', 'blue fox and white wolf');
+    expect(changed(k.old)).toEqual(['red', 'grey']);
+  });
 });
 
 describe('diffTexts', () => {

@@ -100,8 +100,9 @@ function compact(segs: Segment[]): Segment[] {
  * in common) to 1 (equal), counted in characters of common text. Words are runs of Latin
  * letters and digits; every other character (CJK ideographs, kana, punctuation) is a token
  * of its own and whitespace runs are tokens too, so CJK text compares character by
- * character. A whitespace-only common run between two changes is folded into the change,
- * so "a b" -> "x y" reads as one replaced phrase, not two.
+ * character. A common run of whitespace and at most one punctuation mark between two changes
+ * is folded into the change, so "a b" -> "x y" and "light-year" -> "dark-matter" read as one
+ * replaced phrase, not two.
  */
 export function diffWords(oldLine: string, newLine: string): { old: Segment[]; new: Segment[]; similarity: number } {
   if (oldLine === newLine) {
@@ -125,12 +126,19 @@ export function diffWords(oldLine: string, newLine: string): { old: Segment[]; n
   return { old: compact(oldSegs), new: compact(newSegs), similarity: total === 0 ? 1 : Math.min(1, (2 * common) / total) };
 }
 
-/** Turns whitespace-only common changes between two edits into a removal plus an addition. */
+/**
+ * A common run this slight between two edits is folded into them: whitespace, with at most
+ * one punctuation mark ("384,400 km." -> "384,400 km, about 1.28 light-seconds." then
+ * marks ", about 1.28 light-seconds." as one change, not the "." of "1.28" as kept).
+ */
+const SLIGHT_COMMON = /^\s*\p{P}?\s*$/u;
+
+/** Turns slight common changes between two edits into a removal plus an addition. */
 function foldWhitespace(changes: ChangeObject<string>[]): ChangeObject<string>[] {
   const isEdit = (c: ChangeObject<string> | undefined) => c !== undefined && (c.added || c.removed);
   const out: ChangeObject<string>[] = [];
   changes.forEach((c, i) => {
-    if (!c.added && !c.removed && c.value.trim() === '' && isEdit(changes[i - 1]) && isEdit(changes[i + 1])) {
+    if (!c.added && !c.removed && SLIGHT_COMMON.test(c.value) && isEdit(changes[i - 1]) && isEdit(changes[i + 1])) {
       out.push({ value: c.value, removed: true, added: false, count: c.count }, { value: c.value, added: true, removed: false, count: c.count });
     } else {
       out.push(c);
