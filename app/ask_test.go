@@ -50,11 +50,21 @@ func count(t *testing.T, db *sql.DB, query string, args ...any) int {
 // its data after position from, or -1.
 func indexOf(evs []eventRow, from int, typ, agent, dataSub string) int {
 	for i := from; i < len(evs); i++ {
-		if evs[i].Type == typ && (agent == "" || evs[i].Agent == agent) && strings.Contains(evs[i].Data, dataSub) {
+		if evs[i].Type == typ && (agent == "" || evs[i].Agent == agent) && containsAll(evs[i].Data, dataSub) {
 			return i
 		}
 	}
 	return -1
+}
+
+// containsAll reports whether s contains every part of subs, split on " && ".
+func containsAll(s, subs string) bool {
+	for _, sub := range strings.Split(subs, " && ") {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestAskEndToEnd drives `artifactflow ask` through a whole research run against an
@@ -151,12 +161,12 @@ func TestAskEndToEnd(t *testing.T) {
 				{"subagent_instruction", "lead_agent", "search_agent"},
 				{"agent_start", "search_agent", "Find sources"},
 				{"tool_start", "search_agent", `"web_search"`},
-				{"tool_complete", "search_agent", w.pageURL},
+				{"tool_complete", "search_agent", `"web_search" && ` + w.pageURL},
 				{"agent_complete", "search_agent", "Moon facts"},
 				{"tool_complete", "lead_agent", `"call_subagent"`},
 				{"agent_start", "crawl_agent", w.pageURL},
 				{"tool_start", "crawl_agent", `"web_fetch"`},
-				{"tool_complete", "crawl_agent", "384,400 km"},
+				{"tool_complete", "crawl_agent", `"web_fetch" && 384,400 km`},
 				{"tool_complete", "lead_agent", "384,400 km"},
 				{"artifact_changed", "lead_agent", `"research_report"`},
 				{"llm_complete", "lead_agent", reasoning},
