@@ -48,6 +48,9 @@ type MatchError struct {
 	// counting stops at maxCountedHits; at Layer 2 it is the largest set of equally good
 	// matches that do not overlap, and counting stops at maxFuzzyPlaces). Zero otherwise.
 	Count int
+	// AtLeast marks Count as a lower bound: Layer 2 stopped counting once the verdict was
+	// sure.
+	AtLeast bool
 	// Lines holds 1-based line numbers in the original content: of the first
 	// maxListedLines hits for ErrAmbiguous, and of Candidate for ErrNotFound.
 	Lines []int
@@ -90,7 +93,7 @@ func (e *MatchError) Error() string {
 		default:
 			return fmt.Sprintf("old_str matches nowhere exactly, and %s match it equally well (similarity %s; %s); "+
 				"copy the exact text from read_artifact and include more surrounding text so it matches exactly one place",
-				fuzzyPlaces(e.Count), percent(e.Similarity), e.lines())
+				fuzzyPlaces(e.Count, e.AtLeast), percent(e.Similarity), e.lines())
 		}
 	case ErrNotFound:
 		if e.Candidate == "" {
@@ -131,10 +134,9 @@ func places(n int) string {
 	return fmt.Sprintf("%d places", n)
 }
 
-// fuzzyPlaces renders the count of a Layer 2 ambiguity, a lower bound once the search
-// stopped at maxFuzzyPlaces.
-func fuzzyPlaces(n int) string {
-	if n >= maxFuzzyPlaces {
+// fuzzyPlaces renders the count of a Layer 2 ambiguity, "or more" when it is a lower bound.
+func fuzzyPlaces(n int, atLeast bool) string {
+	if atLeast {
 		return fmt.Sprintf("%d or more places", n)
 	}
 	return fmt.Sprintf("%d places", n)

@@ -32,9 +32,10 @@ import (
 // defers every end that lies too close after the last match found in that bucket to start
 // a non-overlapping one (closer than m − k code points), and stops as soon as
 // maxFuzzyPlaces pairwise non-overlapping matches exist: the verdict is then an ambiguity
-// whatever the rest holds. Deferred ends are anchored at the end of the bucket if the
-// search did not stop, so the set of best matches, and hence the outcome, is the same as
-// without deferring whenever fewer than maxFuzzyPlaces places match.
+// whatever the rest holds. At the end of the bucket, if two non-overlapping matches are
+// known the deferred ends are skipped (they can only add places: an ambiguity all the
+// same, its count a lower bound); otherwise they are anchored, so a unique match, and the
+// choice among overlapping ones, is the same as without deferring.
 
 // fuzzyMatch is a match t[start:end] (code-point indexes of the normalized content) at
 // edit distance dist, and the original byte span it maps to.
@@ -54,10 +55,13 @@ const anchorsPerCheck = 16
 
 // fuzzyOutcome is what Layer 2 found.
 type fuzzyOutcome struct {
-	m       int          // code points in the normalized old_str
-	best    []fuzzyMatch // every acceptable match at the smallest distance (all of them unless capped)
-	capped  bool         // the search stopped once best held maxFuzzyPlaces non-overlapping matches
-	closest *fuzzyMatch  // when best is empty: the nearest text, or nil if none
+	m      int          // code points in the normalized old_str
+	best   []fuzzyMatch // every acceptable match at the smallest distance (all of them unless capped)
+	capped bool         // the search stopped once best held maxFuzzyPlaces non-overlapping matches
+	// partial: the search stopped with fewer, skipping deferred ends once two
+	// non-overlapping matches at the best distance were known; the place count is a lower bound.
+	partial bool
+	closest *fuzzyMatch // when best is empty: the nearest text, or nil if none
 }
 
 // maxDistance is the largest distance Layer 2 accepts for a pattern of m code points. Seed
@@ -149,6 +153,12 @@ func (s *fuzzySearch) bucket(lower int, ends []int, gap int) error {
 			frontier = e
 		}
 	}
+	if len(deferred) > 0 && s.bestDist == lower && len(disjoint(s.out.best)) >= 2 {
+		// A deferred end can only add places at this same, best distance: the verdict is
+		// already an ambiguity, and anchoring them all may exhaust the budget.
+		s.out.capped, s.out.partial = true, true
+		return nil
+	}
 	for _, e := range deferred {
 		if _, err := s.anchor(lower, e); err != nil || s.out.capped {
 			return err
@@ -215,6 +225,7 @@ func (o *fuzzyOutcome) resolve(content, newStr string) (Result, error) {
 			Kind:       ErrAmbiguous,
 			Layer:      2,
 			Count:      len(apart),
+			AtLeast:    o.partial || len(apart) >= maxFuzzyPlaces,
 			Lines:      lineNumbers(content, starts[:min(len(starts), maxListedLines)]),
 			Candidate:  truncateRunes(content[apart[0].orig.start:apart[0].orig.end], maxCandidateRunes),
 			Similarity: sim,
