@@ -41,8 +41,8 @@ The single next step, in line with the user's latest request.
 
 Be specific and keep every fact, figure and URL the remaining work needs. Write in the language the user wrote in.`
 
-// minCompactableShare: a context is compacted only when its history holds at least
-// 1/minCompactableShare of the threshold; less, and the summary could not make room.
+// minCompactableShare: after a compaction that left an agent over the threshold, it is
+// compacted again only once its history holds 1/minCompactableShare of the threshold.
 const minCompactableShare = 4
 
 // counter returns the token counter for model, creating it once per model.
@@ -88,15 +88,10 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	if before <= threshold {
 		return msgs, nil
 	}
-	// Only the history can be summarized. When the system prompt (with the whole task plan)
-	// and tool definitions take nearly all of the threshold, a summary cannot bring the
-	// request under it, and compacting would repeat every round for nothing.
-	if fixed := rs.counter.Estimate(sys, toolDefs); before-fixed < threshold/minCompactableShare {
-		if !rs.warnedFixed[agentName] {
-			rs.warnedFixed[agentName] = true
-			rs.e.cfg.Logger.Warn("context over the compaction threshold, mostly system prompt; not compacting",
-				"agent", agentName, "tokens", before, "system_tokens", fixed, "threshold", threshold)
-		}
+	// Only the history can be summarized. Once a compaction in this run left the agent over
+	// the threshold (the system prompt, with the whole task plan, is most of it), compacting
+	// again before the history has grown would repeat every round for nothing.
+	if rs.stuck[agentName] && before-rs.counter.Estimate(sys, toolDefs) < threshold/minCompactableShare {
 		return msgs, nil
 	}
 	rs.em.emit(ctx, events.CompactionStart, agentName, events.DataCompactionStart{TokensBefore: before, Threshold: threshold,
@@ -135,7 +130,12 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 		out = append(out, llm.Message{Role: llm.RoleUser, Content: kept})
 	}
 	data.Success, data.Summary, data.Kept = true, summary, kept
-	data.TokensAfter = rs.counter.Estimate(append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, out...), toolDefs)
+	data.TokensAfter = rs.counter.Estimate(append(sys, out...), toolDefs)
+	rs.stuck[agentName] = data.TokensAfter > threshold
+	if rs.stuck[agentName] {
+		rs.e.cfg.Logger.Warn("compaction left the context over the threshold; the system prompt (task plan) is most of it",
+			"agent", agentName, "tokens_after", data.TokensAfter, "threshold", threshold)
+	}
 	rs.em.emit(ctx, events.CompactionSummary, agentName, data)
 	return out, nil
 }

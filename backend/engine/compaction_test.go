@@ -345,3 +345,59 @@ func TestNoCompactionWhenThePromptFillsTheThreshold(t *testing.T) {
 		t.Fatalf("compaction_start events = %d, want 1 (the history once, then no repeats)", starts)
 	}
 }
+
+// TestCompactionWhenASummaryMakesRoom: with a large task plan in the system prompt, a
+// context that passes the threshold by a small history is still compacted when the summary
+// brings it back under (only a compaction that left the agent over the threshold makes
+// the engine wait for more history).
+func TestCompactionWhenASummaryMakesRoom(t *testing.T) {
+	// Sizes (tokens, threshold 3,200): system prompt with the plan ~2,600; the notes ~650,
+	// so after them the request passes the threshold while the history stays under 800.
+	plan := strings.Repeat("- [ ] check the measurement source and note it\n", 180)
+	notes := strings.Repeat("Lunar laser ranging reflects pulses off the Apollo mirrors. ", 55)
+	var leadCalls atomic.Int64
+	e, db, _, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+		if isCompaction(req) {
+			return llmtest.Reply{Content: "## 1. Primary request and intent\nThe user asked: \"Plan a check\".\n## 7. Next step\nWrite notes."}
+		}
+		switch leadCalls.Add(1) {
+		case 1:
+			return call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":`+jsonString(plan)+`}`)
+		case 2:
+			return call("create_artifact", `{"id":"notes","content_type":"markdown","title":"Notes","content":`+jsonString(notes)+`}`)
+		default:
+			return llmtest.Reply{Content: "answer"}
+		}
+	}, func(d *Deps) { d.ContextWindow = 4000 })
+	r, err := e.Start(context.Background(), Request{Content: "Plan a check"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := r.Wait(context.Background()); res.Status != events.Complete {
+		t.Fatalf("run ended %s: %v", res.Status, res.Err)
+	}
+	evs, err := db.ListEvents(context.Background(), store.EventQuery{ConversationID: r.ConversationID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summaries []events.DataCompactionSummary
+	for _, ev := range evs {
+		if ev.Type == events.CompactionSummary {
+			var d events.DataCompactionSummary
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			summaries = append(summaries, d)
+		}
+	}
+	const threshold = 3200
+	if len(summaries) != 2 {
+		t.Fatalf("compactions = %d (%+v), want 2: after the plan, and after the notes", len(summaries), summaries)
+	}
+	for i, s := range summaries {
+		if !s.Success || s.TokensAfter > threshold {
+			t.Fatalf("compaction %d: success %v, %d tokens after; want under the threshold %d", i+1, s.Success, s.TokensAfter, threshold)
+		}
+	}
+	t.Logf("compactions: %d -> %d, %d -> %d tokens", summaries[0].TokensBefore, summaries[0].TokensAfter, summaries[1].TokensBefore, summaries[1].TokensAfter)
+}

@@ -39,9 +39,9 @@ type runState struct {
 	// memory is each sub-agent's history within this run (seed 001, NodeMemory), loaded
 	// from earlier runs' events at its first call.
 	memory map[string][]llm.Message
-	// warnedFixed holds the agents already warned that their system prompt alone fills
-	// the compaction threshold (logged once per run).
-	warnedFixed map[string]bool
+	// stuck holds the agents whose last compaction in this run left them over the
+	// threshold (compactIfNeeded waits for more history before trying again).
+	stuck map[string]bool
 }
 
 // execute performs the run and always ends with a flush, the message's final state and
@@ -56,7 +56,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	all = append(all, tools.CallSubagent{Agents: subNames})
 	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
 	rs := &runState{e: e, deps: deps, r: r, em: em, reg: tools.NewRegistry(all...), parentID: parentID,
-		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, warnedFixed: map[string]bool{}}
+		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}}
 	if c, cerr := e.counter(deps.ModelName); cerr != nil {
 		e.cfg.Logger.Warn("token counting unavailable; compaction is off for this run", "err", cerr)
 	} else {
