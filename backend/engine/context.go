@@ -35,64 +35,22 @@ func (e *Engine) history(ctx context.Context, conversationID, parentID, agentNam
 	if mode == toolcall.ModeXML {
 		h.tools = e.parseTools(agentName)
 	}
-	byMessage, err := e.pathEvents(ctx, conversationID, path)
+	ids := make([]string, len(path))
+	for i, m := range path {
+		ids[i] = m.ID
+	}
+	evs, err := e.cfg.Store.PathEvents(ctx, conversationID, ids)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: load events of the conversation path: %w", err)
+	}
+	byMessage := make(map[string][]events.Event, len(path))
+	for _, ev := range evs {
+		byMessage[ev.MessageID] = append(byMessage[ev.MessageID], ev)
 	}
 	for _, m := range path {
 		h.message(m, byMessage[m.ID])
 	}
 	return h.msgs, nil
-}
-
-// onePathQuery is the path length from which pathEvents reads the whole conversation's
-// events in one query instead of one query per message. With 1,000 messages of 10 events
-// the query per message costs a third of building the lead's context
-// (BenchmarkContextPath1000); a short path in a long, branched conversation is cheaper
-// per message.
-const onePathQuery = 64
-
-// pathEvents returns the events of the messages in path, grouped by message id, each
-// group in seq order: for a short path one query per message (eventsPerMessage), for a
-// long one a single query over the conversation whose events off the path are dropped
-// (eventsInOneQuery). Both give the same groups.
-func (e *Engine) pathEvents(ctx context.Context, conversationID string, path []store.Message) (map[string][]events.Event, error) {
-	if len(path) < onePathQuery {
-		return e.eventsPerMessage(ctx, conversationID, path)
-	}
-	return e.eventsInOneQuery(ctx, conversationID, path)
-}
-
-// eventsPerMessage reads the events of each message of path with its own query.
-func (e *Engine) eventsPerMessage(ctx context.Context, conversationID string, path []store.Message) (map[string][]events.Event, error) {
-	out := make(map[string][]events.Event, len(path))
-	for _, m := range path {
-		evs, err := e.cfg.Store.ListEvents(ctx, store.EventQuery{ConversationID: conversationID, MessageID: m.ID})
-		if err != nil {
-			return nil, fmt.Errorf("engine: load events of message %s: %w", m.ID, err)
-		}
-		out[m.ID] = evs
-	}
-	return out, nil
-}
-
-// eventsInOneQuery reads every event of the conversation in seq order and keeps those of
-// the messages of path, grouped by message.
-func (e *Engine) eventsInOneQuery(ctx context.Context, conversationID string, path []store.Message) (map[string][]events.Event, error) {
-	evs, err := e.cfg.Store.ListEvents(ctx, store.EventQuery{ConversationID: conversationID})
-	if err != nil {
-		return nil, fmt.Errorf("engine: load events of the conversation path: %w", err)
-	}
-	out := make(map[string][]events.Event, len(path))
-	for _, m := range path {
-		out[m.ID] = nil
-	}
-	for _, ev := range evs {
-		if g, ok := out[ev.MessageID]; ok {
-			out[ev.MessageID] = append(g, ev)
-		}
-	}
-	return out, nil
 }
 
 // historyBuilder accumulates one agent's messages from events, in seq order.

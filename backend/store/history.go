@@ -171,6 +171,25 @@ func (db *DB) History(ctx context.Context, q HistoryQuery) (HistoryPage, error) 
 	return p, nil
 }
 
+// PathEvents returns every event of the messages messageIDs (a conversation path, seed
+// 003) in seq order, in one query: the events of other branches, whose seqs interleave
+// with the path's, are left out. Errors: an empty conversation id → ErrInvalid.
+func (db *DB) PathEvents(ctx context.Context, conversationID string, messageIDs []string) ([]events.Event, error) {
+	if conversationID == "" {
+		return nil, fmt.Errorf("store: path events: empty conversation id: %w", ErrInvalid)
+	}
+	if len(messageIDs) == 0 {
+		return nil, nil
+	}
+	ids, err := json.Marshal(messageIDs)
+	if err != nil {
+		return nil, fmt.Errorf("store: path events: %w", err)
+	}
+	return db.scanEvents(ctx, "path events of "+conversationID, `SELECT conversation_id, message_id, seq, type,
+		agent_name, data, created_at FROM message_events WHERE conversation_id = ?2 AND `+pathMessages+`
+		ORDER BY seq`, string(ids), conversationID)
+}
+
 // pathEventExists reports whether an event of the messages in path (a JSON array of ids)
 // satisfies cond (which uses ?3 for bound).
 func (db *DB) pathEventExists(ctx context.Context, path, conversationID, cond string, bound int64) (bool, error) {

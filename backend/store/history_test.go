@@ -233,3 +233,14 @@ func TestHistoryQueryPlan(t *testing.T) {
 		t.Errorf("history query does not range-scan (conversation_id, seq): plan %q", plan)
 	}
 }
+
+// TestPathEventsInput: no messages give no events; an empty conversation id is refused.
+func TestPathEventsInput(t *testing.T) {
+	db := openTestDB(t)
+	if evs, err := db.PathEvents(context.Background(), "c", nil); err != nil || evs != nil {
+		t.Fatalf("no messages: %v, %v", evs, err)
+	}
+	if _, err := db.PathEvents(context.Background(), "", []string{"m"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("empty conversation id: %v, want ErrInvalid", err)
+	}
+}
