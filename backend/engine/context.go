@@ -71,8 +71,7 @@ type historyBuilder struct {
 // parseTools returns tools with the names and parameters of agentName's tools, for reading
 // xml tool calls back from recorded replies; they are never executed.
 func (e *Engine) parseTools(agentName string) []tools.Tool {
-	all := append(tools.ArtifactTools(nil), tools.CallSubagent{}, tools.WebSearch{}, tools.WebFetch{})
-	return tools.NewRegistry(all...).Subset(e.agents[agentName].Tools)
+	return runTools(nil, nil, Deps{}).Subset(e.agents[agentName].Tools)
 }
 
 // message adds one run: the user's message (for the lead), then the agent's events.

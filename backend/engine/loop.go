@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"artifactflow/backend/agent"
+	"artifactflow/backend/artifact"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/tokens"
@@ -44,6 +45,17 @@ type runState struct {
 	stuck map[string]bool
 }
 
+// runTools is the registry of every tool a run offers its agents (each agent gets its
+// subset): the artifact tools on the run's cache, call_subagent naming the sub-agents, and
+// the web tools. With zero arguments it gives the same names and parameters, for reading
+// recorded calls back (context.go).
+func runTools(artifacts *artifact.Manager, subagents []string, deps Deps) *tools.Registry {
+	all := tools.ArtifactTools(artifacts)
+	all = append(all, tools.CallSubagent{Agents: subagents})
+	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
+	return tools.NewRegistry(all...)
+}
+
 // execute performs the run and always ends with a flush, the message's final state and
 // exactly one terminal event (seed 000: flush before the terminal event).
 func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, parentID, content string) Result {
@@ -52,10 +64,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	for _, a := range e.cfg.Agents[1:] {
 		subNames = append(subNames, a.Name)
 	}
-	all := tools.ArtifactTools(r.artifacts)
-	all = append(all, tools.CallSubagent{Agents: subNames})
-	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
-	rs := &runState{e: e, deps: deps, r: r, em: em, reg: tools.NewRegistry(all...), parentID: parentID,
+	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID,
 		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}}
 	if c, cerr := e.counter(deps.ModelName); cerr != nil {
 		e.cfg.Logger.Warn("token counting unavailable; compaction is off for this run", "err", cerr)
