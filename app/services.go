@@ -272,8 +272,8 @@ func (s *SettingsService) Get() (SettingsView, error) {
 
 // Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
 // key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
-// alone (issue 4: a threshold per model); other models keep theirs. Errors wrap
-// config.ErrInvalid and name the field.
+// alone (issue 4: a threshold per model; with no model, for every model without its own);
+// other models keep theirs. Errors wrap config.ErrInvalid and name the field.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
 	c.mu.Lock()
@@ -283,6 +283,8 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 		Models: c.settings.Models, ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds}
 	if next.Model != "" {
 		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
+	} else { // no model chosen yet: the values apply to every model without its own
+		next.ContextWindow, next.CompactAtPercent = in.ContextWindow, in.CompactAtPercent
 	}
 	if in.ToolPermissions == nil {
 		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
@@ -309,8 +311,9 @@ func (s *SettingsService) ModelContext(model string) (ModelContextView, error) {
 }
 
 func modelContextView(s config.Settings, model string) ModelContextView {
+	model = strings.TrimSpace(model)
 	window, percent := s.ContextFor(model)
-	v := ModelContextView{Model: strings.TrimSpace(model), ContextWindow: window, EffectiveContextWindow: window, CompactAtPercent: percent}
+	v := ModelContextView{Model: model, ContextWindow: window, EffectiveContextWindow: window, CompactAtPercent: percent}
 	if window == 0 {
 		v.EffectiveContextWindow = tokens.ContextWindow(model)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"artifactflow/backend/config"
@@ -31,10 +32,19 @@ func TestContextSettingsPerModel(t *testing.T) {
 	}{
 		{"qwen with its own window", SettingsInput{Model: "qwen3:8b", ContextWindow: 40_960, CompactAtPercent: 70}, 40_960, 40_960, 70},
 		{"gpt-4o left to defaults", SettingsInput{Model: "gpt-4o"}, 0, tokens.ContextWindow("gpt-4o"), config.DefaultCompactAtPercent},
-		{"back to qwen, values untouched", SettingsInput{Model: "qwen3:8b", ContextWindow: 40_960, CompactAtPercent: 70}, 40_960, 40_960, 70},
+		// As the dialog does when the model name is typed back: it sends the values
+		// ModelContext shows for that model, which must be the ones saved for it.
+		{"back to qwen, sending what the dialog was shown for it", SettingsInput{Model: "qwen3:8b"}, 40_960, 40_960, 70},
 		{"gpt-4o gets its own threshold", SettingsInput{Model: "gpt-4o", CompactAtPercent: 90}, 0, tokens.ContextWindow("gpt-4o"), 90},
 	}
 	for _, st := range steps {
+		if strings.HasPrefix(st.name, "back to") {
+			shown, err := svc.ModelContext(" " + st.save.Model + " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.save.ContextWindow, st.save.CompactAtPercent = shown.ContextWindow, shown.CompactAtPercent
+		}
 		v, err := svc.Save(st.save)
 		if err != nil {
 			t.Fatalf("%s: Save: %v", st.name, err)
@@ -71,6 +81,16 @@ func TestContextSettingsPerModel(t *testing.T) {
 	}
 	if w, p := stored.ContextFor("gpt-4o"); w != 0 || p != 90 {
 		t.Fatalf("config.json: gpt-4o = %d, %d%%", w, p)
+	}
+	// With no model chosen, the values become the default of every model without its own.
+	if _, err := svc.Save(SettingsInput{ContextWindow: 50_000, CompactAtPercent: 75}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := svc.ModelContext("llama3.1:8b"); v.ContextWindow != 50_000 || v.CompactAtPercent != 75 {
+		t.Fatalf("a model without its own context after a save with no model = %+v, want 50000 at 75%%", v)
+	}
+	if v, _ := svc.ModelContext("qwen3:8b"); v.ContextWindow != 40_960 || v.CompactAtPercent != 70 {
+		t.Fatalf("qwen3:8b lost its own context: %+v", v)
 	}
 }
 

@@ -109,7 +109,7 @@ export function diffWords(oldLine: string, newLine: string): { old: Segment[]; n
     const seg = oldLine === '' ? [] : [{ text: oldLine, changed: false }];
     return { old: seg, new: seg.map((s) => ({ ...s })), similarity: 1 };
   }
-  const changes = foldWhitespace(diffWordsWithSpace(oldLine, newLine));
+  const changes = foldSlight(diffWordsWithSpace(oldLine, newLine));
   const oldSegs: Segment[] = [];
   const newSegs: Segment[] = [];
   let common = 0;
@@ -134,7 +134,7 @@ export function diffWords(oldLine: string, newLine: string): { old: Segment[]; n
 const SLIGHT_COMMON = /^\s*\p{P}?\s*$/u;
 
 /** Turns slight common changes between two edits into a removal plus an addition. */
-function foldWhitespace(changes: ChangeObject<string>[]): ChangeObject<string>[] {
+function foldSlight(changes: ChangeObject<string>[]): ChangeObject<string>[] {
   const isEdit = (c: ChangeObject<string> | undefined) => c !== undefined && (c.added || c.removed);
   const out: ChangeObject<string>[] = [];
   changes.forEach((c, i) => {

@@ -203,6 +203,30 @@ describe('useUploads in the desktop window', () => {
   });
 });
 
+describe('useUploads in the desktop window, a link dragged inside the page', () => {
+  it('is left alone: no overlay, default kept, so it can be dropped in the composer', async () => {
+    win.runtime = { OnFileDrop: () => undefined, OnFileDropOff: () => undefined };
+    win.go = { app: { ArtifactService: { Upload: vi.fn(), UploadPaths: vi.fn() } } };
+    await mount('c1', 20);
+    let over: Event | null = null;
+    let drop: Event | null = null;
+    act(() => {
+      window.dispatchEvent(new Event('dragstart'));
+      over = dragURIs('dragover');
+      drop = dragURIs('drop');
+      window.dispatchEvent(new Event('dragend'));
+    });
+    expect(over!.defaultPrevented).toBe(false);
+    expect(drop!.defaultPrevented).toBe(false);
+    expect(hook.dragging).toBe(false);
+    // The next drag from outside is a file drag again.
+    act(() => {
+      over = dragURIs('dragover');
+    });
+    expect(over!.defaultPrevented).toBe(true);
+  });
+});
+
 describe('useUploads in browser mode, a drag that carries no files', () => {
   it('leaves a link dragged from another page to the browser', async () => {
     win.runtime = { __browserMode: true };

@@ -50,7 +50,8 @@ interface Loaded {
 export function useConversationHistory(conversationId: string | null, path: readonly string[], revision: string, pageSize = HISTORY_PAGE_SIZE): HistoryView {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [olderBusy, setOlderBusy] = useState(false);
-  const [olderError, setOlderError] = useState('');
+  // The last failed older page, with its conversation: another conversation never shows it.
+  const [olderError, setOlderError] = useState({ conversationId: '', message: '' });
   // The latest (conversation, branch, revision) asked for: answers to older requests are dropped.
   const want = useRef('');
   const pathKey = path.join(',');
@@ -100,7 +101,7 @@ export function useConversationHistory(conversationId: string | null, path: read
     const key = want.current;
     const at = current;
     setOlderBusy(true);
-    setOlderError('');
+    setOlderError({ conversationId: '', message: '' });
     historyPage(at.conversationId, { before_seq: at.w.firstSeq, limit: pageSize }).then(
       (page) => {
         setOlderBusy(false);
@@ -110,7 +111,7 @@ export function useConversationHistory(conversationId: string | null, path: read
       (e: unknown) => {
         setOlderBusy(false);
         if (want.current !== key) return;
-        setOlderError(toApiError(e).message);
+        setOlderError({ conversationId: at.conversationId, message: toApiError(e).message });
       },
     );
   }, [current, olderBusy, pageSize]);
@@ -130,7 +131,7 @@ export function useConversationHistory(conversationId: string | null, path: read
     window: current !== null && current.failed === '' ? current.w : null,
     runs,
     loadingOlder: olderBusy,
-    olderError: current !== null ? olderError : '',
+    olderError: current !== null && olderError.conversationId === current.conversationId ? olderError.message : '',
     loadOlder,
   };
 }

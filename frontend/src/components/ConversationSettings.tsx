@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import {
   DEFAULT_COMPACT_AT_PERCENT,
   DEFAULT_PERMISSION_TIMEOUT_SECONDS,
@@ -83,10 +83,16 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
   const [ctx, setCtx] = useState<ModelContext | null>(null);
   const [texts, setTexts] = useState<Texts>({ window: '', percent: String(DEFAULT_COMPACT_AT_PERCENT), timeout: String(DEFAULT_PERMISSION_TIMEOUT_SECONDS) });
   const [perms, setPerms] = useState<Record<string, ToolPolicy> | null>(null);
+  // The context fields the user typed in: another model's values do not replace them.
+  const edited = useRef({ window: false, percent: false });
 
   const showContext = useCallback((c: ModelContext) => {
     setCtx(c);
-    setTexts((t) => ({ ...t, window: c.context_window > 0 ? String(c.context_window) : '', percent: String(c.compact_at_percent) }));
+    setTexts((t) => ({
+      ...t,
+      window: edited.current.window ? t.window : c.context_window > 0 ? String(c.context_window) : '',
+      percent: edited.current.percent ? t.percent : String(c.compact_at_percent),
+    }));
   }, []);
 
   useEffect(() => {
@@ -116,7 +122,10 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
         (c) => {
           if (!stale) showContext({ ...c, model: wanted });
         },
-        () => undefined,
+        () => {
+          // A backend that cannot tell (an older one): the defaults, so Save is not held.
+          if (!stale) showContext({ model: wanted, context_window: 0, effective_context_window: 0, compact_at_percent: DEFAULT_COMPACT_AT_PERCENT });
+        },
       );
     }, MODEL_CONTEXT_DELAY_MS);
     return () => {
@@ -126,6 +135,7 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
   }, [wanted, ctx, showContext]);
 
   const saved = useCallback(() => {
+    edited.current = { window: false, percent: false }; // saved: they are the model's own now
     window.dispatchEvent(new Event(SETTINGS_SAVED_EVENT));
     getConversationSettings().then(setStored, () => undefined);
   }, []);
@@ -148,7 +158,10 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
 
   const pending = ctx !== null && wanted !== ctx.model;
   const off = disabled || stored === null;
-  const setText = (k: keyof Texts, v: string) => setTexts((t) => ({ ...t, [k]: v }));
+  const setText = (k: keyof Texts, v: string) => {
+    if (k !== 'timeout') edited.current[k] = true;
+    setTexts((t) => ({ ...t, [k]: v }));
+  };
   const auto = ctx && ctx.context_window === 0 ? ctx.effective_context_window : 0;
 
   const sections = (

@@ -318,33 +318,44 @@ export function listenForDrops(
   addFiles: (files: File[], rejected: { name: string; error: string }[]) => void,
   addPaths: (paths: string[]) => void,
 ): () => void {
-  const uriLists = !browser; // in the window a uri-list drag is a file drag
+  const uriLists = !browser; // in the window a uri-list drag from outside is a file drag
+  // A drag that started in the page (a link in the chat or an artifact) is never a file drag.
+  let inPage = false;
+  const isFileDrag = (dt: DataTransfer | null) => !inPage && dragHasFiles(dt, uriLists);
+  const onStart = () => {
+    inPage = true;
+  };
+  const onEnd = () => {
+    inPage = false;
+  };
   let depth = 0;
   const hide = () => {
     depth = 0;
     setDragging(false);
   };
   const onEnter = (e: DragEvent) => {
-    if (!dragHasFiles(e.dataTransfer, uriLists)) return;
+    if (!isFileDrag(e.dataTransfer)) return;
     depth++;
     setDragging(true);
     e.preventDefault();
   };
   const onOver = (e: DragEvent) => {
-    if (!dragHasFiles(e.dataTransfer, uriLists)) return;
+    if (!isFileDrag(e.dataTransfer)) return;
     e.preventDefault();
     if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
     setDragging(true);
   };
   const onLeave = (e: DragEvent) => {
-    if (!dragHasFiles(e.dataTransfer, uriLists)) return;
+    if (!isFileDrag(e.dataTransfer)) return;
     depth = Math.max(0, depth - 1);
     if (depth === 0 || e.relatedTarget === null) hide();
   };
   const onDrop = (e: DragEvent) => {
     hide();
     const dt = e.dataTransfer;
-    if (!dt || !dragHasFiles(dt, uriLists)) return;
+    const fromPage = inPage;
+    inPage = false;
+    if (!dt || fromPage || !dragHasFiles(dt, uriLists)) return;
     e.preventDefault(); // never let the web view open the file
     if (!browser) return; // the window's paths arrive through OnFileDrop
     const files: File[] = [];
@@ -363,6 +374,8 @@ export function listenForDrops(
     }
     addFiles(files, rejected);
   };
+  window.addEventListener('dragstart', onStart);
+  window.addEventListener('dragend', onEnd);
   window.addEventListener('dragenter', onEnter);
   window.addEventListener('dragover', onOver);
   window.addEventListener('dragleave', onLeave);
@@ -373,6 +386,8 @@ export function listenForDrops(
     addPaths(paths);
   });
   return () => {
+    window.removeEventListener('dragstart', onStart);
+    window.removeEventListener('dragend', onEnd);
     window.removeEventListener('dragenter', onEnter);
     window.removeEventListener('dragover', onOver);
     window.removeEventListener('dragleave', onLeave);
