@@ -10,8 +10,11 @@
 # release as the Go module it is published as (golang.org/toolchain@v0.0.1-go<version>.<os>-<arch>,
 # through the go command's own GOPROXY) and unpack it in ~/.local/go<version>.
 # Node: Vite 7 needs Node 20.19+ (Debian 12 has 18). When node is missing or older, Debian's
-# nodejs+npm install the npm packages node-linux-<arch> (the official node binary) and npm into
-# ~/.local/node<major> (through npm's default registry).
+# nodejs+npm install the npm packages node-linux-<arch> and npm into ~/.local/node<major>
+# (through npm's default registry). node-linux-<arch> repackages the Node.js release binary
+# but is not published by the Node.js project; npm checks the tarball against the
+# registry's integrity hash, nothing more. Where you can reach nodejs.org, its tarball (or
+# your distribution's backports) is the better source.
 # The Makefile puts both bin directories first on PATH (see `path` above).
 set -euo pipefail
 mode=${1:-run}
