@@ -374,25 +374,22 @@ export function listenForDrops(
     }
     addFiles(files, rejected);
   };
-  window.addEventListener('dragstart', onStart);
-  window.addEventListener('dragend', onEnd);
-  window.addEventListener('dragenter', onEnter);
-  window.addEventListener('dragover', onOver);
-  window.addEventListener('dragleave', onLeave);
-  window.addEventListener('drop', onDrop);
-  window.addEventListener('blur', hide);
+  const listeners: [string, EventListener][] = [
+    ['dragstart', onStart],
+    ['dragend', onEnd],
+    ['dragenter', onEnter as EventListener],
+    ['dragover', onOver as EventListener],
+    ['dragleave', onLeave as EventListener],
+    ['drop', onDrop as EventListener],
+    ['blur', hide],
+  ];
+  for (const [type, fn] of listeners) window.addEventListener(type, fn);
   const offNative = onDesktopFileDrop((paths) => {
     hide();
     addPaths(paths);
   });
   return () => {
-    window.removeEventListener('dragstart', onStart);
-    window.removeEventListener('dragend', onEnd);
-    window.removeEventListener('dragenter', onEnter);
-    window.removeEventListener('dragover', onOver);
-    window.removeEventListener('dragleave', onLeave);
-    window.removeEventListener('drop', onDrop);
-    window.removeEventListener('blur', hide);
+    for (const [type, fn] of listeners) window.removeEventListener(type, fn);
     offNative();
   };
 }
