@@ -384,12 +384,7 @@ func TestFlushResilience(t *testing.T) {
 		}
 	})
 	t.Run("an update that landed but reported an error is not duplicated", func(t *testing.T) {
-		db := openStore(t)
-		seed := NewManager(db, "conv", "msg")
-		_, _ = seed.Create(ctx, "report", "markdown", "R", "draft one")
-		if f := seed.Flush(ctx); f != nil {
-			t.Fatal(f)
-		}
+		db := seededReport(t, "draft one")
 		f := &flaky{DB: db, lieUpdate: true}
 		m := NewManager(f, "conv", "msg2")
 		if _, err := m.Update(ctx, "report", "one", "two"); err != nil {
@@ -435,12 +430,7 @@ func TestFlushResilience(t *testing.T) {
 		}
 	})
 	t.Run("an edit outside the run is a conflict, never overwritten", func(t *testing.T) {
-		db := openStore(t)
-		seed := NewManager(db, "conv", "msg")
-		_, _ = seed.Create(ctx, "report", "markdown", "R", "original")
-		if f := seed.Flush(ctx); f != nil {
-			t.Fatal(f)
-		}
+		db := seededReport(t, "original")
 		run := NewManager(db, "conv", "msg")
 		if _, err := run.Update(ctx, "report", "original", "agent text"); err != nil {
 			t.Fatal(err)
@@ -552,4 +542,19 @@ func TestUserEdits(t *testing.T) {
 	if got, _ := run.Read(ctx, "report", 0); got.Content != "user again" || got.Version != 5 {
 		t.Fatalf("run reads %+v after the user's edit", got)
 	}
+}
+
+// seededReport opens a store holding artifact "report" of conversation "conv" at version 1
+// with content, as an earlier run left it.
+func seededReport(t *testing.T, content string) *store.DB {
+	t.Helper()
+	db := openStore(t)
+	seed := NewManager(db, "conv", "msg")
+	if _, err := seed.Create(context.Background(), "report", "markdown", "R", content); err != nil {
+		t.Fatal(err)
+	}
+	if f := seed.Flush(context.Background()); f != nil {
+		t.Fatal(f)
+	}
+	return db
 }

@@ -126,14 +126,8 @@ func TestFuzzyFindAgreesWithBruteForce(t *testing.T) {
 		if len(old) == 0 {
 			continue
 		}
-		nc, err := normalize(testBudget(), string(content))
-		if err != nil {
-			t.Fatal(err)
-		}
-		no, err := normalize(testBudget(), string(old))
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc := mustNormalize(t, string(content))
+		no := mustNormalize(t, string(old))
 		out, err := fuzzyFind(testBudget(), nc, no.text)
 		if err != nil {
 			t.Fatal(err)
@@ -288,14 +282,8 @@ func TestFuzzyFindAgreesWithExhaustiveSearch(t *testing.T) {
 		for range 1 + rng.IntN(3) {
 			old[rng.IntN(len(old))] = []rune("#bd中V\n")[rng.IntN(6)]
 		}
-		nc, err := normalize(testBudget(), string(content))
-		if err != nil {
-			t.Fatal(err)
-		}
-		no, err := normalize(testBudget(), string(old))
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc := mustNormalize(t, string(content))
+		no := mustNormalize(t, string(old))
 		if no.text == "" || len(indexAll(nc.text, no.text, nc.aligned)) > 0 {
 			continue // Layer 1 decides these
 		}
@@ -346,4 +334,15 @@ func TestFuzzyFindAgreesWithExhaustiveSearch(t *testing.T) {
 		}
 	}
 	t.Logf("%v", counts)
+}
+
+// mustNormalize runs Layer 1's normalization of s with the test budget, failing the test on
+// an error.
+func mustNormalize(t *testing.T, s string) *normalized {
+	t.Helper()
+	n, err := normalize(testBudget(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
