@@ -1,0 +1,249 @@
+// Package sandbox runs a parser of untrusted input (a PDF fetched from the web or dropped
+// on the window) in a child process of the running executable, so that the parser's
+// failures stay there: a deadline or the caller's Stop kills the child, a memory cap ends
+// it before it can exhaust the machine, and its crash (a panic, "fatal error: out of
+// memory", an endless loop) becomes an error instead of taking the app down.
+//
+// A job is a pure function from input bytes to output bytes, registered by name from the
+// init function of the package that owns it:
+//
+//	func init() { sandbox.Handle("web.pdf", pdfJob) }
+//
+// Run starts os.Executable() again with the job's name in the environment. The child runs
+// package initialisation as any start of the program does; when it reaches the package
+// that registered the job, Handle sees the name, reads the input from stdin, runs the job
+// under the limits and exits, before main (or a test binary's testing.M) runs. Every
+// binary that links the owning package, the app and each test binary alike, can therefore
+// serve its jobs without further set-up. Handle costs one environment lookup when the
+// variable is not set.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variables that turn a start of the executable into a job's child process.
+const (
+	envJob    = "ARTIFACTFLOW_SANDBOX_JOB"
+	envMemory = "ARTIFACTFLOW_SANDBOX_MEMORY"
+)
+
+// Exit codes of a child process besides 0 (the output is the job's result).
+const (
+	exitJobError = 3 // the job returned an error; stdout holds its message
+	exitNoMemory = 4 // the memory watchdog ended the job; see watchMemory
+)
+
+// Defaults for Limits fields left zero.
+const (
+	// DefaultTimeout bounds one job from start to exit.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxMemory caps a child's heap, in bytes.
+	DefaultMaxMemory = 768 << 20
+	// DefaultMaxOutput caps a job's output, in bytes.
+	DefaultMaxOutput = 64 << 20
+)
+
+// Sentinel errors of Run; each error Run returns for a failed child wraps one of them (or
+// the context's error when the caller cancelled).
+var (
+	// ErrTimeout: the job did not finish within Limits.Timeout and was killed.
+	ErrTimeout = errors.New("took too long and was stopped")
+	// ErrOutOfMemory: the job needed more memory than Limits.MaxMemory.
+	ErrOutOfMemory = errors.New("needed too much memory and was stopped")
+	// ErrCrashed: the child died another way (a runtime fatal error, a signal).
+	ErrCrashed = errors.New("crashed")
+	// ErrOutputTooLarge: the job wrote more than Limits.MaxOutput bytes.
+	ErrOutputTooLarge = errors.New("produced too much output")
+	// ErrStart: the child could not be started (the executable is gone or not runnable).
+	ErrStart = errors.New("could not start the worker process")
+)
+
+// Func is a job: it turns its input into its output, or fails with an error whose message
+// is shown to the user. It runs in the child process and must not rely on any state of the
+// parent beyond its input.
+type Func func(input []byte) ([]byte, error)
+
+// Limits bound one Run. Zero fields take the defaults above.
+type Limits struct {
+	// Timeout bounds the child from start to exit.
+	Timeout time.Duration
+	// MaxMemory caps the child's memory, in bytes: the Go heap limit is set to it, a
+	// watchdog ends the child once the runtime holds more than it, and on Linux the
+	// data segment limit (RLIMIT_DATA) is set to twice it so a single huge allocation
+	// fails at once.
+	MaxMemory int64
+	// MaxOutput caps the output read back, in bytes.
+	MaxOutput int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = DefaultMaxOutput
+	}
+	return l
+}
+
+// slots bounds the children running at once, so a burst of uploads cannot start one
+// parser per file.
+var slots = make(chan struct{}, max(2, runtime.NumCPU()))
+
+// Handle registers fn as the job called name. Call it from an init function. In the parent
+// it only looks the environment up; in a child started by Run for name it serves the job
+// and exits the process.
+func Handle(name string, fn Func) {
+	if os.Getenv(envJob) != name {
+		return
+	}
+	os.Exit(serve(fn, os.Stdin, os.Stdout, os.Getenv(envMemory)))
+}
+
+// serve runs fn on all of in under the memory cap (bytes, in decimal) and writes its output
+// or error message to out; it returns the process exit code.
+func serve(fn Func, in io.Reader, out io.Writer, memory string) int {
+	limit, _ := strconv.ParseInt(memory, 10, 64)
+	if limit <= 0 {
+		limit = DefaultMaxMemory
+	}
+	debug.SetMemoryLimit(limit)
+	limitData(2 * limit)
+	go watchMemory(limit) // ends with the process
+	input, err := io.ReadAll(in)
+	if err != nil {
+		fmt.Fprintf(out, "read the input: %v", err)
+		return exitJobError
+	}
+	res, err := runJob(fn, input)
+	if err != nil {
+		io.WriteString(out, err.Error())
+		return exitJobError
+	}
+	if _, err := out.Write(res); err != nil {
+		return exitJobError
+	}
+	return 0
+}
+
+// runJob calls fn, turning a panic into an error.
+func runJob(fn Func, input []byte) (res []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("the reader failed on this file (%v)", r)
+		}
+	}()
+	return fn(input)
+}
+
+// Run runs the job called name in a child process with input on its stdin and returns the
+// job's output. The child is killed when ctx is done (Run then returns ctx's error,
+// wrapped) or when lim.Timeout passes (ErrTimeout). A job error comes back with the job's
+// message; a child that exceeds lim.MaxMemory gives ErrOutOfMemory, one that dies
+// otherwise ErrCrashed with the last line of its stderr, more than lim.MaxOutput bytes of
+// output ErrOutputTooLarge, and a child that cannot be started ErrStart. At most
+// max(2, NumCPU) children run at once; Run waits for a slot (or ctx).
+func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, error) {
+	lim = lim.withDefaults()
+	select {
+	case slots <- struct{}{}:
+		defer func() { <-slots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("sandbox %s: %w", name, ctx.Err())
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w: %w", name, ErrStart, err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, exe)
+	cmd.Env = append(os.Environ(), envJob+"="+name, envMemory+"="+strconv.FormatInt(lim.MaxMemory, 10))
+	cmd.Stdin = bytes.NewReader(input)
+	stdout := &capBuffer{max: lim.MaxOutput}
+	stderr := &capBuffer{max: 4 << 10} // a Go runtime crash says why in its first lines
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = time.Second // pipes of a killed child are closed after this
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("sandbox %s: %w", name, ctx.Err())
+	case runCtx.Err() != nil:
+		return nil, fmt.Errorf("sandbox %s: %w after %v", name, ErrTimeout, lim.Timeout)
+	case stdout.over:
+		return nil, fmt.Errorf("sandbox %s: %w (over %d MB)", name, ErrOutputTooLarge, lim.MaxOutput>>20)
+	case err == nil:
+		return stdout.buf.Bytes(), nil
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return nil, fmt.Errorf("sandbox %s: %w: %w", name, ErrStart, err)
+	}
+	switch code := exitErr.ExitCode(); {
+	case code == exitJobError:
+		return nil, &JobError{Msg: stdout.buf.String()}
+	case code == exitNoMemory || strings.Contains(stderr.buf.String(), "out of memory"):
+		return nil, fmt.Errorf("sandbox %s: %w (over %d MB)", name, ErrOutOfMemory, lim.MaxMemory>>20)
+	default:
+		return nil, fmt.Errorf("sandbox %s: %w (%v: %s)", name, ErrCrashed, exitErr, firstLine(stderr.buf.String()))
+	}
+}
+
+// JobError is the error a job returned in its child; Msg is its message.
+type JobError struct{ Msg string }
+
+// Error returns the job's message.
+func (e *JobError) Error() string { return e.Msg }
+
+// firstLine returns the line of s that says what went wrong: the Go runtime's "fatal
+// error:" or "panic:" line when there is one, else the first non-empty line; at most 200
+// bytes.
+func firstLine(s string) string {
+	pick := ""
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "panic:") {
+			pick = l
+			break
+		}
+		if pick == "" {
+			pick = l
+		}
+	}
+	if len(pick) > 200 {
+		pick = pick[:200]
+	}
+	return pick
+}
+
+// capBuffer keeps up to max bytes and drops the rest, noting that it did (so the child is
+// never blocked on a full pipe).
+type capBuffer struct {
+	buf  bytes.Buffer
+	max  int64
+	over bool
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	if room := c.max - int64(c.buf.Len()); int64(len(p)) > room {
+		c.over = true
+		c.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}

@@ -1,0 +1,97 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The test binary serves these jobs when Run starts it again (see Handle).
+func init() {
+	Handle("test.upper", func(in []byte) ([]byte, error) { return bytes.ToUpper(in), nil })
+	Handle("test.fail", func([]byte) ([]byte, error) { return nil, errors.New("this file is broken: page 3") })
+	Handle("test.panic", func([]byte) ([]byte, error) { panic("index out of range") })
+	Handle("test.loop", func([]byte) ([]byte, error) {
+		for x := 0; ; x++ { // a parser caught in a reference cycle
+			_ = x
+		}
+	})
+	Handle("test.huge", func([]byte) ([]byte, error) {
+		s := make([]string, 0, 2_000_000_000) // a page count taken from a hostile file
+		return []byte{byte(len(s))}, nil
+	})
+	Handle("test.grow", func([]byte) ([]byte, error) {
+		var keep [][]byte
+		for {
+			keep = append(keep, bytes.Repeat([]byte{'x'}, 1<<20)) // padding written cell by cell
+		}
+	})
+	Handle("test.exit", func([]byte) ([]byte, error) { os.Exit(7); return nil, nil })
+	Handle("test.flood", func([]byte) ([]byte, error) { return bytes.Repeat([]byte{'y'}, 3<<20), nil })
+}
+
+func TestRun(t *testing.T) {
+	small := Limits{Timeout: 20 * time.Second, MaxMemory: 256 << 20, MaxOutput: 1 << 20}
+	tests := []struct {
+		job     string
+		lim     Limits
+		want    string // output, when the job succeeds
+		wantErr error  // sentinel, when it fails
+		errHas  string
+	}{
+		{job: "test.upper", lim: small, want: "HELLO PDF"},
+		{job: "test.fail", lim: small, errHas: "this file is broken: page 3"},
+		{job: "test.panic", lim: small, errHas: "the reader failed on this file (index out of range)"},
+		{job: "test.loop", lim: Limits{Timeout: time.Second}, wantErr: ErrTimeout, errHas: "took too long"},
+		{job: "test.huge", lim: small, wantErr: ErrOutOfMemory, errHas: "over 256 MB"},
+		{job: "test.grow", lim: small, wantErr: ErrOutOfMemory},
+		{job: "test.exit", lim: small, wantErr: ErrCrashed, errHas: "exit status 7"},
+		{job: "test.flood", lim: small, wantErr: ErrOutputTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.job, func(t *testing.T) {
+			out, err := Run(context.Background(), tc.job, []byte("hello pdf"), tc.lim)
+			if tc.want != "" {
+				if err != nil || string(out) != tc.want {
+					t.Fatalf("Run = %q, %v; want %q", out, err, tc.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Run = %q, want an error", out)
+			}
+			if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("error %q does not wrap %q", err, tc.wantErr)
+			}
+			if !strings.Contains(err.Error(), tc.errHas) {
+				t.Errorf("error %q does not say %q", err, tc.errHas)
+			}
+		})
+	}
+}
+
+// TestRunCancel checks that the caller's Stop kills a child caught in a loop at once and
+// that the error is the context's, not a timeout.
+func TestRunCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := Run(ctx, "test.loop", nil, Limits{Timeout: time.Minute})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 1300*time.Millisecond {
+		t.Errorf("Run returned %v after the cancel, want within a second", d-300*time.Millisecond)
+	}
+}
+
+// TestHandleIgnoresOtherJobs checks that Handle does nothing in a process that is not a
+// child for that job (this test binary would have exited otherwise).
+func TestHandleIgnoresOtherJobs(t *testing.T) {
+	t.Setenv(envJob, "test.other")
+	Handle("test.upper", func([]byte) ([]byte, error) { t.Fatal("job ran"); return nil, nil })
+}
