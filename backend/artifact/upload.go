@@ -158,7 +158,7 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, err)
 	}
 
-	text, err := extract.Text(name, up.Data)
+	text, err := extract.Text(ctx, name, up.Data)
 	if err != nil { // text is unreadable then; keep the file anyway
 		slog.Error("artifact: extracting the text of an upload failed", "name", title, "err", err)
 	}

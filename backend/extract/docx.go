@@ -331,7 +331,15 @@ func headingLevel(style string) int {
 	return 0
 }
 
-// renderTable writes rows as a GFM table, the first row as header; short rows are padded.
+// maxPaddedCells is the most cells (rows times the widest row) a table may have for its
+// short rows to be filled up with empty cells.
+const maxPaddedCells = 100_000
+
+// renderTable writes rows as a GFM table, the first row as header, every row filled up to
+// the widest with empty cells. Past maxPaddedCells only the header row is filled: GFM
+// gives a shorter body row empty cells anyway, and filling every row costs rows times the
+// width (a 100,000-cell first row over 100,000 one-cell rows would be 10 billion cells),
+// so the output stays linear in the cells given.
 func renderTable(rows [][]string) string {
 	width := 0
 	for _, r := range rows {
@@ -343,8 +351,12 @@ func renderTable(rows [][]string) string {
 	cell := strings.NewReplacer("|", `\|`, "\n", " ", "\t", " ")
 	var b strings.Builder
 	for i, r := range rows {
+		n := len(r)
+		if i == 0 || len(rows)*width <= maxPaddedCells {
+			n = width
+		}
 		b.WriteString("|")
-		for j := 0; j < width; j++ {
+		for j := 0; j < n; j++ {
 			c := ""
 			if j < len(r) {
 				c = strings.TrimSpace(cell.Replace(r[j]))

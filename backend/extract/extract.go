@@ -6,6 +6,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -100,16 +101,17 @@ var languages = map[string]string{
 // Result{Readable: false, ContentType: ContentTypeBinary, Reason: why} and a nil error. An
 // empty file of any type is readable with empty text. The error is non-nil only when this
 // package itself fails (a panic outside the third-party parsers); the Result is then
-// unreadable as well, so a caller may store the file as binary and log the error. Text
-// never panics.
+// unreadable as well, so a caller may store the file as binary and log the error, or when
+// ctx ended while a parser ran (the error then wraps ctx's error). Text never panics.
 //
 // Text files, source code and HTML are decoded by: a byte-order mark (UTF-8, UTF-16 and
 // UTF-32, either byte order); else NUL bytes mean binary; else valid UTF-8; else, for HTML,
 // the <meta charset> declaration; else the candidates of a statistical detector
 // (github.com/gogs/chardet, a port of ICU's) in order of confidence, the first whose
 // decoding through golang.org/x/text is clean text winning. HTML is then converted to
-// Markdown by web.HTMLToMarkdown, PDF read by web.PDFToText, DOCX by docxToMarkdown.
-func Text(name string, data []byte) (res Result, err error) {
+// Markdown by web.HTMLToMarkdown, PDF read by web.PDFToText (in a child process that ctx
+// or its deadline kills), DOCX by docxToMarkdown.
+func Text(ctx context.Context, name string, data []byte) (res Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = unreadable("internal error while reading the file")
@@ -150,7 +152,10 @@ func Text(name string, data []byte) (res Result, err error) {
 			}
 		}
 	case formatPDF:
-		if err := safely("PDF reader", func() (err error) { _, text, err = web.PDFToText(data); return err }); err != nil {
+		if _, text, err = web.PDFToText(ctx, data); err != nil {
+			if ctx.Err() != nil {
+				return unreadable("reading stopped"), fmt.Errorf("extract %q: %w", name, err)
+			}
 			return unreadable(err.Error()), nil
 		}
 	case formatDOCX:

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestTextDecodesCharsets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			got, err := Text(tc.file, tc.data)
+			got, err := Text(context.Background(), tc.file, tc.data)
 			want := Result{Text: tc.wantText, ContentType: tc.wantType, Encoding: tc.wantEnc, Readable: true}
 			if err != nil || got != want {
 				t.Errorf("Text = %+v, %v\nwant %+v", got, err, want)
@@ -110,7 +111,7 @@ func TestTextConverts(t *testing.T) {
 		wantType string
 	}{
 		{file: "page.html", data: []byte("<html><head><title>T</title></head><body><h2>Findings</h2><p>Growth was <b>strong</b>.</p><table><tr><th>q</th><th>n</th></tr><tr><td>Q1</td><td>5</td></tr></table><script>evil()</script></body></html>"),
-			wantSub: []string{"## Findings", "**strong**", "| q  | n |", "| Q1 | 5 |"}, notSub: []string{"evil", "<script"}, wantEnc: "UTF-8", wantType: "markdown"},
+			wantSub: []string{"## Findings", "**strong**", "| q | n |", "| Q1 | 5 |"}, notSub: []string{"evil", "<script"}, wantEnc: "UTF-8", wantType: "markdown"},
 		{file: "gbk.htm", data: gbkHTML, wantSub: []string{"# 结论", zhHans}, wantEnc: "gbk", wantType: "markdown"},
 		{file: "undeclared.html", data: undeclaredGBKHTML, wantSub: []string{"## 摘要", zhHans}, wantEnc: "GB18030", wantType: "markdown"},
 		{file: "paper.pdf", data: buildPDF("Paper", "Abstract text here", "Second page"), want: "Abstract text here\n\nSecond page", wantType: "markdown"},
@@ -119,7 +120,7 @@ func TestTextConverts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			got, err := Text(tc.file, tc.data)
+			got, err := Text(context.Background(), tc.file, tc.data)
 			if err != nil || !got.Readable || got.ContentType != tc.wantType || got.Encoding != tc.wantEnc || got.Reason != "" {
 				t.Fatalf("Text = %+v, %v; want readable %s in %q", got, err, tc.wantType, tc.wantEnc)
 			}
@@ -173,7 +174,7 @@ func TestTextUnreadable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			got, err := Text(tc.file, tc.data)
+			got, err := Text(context.Background(), tc.file, tc.data)
 			if err != nil || got.Readable || got.ContentType != ContentTypeBinary || got.Text != "" || got.Encoding != "" {
 				t.Fatalf("Text = %+v, %v; want unreadable binary", got, err)
 			}
@@ -205,7 +206,7 @@ func FuzzText(f *testing.F) {
 	f.Add(uint8(5), []byte{0x81, 0x40, 0xE3, 0x81})
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		st := time.Now()
-		res, err := Text(names[int(kind)%len(names)], data)
+		res, err := Text(context.Background(), names[int(kind)%len(names)], data)
 		if time.Since(st) > 3*time.Second {
 			t.Fatalf("slow: %v", time.Since(st))
 		}

@@ -2,13 +2,18 @@ package web
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/ledongthuc/pdf"
+
+	"artifactflow/backend/sandbox"
 )
 
 // HTMLToMarkdown converts an HTML document held in memory (an uploaded .html file, say) to
@@ -36,9 +41,11 @@ func HTMLToMarkdown(data []byte, contentType, baseURL string) (title, markdown s
 	return htmlToPage(decodeText(data, contentType), base)
 }
 
-// PDF limits of PDFToText. github.com/ledongthuc/pdf loops forever on some malformed
-// files (a page tree whose /Kids contain an ancestor, a /Parent or /Prev chain that
-// cycles) and re-reads the file on every object access; these bound its work.
+// PDF limits. github.com/ledongthuc/pdf trusts the file: it loops forever on some
+// malformed files (a page tree whose /Kids contain an ancestor, a /Parent or /Prev chain
+// that cycles), re-reads the file on every object access, and sizes slices from counts the
+// file declares. PDFToText therefore runs it in a child process (backend/sandbox) under a
+// deadline and a memory cap, and inside that process these bound its work.
 const (
 	// pdfReadFactor and pdfReadSlack bound the bytes the parser may read from the file:
 	// pdfReadFactor times its size plus pdfReadSlack. The parser reads up to 4 KB per
@@ -49,22 +56,96 @@ const (
 	pdfMaxTreeDepth = 64
 	// pdfMaxTreeNodes is the most page-tree nodes visited (pages and intermediate nodes).
 	pdfMaxTreeNodes = 100_000
+	// PDFMaxPages is the most pages whose text is read; later pages are left out and a
+	// closing line says so.
+	PDFMaxPages = 5_000
+	// PDFMaxText is the most text kept from one PDF, in bytes; the text is cut at a page
+	// boundary (or inside a single huge page) and a closing line says so.
+	PDFMaxText = 16 << 20
 )
+
+// pdfLimits bound the child process that reads one PDF: 30 s, 768 MB of memory, and the
+// text cap plus room for the title and the JSON around them.
+var pdfLimits = sandbox.Limits{Timeout: 30 * time.Second, MaxMemory: 768 << 20, MaxOutput: 2*PDFMaxText + 1<<20}
+
+// pdfJob is the sandbox job name of PDF text extraction.
+const pdfJob = "web.pdf"
+
+func init() { sandbox.Handle(pdfJob, pdfWorker) }
+
+// pdfResult is what the PDF child process returns.
+type pdfResult struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// pdfWorker is the sandbox job: the PDF's bytes in, a JSON pdfResult out.
+func pdfWorker(data []byte) ([]byte, error) {
+	title, text, err := pdfText(data)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(pdfResult{Title: title, Text: text})
+}
 
 // errPDFTooComplex is returned by budgetReaderAt once the read budget is spent.
 var errPDFTooComplex = errors.New("the PDF is too complex to read (its structure loops or is extremely large)")
 
-// PDFToText extracts the text layer of a PDF held in memory: it returns the document title
-// (Info /Title, "" when absent) and the text of every page in page-tree order, pages
-// separated by a blank line; pages whose text cannot be read are skipped.
+// PDFToText extracts the text layer of a PDF held in memory, the one PDF reader of
+// web_fetch and of uploads: it returns the document title (Info /Title, "" when absent)
+// and the text of every page in page-tree order, pages separated by a blank line; pages
+// whose text cannot be read are skipped.
 //
-// Unlike web_fetch's PDF path it is hardened for files of unknown origin: the page tree is
-// walked once with a depth and node limit (so cyclic trees fail instead of looping), and
-// the parser may read at most 48 times the file size plus 32 MB, which ends its other
-// loops on cyclic references (within about a second for a small file). Errors: the file
-// cannot be parsed, has no pages, has no text layer (scanned images), or exceeds a limit;
-// a panic inside the parser is returned as an error too.
-func PDFToText(data []byte) (title, text string, err error) {
+// The file is of unknown origin, so the parser runs in a child process (backend/sandbox)
+// that is killed when ctx is done or after 30 s and may hold at most 768 MB; inside it the
+// page tree is walked once with a depth and node limit (so cyclic trees fail instead of
+// looping), the parser may read at most 48 times the file size plus 32 MB (which ends its
+// other loops on cyclic references), at most PDFMaxPages pages are read and at most
+// PDFMaxText bytes of text kept. Errors start with "broken PDF" or "PDF": the file cannot
+// be parsed, has no pages, has no text layer (scanned images), exceeds a limit, or the
+// reader took too long (wraps sandbox.ErrTimeout), needed too much memory
+// (sandbox.ErrOutOfMemory) or crashed (sandbox.ErrCrashed); ctx's error when ctx ended
+// first.
+func PDFToText(ctx context.Context, data []byte) (title, text string, err error) {
+	out, err := sandbox.Run(ctx, pdfJob, data, pdfLimits)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", fmt.Errorf("read PDF: %w", ctx.Err())
+		}
+		var jobErr *sandbox.JobError
+		if errors.As(err, &jobErr) {
+			return "", "", err
+		}
+		return "", "", fmt.Errorf("broken PDF: the PDF reader %w", unwrapSandbox(err))
+	}
+	var res pdfResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return "", "", fmt.Errorf("broken PDF: the PDF reader's answer is unreadable: %w", err)
+	}
+	return res.Title, res.Text, nil
+}
+
+// unwrapSandbox drops the "sandbox <job>: " prefix of a sandbox error, keeping its chain.
+func unwrapSandbox(err error) error {
+	msg := err.Error()
+	if _, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(msg, "sandbox ") {
+		return &prefixedError{msg: rest, err: err}
+	}
+	return err
+}
+
+// prefixedError shows msg and unwraps to err.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }
+
+// pdfText is the in-process extraction PDFToText runs in its child: see PDFToText for
+// the limits. A panic inside the parser is returned as an error.
+func pdfText(data []byte) (title, text string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			title, text, err = "", "", fmt.Errorf("broken PDF: %v", r)
@@ -82,8 +163,13 @@ func PDFToText(data []byte) (title, text string, err error) {
 	if len(pages) == 0 {
 		return "", "", errors.New("broken PDF: no pages")
 	}
-	texts := make([]string, 0, len(pages))
+	var b strings.Builder
+	read, cut := 0, ""
 	for i, p := range pages {
+		if i == PDFMaxPages {
+			cut = fmt.Sprintf("[Only the first %d of %d pages were read.]", PDFMaxPages, len(pages))
+			break
+		}
 		t, err := p.GetPlainText(nil)
 		if f.left <= 0 {
 			return "", "", errPDFTooComplex
@@ -92,15 +178,30 @@ func PDFToText(data []byte) (title, text string, err error) {
 			slog.Debug("web: PDF page without readable text", "page", i+1, "err", err)
 			continue
 		}
-		if t = strings.TrimSpace(t); t != "" {
-			texts = append(texts, t)
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if b.Len()+len(t) > PDFMaxText {
+			t, _ = Truncate(t, max(PDFMaxText-b.Len(), 0)/4) // runes of up to 4 bytes
+			cut = fmt.Sprintf("[The text was cut at page %d of %d: it is over %d MB.]", i+1, len(pages), PDFMaxText>>20)
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t)
+		read++
+		if cut != "" {
+			break
 		}
 	}
-	if len(texts) == 0 {
+	if read == 0 {
 		return "", "", fmt.Errorf("PDF has %d page(s) but no text layer (scanned images?)", len(pages))
 	}
+	if cut != "" {
+		b.WriteString("\n\n" + cut)
+	}
 	title = strings.TrimSpace(r.Trailer().Key("Info").Key("Title").Text())
-	return title, strings.Join(texts, "\n\n"), nil
+	return title, b.String(), nil
 }
 
 // pdfPages returns the leaf pages under the page-tree node root in document order,

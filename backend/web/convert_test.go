@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,7 +79,7 @@ func TestHTMLToMarkdownBadBase(t *testing.T) {
 }
 
 func TestPDFToText(t *testing.T) {
-	title, text, err := PDFToText(buildPDF("Upload Test", "first page line", "second page"))
+	title, text, err := PDFToText(context.Background(), buildPDF("Upload Test", "first page line", "second page"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestPDFToText(t *testing.T) {
 		t.Errorf("PDFToText = %q, %q", title, text)
 	}
 	for _, bad := range [][]byte{nil, []byte("%PDF-1.4\ngarbage"), []byte("not a pdf at all")} {
-		if _, _, err := PDFToText(bad); err == nil {
+		if _, _, err := PDFToText(context.Background(), bad); err == nil {
 			t.Errorf("PDFToText(%q) gave no error", bad)
 		}
 	}
@@ -115,7 +116,7 @@ func TestPDFToTextStopsOnLoops(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := PDFToText(tc.data)
+			_, _, err := PDFToText(context.Background(), tc.data)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one mentioning %q", err, tc.want)
 			}
@@ -130,7 +131,7 @@ func TestPDFToTextManyPages(t *testing.T) {
 	for i := range texts {
 		texts[i] = fmt.Sprintf("page %d text", i+1)
 	}
-	_, text, err := PDFToText(buildPDF("Book", texts...))
+	_, text, err := PDFToText(context.Background(), buildPDF("Book", texts...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,7 +194,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	case kindHTML:
 		page.Title, page.Content, err = htmlToPage(decodeText(body, header), final)
 	case kindPDF:
-		page.Title, page.Content, err = pdfToText(body)
+		page.Title, page.Content, err = PDFToText(ctx, body)
 		if err != nil && page.Truncated {
 			err = fmt.Errorf("%w (the file is larger than the %d-byte size cap)", err, f.cfg.MaxBytes)
 		}
