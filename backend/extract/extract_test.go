@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"artifactflow/backend/testdocs"
 	"bytes"
 	"context"
 	"strings"
@@ -114,7 +115,7 @@ func TestTextConverts(t *testing.T) {
 			wantSub: []string{"## Findings", "**strong**", "| q | n |", "| Q1 | 5 |"}, notSub: []string{"evil", "<script"}, wantEnc: "UTF-8", wantType: "markdown"},
 		{file: "gbk.htm", data: gbkHTML, wantSub: []string{"# 结论", zhHans}, wantEnc: "gbk", wantType: "markdown"},
 		{file: "undeclared.html", data: undeclaredGBKHTML, wantSub: []string{"## 摘要", zhHans}, wantEnc: "GB18030", wantType: "markdown"},
-		{file: "paper.pdf", data: buildPDF("Paper", "Abstract text here", "Second page"), want: "Abstract text here\n\nSecond page", wantType: "markdown"},
+		{file: "paper.pdf", data: testdocs.BuildPDF("Paper", "Abstract text here", "Second page"), want: "Abstract text here\n\nSecond page", wantType: "markdown"},
 		{file: "report.docx", data: docx, want: wantDOCX, wantType: "markdown"},
 		{file: "crlf.docx", data: buildDOCX(t, para("", "a\r\nb")), want: "a\nb", wantType: "markdown"},
 	}
@@ -163,7 +164,7 @@ func TestTextUnreadable(t *testing.T) {
 		{"random.go", "binary", garbage},
 		{"garbage.html", "binary", garbage},
 		{"garbage.pdf", "PDF", garbage},
-		{"truncated.pdf", "PDF", buildPDF("T", "text")[:200]},
+		{"truncated.pdf", "PDF", testdocs.BuildPDF("T", "text")[:200]},
 		{"garbage.docx", "not a valid DOCX", garbage},
 		{"truncated.docx", "not a valid DOCX", buildDOCX(t, para("", "x"))[:100]},
 		{"no-document.docx", "word/document.xml is missing", buildZip(t, [2]string{"word/other.xml", "<a/>"})},
@@ -200,7 +201,7 @@ func FuzzText(f *testing.F) {
 	f.Add(uint8(0), []byte("plain text\r\n"))
 	f.Add(uint8(0), []byte(zhHans))
 	f.Add(uint8(1), []byte("<html><body><p>x</p><table><tr><td>1</td></tr></table></body></html>"))
-	f.Add(uint8(2), buildPDF("T", "hello"))
+	f.Add(uint8(2), testdocs.BuildPDF("T", "hello"))
 	f.Add(uint8(3), buildDOCX(f, para(`<w:numPr><w:ilvl w:val="2"/><w:numId w:val="3"/></w:numPr>`, "x")+`<w:tbl><w:tr><w:tc><w:p/></w:tc></w:tr></w:tbl>`))
 	f.Add(uint8(4), []byte{0xFF, 0xFE, 0x41, 0x00})
 	f.Add(uint8(5), []byte{0x81, 0x40, 0xE3, 0x81})

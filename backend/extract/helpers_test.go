@@ -3,53 +3,10 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
-	"fmt"
-	"strings"
 	"testing"
 
 	"golang.org/x/text/encoding"
 )
-
-// buildPDF writes a minimal valid PDF by hand (copied from backend/web's tests): one page
-// per text with a WinAnsi Helvetica font, an Info dictionary with title, and an exact xref.
-func buildPDF(title string, pageTexts ...string) []byte {
-	n := len(pageTexts)
-	kids := make([]string, n)
-	for i := range pageTexts {
-		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
-	}
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-		fmt.Sprintf("<< /Title (%s) >>", title),
-	}
-	for i, text := range pageTexts {
-		var content strings.Builder
-		content.WriteString("BT /F1 12 Tf 72 720 Td 14 TL\n")
-		for _, line := range strings.Split(text, "\n") {
-			fmt.Fprintf(&content, "(%s) Tj T*\n", line)
-		}
-		content.WriteString("ET")
-		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 6+2*i),
-			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.String()))
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 4 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
 
 // documentXML wraps WordprocessingML body content in a w:document.
 func documentXML(body string) string {

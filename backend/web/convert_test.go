@@ -1,6 +1,7 @@
 package web
 
 import (
+	"artifactflow/backend/testdocs"
 	"bytes"
 	"context"
 	"errors"
@@ -79,7 +80,7 @@ func TestHTMLToMarkdownBadBase(t *testing.T) {
 }
 
 func TestPDFToText(t *testing.T) {
-	title, text, err := PDFToText(context.Background(), buildPDF("Upload Test", "first page line", "second page"))
+	title, text, err := PDFToText(context.Background(), testdocs.BuildPDF("Upload Test", "first page line", "second page"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestPDFToText(t *testing.T) {
 // (found by fuzzing backend/extract); each must end with an error. A regression shows as
 // the test timing out.
 func TestPDFToTextStopsOnLoops(t *testing.T) {
-	valid := buildPDF("T", "some text")
+	valid := testdocs.BuildPDF("T", "some text")
 	mutate := func(old, new string) []byte {
 		if len(old) != len(new) || !bytes.Contains(valid, []byte(old)) {
 			t.Fatalf("bad mutation %q -> %q", old, new)
@@ -131,7 +132,7 @@ func TestPDFToTextManyPages(t *testing.T) {
 	for i := range texts {
 		texts[i] = fmt.Sprintf("page %d text", i+1)
 	}
-	_, text, err := PDFToText(context.Background(), buildPDF("Book", texts...))
+	_, text, err := PDFToText(context.Background(), testdocs.BuildPDF("Book", texts...))
 	if err != nil {
 		t.Fatal(err)
 	}

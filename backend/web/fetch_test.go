@@ -1,6 +1,7 @@
 package web
 
 import (
+	"artifactflow/backend/testdocs"
 	"bytes"
 	"context"
 	"errors"
@@ -171,7 +172,7 @@ func TestFetchDecodesCharsets(t *testing.T) {
 }
 
 func TestFetchPDF(t *testing.T) {
-	doc := buildPDF("Tiny Test PDF", "Hello from page one\nsecond line of page one", "Page two says goodbye")
+	doc := testdocs.BuildPDF("Tiny Test PDF", "Hello from page one\nsecond line of page one", "Page two says goodbye")
 	ts := serveBody(t, "application/pdf", doc)
 	page, err := privateOK().Fetch(context.Background(), ts.URL+"/paper.pdf")
 	if err != nil {
@@ -187,7 +188,7 @@ func TestFetchPDF(t *testing.T) {
 }
 
 func TestFetchBrokenPDF(t *testing.T) {
-	doc := buildPDF("T", "some text")
+	doc := testdocs.BuildPDF("T", "some text")
 	tests := []struct {
 		name   string
 		cfg    FetcherConfig

@@ -1,0 +1,145 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"artifactflow/backend/sandbox"
+	"artifactflow/backend/testdocs"
+)
+
+// TestPDFToTextHostile feeds the PDFs that crashed or hung web_fetch: a page tree that
+// declares two billion pages (the reader sized a slice by it: out of memory) and a /Parent
+// chain that cycles (the reader looped forever). Each ends at once, the first with its one
+// real page, the second with an error that says why.
+func TestPDFToTextHostile(t *testing.T) {
+	tests := []struct {
+		name, want, errHas string
+		data               []byte
+	}{
+		{name: "count bomb", data: testdocs.PDFCountBomb(), want: "one real page"},
+		{name: "parent cycle", data: testdocs.PDFParentCycle(), errHas: "too complex"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, text, err := PDFToText(context.Background(), tc.data)
+			if tc.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("PDFToText = %q, %v; want an error saying %q", text, err, tc.errHas)
+				}
+				return
+			}
+			if err != nil || text != tc.want {
+				t.Fatalf("PDFToText = %q, %v; want %q", text, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPDFToTextDeadlineAndStop checks that the PDF reader runs where it can be abandoned:
+// past its deadline it is killed with an error naming the limit, and the caller's Stop
+// ends it at once.
+func TestPDFToTextDeadlineAndStop(t *testing.T) {
+	doc := testdocs.BuildPDF("T", "text")
+	saved := pdfLimits
+	t.Cleanup(func() { pdfLimits = saved })
+
+	pdfLimits.Timeout = 50 * time.Millisecond // less than a child process needs to start
+	_, _, err := PDFToText(context.Background(), doc)
+	if !errors.Is(err, sandbox.ErrTimeout) || !strings.Contains(err.Error(), "broken PDF: the PDF reader took too long and was stopped after 50ms") {
+		t.Errorf("past the deadline: err = %v", err)
+	}
+
+	pdfLimits = saved
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	_, _, err = PDFToText(ctx, doc)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("after Stop: err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Stop took %v to end the reader", d)
+	}
+}
+
+// TestFetchHostileTables fetches the table pages whose Markdown exhausted memory (a 1 MB
+// header cell over 100,000 rows, a 100,000-cell first row over 100,000 rows, spans of two
+// billion): each converts, its Markdown no larger than the page (64 KB for the small spans
+// page, whose spans are cut to 64), with the cells kept.
+func TestFetchHostileTables(t *testing.T) {
+	tests := []struct {
+		name     string
+		page     []byte
+		maxBytes int
+		wants    []string
+	}{
+		{"padding", testdocs.TablePaddingHTML(), len(testdocs.TablePaddingHTML()), []string{"HHHHHHHH", "\na\n", "\nz\n"}},
+		{"wide", testdocs.WideTableHTML(), len(testdocs.WideTableHTML()), []string{"c | c | c", "\nr\n"}},
+		{"spans", testdocs.SpanTableHTML(), 64 << 10, []string{"| a | b |", "| c | d |"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := serveBody(t, "text/html; charset=utf-8", tc.page)
+			page, err := privateOK().Fetch(context.Background(), ts.URL+"/table.html")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Content) > tc.maxBytes {
+				t.Errorf("Markdown is %d bytes for a %d-byte page", len(page.Content), len(tc.page))
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(page.Content, w) {
+					t.Errorf("Markdown lacks %q (starts %q)", w, page.Content[:min(len(page.Content), 300)])
+				}
+			}
+		})
+	}
+}
+
+// TestBoundTables checks the table rules on small tables: spans above the limit are
+// lowered, a table within the cell budget stays a GFM table, a larger one becomes one line
+// per row, and a nested table is judged on its own.
+func TestBoundTables(t *testing.T) {
+	row := func(cells int) string { return "<tr>" + strings.Repeat("<td>v</td>", cells) + "</tr>" }
+	tests := []struct {
+		name, html    string
+		want, notWant string
+	}{
+		{"small table stays", "<table>" + row(3) + row(3) + "</table>", "|---|---|---|\n| v | v | v |\n| v | v | v |", ""},
+		{"span clamped", `<table><tr><th colspan="9999">a</th></tr>` + row(1) + "</table>", "| a |" + strings.Repeat("  |", maxSpan-1) + "\n", ""},
+		{"over budget flattened", "<table>" + row(maxTableCells/100+1) + strings.Repeat(row(1), 99) + "</table>", "v | v | v", "|---|"},
+		{"nested table judged alone", "<table><tr><td><table>" + row(2) + row(2) + "</table></td></tr>" + strings.Repeat(row(1), 10) + "</table>", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, md, err := HTMLToMarkdown([]byte("<html><body>"+tc.html+"</body></html>"), "text/html", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != "" && !strings.Contains(md, tc.want) {
+				t.Errorf("Markdown lacks %q:\n%.400s", tc.want, md)
+			}
+			if tc.notWant != "" && strings.Contains(md, tc.notWant) {
+				t.Errorf("Markdown has %q:\n%.400s", tc.notWant, md)
+			}
+		})
+	}
+}
+
+// TestHTMLSizeCaps checks that a document over MaxHTMLBytes is refused before parsing and
+// that Markdown over MaxMarkdownBytes is cut at a line with a note.
+func TestHTMLSizeCaps(t *testing.T) {
+	_, _, err := HTMLToMarkdown(make([]byte, MaxHTMLBytes+1), "text/html; charset=utf-8", "")
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("oversized HTML: err = %v, want ErrTooLarge", err)
+	}
+	long := strings.Repeat("a line of text\n", MaxMarkdownBytes/15+10)
+	got := capMarkdown(long)
+	if len(got) > MaxMarkdownBytes+100 || !strings.HasSuffix(got, "[The page's text was cut here: it is over 16 MB.]") || !strings.Contains(got, "a line of text\n\n[The") {
+		t.Errorf("capMarkdown: %d bytes, ends %q", len(got), got[len(got)-80:])
+	}
+}
