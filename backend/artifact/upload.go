@@ -135,8 +135,9 @@ func bytePrefix(s string, n int) (string, bool) {
 // The original bytes are first saved as blobsDir/<sha256 hex> (directory created 0700,
 // file 0600, written to a temporary file and renamed; skipped when that blob exists), and
 // the artifact's metadata records original_name, size, sha256, mime, encoding, readable
-// and blob. If the database write fails the blob stays: it is content-addressed and a
-// later upload of the same bytes reuses it.
+// and blob. If the database write fails, a blob this upload wrote is removed again (one
+// that existed before belongs to another artifact and stays); callers serialise uploads
+// into one blobs directory so that two uploads of the same bytes cannot race on it.
 //
 // maxBytes is the size limit in bytes (DefaultMaxUploadBytes when <= 0). Errors:
 // ErrTooLarge, naming the file, its size and the limit, when up.Data is larger (nothing is
@@ -159,6 +160,9 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 	}
 
 	text, err := extract.Text(ctx, name, up.Data)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, ctxErr)
+	}
 	if err != nil { // text is unreadable then; keep the file anyway
 		slog.Error("artifact: extracting the text of an upload failed", "name", title, "err", err)
 	}
@@ -168,10 +172,19 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 	}
 	sum := sha256.Sum256(up.Data)
 	blob := hex.EncodeToString(sum[:])
-	if err := writeBlob(blobsDir, blob, up.Data); err != nil {
+	created, err := writeBlob(blobsDir, blob, up.Data)
+	if err != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: save the original: %w", title, err)
 	}
-	meta, err := json.Marshal(uploadMetadata{OriginalName: strings.ToValidUTF8(up.Name, "\uFFFD"), Size: size, SHA256: blob,
+	stored := false
+	defer func() {
+		if !stored && created { // nothing refers to the blob this upload wrote
+			if err := os.Remove(filepath.Join(blobsDir, blob)); err != nil {
+				slog.Warn("artifact: removing the original of a failed upload", "name", title, "err", err)
+			}
+		}
+	}()
+	meta, err := json.Marshal(uploadMetadata{OriginalName: cleanName(up.Name), Size: size, SHA256: blob,
 		MIME: mimeType(name, up.Data), Encoding: text.Encoding, Readable: text.Readable, Blob: blob})
 	if err != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: encode metadata: %w", title, err)
@@ -195,6 +208,7 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		}
 		m.cache[id] = &memory{id: id, contentType: a.ContentType, title: a.Title, content: a.Content, source: a.Source,
 			version: a.CurrentVersion, lockVersion: a.LockVersion, updateType: store.UpdateUpload, updatedAt: a.UpdatedAt}
+		stored = true
 		return UploadResult{ArtifactID: id, Title: title, ContentType: a.ContentType, Size: size, Readable: text.Readable,
 			Note: uploadNote(base, id, text)}, nil
 	}
@@ -202,16 +216,30 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 }
 
 // baseName is the file name of an upload without any directory part ('/' or '\'
-// separated), valid UTF-8 and trimmed; "upload" when that leaves nothing.
+// separated), valid UTF-8, without control or format characters, and trimmed; "upload"
+// when that leaves nothing. See cleanName.
 func baseName(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
-	name = strings.TrimSpace(strings.ToValidUTF8(name, "\uFFFD"))
+	name = strings.TrimSpace(cleanName(name))
 	if name == "" {
 		return "upload"
 	}
 	return name
+}
+
+// cleanName returns name as valid UTF-8 without control characters (C0, DEL, C1) and
+// format characters (Unicode category Cf: the bidirectional embeddings, overrides and
+// isolates U+202A–U+202E and U+2066–U+2069, the marks U+200E/U+200F, zero-width
+// characters). A right-to-left override would show the file "gnp.md" as "dm.png".
+func cleanName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(name, "\uFFFD"))
 }
 
 // uploadNote tells the user what was unusual about an upload, "" when nothing was.
@@ -251,19 +279,20 @@ func formatSize(n int64) string {
 }
 
 // writeBlob saves data as dir/name (dir created 0700, file 0600) through a temporary file
-// and a rename, so a blob is never seen half-written. An existing regular file of the same
-// size is kept as it is: blobs are named by their SHA-256.
-func writeBlob(dir, name string, data []byte) error {
+// and a rename, so a blob is never seen half-written, and reports whether it wrote the
+// file. An existing regular file of the same size is kept as it is: blobs are named by
+// their SHA-256.
+func writeBlob(dir, name string, data []byte) (created bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return false, err
 	}
 	path := filepath.Join(dir, name)
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-		return nil
+		return false, nil
 	}
 	tmp, err := os.CreateTemp(dir, ".upload-*.tmp")
 	if err != nil {
-		return err
+		return false, err
 	}
 	done := false
 	defer func() {
@@ -273,20 +302,20 @@ func writeBlob(dir, name string, data []byte) error {
 		}
 	}()
 	if err := tmp.Chmod(0o600); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return err
+		return false, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return err
+		return false, err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return false, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
+		return false, err
 	}
 	done = true
-	return nil
+	return true, nil
 }

@@ -381,6 +381,9 @@ func TestCreateFromUploadErrors(t *testing.T) {
 	if items, _ := noSession.List(ctx); len(items) != 0 {
 		t.Errorf("a failed upload is listed: %+v", items)
 	}
+	if left, _ := os.ReadDir(blobs); len(left) != 0 {
+		t.Errorf("a failed upload left its original behind: %v", left)
+	}
 
 	m := NewManager(db, "conv", "msg")
 	if _, err := m.CreateFromUpload(ctx, "", Upload{Name: "a.txt", Data: []byte("a")}, 0); err == nil {
@@ -400,6 +403,54 @@ func TestCreateFromUploadErrors(t *testing.T) {
 	}
 	if rows, _ := db.ListArtifacts(ctx, "conv"); len(rows) != 0 {
 		t.Errorf("failed uploads wrote rows: %+v", rows)
+	}
+}
+
+// TestFailedUploadKeepsSharedBlob checks that a failed upload removes only the blob it
+// wrote: an original that a stored artifact already refers to stays.
+func TestFailedUploadKeepsSharedBlob(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	if _, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "a.txt", Data: []byte("shared bytes")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	noSession := NewManager(db, "no-such-conversation", "msg")
+	if _, err := noSession.CreateFromUpload(ctx, blobs, Upload{Name: "b.txt", Data: []byte("shared bytes")}, 0); err == nil {
+		t.Fatal("upload into a missing conversation succeeded")
+	}
+	if left, _ := os.ReadDir(blobs); len(left) != 1 {
+		t.Errorf("blobs = %v, want the first upload's original", left)
+	}
+}
+
+// TestUploadNameControls checks that bidirectional overrides, isolates, zero-width and
+// control characters are taken out of an upload's title and recorded name, so "gnp.md"
+// behind a right-to-left override is shown as "gnp.md", not "dm.png".
+func TestUploadNameControls(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	tests := []struct{ name, want string }{
+		{"\u202Egnp.md", "gnp.md"},
+		{"report\u2066\u2069\u200B\u200F.txt", "report.txt"},
+		{"tab\tbell\a\u0085.csv", "tabbell.csv"},
+		{"\u202E", "upload"},
+	}
+	for i, tc := range tests {
+		r, err := m.CreateFromUpload(ctx, blobs, Upload{Name: tc.name, Data: []byte{byte('a' + i)}}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := db.GetArtifact(ctx, "conv", r.ArtifactID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta uploadMetadata
+		if err := json.Unmarshal([]byte(a.Metadata), &meta); err != nil {
+			t.Fatal(err)
+		}
+		if r.Title != tc.want || a.Title != tc.want || strings.ContainsAny(meta.OriginalName, "\u202E\u2066\u200B\t\a") {
+			t.Errorf("%q: title %q, stored %q, original_name %q; want %q", tc.name, r.Title, a.Title, meta.OriginalName, tc.want)
+		}
 	}
 }
 

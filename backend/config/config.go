@@ -109,12 +109,17 @@ const (
 	DefaultCompactAtPercent = 80
 	// DefaultPermissionTimeoutSeconds is how long a confirm tool waits for the user.
 	DefaultPermissionTimeoutSeconds = 120
-	// MaxUploadMBLimit is the largest upload limit a user may set, in MiB.
-	MaxUploadMBLimit = 1024
+	// MaxUploadMBLimit is the largest upload limit a user may set, in MiB. An upload is
+	// held in memory a few times over while it is read, converted and stored, and SQLite
+	// stores an artifact's text as one value of at most 1,000,000,000 bytes; 256 MiB keeps
+	// both far off (a 1,000 MB text under a 1,024 MB limit failed with "string or blob
+	// too big" after peaking at 3.2 GB).
+	MaxUploadMBLimit = 256
 )
 
-// WithDefaults returns s with empty BaseURL and ToolCallMode filled in. Model has no
-// default: the user must choose one for their endpoint.
+// WithDefaults returns s with empty BaseURL and ToolCallMode filled in, and MaxUploadMB
+// set to DefaultMaxUploadMB when it is 0 or negative and lowered to MaxUploadMBLimit when
+// above it. Model has no default: the user must choose one for their endpoint.
 func (s Settings) WithDefaults() Settings {
 	if s.BaseURL == "" {
 		s.BaseURL = DefaultBaseURL
@@ -122,8 +127,11 @@ func (s Settings) WithDefaults() Settings {
 	if s.ToolCallMode == "" {
 		s.ToolCallMode = DefaultToolCallMode
 	}
-	if s.MaxUploadMB == 0 {
+	switch {
+	case s.MaxUploadMB <= 0:
 		s.MaxUploadMB = DefaultMaxUploadMB
+	case s.MaxUploadMB > MaxUploadMBLimit: // a hand-edited config.json is not validated on load
+		s.MaxUploadMB = MaxUploadMBLimit
 	}
 	if s.CompactAtPercent == 0 {
 		s.CompactAtPercent = DefaultCompactAtPercent

@@ -186,3 +186,35 @@ func TestLoadMovesOldContextIntoModel(t *testing.T) {
 		t.Fatalf("another model inherited the old values: %d, %d", w, p)
 	}
 }
+
+// TestUploadLimitBounded checks that an upload limit in a hand-edited config.json is held
+// within 1–MaxUploadMBLimit MiB when the settings are used (the dialog refuses such
+// values; the file is not validated on load).
+func TestUploadLimitBounded(t *testing.T) {
+	tests := []struct {
+		file string
+		want int
+	}{
+		{`{"max_upload_mb": 100000}`, MaxUploadMBLimit},
+		{`{"max_upload_mb": 1024}`, MaxUploadMBLimit},
+		{`{"max_upload_mb": -5}`, DefaultMaxUploadMB},
+		{`{"max_upload_mb": 0}`, DefaultMaxUploadMB},
+		{`{"max_upload_mb": 64}`, 64},
+	}
+	for _, tc := range tests {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(tc.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.WithDefaults().MaxUploadMB; got != tc.want {
+			t.Errorf("%s: MaxUploadMB = %d, want %d", tc.file, got, tc.want)
+		}
+	}
+	if MaxUploadMBLimit<<20 >= 1_000_000_000/2 {
+		t.Errorf("MaxUploadMBLimit %d MiB leaves no room under SQLite's 1e9-byte value limit", MaxUploadMBLimit)
+	}
+}
