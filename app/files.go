@@ -142,7 +142,8 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	if len(ups) == 0 {
 		return results, nil
 	}
-	if conversationID == "" {
+	created := conversationID == ""
+	if created {
 		conversationID = uuid.NewString()
 		title := "Files: " + ups[0].Name
 		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip(title, 60)}); err != nil {
@@ -164,6 +165,19 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 			res.ArtifactID, res.Title, res.ContentType, res.Readable, res.Note = r.ArtifactID, r.Title, r.ContentType, r.Readable, r.Note
 		}
 		results = append(results, res)
+	}
+	stored := false
+	for _, r := range results {
+		stored = stored || r.Error == ""
+	}
+	if created && !stored { // a conversation made for these files alone would stay empty
+		if err := s.core.db.DeleteConversation(ctx, conversationID); err != nil {
+			s.core.log.Warn("app: removing the conversation of a failed upload", "conversation", conversationID, "err", err)
+		}
+		for i := range results {
+			results[i].ConversationID = ""
+		}
+		return results, nil
 	}
 	for i := range results {
 		results[i].ConversationID = conversationID
