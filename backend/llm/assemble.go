@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -14,10 +15,12 @@ import (
 )
 
 // assembler builds the Response of one streamed try from its chunks and forwards text
-// deltas to onDelta as they arrive.
+// deltas to onDelta as they arrive. It refuses to hold more than maxSize bytes of text.
 type assembler struct {
 	onDelta   func(Delta)
-	delivered bool // onDelta has been given text
+	maxSize   int64 // the most bytes of content, reasoning and tool-call text
+	size      int64 // bytes of content, reasoning and tool-call text received so far
+	delivered bool  // onDelta has been given text
 	think     thinkSplitter
 	content   strings.Builder
 	reasoning strings.Builder
@@ -36,8 +39,14 @@ type callParts struct {
 }
 
 // add takes one chunk: text of choice 0 (the only one requested), its tool-call deltas and
-// finish_reason, and the chunk's model and usage when present.
-func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) {
+// finish_reason, and the chunk's model and usage when present. A chunk that would take the
+// answer's text (content, reasoning, tool-call ids, names and arguments) past maxSize
+// bytes is refused whole with a *tooLargeError; one that takes the answer past
+// maxToolCalls calls ends it with one too (the try is then abandoned).
+func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) error {
+	if err := a.admit(chunk); err != nil {
+		return err
+	}
 	if chunk.Model != "" {
 		a.model = chunk.Model
 	}
@@ -52,11 +61,40 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) {
 		a.emit(ch.Delta.ReasoningContent+reasoning, content)
 		for _, tc := range ch.Delta.ToolCalls {
 			a.addToolCall(tc)
+			if len(a.calls) > maxToolCalls {
+				return &tooLargeError{msg: fmt.Sprintf("the answer has more than %d tool calls", maxToolCalls)}
+			}
 		}
 		if ch.FinishReason != "" && ch.FinishReason != openai.FinishReasonNull {
 			a.finish = string(ch.FinishReason)
 		}
 	}
+	return nil
+}
+
+// admit counts the text of chunk's choice 0 into size, refusing it past maxSize.
+func (a *assembler) admit(chunk openai.ChatCompletionStreamResponse) error {
+	n := a.size
+	for _, ch := range chunk.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		n += int64(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent))
+		for _, tc := range ch.Delta.ToolCalls {
+			n += int64(len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments))
+		}
+	}
+	if n > a.maxSize {
+		return &tooLargeError{msg: fmt.Sprintf("the answer's content, reasoning and tool calls exceed %s (MaxAnswerBytes)", byteSize(a.maxSize))}
+	}
+	a.size = n
+	return nil
+}
+
+// empty reports whether the stream so far produced no answer at all: no content,
+// reasoning or tool call, and no finish_reason.
+func (a *assembler) empty() bool {
+	return a.size == 0 && len(a.calls) == 0 && a.finish == ""
 }
 
 // emit records and forwards reasoning, then content, each as its own Delta.

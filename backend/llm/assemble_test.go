@@ -116,10 +116,12 @@ func TestAssemblerToolCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := assembler{onDelta: func(Delta) { t.Error("tool-call deltas must not reach onDelta") }}
+			a := assembler{onDelta: func(Delta) { t.Error("tool-call deltas must not reach onDelta") }, maxSize: DefaultMaxAnswerBytes}
 			for _, d := range tt.deltas {
-				a.add(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{
-					{Delta: openai.ChatCompletionStreamChoiceDelta{ToolCalls: []openai.ToolCall{d}}}}})
+				if err := a.add(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{
+					{Delta: openai.ChatCompletionStreamChoiceDelta{ToolCalls: []openai.ToolCall{d}}}}}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if got := a.response("m").ToolCalls; !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
@@ -130,11 +132,13 @@ func TestAssemblerToolCalls(t *testing.T) {
 
 func TestAssemblerIgnoresOtherChoices(t *testing.T) {
 	var deltas []Delta
-	a := assembler{onDelta: func(d Delta) { deltas = append(deltas, d) }}
-	a.add(openai.ChatCompletionStreamResponse{Model: "served-model", Choices: []openai.ChatCompletionStreamChoice{
+	a := assembler{onDelta: func(d Delta) { deltas = append(deltas, d) }, maxSize: DefaultMaxAnswerBytes}
+	if err := a.add(openai.ChatCompletionStreamResponse{Model: "served-model", Choices: []openai.ChatCompletionStreamChoice{
 		{Index: 0, Delta: openai.ChatCompletionStreamChoiceDelta{Content: "mine", ReasoningContent: "why"}},
 		{Index: 1, Delta: openai.ChatCompletionStreamChoiceDelta{Content: "other"}, FinishReason: "stop"},
-	}})
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	got := a.response("requested-model")
 	want := Response{Content: "mine", Reasoning: "why", Model: "served-model"}
 	if !reflect.DeepEqual(got, want) {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,18 @@ import (
 const (
 	DefaultMaxTries   = 3
 	DefaultRetryDelay = time.Second
+	// DefaultFirstByteTimeout is generous because a local model may legitimately say
+	// nothing for minutes: Ollama sends even its response headers only with the first
+	// token, after loading the model and reading the whole prompt, which on a CPU takes
+	// minutes for a long research context.
+	DefaultFirstByteTimeout = 10 * time.Minute
+	// DefaultIdleTimeout is shorter, but not short: Ollama holds back a native tool call
+	// until the model has written all of it, so a gap can last as long as generating a
+	// long create_artifact call (thousands of tokens at a few tokens per second on a CPU).
+	DefaultIdleTimeout = 5 * time.Minute
+	// DefaultMaxAnswerBytes (4 MiB) is far beyond any model's output limit (128k tokens
+	// are about 512 KiB of text).
+	DefaultMaxAnswerBytes = 4 << 20
 )
 
 // maxRetryDelay is where the doubling of the retry delay stops.
@@ -42,8 +55,27 @@ type Config struct {
 	// (1s, 2s, 4s, ... stopping at one minute); 0 means DefaultRetryDelay.
 	RetryDelay time.Duration
 	// HTTPClient sends the requests; nil means a new http.Client without a timeout
-	// (bound calls with the context instead: streams can be long).
+	// (streams can be long; the timeouts below bound silence instead), on
+	// http.DefaultTransport (30 s to connect, 10 s for the TLS handshake). A client of
+	// your own keeps working with the timeouts below: they cancel the request's context
+	// rather than relying on the transport.
 	HTTPClient *http.Client
+	// FirstByteTimeout bounds the wait from sending a request to the first byte of the
+	// streamed answer: the response headers and then the first chunk must both arrive
+	// within it. Past it the try fails with ErrTimeout and is retried like a network
+	// error. 0 means DefaultFirstByteTimeout (10 minutes: long enough for a local model
+	// on a CPU to load and read a long prompt; see there).
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds each silence once the answer has started: a body read that
+	// waits longer than this for a byte fails the try with ErrTimeout, retried like a
+	// network error. Time the caller spends in onDelta does not count. 0 means
+	// DefaultIdleTimeout (5 minutes).
+	IdleTimeout time.Duration
+	// MaxAnswerBytes bounds one answer's content, reasoning and tool-call text (ids,
+	// names, arguments) together, in bytes; the stream on the wire is bounded by
+	// multiples of it (see Stream). Past it the try fails with ErrTooLarge, which is
+	// not retried. 0 means DefaultMaxAnswerBytes (4 MiB).
+	MaxAnswerBytes int64
 	// Sleep waits d between tries and returns early with ctx's error when ctx is done;
 	// nil means a real timer. Tests inject a recorder.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -61,6 +93,9 @@ type Client struct {
 	http       *http.Client
 	maxTries   int
 	retryDelay time.Duration
+	firstByte  time.Duration
+	idle       time.Duration
+	maxAnswer  int64
 	sleep      func(ctx context.Context, d time.Duration) error
 	log        *slog.Logger
 }
@@ -68,7 +103,8 @@ type Client struct {
 var _ Model = (*Client)(nil)
 
 // New checks cfg and returns a Client. Errors wrap ErrConfig: BaseURL not an absolute
-// http(s) URL or carrying a query or fragment, Model empty, MaxTries or RetryDelay negative.
+// http(s) URL or carrying a query or fragment, Model empty, MaxTries, RetryDelay,
+// FirstByteTimeout, IdleTimeout or MaxAnswerBytes negative.
 func New(cfg Config) (*Client, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil {
@@ -90,6 +126,10 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxTries < 0 || cfg.RetryDelay < 0 {
 		return nil, fmt.Errorf("llm: MaxTries (%d) and RetryDelay (%s) must not be negative: %w", cfg.MaxTries, cfg.RetryDelay, ErrConfig)
 	}
+	if cfg.FirstByteTimeout < 0 || cfg.IdleTimeout < 0 || cfg.MaxAnswerBytes < 0 {
+		return nil, fmt.Errorf("llm: FirstByteTimeout (%s), IdleTimeout (%s) and MaxAnswerBytes (%d) must not be negative: %w",
+			cfg.FirstByteTimeout, cfg.IdleTimeout, cfg.MaxAnswerBytes, ErrConfig)
+	}
 
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	ocfg := openai.DefaultConfig(cfg.APIKey)
@@ -102,6 +142,9 @@ func New(cfg Config) (*Client, error) {
 		http:       cfg.HTTPClient,
 		maxTries:   cfg.MaxTries,
 		retryDelay: cfg.RetryDelay,
+		firstByte:  cmp.Or(cfg.FirstByteTimeout, DefaultFirstByteTimeout),
+		idle:       cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout),
+		maxAnswer:  cmp.Or(cfg.MaxAnswerBytes, DefaultMaxAnswerBytes),
 		sleep:      cfg.Sleep,
 		log:        cfg.Logger,
 	}
@@ -140,12 +183,19 @@ func (c *Client) Model() string { return c.model }
 //
 // Failures are retried up to MaxTries tries with exponential backoff when they are HTTP 429,
 // any 5xx, a network error (including an http.Client timeout), an error event inside the
-// stream, or a stream that ends before both [DONE] and a finish_reason (either one makes
-// it complete; a stream cut after finish_reason keeps its answer, usage then being zero).
-// Other statuses fail at once. The error after the last try is one line naming the endpoint,
-// status and number of tries, and wraps ErrUnavailable, ErrStreamBroken (which also
-// matches ErrUnavailable) or ErrRejected. When ctx ends, Stream returns at once with an
-// error wrapping ctx.Err(). On error the Response is zero.
+// stream, a stream that ends before both [DONE] and a finish_reason (either one makes
+// it complete; a stream cut after finish_reason keeps its answer, usage then being zero),
+// a timeout (Config.FirstByteTimeout, Config.IdleTimeout), or an empty answer: [DONE]
+// after no content, reasoning, tool call or finish_reason at all.
+// Other statuses fail at once, and so does an answer over the size limits: content,
+// reasoning and tool-call text over Config.MaxAnswerBytes (m), more than 256 tool calls,
+// or on the wire a body over 64·m bytes, a line over 6·m + 64 KiB, or over m bytes of
+// lines that are not data (comments, event names). An HTTP error body is read up to
+// 64 KiB. The error after the last try is one line naming the endpoint,
+// status and number of tries, and wraps ErrUnavailable, ErrStreamBroken, ErrTimeout or
+// ErrEmptyAnswer (these three also match ErrUnavailable), ErrTooLarge or ErrRejected.
+// When ctx ends, Stream returns at once, even from a silent connection, with an error
+// wrapping ctx.Err(). On error the Response is zero.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	if onDelta == nil {
 		onDelta = func(Delta) {}
@@ -178,7 +228,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("llm: POST %s: %w", c.endpoint, ctx.Err())
 		}
-		if last.kind == ErrRejected || try >= c.maxTries {
+		if !last.retryable() || try >= c.maxTries {
 			return Response{}, &callError{endpoint: c.endpoint, f: *last, tries: try}
 		}
 	}
@@ -197,41 +247,71 @@ func (c *Client) backoff(n int) time.Duration {
 // try makes one streamed request. It returns the response, whether any text reached
 // onDelta, and the failure (nil on success).
 func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(Delta)) (Response, bool, *failure) {
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := startWatchdog(cancel, c.firstByte, c.idle)
+	defer wd.stop()
+
 	// Tap the response body to see whether "data: [DONE]" arrived: go-openai reports it
-	// and a body that simply ends the same way, as io.EOF.
-	var tap *doneTap
+	// and a body that simply ends the same way, as io.EOF. Under the tap, the guard
+	// bounds what the body can make us hold, and the watchdog bounds each read.
+	var (
+		tap   *doneTap
+		guard *bodyGuard
+	)
 	ocfg := c.ocfg
 	ocfg.HTTPClient = doerFunc(func(r *http.Request) (*http.Response, error) {
 		resp, err := c.http.Do(r)
-		if err == nil {
-			tap = &doneTap{ReadCloser: resp.Body}
-			resp.Body = tap
+		if err != nil {
+			return resp, err
 		}
-		return resp, err
+		wd.gotHeaders()
+		body := io.ReadCloser(&watchedBody{ReadCloser: resp.Body, w: wd})
+		if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
+			body = &errorBody{ReadCloser: body, left: maxErrorBody} // go-openai reads it all
+		} else {
+			guard = newBodyGuard(body, c.maxAnswer)
+			body = guard
+		}
+		tap = &doneTap{ReadCloser: body}
+		resp.Body = tap
+		return resp, nil
 	})
-	stream, err := openai.NewClientWithConfig(ocfg).CreateChatCompletionStream(ctx, creq)
+	stream, err := openai.NewClientWithConfig(ocfg).CreateChatCompletionStream(tctx, creq)
 	if err != nil {
 		if tap != nil {
 			_ = tap.Close() // go-openai reads an error body but leaves it open
+		}
+		if f := limitFailure(tctx, guard, err); f != nil {
+			return Response{}, false, f
 		}
 		return Response{}, false, c.openFailure(err)
 	}
 	defer func() { _ = stream.Close() }()
 
-	a := assembler{onDelta: onDelta}
+	a := assembler{onDelta: onDelta, maxSize: c.maxAnswer}
 	for {
 		chunk, err := stream.Recv()
 		if err == nil {
-			a.add(chunk)
+			if err := a.add(chunk); err != nil {
+				return Response{}, a.delivered, limitFailure(tctx, guard, err)
+			}
 			if ctx.Err() != nil { // stop now, even if the rest of the stream is buffered
 				return Response{}, a.delivered, c.streamFailure(ctx.Err())
 			}
 			continue
 		}
+		if f := limitFailure(tctx, guard, err); f != nil {
+			return Response{}, a.delivered, f
+		}
 		if errors.Is(err, io.EOF) && tap.done() || a.finish != "" {
 			if !errors.Is(err, io.EOF) {
 				c.log.Warn("llm: stream failed after finish_reason; keeping the answer", "endpoint", c.endpoint,
 					"error", c.clean(err.Error()))
+			}
+			if a.empty() {
+				return Response{}, false, &failure{kind: ErrEmptyAnswer, what: "empty answer",
+					msg: "the stream ended with [DONE] before any content, reasoning, tool call or finish_reason"}
 			}
 			return a.response(creq.Model), a.delivered, nil
 		}

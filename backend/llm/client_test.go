@@ -690,6 +690,9 @@ func TestNew(t *testing.T) {
 		{name: "empty model", cfg: llm.Config{BaseURL: "http://host/v1", Model: "  "}, wantErr: true},
 		{name: "negative tries", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", MaxTries: -1}, wantErr: true},
 		{name: "negative delay", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", RetryDelay: -time.Second}, wantErr: true},
+		{name: "negative first-byte timeout", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", FirstByteTimeout: -time.Second}, wantErr: true},
+		{name: "negative idle timeout", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", IdleTimeout: -time.Second}, wantErr: true},
+		{name: "negative answer limit", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", MaxAnswerBytes: -1}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,8 @@ var (
 	// ErrConfig: New was given an unusable Config (bad BaseURL, empty Model, negative limits).
 	ErrConfig = errors.New("llm: invalid config")
 	// ErrUnavailable: every try failed with a transient failure (HTTP 429, a 5xx, a network
-	// error, an error event inside the stream, or a broken stream); trying later may work.
+	// error, an error event inside the stream, a broken stream, a timeout or an empty
+	// answer); trying later may work.
 	ErrUnavailable = errors.New("llm: endpoint unavailable")
 	// ErrRejected: the request was refused and retrying it unchanged cannot help, either by
 	// the endpoint (a 4xx other than 429: bad key, unknown model, invalid request; the
@@ -30,6 +32,20 @@ var (
 	// unavailability, so errors.Is(err, ErrUnavailable) is true for it as well: callers
 	// that only ask "transient or not" need one check.
 	ErrStreamBroken = fmt.Errorf("llm: stream broken: %w", ErrUnavailable)
+	// ErrTimeout: the last try's endpoint stayed silent too long: no response headers or
+	// no first byte of the answer within Config.FirstByteTimeout of sending the request, or
+	// no byte for Config.IdleTimeout while streaming. The error says which. It is a kind of
+	// unavailability: errors.Is(err, ErrUnavailable) is true for it as well.
+	ErrTimeout = fmt.Errorf("llm: timed out: %w", ErrUnavailable)
+	// ErrEmptyAnswer: the last try's stream completed ([DONE]) without producing anything:
+	// no content, reasoning or tool call, and no finish_reason. It is a kind of
+	// unavailability: errors.Is(err, ErrUnavailable) is true for it as well.
+	ErrEmptyAnswer = fmt.Errorf("llm: empty answer: %w", ErrUnavailable)
+	// ErrTooLarge: the answer went over Config.MaxAnswerBytes of content, reasoning and
+	// tool-call text, or over maxToolCalls tool calls, or its stream over the wire limits
+	// derived from MaxAnswerBytes (see Stream). It is not retried: the same request would
+	// most likely run away again. The error names the limit.
+	ErrTooLarge = errors.New("llm: answer too large")
 )
 
 // maxMessageLen bounds the server or transport message quoted in an error, in bytes.
@@ -37,7 +53,7 @@ const maxMessageLen = 300
 
 // failure is why one try failed.
 type failure struct {
-	kind error  // ErrUnavailable, ErrStreamBroken or ErrRejected
+	kind error  // ErrUnavailable, ErrStreamBroken, ErrTimeout, ErrEmptyAnswer, ErrTooLarge or ErrRejected
 	what string // HTTP status ("503 Service Unavailable") or kind of failure ("network error")
 	msg  string // the server's or transport's message: one line, API key redacted
 }
@@ -101,6 +117,26 @@ func (c *Client) streamFailure(err error) *failure {
 		msg = "stream ended without [DONE] or finish_reason"
 	}
 	return &failure{kind: ErrStreamBroken, what: "stream broken", msg: c.clean(msg)}
+}
+
+// retryable reports whether another try may succeed: the failure is a kind of
+// ErrUnavailable.
+func (f *failure) retryable() bool { return errors.Is(f.kind, ErrUnavailable) }
+
+// limitFailure is the failure for a try ended by the watchdog (a *stallError as the
+// cause of the try's context) or by a size limit (a *tooLargeError from the body guard or
+// the assembler), or nil when neither ended it. These are checked before the error
+// go-openai returns, which may report the same event as a cancelled request, a read
+// error or an error event assembled from junk lines.
+func limitFailure(tctx context.Context, guard *bodyGuard, err error) *failure {
+	if stall := (*stallError)(nil); errors.As(context.Cause(tctx), &stall) {
+		return &failure{kind: ErrTimeout, what: "timed out", msg: stall.msg}
+	}
+	big := (*tooLargeError)(nil)
+	if guard != nil && errors.As(guard.tooLarge(), &big) || errors.As(err, &big) {
+		return &failure{kind: ErrTooLarge, what: "answer too large", msg: big.msg}
+	}
+	return nil
 }
 
 // statusKind is the sentinel for an HTTP status: 429 and 5xx are transient, others rejected.

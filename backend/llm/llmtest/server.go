@@ -14,6 +14,7 @@ package llmtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -32,6 +33,69 @@ import (
 // DefaultChunkSize is the chunk size used when Reply.ChunkSize is 0: small, so that every
 // text is split across several chunks.
 const DefaultChunkSize = 7
+
+// DefaultFloodLimit is the Reply.FloodLimit used when it is 0: 64 MiB.
+const DefaultFloodLimit = 64 << 20
+
+// HangPoint is where a reply goes silent (Reply.Hang).
+type HangPoint int
+
+const (
+	// NoHang: the reply is sent in full.
+	NoHang HangPoint = iota
+	// HangBeforeHeaders sends nothing at all, not even the status line.
+	HangBeforeHeaders
+	// HangAfterHeaders sends and flushes the status and headers, then nothing.
+	HangAfterHeaders
+	// HangMidStream sends the first two chunks (the role chunk and the first text chunk),
+	// then nothing.
+	HangMidStream
+)
+
+// FloodKind is what an endless reply repeats (Reply.Flood). Every kind is valid wire
+// format piece by piece; only its length is abusive.
+type FloodKind int
+
+const (
+	// NoFlood: the reply is the scripted one.
+	NoFlood FloodKind = iota
+	// FloodContent repeats chunks of delta.content.
+	FloodContent
+	// FloodReasoning repeats chunks of delta.reasoning_content.
+	FloodReasoning
+	// FloodToolArguments sends one tool call's header, then argument fragments forever.
+	FloodToolArguments
+	// FloodToolCalls starts a new tool call (next index, new id) in every chunk.
+	FloodToolCalls
+	// FloodEmptyChunks repeats chunks with no choices: nothing to assemble, no end.
+	FloodEmptyChunks
+	// FloodComments repeats SSE comment lines (": keep-alive"), with a chunk without
+	// choices after every 100 of them (go-openai gives up after 300 in a row).
+	FloodComments
+	// FloodLine sends one data: line whose content string never ends.
+	FloodLine
+	// FloodErrorBody answers with an error status (Reply.Status, or 500) and an endless
+	// JSON error body.
+	FloodErrorBody
+)
+
+// EndReason is how the server's response to one call ended.
+type EndReason string
+
+// End reasons reported by Server.WaitEnd.
+const (
+	EndComplete     EndReason = "complete"      // the whole reply was sent ([DONE], or an error body)
+	EndClientGone   EndReason = "client gone"   // the client closed the connection first
+	EndServerClosed EndReason = "server closed" // Server.Close ended the reply
+	EndBroken       EndReason = "broken"        // BreakAfter hung up on purpose
+	EndFloodLimit   EndReason = "flood limit"   // a Flood reached its FloodLimit and was ended properly
+)
+
+// End is how one response ended and how many body bytes it wrote.
+type End struct {
+	Reason  EndReason
+	Written int64
+}
 
 // ToolCall is one native tool call the server streams: Arguments is sent verbatim (it need
 // not be valid JSON), split into fragments of at most Reply.ChunkSize bytes.
@@ -85,6 +149,20 @@ type Reply struct {
 	// Delay is waited before each chunk, for cancellation tests. The wait ends early when
 	// the request's context is done or the server is closed.
 	Delay time.Duration
+	// NoChoices sends no choice chunk at all: only the usage chunk (when the request asked
+	// for it) and [DONE], as some servers do when generation fails silently.
+	NoChoices bool
+	// Hang makes the reply go silent at a point and hold the connection open until the
+	// client goes away or the server is closed; see HangPoint.
+	Hang HangPoint
+	// Flood replaces a successful reply with an endless stream of one kind, for size-limit
+	// tests; see FloodKind. Status, if set, is the status of a FloodErrorBody.
+	Flood FloodKind
+	// FloodLimit is the safety net of a Flood: after writing this many body bytes the
+	// server ends the flood properly (a finish_reason chunk, the usage chunk and [DONE],
+	// or the rest of the error body), so a client without limits ends up taking the flood
+	// as an answer instead of the test hanging. 0 means DefaultFloodLimit.
+	FloodLimit int64
 
 	// unscripted marks the reply Script returns for a call beyond its script.
 	unscripted bool
@@ -140,8 +218,10 @@ type Server struct {
 	closed  chan struct{} // closed when the server shuts down; ends Delay waits
 	once    sync.Once
 
-	mu     sync.Mutex
-	bodies [][]byte // raw request bodies, in arrival order
+	mu      sync.Mutex
+	bodies  [][]byte      // raw request bodies, in arrival order
+	ends    []*End        // per call: how its response ended, nil while it runs
+	changed chan struct{} // closed and replaced whenever ends changes
 }
 
 // NewServer starts a server answering with h and closes it when the test ends (t.Cleanup).
@@ -150,7 +230,7 @@ func NewServer(t testing.TB, h Handler) *Server {
 	if h == nil {
 		t.Fatal("llmtest: NewServer with a nil Handler")
 	}
-	s := &Server{t: t, handler: h, closed: make(chan struct{})}
+	s := &Server{t: t, handler: h, closed: make(chan struct{}), changed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -169,6 +249,35 @@ func (s *Server) Calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.bodies)
+}
+
+// WaitEnd waits until the response to call (counted from 0) has ended, the request
+// possibly not having arrived yet, and returns how; or returns ctx's error first.
+func (s *Server) WaitEnd(ctx context.Context, call int) (End, error) {
+	for {
+		s.mu.Lock()
+		if call < len(s.ends) && s.ends[call] != nil {
+			e := *s.ends[call]
+			s.mu.Unlock()
+			return e, nil
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return End{}, fmt.Errorf("llmtest: waiting for the end of call %d: %w", call, ctx.Err())
+		}
+	}
+}
+
+// ended records how the response to call ended and wakes WaitEnd.
+func (s *Server) ended(call int, e End) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ends[call] = &e
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // Requests returns the requests received so far, in order, each decoded afresh from its
@@ -207,25 +316,73 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	call := len(s.bodies)
 	s.bodies = append(s.bodies, body.Bytes())
+	s.ends = append(s.ends, nil)
 	s.mu.Unlock()
+
+	cw := &countingWriter{ResponseWriter: w}
+	reason := EndComplete
+	defer func() { s.ended(call, End{Reason: reason, Written: cw.n}) }()
 
 	reply := s.handler(req, call)
 	if reply.unscripted {
 		s.t.Errorf("%s", reply.ErrorMessage)
+	}
+	if reply.Hang == HangBeforeHeaders {
+		reason = s.hold(r)
+		return
+	}
+	if reply.Flood == FloodErrorBody {
+		reason = s.floodErrorBody(cw, r, reply)
+		return
 	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		msg := reply.ErrorMessage
 		if msg == "" {
 			msg = http.StatusText(reply.Status)
 		}
-		writeError(w, reply.Status, msg)
+		writeError(cw, reply.Status, msg)
 		return
 	}
 	if !req.Stream {
-		writeError(w, http.StatusBadRequest, "llmtest: only stream=true requests are supported")
+		writeError(cw, http.StatusBadRequest, "llmtest: only stream=true requests are supported")
 		return
 	}
-	s.stream(w, r, req, call, reply)
+	if reply.Flood != NoFlood {
+		reason = s.flood(cw, r, req, call, reply)
+		return
+	}
+	reason = s.stream(cw, r, req, call, reply)
+}
+
+// countingWriter counts the body bytes written through it; Unwrap lets
+// http.ResponseController reach the connection for Flush and Hijack.
+type countingWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// flush sends what is buffered; it reports false when the client is gone.
+func flush(w http.ResponseWriter) bool {
+	return http.NewResponseController(w).Flush() == nil
+}
+
+// hold keeps the response open and silent until the client goes away or the server is
+// closed, and says which.
+func (s *Server) hold(r *http.Request) EndReason {
+	select {
+	case <-r.Context().Done():
+		return EndClientGone
+	case <-s.closed:
+		return EndServerClosed
+	}
 }
 
 // writeError sends an OpenAI-style error body with the given status.
@@ -276,22 +433,15 @@ type (
 	}
 )
 
-// stream writes reply as server-sent events, honouring ChunkSize, BreakAfter and Delay.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, call int, reply Reply) {
+// stream writes reply as server-sent events, honouring ChunkSize, BreakAfter, Delay,
+// NoChoices and Hang, and returns how the response ended.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, call int, reply Reply) EndReason {
 	size := reply.ChunkSize
 	if size <= 0 {
 		size = DefaultChunkSize
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	base := wireChunk{
-		ID:      fmt.Sprintf("chatcmpl-llmtest-%d", call),
-		Object:  "chat.completion.chunk",
-		Created: time.Now().Unix(),
-		Model:   req.Model,
-	}
-	if includeUsage {
-		base.Usage = json.RawMessage("null") // as OpenAI: usage is null on every chunk but the last
-	}
+	base := baseChunk(req, call)
 	var deltas []wireDelta
 	deltas = append(deltas, wireDelta{Role: openai.ChatMessageRoleAssistant, Content: new(string)})
 	for _, piece := range splitRunes(reply.Reasoning, size) {
@@ -310,85 +460,251 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 		}
 	}
 	chunks := make([]wireChunk, 0, len(deltas)+2)
-	for _, d := range deltas {
-		c := base
-		c.Choices = []wireChoice{{Delta: d}}
-		chunks = append(chunks, c)
+	if !reply.NoChoices {
+		for _, d := range deltas {
+			c := base
+			c.Choices = []wireChoice{{Delta: d}}
+			chunks = append(chunks, c)
+		}
+		chunks = append(chunks, finishChunk(base, finish))
 	}
-	last := base
-	last.Choices = []wireChoice{{FinishReason: &finish}}
-	chunks = append(chunks, last)
 	if includeUsage {
 		usage := reply.Usage
 		if usage == nil {
 			usage = fakeUsage(req, reply)
 		}
-		u := base
-		u.Choices = []wireChoice{}
-		u.Usage, _ = json.Marshal(usage) // a struct of ints always marshals
-		chunks = append(chunks, u)
+		chunks = append(chunks, usageChunk(base, usage))
 	}
 
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+	writeStreamHeaders(w)
+	if reply.Hang == HangAfterHeaders {
+		flush(w)
+		return s.hold(r)
+	}
 	for i, c := range chunks {
-		if !s.wait(r, reply.Delay) {
-			return
+		if reply.Hang == HangMidStream && i == 2 {
+			return s.hold(r)
 		}
-		data, err := json.Marshal(c)
-		if err != nil {
-			s.t.Errorf("llmtest: encoding chunk: %v", err)
-			return
+		if end := s.wait(r, reply.Delay); end != "" {
+			return end
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
-			return // the client went away
+		if _, err := w.Write(sse(c)); err != nil {
+			return EndClientGone
 		}
-		if flusher != nil {
-			flusher.Flush()
+		if !flush(w) {
+			return EndClientGone
 		}
 		if reply.BreakAfter > 0 && i+1 == reply.BreakAfter {
 			s.hangUp(w)
-			return
+			return EndBroken
 		}
 	}
 	if reply.BreakAfter > 0 {
 		s.hangUp(w)
-		return
+		return EndBroken
 	}
-	if !s.wait(r, reply.Delay) {
-		return
+	if end := s.wait(r, reply.Delay); end != "" {
+		return end
 	}
-	_, _ = fmt.Fprint(w, "data: [DONE]\n\n")
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
+		return EndClientGone
+	}
+	return EndComplete
 }
 
-// wait sleeps d; it reports false when the request or the server ended first.
-func (s *Server) wait(r *http.Request, d time.Duration) bool {
+// baseChunk is the chunk every event of call's reply starts from.
+func baseChunk(req openai.ChatCompletionRequest, call int) wireChunk {
+	base := wireChunk{
+		ID:      fmt.Sprintf("chatcmpl-llmtest-%d", call),
+		Object:  "chat.completion.chunk",
+		Created: time.Now().Unix(),
+		Model:   req.Model,
+	}
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		base.Usage = json.RawMessage("null") // as OpenAI: usage is null on every chunk but the last
+	}
+	return base
+}
+
+// finishChunk is the chunk with an empty delta and finish_reason.
+func finishChunk(base wireChunk, finish string) wireChunk {
+	base.Choices = []wireChoice{{FinishReason: &finish}}
+	return base
+}
+
+// usageChunk is the last chunk: empty choices and the usage.
+func usageChunk(base wireChunk, usage *Usage) wireChunk {
+	base.Choices = []wireChoice{}
+	base.Usage, _ = json.Marshal(usage) // a struct of ints always marshals
+	return base
+}
+
+// sse renders c as one server-sent event.
+func sse(c wireChunk) []byte {
+	data, err := json.Marshal(c)
+	if err != nil {
+		panic("llmtest: encoding a chunk: " + err.Error()) // plain structs of strings and ints
+	}
+	return fmt.Appendf(nil, "data: %s\n\n", data)
+}
+
+// writeStreamHeaders sends the status and headers of a successful streamed reply.
+func writeStreamHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+// floodBatch is about how many bytes a flood writes between flushes.
+const floodBatch = 32 << 10
+
+// flood writes an endless stream of reply.Flood's kind until the client goes away, the
+// server is closed or FloodLimit bytes are written; at the limit it ends the stream
+// properly (see Reply.FloodLimit).
+func (s *Server) flood(w *countingWriter, r *http.Request, req openai.ChatCompletionRequest, call int, reply Reply) EndReason {
+	limit := reply.FloodLimit
+	if limit <= 0 {
+		limit = DefaultFloodLimit
+	}
+	base := baseChunk(req, call)
+	choice := func(d wireDelta) []byte {
+		c := base
+		c.Choices = []wireChoice{{Delta: d}}
+		return sse(c)
+	}
+	empty := base
+	empty.Choices = []wireChoice{}
+	text := strings.Repeat("x", 64)
+	var head, tail []byte
+	var piece func(i int) []byte
+	switch reply.Flood {
+	case FloodContent:
+		p := choice(wireDelta{Content: &text})
+		piece = func(int) []byte { return p }
+	case FloodReasoning:
+		p := choice(wireDelta{ReasoningContent: &text})
+		piece = func(int) []byte { return p }
+	case FloodToolArguments:
+		head = choice(wireDelta{ToolCalls: []wireToolCall{{Index: 0, ID: "call_flood", Type: string(openai.ToolTypeFunction),
+			Function: wireFunction{Name: "web_search"}}}})
+		p := choice(wireDelta{ToolCalls: []wireToolCall{{Index: 0, Function: wireFunction{Arguments: text}}}})
+		piece = func(int) []byte { return p }
+	case FloodToolCalls:
+		piece = func(i int) []byte {
+			return choice(wireDelta{ToolCalls: []wireToolCall{{Index: i, ID: fmt.Sprintf("call_%d", i),
+				Type: string(openai.ToolTypeFunction), Function: wireFunction{Name: "web_search"}}}})
+		}
+	case FloodEmptyChunks:
+		p := sse(empty)
+		piece = func(int) []byte { return p }
+	case FloodComments:
+		p := append([]byte(strings.Repeat(": keep-alive\n", 100)+"\n"), sse(empty)...)
+		piece = func(int) []byte { return p }
+	case FloodLine:
+		model, _ := json.Marshal(base.Model) // a string always marshals
+		head = fmt.Appendf(nil, `data: {"id":%q,"object":%q,"created":%d,"model":%s,"choices":[{"index":0,"delta":{"content":"`,
+			base.ID, base.Object, base.Created, model)
+		tail = []byte("\"},\"finish_reason\":null}]}\n\n")
+		p := []byte(strings.Repeat("x", floodBatch))
+		piece = func(int) []byte { return p }
+	default:
+		s.t.Errorf("llmtest: unknown Flood %d", reply.Flood)
+		return EndComplete
+	}
+
+	writeStreamHeaders(w)
+	end := s.pour(w, r, head, piece, limit)
+	if end != EndFloodLimit {
+		return end
+	}
+	var rest []byte
+	rest = append(rest, tail...)
+	rest = append(rest, sse(finishChunk(base, string(openai.FinishReasonStop)))...)
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		rest = append(rest, sse(usageChunk(base, &Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}))...)
+	}
+	rest = append(rest, "data: [DONE]\n\n"...)
+	if _, err := w.Write(rest); err != nil {
+		return EndClientGone
+	}
+	return EndFloodLimit
+}
+
+// floodErrorBody answers with an error status and an endless JSON error body.
+func (s *Server) floodErrorBody(w *countingWriter, r *http.Request, reply Reply) EndReason {
+	limit := reply.FloodLimit
+	if limit <= 0 {
+		limit = DefaultFloodLimit
+	}
+	status := reply.Status
+	if status == 0 || status == http.StatusOK {
+		status = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	p := []byte(strings.Repeat("x", floodBatch))
+	end := s.pour(w, r, []byte(`{"error":{"message":"`), func(int) []byte { return p }, limit)
+	if end != EndFloodLimit {
+		return end
+	}
+	if _, err := fmt.Fprint(w, `","type":"server_error","param":null,"code":null}}`); err != nil {
+		return EndClientGone
+	}
+	return EndFloodLimit
+}
+
+// pour writes head, then piece(0), piece(1), ... in batches of about floodBatch bytes,
+// until limit bytes are written (EndFloodLimit), the client goes away or the server is
+// closed.
+func (s *Server) pour(w *countingWriter, r *http.Request, head []byte, piece func(i int) []byte, limit int64) EndReason {
+	batch := append([]byte(nil), head...)
+	for i := 0; ; {
+		for len(batch) < floodBatch {
+			batch = append(batch, piece(i)...)
+			i++
+		}
+		select {
+		case <-r.Context().Done():
+			return EndClientGone
+		case <-s.closed:
+			return EndServerClosed
+		default:
+		}
+		if _, err := w.Write(batch); err != nil || !flush(w) {
+			return EndClientGone
+		}
+		if w.n >= limit {
+			return EndFloodLimit
+		}
+		batch = batch[:0]
+	}
+}
+
+// wait sleeps d; it returns "" when the time is up, or how the response ended when the
+// request or the server ended first.
+func (s *Server) wait(r *http.Request, d time.Duration) EndReason {
 	if d <= 0 {
-		return r.Context().Err() == nil
+		if r.Context().Err() != nil {
+			return EndClientGone
+		}
+		return ""
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		return ""
 	case <-r.Context().Done():
-		return false
+		return EndClientGone
 	case <-s.closed:
-		return false
+		return EndServerClosed
 	}
 }
 
 // hangUp closes the connection under an unfinished response, so the client sees the
 // body end without the terminating chunk (a broken stream).
 func (s *Server) hangUp(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		s.t.Errorf("llmtest: response writer cannot be hijacked to break the stream")
-		return
-	}
-	conn, _, err := hj.Hijack()
+	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		s.t.Errorf("llmtest: hijacking to break the stream: %v", err)
 		return
