@@ -7,9 +7,11 @@ package extract
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gogs/chardet"
@@ -19,6 +21,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/encoding/unicode/utf32"
 
+	"artifactflow/backend/sandbox"
 	"artifactflow/backend/web"
 )
 
@@ -93,6 +96,20 @@ var languages = map[string]string{
 	".clj": "clojure", ".vue": "vue", ".svelte": "svelte", ".tex": "latex", ".proto": "protobuf",
 }
 
+// docxJob is the sandbox job that turns a DOCX into Markdown in a child process.
+const docxJob = "extract.docx"
+
+// docxLimits bound that child: 30 s, 768 MB (the XML part may be 50 MB uncompressed), and
+// twice the XML limit of output.
+var docxLimits = sandbox.Limits{Timeout: 30 * time.Second, MaxMemory: 768 << 20, MaxOutput: 2 * MaxDOCXXMLBytes}
+
+func init() {
+	sandbox.Handle(docxJob, func(data []byte) ([]byte, error) {
+		md, err := docxToMarkdown(data)
+		return []byte(md), err
+	})
+}
+
 // Text extracts the text of a file named name (only its extension matters, compared
 // without case) whose bytes are data.
 //
@@ -109,8 +126,9 @@ var languages = map[string]string{
 // the <meta charset> declaration; else the candidates of a statistical detector
 // (github.com/gogs/chardet, a port of ICU's) in order of confidence, the first whose
 // decoding through golang.org/x/text is clean text winning. HTML is then converted to
-// Markdown by web.HTMLToMarkdown, PDF read by web.PDFToText (in a child process that ctx
-// or its deadline kills), DOCX by docxToMarkdown.
+// Markdown by web.HTMLToMarkdown, PDF read by web.PDFToText and DOCX by docxToMarkdown,
+// each in a child process (backend/sandbox) that ctx or its deadline kills and whose
+// memory is capped, so a hostile file cannot crash or hang the app.
 func Text(ctx context.Context, name string, data []byte) (res Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -143,11 +161,10 @@ func Text(ctx context.Context, name string, data []byte) (res Result, err error)
 			return unreadable(why), nil
 		}
 		if ft.format == formatHTML {
-			err := safely("HTML converter", func() (err error) {
-				_, text, err = web.HTMLToMarkdown([]byte(text), "text/html; charset=utf-8", "")
-				return err
-			})
-			if err != nil {
+			if _, text, err = web.HTMLToMarkdown(ctx, []byte(text), "text/html; charset=utf-8", ""); err != nil {
+				if ctx.Err() != nil {
+					return unreadable("reading stopped"), fmt.Errorf("extract %q: %w", name, err)
+				}
 				return unreadable("the HTML could not be converted: " + err.Error()), nil
 			}
 		}
@@ -159,9 +176,18 @@ func Text(ctx context.Context, name string, data []byte) (res Result, err error)
 			return unreadable(err.Error()), nil
 		}
 	case formatDOCX:
-		if err := safely("DOCX reader", func() (err error) { text, err = docxToMarkdown(data); return err }); err != nil {
+		out, err := sandbox.Run(ctx, docxJob, data, docxLimits)
+		if err != nil {
+			if ctx.Err() != nil {
+				return unreadable("reading stopped"), fmt.Errorf("extract %q: %w", name, err)
+			}
+			var jobErr *sandbox.JobError
+			if !errors.As(err, &jobErr) {
+				err = fmt.Errorf("the reader %w", err)
+			}
 			return unreadable("the Word document could not be read: " + err.Error()), nil
 		}
+		text = string(out)
 	}
 	return Result{Text: normalize(text), ContentType: ft.contentType, Encoding: enc, Readable: true}, nil
 }

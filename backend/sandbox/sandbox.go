@@ -156,24 +156,28 @@ func runJob(fn Func, input []byte) (res []byte, err error) {
 // wrapped) or when lim.Timeout passes (ErrTimeout). A job error comes back with the job's
 // message; a child that exceeds lim.MaxMemory gives ErrOutOfMemory, one that dies
 // otherwise ErrCrashed with the last line of its stderr, more than lim.MaxOutput bytes of
-// output ErrOutputTooLarge, and a child that cannot be started ErrStart. At most
-// max(2, NumCPU) children run at once; Run waits for a slot (or ctx).
+// output ErrOutputTooLarge, and a child that cannot be started ErrStart. These messages
+// say what happened to the job ("took too long and was stopped after 30s") without naming
+// it, so the caller can put its own name first ("the PDF reader took too long ...").
+// At most max(2, NumCPU) children run at once; Run waits for a slot (or ctx).
 func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, error) {
 	lim = lim.withDefaults()
 	select {
 	case slots <- struct{}{}:
 		defer func() { <-slots }()
 	case <-ctx.Done():
-		return nil, fmt.Errorf("sandbox %s: %w", name, ctx.Err())
+		return nil, fmt.Errorf("stopped: %w", ctx.Err())
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox %s: %w: %w", name, ErrStart, err)
+		return nil, fmt.Errorf("%w (%s): %w", ErrStart, name, err)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, exe)
-	cmd.Env = append(os.Environ(), envJob+"="+name, envMemory+"="+strconv.FormatInt(lim.MaxMemory, 10))
+	// MALLOC_ARENA_MAX: glibc reserves 64 MB of address space per thread that calls
+	// malloc; the child needs none of that, and it counts against a `ulimit -v`.
+	cmd.Env = append(os.Environ(), envJob+"="+name, envMemory+"="+strconv.FormatInt(lim.MaxMemory, 10), "MALLOC_ARENA_MAX=1")
 	cmd.Stdin = bytes.NewReader(input)
 	stdout := &capBuffer{max: lim.MaxOutput}
 	stderr := &capBuffer{max: 4 << 10} // a Go runtime crash says why in its first lines
@@ -182,25 +186,25 @@ func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, er
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("sandbox %s: %w", name, ctx.Err())
+		return nil, fmt.Errorf("stopped: %w", ctx.Err())
 	case runCtx.Err() != nil:
-		return nil, fmt.Errorf("sandbox %s: %w after %v", name, ErrTimeout, lim.Timeout)
+		return nil, fmt.Errorf("%w after %v", ErrTimeout, lim.Timeout)
 	case stdout.over:
-		return nil, fmt.Errorf("sandbox %s: %w (over %d MB)", name, ErrOutputTooLarge, lim.MaxOutput>>20)
+		return nil, fmt.Errorf("%w (over %d MB)", ErrOutputTooLarge, lim.MaxOutput>>20)
 	case err == nil:
 		return stdout.buf.Bytes(), nil
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
-		return nil, fmt.Errorf("sandbox %s: %w: %w", name, ErrStart, err)
+		return nil, fmt.Errorf("%w (%s): %w", ErrStart, name, err)
 	}
 	switch code := exitErr.ExitCode(); {
 	case code == exitJobError:
 		return nil, &JobError{Msg: stdout.buf.String()}
 	case code == exitNoMemory || strings.Contains(stderr.buf.String(), "out of memory"):
-		return nil, fmt.Errorf("sandbox %s: %w (over %d MB)", name, ErrOutOfMemory, lim.MaxMemory>>20)
+		return nil, fmt.Errorf("%w (over %d MB)", ErrOutOfMemory, lim.MaxMemory>>20)
 	default:
-		return nil, fmt.Errorf("sandbox %s: %w (%v: %s)", name, ErrCrashed, exitErr, firstLine(stderr.buf.String()))
+		return nil, fmt.Errorf("%w (%v: %s)", ErrCrashed, exitErr, firstLine(stderr.buf.String()))
 	}
 }
 

@@ -18,7 +18,9 @@ import (
 
 // HTMLToMarkdown converts an HTML document held in memory (an uploaded .html file, say) to
 // Markdown with the same extraction web_fetch uses: the main content found by
-// go-trafilatura, or the whole <body> when that finds too little, with GFM tables.
+// go-trafilatura, or the whole <body> when that finds too little, with GFM tables. Like
+// every conversion of a document of unknown origin it runs in a child process (see
+// convertHTML) that ctx or its 30 s deadline kills.
 //
 // data is decoded to UTF-8 from, in order, a byte-order mark, the charset parameter of
 // contentType (e.g. "text/html; charset=gbk"; "" for none), a <meta charset> in the first
@@ -29,8 +31,10 @@ import (
 //
 // It returns the document title (white space collapsed; "" when there is none) and the
 // Markdown with surrounding white space trimmed. Errors: a baseURL that is not an absolute
-// http(s) URL wraps ErrBadURL; an HTML conversion failure is returned wrapped.
-func HTMLToMarkdown(data []byte, contentType, baseURL string) (title, markdown string, err error) {
+// http(s) URL wraps ErrBadURL; a document over MaxHTMLBytes wraps ErrTooLarge; a converter
+// that fails, takes too long or needs too much memory gives an error saying so (wrapping
+// the sandbox sentinel); ctx's error when ctx ended first.
+func HTMLToMarkdown(ctx context.Context, data []byte, contentType, baseURL string) (title, markdown string, err error) {
 	base := &url.URL{}
 	if baseURL != "" {
 		base, err = url.Parse(baseURL)
@@ -38,7 +42,93 @@ func HTMLToMarkdown(data []byte, contentType, baseURL string) (title, markdown s
 			return "", "", fmt.Errorf("html to markdown: base URL %q: %w: want an absolute http(s) URL", baseURL, ErrBadURL)
 		}
 	}
-	return htmlToPage(decodeText(data, contentType), base)
+	return convertHTML(ctx, data, contentType, base)
+}
+
+// Jobs of the child process (backend/sandbox) that converts documents.
+const (
+	htmlJob = "web.html"
+	pdfJob  = "web.pdf"
+)
+
+func init() {
+	sandbox.Handle(htmlJob, htmlWorker)
+	sandbox.Handle(pdfJob, pdfWorker)
+}
+
+// htmlLimits bound the child process that converts one HTML document: 30 s, 1 GB of
+// memory (a 10 MB page takes about 550 MB), and the Markdown cap plus room for JSON.
+var htmlLimits = sandbox.Limits{Timeout: 30 * time.Second, MaxMemory: 1 << 30, MaxOutput: 2*MaxMarkdownBytes + 1<<20}
+
+// docResult is what a converting child process returns.
+type docResult struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// htmlRequest heads the input of the HTML job, on a line of its own before the document.
+type htmlRequest struct {
+	ContentType string `json:"content_type"`
+	BaseURL     string `json:"base_url"`
+}
+
+// convertHTML decodes and converts body (see HTMLToMarkdown; links resolve against base)
+// in a child process under htmlLimits. A body over MaxHTMLBytes is refused before it is
+// sent (ErrTooLarge).
+func convertHTML(ctx context.Context, body []byte, contentType string, base *url.URL) (title, markdown string, err error) {
+	if len(body) > MaxHTMLBytes {
+		return "", "", fmt.Errorf("%w: the HTML is %d MB, over the %d MB limit", ErrTooLarge, len(body)>>20, MaxHTMLBytes>>20)
+	}
+	head, err := json.Marshal(htmlRequest{ContentType: contentType, BaseURL: base.String()})
+	if err != nil {
+		return "", "", fmt.Errorf("html to markdown: %w", err)
+	}
+	input := make([]byte, 0, len(head)+1+len(body))
+	input = append(append(append(input, head...), '\n'), body...)
+	res, err := runConverter(ctx, htmlJob, "the HTML converter", "the page could not be converted", input, htmlLimits)
+	return res.Title, res.Text, err
+}
+
+// htmlWorker is the HTML sandbox job: an htmlRequest line and the document in, a JSON
+// docResult out.
+func htmlWorker(input []byte) ([]byte, error) {
+	head, body, _ := bytes.Cut(input, []byte("\n"))
+	var req htmlRequest
+	if err := json.Unmarshal(head, &req); err != nil {
+		return nil, fmt.Errorf("html to markdown: bad request: %w", err)
+	}
+	base, err := url.Parse(req.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("html to markdown: base URL: %w", err)
+	}
+	title, md, err := htmlToPage(decodeText(body, req.ContentType), base)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(docResult{Title: title, Text: md})
+}
+
+// runConverter runs a converting job in the sandbox and decodes its docResult. A job
+// error comes back as the job's own message; a child that took too long, needed too much
+// memory or crashed gives "<failed>: <what> <the sandbox's reason>", wrapping the sandbox
+// sentinel; ctx's error when ctx ended first.
+func runConverter(ctx context.Context, job, what, failed string, input []byte, lim sandbox.Limits) (docResult, error) {
+	out, err := sandbox.Run(ctx, job, input, lim)
+	if err != nil {
+		var jobErr *sandbox.JobError
+		switch {
+		case ctx.Err() != nil:
+			return docResult{}, fmt.Errorf("%s: %w", failed, ctx.Err())
+		case errors.As(err, &jobErr):
+			return docResult{}, err
+		}
+		return docResult{}, fmt.Errorf("%s: %s %w", failed, what, err)
+	}
+	var res docResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return docResult{}, fmt.Errorf("%s: %s gave an unreadable answer: %w", failed, what, err)
+	}
+	return res, nil
 }
 
 // PDF limits. github.com/ledongthuc/pdf trusts the file: it loops forever on some
@@ -68,24 +158,13 @@ const (
 // text cap plus room for the title and the JSON around them.
 var pdfLimits = sandbox.Limits{Timeout: 30 * time.Second, MaxMemory: 768 << 20, MaxOutput: 2*PDFMaxText + 1<<20}
 
-// pdfJob is the sandbox job name of PDF text extraction.
-const pdfJob = "web.pdf"
-
-func init() { sandbox.Handle(pdfJob, pdfWorker) }
-
-// pdfResult is what the PDF child process returns.
-type pdfResult struct {
-	Title string `json:"title"`
-	Text  string `json:"text"`
-}
-
-// pdfWorker is the sandbox job: the PDF's bytes in, a JSON pdfResult out.
+// pdfWorker is the PDF sandbox job: the PDF's bytes in, a JSON docResult out.
 func pdfWorker(data []byte) ([]byte, error) {
 	title, text, err := pdfText(data)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(pdfResult{Title: title, Text: text})
+	return json.Marshal(docResult{Title: title, Text: text})
 }
 
 // errPDFTooComplex is returned by budgetReaderAt once the read budget is spent.
@@ -107,41 +186,9 @@ var errPDFTooComplex = errors.New("the PDF is too complex to read (its structure
 // (sandbox.ErrOutOfMemory) or crashed (sandbox.ErrCrashed); ctx's error when ctx ended
 // first.
 func PDFToText(ctx context.Context, data []byte) (title, text string, err error) {
-	out, err := sandbox.Run(ctx, pdfJob, data, pdfLimits)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", "", fmt.Errorf("read PDF: %w", ctx.Err())
-		}
-		var jobErr *sandbox.JobError
-		if errors.As(err, &jobErr) {
-			return "", "", err
-		}
-		return "", "", fmt.Errorf("broken PDF: the PDF reader %w", unwrapSandbox(err))
-	}
-	var res pdfResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return "", "", fmt.Errorf("broken PDF: the PDF reader's answer is unreadable: %w", err)
-	}
-	return res.Title, res.Text, nil
+	res, err := runConverter(ctx, pdfJob, "the PDF reader", "broken PDF", data, pdfLimits)
+	return res.Title, res.Text, err
 }
-
-// unwrapSandbox drops the "sandbox <job>: " prefix of a sandbox error, keeping its chain.
-func unwrapSandbox(err error) error {
-	msg := err.Error()
-	if _, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(msg, "sandbox ") {
-		return &prefixedError{msg: rest, err: err}
-	}
-	return err
-}
-
-// prefixedError shows msg and unwraps to err.
-type prefixedError struct {
-	msg string
-	err error
-}
-
-func (e *prefixedError) Error() string { return e.msg }
-func (e *prefixedError) Unwrap() error { return e.err }
 
 // pdfText is the in-process extraction PDFToText runs in its child: see PDFToText for
 // the limits. A panic inside the parser is returned as an error.

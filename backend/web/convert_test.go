@@ -52,7 +52,7 @@ func TestHTMLToMarkdown(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			title, md, err := HTMLToMarkdown([]byte(tc.html), tc.contentType, tc.base)
+			title, md, err := HTMLToMarkdown(context.Background(), []byte(tc.html), tc.contentType, tc.base)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func TestHTMLToMarkdown(t *testing.T) {
 
 func TestHTMLToMarkdownBadBase(t *testing.T) {
 	for _, base := range []string{"relative/path", "ftp://example.org/", "http://", "::"} {
-		if _, _, err := HTMLToMarkdown([]byte("<p>x</p>"), "", base); !errors.Is(err, ErrBadURL) {
+		if _, _, err := HTMLToMarkdown(context.Background(), []byte("<p>x</p>"), "", base); !errors.Is(err, ErrBadURL) {
 			t.Errorf("base %q: err = %v, want ErrBadURL", base, err)
 		}
 	}

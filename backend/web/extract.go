@@ -74,9 +74,6 @@ func decodeText(body []byte, contentType string) string {
 // The main content comes from go-trafilatura; when it fails, panics or finds too little
 // (see extractMain), the whole <body> is converted instead.
 func htmlToPage(text string, final *url.URL) (title, markdown string, err error) {
-	if len(text) > MaxHTMLBytes {
-		return "", "", fmt.Errorf("%w: the HTML is %d MB, over the %d MB limit", ErrTooLarge, len(text)>>20, MaxHTMLBytes>>20)
-	}
 	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {
 		return "", "", fmt.Errorf("parse HTML: %w", err)

@@ -192,7 +192,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	page.ContentType = mediaType
 	switch kindOf(mediaType) {
 	case kindHTML:
-		page.Title, page.Content, err = htmlToPage(decodeText(body, header), final)
+		page.Title, page.Content, err = convertHTML(ctx, body, header, final)
 	case kindPDF:
 		page.Title, page.Content, err = PDFToText(ctx, body)
 		if err != nil && page.Truncated {

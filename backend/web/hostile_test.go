@@ -116,7 +116,7 @@ func TestBoundTables(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, md, err := HTMLToMarkdown([]byte("<html><body>"+tc.html+"</body></html>"), "text/html", "")
+			_, md, err := HTMLToMarkdown(context.Background(), []byte("<html><body>"+tc.html+"</body></html>"), "text/html", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +133,7 @@ func TestBoundTables(t *testing.T) {
 // TestHTMLSizeCaps checks that a document over MaxHTMLBytes is refused before parsing and
 // that Markdown over MaxMarkdownBytes is cut at a line with a note.
 func TestHTMLSizeCaps(t *testing.T) {
-	_, _, err := HTMLToMarkdown(make([]byte, MaxHTMLBytes+1), "text/html; charset=utf-8", "")
+	_, _, err := HTMLToMarkdown(context.Background(), make([]byte, MaxHTMLBytes+1), "text/html; charset=utf-8", "")
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("oversized HTML: err = %v, want ErrTooLarge", err)
 	}
