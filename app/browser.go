@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"reflect"
@@ -29,8 +30,28 @@ import (
 //go:embed shim/shim.js
 var shimJS []byte
 
-// tokenCookie carries the browser-mode token after the first page load.
-const tokenCookie = "af_token"
+// TokenHeader is the request header that carries the browser-mode token on every /api/
+// request. The shim (app/shim/shim.js) sends it; a page on another origin cannot, because
+// a custom header makes its request need a CORS preflight, which this server never grants.
+const TokenHeader = "X-ArtifactFlow-Token"
+
+// ContentSecurityPolicy is sent with every browser-mode response. The built frontend needs
+// only its own scripts, styles and chunks; images may come from data: URLs (the icon), blob:
+// URLs and the web (markdown images from pages the agents read); style-src allows inline
+// styles because an HTML artifact's sandboxed srcdoc frame inherits this policy and its
+// own <style> would otherwise be dropped (markdown is sanitized of styles regardless).
+// Forms never submit, plugins never load, and no other page may frame the app.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data: blob: https: http:; font-src 'self' data:; connect-src 'self'; " +
+	"frame-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; " +
+	"frame-ancestors 'none'"
+
+// desktopOnly lists bound methods that browser mode refuses, with the reason shown to the
+// caller: they take filesystem paths, which only the window's own file drop produces. A page
+// in a browser uploads file contents (ArtifactService.Upload) instead.
+var desktopOnly = map[string]string{
+	"ArtifactService/UploadPaths": "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
+}
 
 // maxBindBody caps a bound-method request body (uploads come through their own path).
 const maxBindBody = 8 << 20
@@ -39,9 +60,22 @@ const maxBindBody = 8 << 20
 // (DESIGN.md, "Browser mode"): `POST /api/bind/<Service>/<Method>` with a JSON array of
 // arguments returns the method's JSON result (a Go error gives status 500 and
 // {"error": message}); `GET /api/events` is an SSE stream of {"name","data"} messages, the
-// same events the window gets. Every request must carry the random token (query
-// `?token=`, which sets a SameSite=Strict cookie, or the cookie, or header
-// X-ArtifactFlow-Token) and a loopback Host header.
+// same events the window gets. Every request must carry a loopback Host header.
+//
+// /api/ requests must also come from the app's own origin (an Origin header, when present,
+// equal to this server's scheme, host and port as named in Host; a Sec-Fetch-Site header,
+// when present, equal to "same-origin"), else 403 with {"error","code":"forbidden_origin"};
+// and they must carry the token in header X-ArtifactFlow-Token (TokenHeader), else 401 with
+// {"error","code":"unauthorized"}. Neither has any side effect. No cookie authorizes
+// anything. Clients that are not browsers send no Origin and pass with the header alone.
+//
+// The page itself (index.html, its assets and /__af/shim.js) loads without the token: it
+// holds nothing secret. The URL printed by `serve` carries `?token=`; the shim keeps the
+// token in sessionStorage, removes it from the address bar and sends it on every call.
+// Every response carries ContentSecurityPolicy, X-Frame-Options DENY, X-Content-Type-Options
+// nosniff, Referrer-Policy no-referrer and same-origin resource and opener policies.
+// Methods that take filesystem paths (desktopOnly) are refused with 403 and code
+// "desktop_only".
 type BrowserServer struct {
 	core    *Core
 	token   string
@@ -72,12 +106,42 @@ func (s *BrowserServer) Token() string { return s.token }
 
 // ServeHTTP implements http.Handler.
 func (s *BrowserServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setSecurityHeaders(w.Header())
 	if !loopbackHost(r.Host) {
 		http.Error(w, "forbidden host", http.StatusForbidden)
 		return
 	}
-	if !s.authorized(w, r) {
-		http.Error(w, "missing or wrong token: open the URL printed by `artifactflow serve`", http.StatusUnauthorized)
+	if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {
+		s.serveAPI(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if r.URL.Path == "/__af/shim.js" {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(shimJS)
+		return
+	}
+	s.serveAsset(w, r)
+}
+
+// serveAPI checks the origin, then the token, then dispatches an /api/ request.
+func (s *BrowserServer) serveAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if err := sameOrigin(r); err != nil {
+		s.core.log.Warn("browser mode: refused a request from another origin", "method", r.Method, "path", r.URL.Path,
+			"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "err", err)
+		writeJSON(w, http.StatusForbidden, map[string]string{"code": "forbidden_origin",
+			"error": "forbidden_origin: " + err.Error() + "; only the ArtifactFlow page itself may call this API"})
+		return
+	}
+	if !s.authorized(r) {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"code": "unauthorized",
+			"error": "unauthorized: missing or wrong token in " + TokenHeader + ": open the URL printed by `artifactflow serve`"})
 		return
 	}
 	switch {
@@ -85,24 +149,79 @@ func (s *BrowserServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveEvents(w, r)
 	case strings.HasPrefix(r.URL.Path, "/api/bind/"):
 		s.serveBind(w, r)
-	case r.URL.Path == "/__af/shim.js":
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		_, _ = w.Write(shimJS)
 	default:
-		s.serveAsset(w, r)
+		writeJSON(w, http.StatusNotFound, map[string]string{"code": "not_found", "error": "not_found: no such API " + r.URL.Path})
 	}
 }
 
-func (s *BrowserServer) authorized(w http.ResponseWriter, r *http.Request) bool {
-	ok := func(v string) bool { return subtle.ConstantTimeCompare([]byte(v), []byte(s.token)) == 1 }
-	if q := r.URL.Query().Get("token"); q != "" && ok(q) {
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		return true
+// setSecurityHeaders sets the headers every browser-mode response carries (see BrowserServer).
+func setSecurityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+// sameOrigin returns why r, an /api/ request, does not come from the app's own page, or nil.
+// Sec-Fetch-Site, which browsers always send, must be "same-origin": another port of
+// 127.0.0.1 is "same-site", and a cookie would have reached it, so "same-site" is refused
+// like "cross-site" and "none". Origin, when present, must name this server's scheme, host
+// and port as the request's Host header gives them. A request with neither header does not
+// come from a browser page and is left to the token check.
+func sameOrigin(r *http.Request) error {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		return fmt.Errorf("Sec-Fetch-Site is %q", site)
 	}
-	if c, err := r.Cookie(tokenCookie); err == nil && ok(c.Value) {
-		return true
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil
 	}
-	return ok(r.Header.Get("X-ArtifactFlow-Token"))
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	want, err := canonicalOrigin(scheme + "://" + r.Host)
+	if err != nil {
+		return fmt.Errorf("bad Host %q: %w", r.Host, err)
+	}
+	got, err := canonicalOrigin(origin)
+	if err != nil || got != want {
+		return fmt.Errorf("origin %q is not %q", origin, want)
+	}
+	return nil
+}
+
+// canonicalOrigin returns origin as "scheme://host:port" in lower case with the default port
+// made explicit, so that http://127.0.0.1 and http://127.0.0.1:80 compare equal.
+func canonicalOrigin(origin string) (string, error) {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return "", err
+	}
+	if u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q is not an origin", origin)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		default:
+			return "", fmt.Errorf("%q is not an http origin", origin)
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port), nil
+}
+
+// authorized reports whether r carries the token in TokenHeader. Cookies and query
+// parameters are ignored: a cookie reaches every port of the host, and a URL is logged.
+func (s *BrowserServer) authorized(r *http.Request) bool {
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), []byte(s.token)) == 1
 }
 
 // loopbackHost reports whether a Host header names a loopback address, which defeats DNS
@@ -124,7 +243,12 @@ func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use POST"})
 		return
 	}
-	m, ok := s.methods[strings.TrimPrefix(r.URL.Path, "/api/bind/")]
+	name := strings.TrimPrefix(r.URL.Path, "/api/bind/")
+	if why, refused := desktopOnly[name]; refused {
+		writeJSON(w, http.StatusForbidden, map[string]string{"code": "desktop_only", "error": why})
+		return
+	}
+	m, ok := s.methods[name]
 	if !ok {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such method " + r.URL.Path})
 		return

@@ -102,7 +102,8 @@ func TestBrowserServerRun(t *testing.T) {
 	_, srv, hs := newBrowserServer(t, w, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/events?token="+srv.Token(), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/events", nil)
+	req.Header.Set(TokenHeader, srv.Token())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

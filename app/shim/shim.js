@@ -1,8 +1,31 @@
 // Browser mode shim (DESIGN.md, "Browser mode"): defines window.go and window.runtime on
 // top of the HTTP API of `artifactflow serve`, so the Wails-generated bindings and the
 // whole frontend run unchanged in a plain browser. Served only by `serve`.
+//
+// Authorization: the URL printed by `serve` carries ?token=. This script, the first one the
+// page runs, keeps the token in sessionStorage (this tab, this origin only), removes it from
+// the address bar and sends it in the X-ArtifactFlow-Token header with every API request,
+// including the event stream (read with fetch, since EventSource cannot send headers). No
+// cookie is involved, so a page on another port of 127.0.0.1 has nothing to ride on.
 (() => {
   "use strict";
+  const TOKEN_HEADER = "X-ArtifactFlow-Token";
+  const TOKEN_KEY = "artifactflow.token";
+  // Kept before the page can replace window.open (frontend navigation guard).
+  const nativeOpen = window.open.bind(window);
+
+  const token = (() => {
+    let stored = "";
+    try { stored = sessionStorage.getItem(TOKEN_KEY) || ""; } catch { /* storage disabled */ }
+    const url = new URL(location.href);
+    const given = url.searchParams.get("token");
+    if (given === null) return stored;
+    try { sessionStorage.setItem(TOKEN_KEY, given); } catch { /* kept in memory only */ }
+    url.searchParams.delete("token");
+    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+    return given;
+  })();
+
   const listeners = new Map(); // event name -> array of {cb, left}
 
   function dispatch(name, args) {
@@ -20,17 +43,56 @@
     if (i >= 0) list.splice(i, 1);
   }
 
-  let source = null;
-  function connect() {
-    source = new EventSource("/api/events");
-    source.onmessage = (m) => {
-      let msg;
-      try { msg = JSON.parse(m.data); } catch { return; }
-      dispatch(msg.name, [msg.data]);
-    };
-    source.onopen = () => dispatch("browser:connected", []);
+  // handleBlock dispatches one server-sent event block ("data: {name, data}" lines).
+  function handleBlock(block) {
+    const data = block.split("\n").filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).replace(/^ /, "")).join("\n");
+    if (data === "") return; // a comment such as ": ping"
+    let msg;
+    try { msg = JSON.parse(data); } catch { return; }
+    dispatch(msg.name, [msg.data]);
   }
-  connect();
+
+  // streamEvents reads GET /api/events until the stream ends.
+  // Throws {status} when the server refuses the request.
+  async function streamEvents() {
+    const r = await fetch("/api/events", { headers: { [TOKEN_HEADER]: token, Accept: "text/event-stream" }, cache: "no-store" });
+    if (!r.ok || !r.body) throw { status: r.status };
+    dispatch("browser:connected", []);
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += value.replace(/\r\n?/g, "\n");
+      let end;
+      while ((end = buf.indexOf("\n\n")) >= 0) {
+        handleBlock(buf.slice(0, end));
+        buf = buf.slice(end + 2);
+      }
+    }
+  }
+
+  // Like EventSource: reconnect after the stream ends or fails, backing off to 10 s; the
+  // page reloads from the store on each "browser:connected". A refused token (401/403)
+  // will not get better by retrying: stop and say so.
+  async function connect() {
+    let delay = 500;
+    for (;;) {
+      try {
+        await streamEvents();
+        delay = 500;
+      } catch (e) {
+        if (e && (e.status === 401 || e.status === 403)) {
+          console.error("ArtifactFlow: the event stream was refused: open the URL printed by `artifactflow serve`");
+          return;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 10000);
+    }
+  }
+  void connect();
 
   const noop = () => {};
   window.runtime = {
@@ -46,7 +108,12 @@
     EventsOff(name, ...more) { for (const n of [name, ...more]) listeners.delete(n); },
     EventsOffAll() { listeners.clear(); },
     EventsEmit(name, ...data) { dispatch(name, data); },
-    BrowserOpenURL(url) { window.open(url, "_blank", "noopener,noreferrer"); },
+    // Only web and mail links leave the app, in a new tab without an opener.
+    BrowserOpenURL(url) {
+      let u;
+      try { u = new URL(String(url)); } catch { return; }
+      if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "mailto:") nativeOpen(u.href, "_blank", "noopener,noreferrer");
+    },
     Environment() { return Promise.resolve({ buildType: "browser", platform: "web", arch: "" }); },
     WindowSetTitle(t) { document.title = t; },
     ClipboardSetText(t) { return navigator.clipboard.writeText(t).then(() => true, () => false); },
@@ -60,7 +127,7 @@
   function call(service, method, args) {
     return fetch(`/api/bind/${encodeURIComponent(service)}/${encodeURIComponent(method)}`, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", [TOKEN_HEADER]: token },
       body: JSON.stringify(args),
     }).then(async (r) => {
       const body = await r.json().catch(() => null);

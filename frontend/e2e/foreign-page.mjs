@@ -1,0 +1,59 @@
+// The reported browser-mode attack, in Chromium, driven by app/browser_security_test.go
+// (TestBrowserE2EForeignPage): node e2e/foreign-page.mjs APP_URL ATTACKER_URL.
+// The user opens the app URL printed by `serve` (with ?token=); then, in the same browser, a
+// page served on another port of 127.0.0.1 fires its requests at the app (the Go test
+// serves it and checks what the app server answered and that config.json did not change).
+// Here: the attacker's page finishes, the token leaves the address bar and sets no cookie,
+// the app keeps working after a reload (the token survives in this tab) and its Content
+// Security Policy lets the whole UI load without a violation. Exits non-zero on a failure.
+import { assert, checker, launch } from './browser.mjs';
+
+const [appURL, attackerURL] = process.argv.slice(2);
+if (!appURL || !attackerURL) {
+  console.error('usage: node e2e/foreign-page.mjs APP_URL ATTACKER_URL');
+  process.exit(2);
+}
+
+const { page, errors, close } = await launch();
+const check = checker(page, close);
+
+await check('the user opens the app with the printed URL', async () => {
+  await page.goto(appURL);
+  await page.locator('nav.sidebar').waitFor();
+  await page.locator('aside.panel').waitFor();
+});
+
+await check('a page on another port tries the reported requests', async () => {
+  const evil = await page.context().newPage();
+  await evil.goto(attackerURL);
+  await evil.waitForFunction(() => window.__done === true, null, { timeout: 20_000 });
+  const results = await evil.evaluate(() => window.__results);
+  console.log(`     the foreign page's view: ${JSON.stringify(results)}`);
+  assert(results.events !== 'open', 'the foreign page opened the event stream');
+  await evil.close();
+});
+
+await check('the token leaves the address bar and no cookie holds it', async () => {
+  assert(!page.url().includes('token='), `the address bar still reads ${page.url()}`);
+  const cookies = await page.context().cookies();
+  assert(cookies.length === 0, `cookies: ${JSON.stringify(cookies)}`);
+});
+
+await check('the app still works after a reload, without the token in the URL', async () => {
+  await page.reload();
+  await page.locator('nav.sidebar').waitFor();
+  await page.getByRole('button', { name: /^Settings/ }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  const model = dialog.getByRole('textbox', { name: /^Model/ }).first();
+  await model.waitFor();
+  assert((await model.inputValue()) === 'test-model', `the settings read model "${await model.inputValue()}"`);
+  await page.keyboard.press('Escape');
+});
+
+await check('no page errors and no Content Security Policy violations', async () => {
+  assert(errors.length === 0, errors.join('\n'));
+});
+
+console.log(`${String(check.passed)} passed, 0 failed`);
+await close();
