@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -189,11 +190,8 @@ func (g *bodyGuard) account(b []byte) error {
 	}
 	for len(b) > 0 {
 		seg, rest, newline := b, []byte(nil), false
-		for i, c := range b {
-			if c == '\n' {
-				seg, rest, newline = b[:i], b[i+1:], true
-				break
-			}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			seg, rest, newline = b[:i], b[i+1:], true
 		}
 		if err := g.addToLine(seg); err != nil {
 			return err
