@@ -84,15 +84,24 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	}
 	window, threshold := rs.window()
 	sys := []llm.Message{{Role: llm.RoleSystem, Content: system}}
-	before := rs.counter.Estimate(append(sys, msgs...), toolDefs)
+	before, err := rs.counter.EstimateContext(ctx, append(sys, msgs...), toolDefs)
+	if err != nil {
+		return nil, err // stopped while counting
+	}
 	if before <= threshold {
 		return msgs, nil
 	}
 	// Only the history can be summarized. Once a compaction in this run left the agent over
 	// the threshold (the system prompt, with the whole task plan, is most of it), compacting
 	// again before the history has grown would repeat every round for nothing.
-	if rs.stuck[agentName] && before-rs.counter.Estimate(sys, toolDefs) < threshold/minCompactableShare {
-		return msgs, nil
+	if rs.stuck[agentName] {
+		prompt, err := rs.counter.EstimateContext(ctx, sys, toolDefs)
+		if err != nil {
+			return nil, err
+		}
+		if before-prompt < threshold/minCompactableShare {
+			return msgs, nil
+		}
 	}
 	rs.em.emit(ctx, events.CompactionStart, agentName, events.DataCompactionStart{TokensBefore: before, Threshold: threshold,
 		Window: window, Messages: len(msgs)})
@@ -130,7 +139,9 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 		out = append(out, llm.Message{Role: llm.RoleUser, Content: kept})
 	}
 	data.Success, data.Summary, data.Kept = true, summary, kept
-	data.TokensAfter = rs.counter.Estimate(append(sys, out...), toolDefs)
+	if data.TokensAfter, err = rs.counter.EstimateContext(ctx, append(sys, out...), toolDefs); err != nil {
+		return nil, err
+	}
 	rs.stuck[agentName] = data.TokensAfter > threshold
 	if rs.stuck[agentName] {
 		rs.e.cfg.Logger.Warn("compaction left the context over the threshold; the system prompt (task plan) is most of it",

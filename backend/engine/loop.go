@@ -175,7 +175,9 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		rs.em.emit(ctx, events.AgentStart, cfg.Name, start)
 		raw := 0
 		if rs.counter != nil {
-			raw = rs.counter.Raw(req.Messages, defsJSON)
+			if raw, err = rs.counter.RawContext(ctx, req.Messages, defsJSON); err != nil {
+				return "", nil, err // stopped while counting
+			}
 		}
 		resp, err := rs.call(ctx, cfg.Name, req)
 		if err != nil {
