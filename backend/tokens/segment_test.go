@@ -28,7 +28,7 @@ func countSegments(c *Counter, s string, maxSeg, maxRun int) (n, segs int) {
 var models = []string{"gpt-4o", "deepseek-chat"} // o200k_base and cl100k_base
 
 // TestOrdinaryTextCountsExactly: prose, code and JSON count exactly as before segmenting,
-// whether cut every 4 KB (as counted) or at every boundary.
+// whether cut every 16 KB (as counted) or at every boundary.
 func TestOrdinaryTextCountsExactly(t *testing.T) {
 	prettyJSON := "{\n  \"query\": \"lunar distance\",\n  \"max_results\": 5,\n  \"filters\": {\n    \"since\": \"2020-01-01\"\n  }\n}\n"
 	texts := []struct{ name, text string }{
