@@ -155,9 +155,55 @@ type ArtifactSnapshot struct {
 }
 
 // DataArtifactChanged is the data of artifact_changed, emitted after every successful
-// artifact operation so the UI shows artifacts growing live.
+// artifact operation so the UI shows artifacts growing live. It covers both kinds of
+// artifact of the panel:
+//   - a document (seed 000: agent-written or uploaded, versioned): Artifact holds it;
+//     Declared is nil. Action is "" (or "created"/"updated") while a run writes it, and
+//     "removed" with Reason "explicit" when the user deletes it (Artifact then holds the
+//     last state);
+//   - a declared artifact (seed 002: a link or file recorded by record_artifact, a hook or
+//     a local client): Declared holds the whole artifact (for "removed", the last state
+//     before removal), ArtifactID its id, Action created | updated | removed and, for
+//     removed, Reason "eviction" or "explicit"; Artifact is empty.
 type DataArtifactChanged struct {
-	Artifact ArtifactSnapshot `json:"artifact"`
+	Artifact   ArtifactSnapshot  `json:"artifact"`
+	Action     string            `json:"action,omitempty"`
+	ArtifactID string            `json:"artifactId,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	Declared   *DeclaredArtifact `json:"declared,omitempty"`
+}
+
+// DeclaredArtifact is a declared artifact as every client sees it (seed 002,
+// DaemonSessionArtifact): a link or file the user can open, registered by record_artifact,
+// a hook or a local client. Field names are seed 002's JSON names. Title and Description
+// are plain text; Metadata holds only strings, finite numbers, booleans and null, at most
+// 4 KB as JSON. Exactly one of WorkspacePath (relative to the conversation's workspace
+// folder), ManagedID and URL locates it (a published artifact may carry ManagedID beside
+// its URL). The client id of the registering client is never exposed; ClientRetained says
+// whether some client asked to keep it. Times are RFC 3339 UTC with milliseconds.
+type DeclaredArtifact struct {
+	ID             string         `json:"id"`
+	Kind           string         `json:"kind"`    // html, image, video, audio, pdf, notebook, file, link, other
+	Storage        string         `json:"storage"` // workspace, managed, external_url, published
+	Title          string         `json:"title"`
+	Description    string         `json:"description,omitempty"`
+	Status         string         `json:"status"` // available, missing
+	Source         string         `json:"source"` // tool, hook, client
+	WorkspacePath  string         `json:"workspacePath,omitempty"`
+	ManagedID      string         `json:"managedId,omitempty"`
+	URL            string         `json:"url,omitempty"`
+	MimeType       string         `json:"mimeType,omitempty"`
+	SizeBytes      *int64         `json:"sizeBytes,omitempty"`
+	ToolCallID     string         `json:"toolCallId,omitempty"`
+	ToolName       string         `json:"toolName,omitempty"`
+	HookName       string         `json:"hookName,omitempty"`
+	ClientRetained bool           `json:"clientRetained"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
+	CreatedAt      string         `json:"createdAt"`
+	UpdatedAt      string         `json:"updatedAt"`
+	// MissingReason says why Status is missing ("the file was deleted", "it is a link
+	// that leaves the workspace"); "" when available.
+	MissingReason string `json:"missingReason,omitempty"`
 }
 
 // DataTerminal is the data of the terminal events complete, cancelled and error.
