@@ -254,7 +254,7 @@ func TestBrowserServerSecurityHeaders(t *testing.T) {
 		{"a foreign call", "POST", "/api/bind/SettingsService/Get", map[string]string{"Origin": "http://evil.example", TokenHeader: token}, 403},
 		{"a POST to the page", "POST", "/", nil, 405},
 	}
-	csp := []string{"default-src 'self'", "script-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'"}
+	csp := []string{"default-src 'self'", "script-src 'self'", "frame-src 'none'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'"}
 	for _, tc := range requests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, hdr := call(t, tc.method, hs.URL+tc.path, tc.headers, "[]")
@@ -291,10 +291,12 @@ func TestBrowserServerSecurityHeaders(t *testing.T) {
 // TestBrowserE2EForeignPage replays the reported attack in Chromium: the user opens the app
 // URL printed by `serve`; a page served on another port of 127.0.0.1 then tries a no-cors
 // SettingsService.Save with credentials, UploadPaths of /etc/passwd, ConversationService.List
-// and the event stream (frontend/e2e/foreign-page.mjs). The app server must have seen those
+// and the event stream (frontend/e2e/security.mjs). The app server must have seen those
 // requests (so the browser did send them) and refused each with 403, config.json must be
-// unchanged, the app URL must lose its token and the app must keep working after a reload.
-// Needs AF_E2E=1 like TestBrowserE2E.
+// unchanged, the app URL must lose its token and the app must keep working after a reload,
+// with no Content-Security-Policy violation; an image-map area, a javascript: area and a form
+// in the page must not navigate the app's tab (issue item 5). Needs AF_E2E=1 like
+// TestBrowserE2E.
 func TestBrowserE2EForeignPage(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
@@ -337,10 +339,10 @@ func TestBrowserE2EForeignPage(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/foreign-page.mjs", hs.URL+"/?token="+srv.Token(), attacker.URL+"/")
+	cmd := exec.CommandContext(ctx, "node", "e2e/security.mjs", hs.URL+"/?token="+srv.Token(), attacker.URL+"/")
 	cmd.Dir = "../frontend"
 	out, err := cmd.CombinedOutput()
-	t.Logf("foreign-page.mjs output:\n%s", out)
+	t.Logf("security.mjs output:\n%s", out)
 	if err != nil {
 		t.Errorf("browser end-to-end failed: %v", err) // what the server saw is still worth checking
 	}

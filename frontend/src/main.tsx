@@ -1,8 +1,12 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
+import { guardNavigation } from './navigation';
 import './style.css';
 import './conversation.css';
+
+// Before the app renders: nothing on the page may navigate the window away from the app.
+guardNavigation();
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

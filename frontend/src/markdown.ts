@@ -84,12 +84,13 @@ const FORBID_ATTR = ['style', 'srcset', 'formaction', 'autofocus'];
 
 let hooked = false;
 
-/** Marks links so the Markdown component can open them in the system browser. */
+/** Marks links (and image-map areas) so the Markdown component can open them in the system browser. */
 function installHooks(): void {
   if (hooked) return;
   hooked = true;
   DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-    if (node.nodeName === 'A') {
+    const name = node.nodeName.toUpperCase();
+    if (name === 'A' || name === 'AREA') {
       const href = node.getAttribute('href') ?? '';
       node.removeAttribute('target');
       node.setAttribute('rel', 'noopener noreferrer');
@@ -107,11 +108,13 @@ function installHooks(): void {
 /**
  * Renders GitHub-flavoured markdown to sanitized HTML (a string for innerHTML).
  *
- * Scripts, event-handler attributes, javascript: URLs, styles, forms and frames are removed
- * by DOMPurify. Task-list items ("- [ ]", "- [x]", and the task-plan markers "[✓]", "[✗]",
- * "[~]", "[→]") become `<li class="task task-done|task-todo|task-progress">` with a marker
- * span. Links keep their href and get rel="noopener noreferrer"; http(s) and mailto links
- * also get data-external="true" (the Markdown component opens them with BrowserOpenURL).
+ * Scripts, event-handler attributes, javascript: URLs, styles, forms and their controls,
+ * frames, `<meta>` (so no refresh), `<base>` and `<link>` are removed by DOMPurify.
+ * Task-list items ("- [ ]", "- [x]", and the task-plan markers "[✓]", "[✗]", "[~]", "[→]")
+ * become `<li class="task task-done|task-todo|task-progress">` with a marker span. Links
+ * and image-map areas keep their href, lose any target and get rel="noopener noreferrer";
+ * http(s) and mailto ones also get data-external="true" (the Markdown component opens them
+ * with BrowserOpenURL).
  * With `highlight`, fenced code whose grammar is loaded (highlight.loadLanguages) becomes
  * shiki's class-coloured `<pre class="shiki">`; other code stays plain. Either way the
  * result passes the same sanitizer.

@@ -1,7 +1,10 @@
-import { useEffect, useMemo, useState, type MouseEvent } from 'react';
-import { openExternal } from '../api';
+import { useEffect, useMemo, useState } from 'react';
 import { fenceLanguages, loadLanguages } from '../highlight';
 import { renderCode, renderMarkdown } from '../markdown';
+import { UNTRUSTED_ATTR, blockSubmit, followLink } from '../navigation';
+
+/** Marks a container of untrusted HTML for the navigation guard (see navigation.ts). */
+const untrusted = { [UNTRUSTED_ATTR]: '' };
 
 /** Props of Markdown. */
 export interface MarkdownProps {
@@ -36,9 +39,11 @@ function useHighlightReady(languages: readonly string[]): number {
 }
 
 /**
- * Renders untrusted markdown, sanitized (see renderMarkdown). Clicks on links never navigate
- * the app window: absolute external links (http, https, mailto) open in the system browser
- * through runtime.BrowserOpenURL; all others (relative, fragment, other schemes) do nothing.
+ * Renders untrusted markdown, sanitized (see renderMarkdown). Nothing in it navigates the app
+ * window: a click on a link (`<a>`, an image map's `<area>`, an SVG link) opens absolute
+ * external links (http, https, mailto) in the system browser through runtime.BrowserOpenURL
+ * and does nothing for all others (relative, fragment, javascript:, data:, file: ...); a form
+ * submission, should one get past the sanitizer, is cancelled (see navigation.followLink).
  */
 export function Markdown({ source, className, highlight = false }: MarkdownProps) {
   const languages = useMemo(() => (highlight ? fenceLanguages(source) : []), [highlight, source]);
@@ -47,8 +52,10 @@ export function Markdown({ source, className, highlight = false }: MarkdownProps
   return (
     <div
       className={className ? `markdown ${className}` : 'markdown'}
-      onClick={interceptLinks}
-      onAuxClick={interceptLinks}
+      {...untrusted}
+      onClick={followLink}
+      onAuxClick={followLink}
+      onSubmit={blockSubmit}
       dangerouslySetInnerHTML={{ __html: html }}
     />
   );
@@ -71,14 +78,5 @@ export function CodeView({ code, language, className }: CodeViewProps) {
   const languages = useMemo(() => [language], [language]);
   const ready = useHighlightReady(languages);
   const html = useMemo(() => renderCode(code, language), [code, language, ready]); // eslint-disable-line react-hooks/exhaustive-deps
-  return <div className={className ? `code-view ${className}` : 'code-view'} dangerouslySetInnerHTML={{ __html: html }} />;
-}
-
-function interceptLinks(e: MouseEvent<HTMLElement>): void {
-  const target = e.target as Element | null;
-  const a = target?.closest('a');
-  if (!a || !e.currentTarget.contains(a)) return;
-  e.preventDefault();
-  // The raw attribute, not a.href: a relative link must not resolve against the app's origin.
-  openExternal(a.getAttribute('href') ?? '');
+  return <div className={className ? `code-view ${className}` : 'code-view'} {...untrusted} dangerouslySetInnerHTML={{ __html: html }} />;
 }
