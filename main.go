@@ -42,6 +42,11 @@ func window(core *app.Core) error {
 		MinWidth:    960,
 		MinHeight:   600,
 		AssetServer: &assetserver.Options{Assets: assets},
+		// Navigation away from the app is refused in the page (frontend/src/navigation.ts):
+		// Wails v2 has no navigation-policy hook (on Linux it connects no decide-policy
+		// handler to the WebKitGTK view and exposes no view to connect one). Should the
+		// window still reach another origin, Wails refuses its bound calls: only the start
+		// URL's origin may use them (BindingsAllowedOrigins is left empty on purpose).
 		// Files dropped anywhere on the window reach the page as paths (runtime OnFileDrop),
 		// which it uploads through ArtifactService.UploadPaths. DisableWebViewDrop stays
 		// off: on Linux it unsets the web view as a GTK drop target, so no drop arrives at

@@ -62,7 +62,8 @@ const maxBindBody = 8 << 20
 // (DESIGN.md, "Browser mode"): `POST /api/bind/<Service>/<Method>` with a JSON array of
 // arguments returns the method's JSON result (a Go error gives status 500 and
 // {"error": message}); `GET /api/events` is an SSE stream of {"name","data"} messages, the
-// same events the window gets. Every request must carry a loopback Host header.
+// same events the window gets. Every request must carry a loopback Host header, else 403
+// with {"error","code":"forbidden_host"} (a DNS-rebinding page names its own host).
 //
 // /api/ requests must also come from the app's own origin (an Origin header, when present,
 // equal to this server's scheme, host and port as named in Host; a Sec-Fetch-Site header,
@@ -110,7 +111,8 @@ func (s *BrowserServer) Token() string { return s.token }
 func (s *BrowserServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w.Header())
 	if !loopbackHost(r.Host) {
-		http.Error(w, "forbidden host", http.StatusForbidden)
+		writeJSON(w, http.StatusForbidden, map[string]string{"code": "forbidden_host",
+			"error": "forbidden_host: " + r.Host + " is not a loopback address; open the URL printed by `artifactflow serve`"})
 		return
 	}
 	if r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") {

@@ -223,6 +223,44 @@ func TestBrowserServerRefusesPaths(t *testing.T) {
 	}
 }
 
+// browserReviewed lists the bound methods reviewed for browser mode: none takes a
+// filesystem path or writes where its caller says (Export writes only where the window's
+// native save dialog says, and browser mode has no dialogs: it returns the bytes).
+var browserReviewed = []string{
+	"ArtifactService/DiscardDraft", "ArtifactService/Drafts", "ArtifactService/Export", "ArtifactService/Get",
+	"ArtifactService/KeepDraft", "ArtifactService/List", "ArtifactService/Restore", "ArtifactService/Save",
+	"ArtifactService/Upload", "ArtifactService/Version", "ArtifactService/Versions",
+	"ChatService/Queue", "ChatService/Regenerate", "ChatService/Respond", "ChatService/Running", "ChatService/Send", "ChatService/Stop",
+	"ConversationService/Delete", "ConversationService/Events", "ConversationService/Get", "ConversationService/History",
+	"ConversationService/List", "ConversationService/Rename", "ConversationService/Search", "ConversationService/SwitchBranch",
+	"SettingsService/Get", "SettingsService/ModelContext", "SettingsService/Save",
+}
+
+// TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision
+// about browser mode, where any page the user opens could try it: a method that reads or
+// writes a path the caller names belongs in desktopOnly (app/browser.go), any other in
+// browserReviewed above.
+func TestBrowserModeReviewsEveryMethod(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	_, srv, _ := newBrowserServer(t, w, "")
+	reviewed := map[string]bool{}
+	for _, m := range browserReviewed {
+		reviewed[m] = true
+	}
+	for name := range srv.methods {
+		_, refused := desktopOnly[name]
+		if reviewed[name] == refused {
+			t.Errorf("bound method %s: put it in exactly one of desktopOnly (app/browser.go: it takes a filesystem path) "+
+				"and browserReviewed (app/browser_security_test.go: safe for the browser page to call)", name)
+		}
+	}
+	for name := range desktopOnly {
+		if _, ok := srv.methods[name]; !ok {
+			t.Errorf("desktopOnly names %s, which is not bound", name)
+		}
+	}
+}
+
 // TestBrowserServerSecurityHeaders checks the headers every browser-mode response carries
 // (pages, assets, the shim, API answers and refusals), that the page loads without the
 // token and never carries it, and that no cookie is set.
