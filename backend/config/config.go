@@ -51,6 +51,11 @@ type Settings struct {
 	ToolPermissions map[string]string `json:"tool_permissions,omitempty"`
 	// PermissionTimeoutSeconds bounds the wait for a confirm tool's approval; 0 means 120.
 	PermissionTimeoutSeconds int `json:"permission_timeout_seconds,omitempty"`
+	// Hooks are the commands run on hook events (issue 8; see Hooks and Hook): after each
+	// tool call (PostToolUse) and after each run (Stop). They run as the user, without a
+	// shell; a hand-edited config.json is not validated on load, so the engine skips
+	// entries that would fail Validate.
+	Hooks Hooks `json:"hooks,omitempty"`
 }
 
 // ModelContext is the user's choice for one model's context: its window in tokens (0 =
@@ -143,7 +148,8 @@ func (s Settings) WithDefaults() Settings {
 }
 
 // Validate checks the settings' shapes (not reachability). Errors wrap ErrInvalid and name
-// the field, e.g. "invalid settings: base_url: must be an http(s) URL".
+// the field, e.g. "invalid settings: base_url: must be an http(s) URL" or
+// "invalid settings: hooks.PostToolUse[0].command: must name a program".
 func (s Settings) Validate() error {
 	var problems []string
 	if s.BaseURL != "" && !isHTTPURL(s.BaseURL) {
@@ -178,6 +184,7 @@ func (s Settings) Validate() error {
 	if s.PermissionTimeoutSeconds < 0 || s.PermissionTimeoutSeconds > 3600 {
 		problems = append(problems, fmt.Sprintf("permission_timeout_seconds: %d is outside 1–3600", s.PermissionTimeoutSeconds))
 	}
+	problems = append(problems, validHooks(s.Hooks)...)
 	if s.MaxUploadMB < 0 || s.MaxUploadMB > MaxUploadMBLimit {
 		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
@@ -188,7 +195,8 @@ func (s Settings) Validate() error {
 }
 
 // Merge returns s with every non-empty field of o laid over it (flags over config.json).
-// AllowPrivateNetwork is only ever switched on by o.
+// AllowPrivateNetwork is only ever switched on by o; a non-empty o.Hooks replaces s.Hooks
+// whole.
 func (s Settings) Merge(o Settings) Settings {
 	if o.BaseURL != "" {
 		s.BaseURL = o.BaseURL
@@ -219,6 +227,9 @@ func (s Settings) Merge(o Settings) Settings {
 	}
 	if o.PermissionTimeoutSeconds != 0 {
 		s.PermissionTimeoutSeconds = o.PermissionTimeoutSeconds
+	}
+	if len(o.Hooks) > 0 {
+		s.Hooks = o.Hooks
 	}
 	for model, mc := range o.Models {
 		s = s.WithModelContext(model, mc)
