@@ -88,29 +88,52 @@ func validHooks(h Hooks) []string {
 			continue
 		}
 		for i, e := range h[ev] {
-			at := fmt.Sprintf("hooks.%s[%d].", ev, i)
-			switch {
-			case len(e.Command) == 0 || strings.TrimSpace(e.Command[0]) == "":
-				problems = append(problems, at+"command: must name a program, as [\"/path/to/program\", \"arg\", ...]")
-			case slices.ContainsFunc(e.Command, func(a string) bool { return strings.ContainsRune(a, 0) }):
-				problems = append(problems, at+"command: an argument contains a NUL character")
-			}
-			if e.TimeoutSeconds < 0 || e.TimeoutSeconds > MaxHookTimeoutSeconds || e.TimeoutSeconds != e.TimeoutSeconds {
-				problems = append(problems, fmt.Sprintf("%stimeout_seconds: %v is outside 0–%d (0 means %d)", at, e.TimeoutSeconds,
-					MaxHookTimeoutSeconds, DefaultHookTimeoutSeconds))
-			}
-			if ev == HookStop {
-				if m := strings.TrimSpace(e.Matcher); m != "" && m != "*" {
-					problems = append(problems, at+"matcher: Stop hooks take no matcher")
-				}
-			} else if _, err := CompileMatcher(e.Matcher); err != nil {
-				problems = append(problems, at+"matcher: not a valid regular expression: "+err.Error())
-			}
-			if e.Name != "" && (utf8.RuneCountInString(e.Name) > MaxHookNameRunes || strings.TrimSpace(e.Name) == "" ||
-				strings.IndexFunc(e.Name, unicode.IsControl) >= 0) {
-				problems = append(problems, fmt.Sprintf("%sname: must be one line of 1–%d characters", at, MaxHookNameRunes))
-			}
+			problems = append(problems, hookProblems(ev, i, e)...)
 		}
+	}
+	return problems
+}
+
+// ValidateHook checks one entry of event (HookPostToolUse or HookStop) at index i of its
+// list, as Settings.Validate does; the error wraps ErrInvalid and names each bad field as
+// hooks.<event>[<i>].<field>.
+func ValidateHook(event string, i int, h Hook) error {
+	var problems []string
+	if !slices.Contains(HookEvents, event) {
+		problems = []string{fmt.Sprintf("hooks.%s: unknown hook event (known: %s)", event, strings.Join(HookEvents, ", "))}
+	} else {
+		problems = hookProblems(event, i, h)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// hookProblems returns one problem per bad field of entry i of event ev.
+func hookProblems(ev string, i int, e Hook) []string {
+	var problems []string
+	at := fmt.Sprintf("hooks.%s[%d].", ev, i)
+	switch {
+	case len(e.Command) == 0 || strings.TrimSpace(e.Command[0]) == "":
+		problems = append(problems, at+"command: must name a program, as [\"/path/to/program\", \"arg\", ...]")
+	case slices.ContainsFunc(e.Command, func(a string) bool { return strings.ContainsRune(a, 0) }):
+		problems = append(problems, at+"command: an argument contains a NUL character")
+	}
+	if e.TimeoutSeconds < 0 || e.TimeoutSeconds > MaxHookTimeoutSeconds || e.TimeoutSeconds != e.TimeoutSeconds {
+		problems = append(problems, fmt.Sprintf("%stimeout_seconds: %v is outside 0–%d (0 means %d)", at, e.TimeoutSeconds,
+			MaxHookTimeoutSeconds, DefaultHookTimeoutSeconds))
+	}
+	if ev == HookStop {
+		if m := strings.TrimSpace(e.Matcher); m != "" && m != "*" {
+			problems = append(problems, at+"matcher: Stop hooks take no matcher")
+		}
+	} else if _, err := CompileMatcher(e.Matcher); err != nil {
+		problems = append(problems, at+"matcher: not a valid regular expression: "+err.Error())
+	}
+	if e.Name != "" && (utf8.RuneCountInString(e.Name) > MaxHookNameRunes || strings.TrimSpace(e.Name) == "" ||
+		strings.IndexFunc(e.Name, unicode.IsControl) >= 0) {
+		problems = append(problems, fmt.Sprintf("%sname: must be one line of 1–%d characters", at, MaxHookNameRunes))
 	}
 	return problems
 }

@@ -15,7 +15,9 @@ import (
 // --json output and the frontend; never rename them.
 type Type string
 
-// The event types of DESIGN.md. Terminal types are Complete, Cancelled and Error.
+// The event types of DESIGN.md, and hook_result (issue 8, hooks). Terminal types are
+// Complete, Cancelled and Error; Stop hooks add hook_result and artifact_changed events
+// after the terminal event.
 const (
 	Metadata            Type = "metadata"
 	AgentStart          Type = "agent_start"
@@ -32,6 +34,7 @@ const (
 	CompactionStart     Type = "compaction_start"
 	CompactionSummary   Type = "compaction_summary"
 	ArtifactChanged     Type = "artifact_changed"
+	HookResult          Type = "hook_result"
 	Complete            Type = "complete"
 	Cancelled           Type = "cancelled"
 	Error               Type = "error"
@@ -204,6 +207,27 @@ type DeclaredArtifact struct {
 	// MissingReason says why Status is missing ("the file was deleted", "it is a link
 	// that leaves the workspace"); "" when available.
 	MissingReason string `json:"missingReason,omitempty"`
+}
+
+// DataHookResult is the data of hook_result (issue 8): one hook command ran on Event
+// ("PostToolUse" after a tool call, with ToolName and ToolCallID; "Stop" after the run's
+// terminal event). OK is false when it could not start, exited non-zero, ran past its
+// timeout (it was killed), was cancelled, or printed something other than a JSON object
+// or more than 1 MB; Error says which, with the end of its stderr. Artifacts counts the
+// artifacts its stdout declared (hookSpecificOutput.artifacts, before the declared
+// store's validation; each one stored emits its own artifact_changed), Dropped those that
+// could not be read or were over the per-hook limit. A hook never fails the run: this
+// event is informational.
+type DataHookResult struct {
+	Hook       string `json:"hook"`
+	Event      string `json:"event"`
+	OK         bool   `json:"ok"`
+	Error      string `json:"error,omitempty"`
+	Artifacts  int    `json:"artifacts"`
+	Dropped    int    `json:"dropped,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // DataTerminal is the data of the terminal events complete, cancelled and error.
