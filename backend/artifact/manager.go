@@ -75,6 +75,8 @@ type Store interface {
 	GetVersion(ctx context.Context, sessionID, id string, version int) (store.ArtifactVersion, error)
 	SaveDrafts(ctx context.Context, ds ...store.Draft) error
 	DeleteDraft(ctx context.Context, conversationID, artifactID, messageID string) error
+	DeleteArtifact(ctx context.Context, sessionID, id string) (store.Artifact, error)
+	UploadBySHA256(ctx context.Context, sessionID, sha string) (store.Artifact, error)
 }
 
 // memory is one artifact held in the cache (seed 000, ArtifactMemory).

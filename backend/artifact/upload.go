@@ -48,12 +48,15 @@ type Upload struct {
 // file name without directories (cut to 200 characters); ContentType is the stored content type (extract.Result.ContentType,
 // "binary" when unreadable); Size is the file size in bytes; Readable reports whether its
 // text was extracted; Note is a sentence for the user about anything unusual (renamed,
-// unreadable, decoded from a legacy charset), "" when there is nothing to say.
+// unreadable, decoded from a legacy charset, already uploaded), "" when there is nothing
+// to say. Existing reports that the conversation already had these exact bytes: nothing
+// was stored and ArtifactID names the artifact that holds them.
 type UploadResult struct {
 	ArtifactID, Title, ContentType string
 	Size                           int
 	Readable                       bool
 	Note                           string
+	Existing                       bool
 }
 
 // uploadMetadata is the artifacts.metadata JSON of an uploaded artifact.
@@ -139,6 +142,11 @@ func bytePrefix(s string, n int) (string, bool) {
 // that existed before belongs to another artifact and stays); callers serialise uploads
 // into one blobs directory so that two uploads of the same bytes cannot race on it.
 //
+// The same bytes uploaded again into the same conversation (same SHA-256, whatever the
+// name) store nothing: the result names the artifact that already holds them, with
+// Existing set and the note `already in this conversation as "<id>"` (issue 8). Different
+// bytes under a taken name still get the next suffix.
+//
 // maxBytes is the size limit in bytes (DefaultMaxUploadBytes when <= 0). Errors:
 // ErrTooLarge, naming the file, its size and the limit, when up.Data is larger (nothing is
 // written); an empty blobsDir; the context's error; blob and store errors, wrapped.
@@ -159,6 +167,12 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, err)
 	}
 
+	sum := sha256.Sum256(up.Data)
+	blob := hex.EncodeToString(sum[:])
+	if res, found, err := m.existingUpload(ctx, blob, size); found || err != nil {
+		return res, err
+	}
+
 	text, err := extract.Text(ctx, name, up.Data)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, ctxErr)
@@ -170,8 +184,6 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 	if !text.Readable {
 		content = fmt.Sprintf("(binary file: %s, %s; its text could not be read: %s)", title, formatSize(int64(size)), text.Reason)
 	}
-	sum := sha256.Sum256(up.Data)
-	blob := hex.EncodeToString(sum[:])
 	created, err := writeBlob(blobsDir, blob, up.Data)
 	if err != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: save the original: %w", title, err)
@@ -192,6 +204,12 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// Again under the lock: an upload of the same bytes may have finished meanwhile (its
+	// artifact refers to the blob, so the blob stays).
+	if res, found, err := m.existingUpload(ctx, blob, size); found || err != nil {
+		stored = found
+		return res, err
+	}
 	base := SanitizeID(up.Name)
 	for n := 0; n < maxUploadTries; n++ {
 		id := withSuffix(base, n)
@@ -213,6 +231,22 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 			Note: uploadNote(base, id, text)}, nil
 	}
 	return UploadResult{}, fmt.Errorf("artifact: upload %q: %q and its first %d numbered variants are all taken", title, base, maxUploadTries-1)
+}
+
+// existingUpload looks for an artifact of the session that records an upload of the bytes
+// with SHA-256 blob, and reports it as the result of uploading them again.
+func (m *Manager) existingUpload(ctx context.Context, blob string, size int) (UploadResult, bool, error) {
+	a, err := m.st.UploadBySHA256(ctx, m.sessionID, blob)
+	if errors.Is(err, store.ErrNotFound) {
+		return UploadResult{}, false, nil
+	}
+	if err != nil {
+		return UploadResult{}, false, fmt.Errorf("artifact: upload: look for the same file: %w", err)
+	}
+	var meta uploadMetadata
+	_ = json.Unmarshal(a.Metadata, &meta) // found by its metadata, so it is JSON
+	return UploadResult{ArtifactID: a.ID, Title: a.Title, ContentType: a.ContentType, Size: size, Readable: meta.Readable,
+		Note: fmt.Sprintf("already in this conversation as %q", a.ID), Existing: true}, true, nil
 }
 
 // baseName is the file name of an upload without any directory part ('/' or '\'

@@ -150,22 +150,35 @@ func TestCreateFromUpload(t *testing.T) {
 		}
 	}
 
-	// The same name again gets _1 then _2; the same bytes reuse the blob without rewriting it.
+	// The same bytes again, under any name, are the artifact already there: nothing new is
+	// stored and the blob is not rewritten (issue 8).
 	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(blobPath, past, past); err != nil {
 		t.Fatal(err)
 	}
-	for _, wantID := range []string{"data_1.csv", "data_2.csv"} {
-		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "data.csv", Data: csv}, 0)
-		if err != nil || res.ArtifactID != wantID || !strings.Contains(res.Note, `saved as "`+wantID+`" because "data.csv" already exists`) {
-			t.Fatalf("upload again = %+v, %v; want id %s with a note", res, err, wantID)
+	for _, name := range []string{"data.csv", "copy of data.csv"} {
+		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: name, Data: csv}, 0)
+		want := UploadResult{ArtifactID: "data.csv", Title: "data.csv", ContentType: "csv", Size: len(csv), Readable: true,
+			Note: `already in this conversation as "data.csv"`, Existing: true}
+		if err != nil || res != want {
+			t.Fatalf("upload %q again = %+v, %v; want %+v", name, res, err, want)
+		}
+	}
+	// Different bytes under a taken name get _1 then _2, each with its own blob.
+	for i, wantID := range []string{"data_1.csv", "data_2.csv"} {
+		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "data.csv", Data: append(csv, byte('0'+i))}, 0)
+		if err != nil || res.ArtifactID != wantID || res.Existing || !strings.Contains(res.Note, `saved as "`+wantID+`" because "data.csv" already exists`) {
+			t.Fatalf("upload different bytes = %+v, %v; want id %s with a note", res, err, wantID)
 		}
 	}
 	if fi, _ := os.Stat(blobPath); !fi.ModTime().Equal(past) {
 		t.Errorf("the existing blob was rewritten (mtime %v)", fi.ModTime())
 	}
-	if entries, _ := os.ReadDir(blobs); len(entries) != 1 {
-		t.Errorf("blobs dir holds %d entries, want 1 (no temp files left)", len(entries))
+	if entries, _ := os.ReadDir(blobs); len(entries) != 3 {
+		t.Errorf("blobs dir holds %d entries, want 3 (one per distinct file, no temp files left)", len(entries))
+	}
+	if vs, err := db.ListVersions(ctx, "conv", "data.csv"); err != nil || len(vs) != 1 {
+		t.Errorf("versions of data.csv after uploading it again = %+v, %v; want the one upload", vs, err)
 	}
 
 	// During a run the uploads are listed as saved, beside the agent's unsaved artifact,
@@ -208,6 +221,16 @@ func TestCreateFromUpload(t *testing.T) {
 	if a, _ := db.GetArtifact(ctx, "conv", "data.csv"); a.Content != "name,score\n张三,95\n" || string(a.Metadata) == "" {
 		t.Errorf("after flush: %+v", a)
 	}
+	// Edited or not, it is still the upload of those bytes; another conversation stores its own.
+	if res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "data.csv", Data: csv}, 0); err != nil || !res.Existing || res.ArtifactID != "data.csv" {
+		t.Errorf("upload after an edit = %+v, %v; want the existing data.csv", res, err)
+	}
+	if err := db.CreateConversation(ctx, store.Conversation{ID: "conv2"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := NewManager(db, "conv2", "").CreateFromUpload(ctx, blobs, Upload{Name: "data.csv", Data: csv}, 0); err != nil || res.Existing || res.ArtifactID != "data.csv" {
+		t.Errorf("upload into another conversation = %+v, %v; want a new data.csv there", res, err)
+	}
 }
 
 func TestCreateFromUploadCollisions(t *testing.T) {
@@ -234,8 +257,8 @@ func TestCreateFromUploadCollisions(t *testing.T) {
 		{strings.Repeat("x", 70) + ".md", strings.Repeat("x", 61) + ".md"},
 		{strings.Repeat("x", 80) + ".md", strings.Repeat("x", 59) + "_1.md"},
 	}
-	for _, tc := range tests {
-		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: tc.name, Data: []byte("# hi")}, 0)
+	for i, tc := range tests {
+		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: tc.name, Data: []byte(fmt.Sprintf("# hi %d", i))}, 0)
 		if err != nil || res.ArtifactID != tc.wantID {
 			t.Errorf("upload %q = %+v, %v; want id %q", tc.name, res, err, tc.wantID)
 		}

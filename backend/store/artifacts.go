@@ -351,3 +351,54 @@ func (db *DB) GetVersion(ctx context.Context, sessionID, id string, version int)
 	}
 	return v, nil
 }
+
+// DeleteArtifact removes artifact id of session sessionID and everything recorded for it,
+// in one transaction: its versions (artifact_versions), the crash drafts runs left of it
+// (artifact_drafts, any message) and the artifact row. The search index (search_fts)
+// covers conversation titles and messages only, so no search row refers to an artifact.
+// It returns the artifact as it was (content and Metadata included: an upload's metadata
+// names its blob, which the caller may remove once BlobsInUse says nothing else uses it).
+// Errors: no such artifact → ErrNotFound; the context's error and database errors,
+// wrapped.
+func (db *DB) DeleteArtifact(ctx context.Context, sessionID, id string) (Artifact, error) {
+	var a Artifact
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = scanArtifact(tx.QueryRowContext(ctx, `SELECT `+artifactCols+` FROM artifacts WHERE id = ? AND session_id = ?`, id, sessionID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM artifact_versions WHERE artifact_id = ? AND session_id = ?`, id, sessionID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM artifact_drafts WHERE conversation_id = ? AND artifact_id = ?`, sessionID, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM artifacts WHERE id = ? AND session_id = ?`, id, sessionID)
+		return err
+	})
+	if err != nil {
+		return Artifact{}, fmt.Errorf("store: delete artifact %q in session %q: %w", id, sessionID, err)
+	}
+	return a, nil
+}
+
+// UploadBySHA256 returns the oldest artifact of session sessionID whose metadata records
+// an upload of the bytes with SHA-256 sha (lower-case hex, metadata "sha256"), so the same
+// file uploaded again can be recognised. Errors: none → ErrNotFound; database errors,
+// wrapped.
+func (db *DB) UploadBySHA256(ctx context.Context, sessionID, sha string) (Artifact, error) {
+	a, err := scanArtifact(db.sql.QueryRowContext(ctx, `SELECT `+artifactCols+` FROM artifacts
+		WHERE session_id = ? AND json_valid(metadata) AND json_extract(metadata, '$.sha256') = ?
+		ORDER BY created_at, rowid LIMIT 1`, sessionID, sha))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Artifact{}, fmt.Errorf("store: upload %s in session %q: %w", sha, sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return Artifact{}, fmt.Errorf("store: upload %s in session %q: %w", sha, sessionID, err)
+	}
+	return a, nil
+}
