@@ -31,12 +31,14 @@ type Config struct {
 }
 
 // Defaults returns the three agents of seed 001 with their tools and limits:
-// lead_agent (artifact tools + call_subagent, 100 rounds), search_agent (web_search, 3),
-// crawl_agent (web_fetch, 2).
+// lead_agent (artifact tools, record_artifact and call_subagent, 100 rounds),
+// search_agent (web_search, 3), crawl_agent (web_fetch, 2). record_artifact (seed 002) is
+// offered only when the engine has a declared-artifact store; the lead's prompt says when
+// to use it.
 func Defaults() []Config {
 	return []Config{
 		{Name: Lead, Description: "Task coordinator and information integrator",
-			Tools:         []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "call_subagent"},
+			Tools:         []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "record_artifact", "call_subagent"},
 			MaxToolRounds: 100, RolePrompt: mustPrompt("lead_agent.md")},
 		{Name: Search, Description: "Web search and information retrieval specialist",
 			Capabilities: []string{"Web search", "Information retrieval"},

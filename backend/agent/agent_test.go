@@ -15,7 +15,7 @@ func TestDefaults(t *testing.T) {
 		tools  []string
 		rounds int
 	}{
-		{Lead, []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "call_subagent"}, 100},
+		{Lead, []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "record_artifact", "call_subagent"}, 100},
 		{Search, []string{"web_search"}, 3},
 		{Crawl, []string{"web_fetch"}, 2},
 	}
@@ -62,5 +62,23 @@ func TestSystemPrompt(t *testing.T) {
 	}
 	if empty := d[0].SystemPrompt(PromptContext{}); !strings.Contains(empty, `create the artifact "task_plan" first`) {
 		t.Errorf("lead prompt without a plan does not ask for one")
+	}
+}
+
+// TestLeadPromptRecordArtifact: the lead is told what record_artifact is for (seed 002:
+// resources the user will open again) and what it is not for (ordinary reference links,
+// which are sources); the sub-agents are not.
+func TestLeadPromptRecordArtifact(t *testing.T) {
+	d := Defaults()
+	lead := d[0].SystemPrompt(PromptContext{})
+	for _, s := range []string{"record_artifact", "dataset", "official tool", "reference links", "sources"} {
+		if !strings.Contains(lead, s) {
+			t.Errorf("lead prompt does not mention %q", s)
+		}
+	}
+	for _, sub := range d[1:] {
+		if strings.Contains(sub.SystemPrompt(PromptContext{}), "record_artifact") {
+			t.Errorf("%s prompt mentions record_artifact, a lead tool", sub.Name)
+		}
 	}
 }

@@ -20,7 +20,10 @@ import (
 
 	"artifactflow/backend/agent"
 	"artifactflow/backend/artifact"
+	"artifactflow/backend/config"
+	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
+	"artifactflow/backend/hooks"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/store"
 	"artifactflow/backend/tokens"
@@ -59,6 +62,17 @@ type Deps struct {
 	// decision (0 means DefaultPermissionTimeout); no decision counts as deny.
 	Permissions       map[string]string
 	PermissionTimeout time.Duration
+	// Declared is the declared-artifact store (seed 002). nil: the lead is not offered
+	// record_artifact and what hooks declare is dropped (logged).
+	Declared *declared.Service
+	// Workspace returns the absolute path of a conversation's workspace folder (it may not
+	// exist yet: it is created, mode 0700, before a hook runs in it). nil: hooks run in the
+	// app's working directory and are told workspace "".
+	Workspace func(ctx context.Context, conversationID string) (string, error)
+	// Hooks are the user's hook commands (issue 8, config.Hooks): PostToolUse after each
+	// tool call of any agent, Stop after the run's terminal event. Entries Validate would
+	// refuse are skipped with a warning. nil: no hooks.
+	Hooks config.Hooks
 }
 
 // Tool permission policies (issue 4, permission).
@@ -88,12 +102,16 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
-// Engine starts and tracks runs. It owns every run goroutine: Close cancels them and
-// waits for their terminal events.
+// Engine starts and tracks runs. It owns every run goroutine, and with it the run's Stop
+// hooks: Close cancels both and waits for them.
 type Engine struct {
 	cfg    Config
 	agents map[string]agent.Config
 	lead   agent.Config
+	// base is the parent of every run's Stop-hook context, which outlives the run's own
+	// context; Close cancels it.
+	base       context.Context
+	cancelBase context.CancelFunc
 
 	mu       sync.Mutex
 	runs     map[string]*Run // by conversation id
@@ -118,6 +136,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, agents: map[string]agent.Config{}, lead: cfg.Agents[0], runs: map[string]*Run{},
 		counters: map[string]*tokens.Counter{}}
+	e.base, e.cancelBase = context.WithCancel(context.Background())
 	for _, a := range cfg.Agents {
 		e.agents[a.Name] = a
 	}
@@ -163,9 +182,16 @@ type Run struct {
 	queue       []events.DataQueuedMessage   // injected user messages not yet given to the lead
 	queueClosed bool                         // the lead has answered: Inject must start a new run
 	pending     map[string]pendingPermission // permission requests waiting, by request id
+
+	hooks *hooks.Runner // the run's hooks; nil when none are set
+
+	hmu        sync.Mutex
+	finishing  bool               // the terminal event is written; Stop hooks may be running
+	cancelStop context.CancelFunc // cancels the Stop hooks; nil before they start
 }
 
-// Wait blocks until the run has ended and returns its result, or returns ctx's error.
+// Wait blocks until the run has ended (its terminal event written and its Stop hooks
+// finished) and returns its result, or returns ctx's error.
 func (r *Run) Wait(ctx context.Context) (Result, error) {
 	select {
 	case <-r.done:
@@ -175,16 +201,36 @@ func (r *Run) Wait(ctx context.Context) (Result, error) {
 	}
 }
 
-// Done is closed when the run has ended.
+// Done is closed when the run has ended: after its terminal event and its Stop hooks
+// (each bounded by its timeout), once the conversation is free for the next run.
 func (r *Run) Done() <-chan struct{} { return r.done }
+
+// isFinishing reports whether the run has written its terminal event (only Stop hooks
+// may still be running).
+func (r *Run) isFinishing() bool {
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	return r.finishing
+}
+
+// stopHooks cancels the run's Stop hooks if they are running.
+func (r *Run) stopHooks() {
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	if r.cancelStop != nil {
+		r.cancelStop()
+	}
+}
 
 // errStopped is the cancellation cause when the user stops a run.
 var errStopped = errors.New("stopped by the user")
 
 // Start records the user message and starts the run in the background. It returns once
 // the run is registered (its metadata event written). The run stops when ctx is cancelled,
-// on Stop, or on Close. Errors: ErrEmptyMessage, ErrConversationNotFound, ErrBusy,
-// ErrClosed, store errors.
+// on Stop, or on Close. When the conversation's previous run has ended but its Stop hooks
+// are still running, Start waits for them (each is bounded by its timeout) or for ctx.
+// Errors: ErrEmptyMessage, ErrConversationNotFound, ErrBusy, ErrClosed, ctx's error,
+// store errors.
 func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	content := strings.TrimSpace(req.Content)
 	if content == "" {
@@ -222,30 +268,47 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		}
 	}
 
+	hk := e.newHooks(deps)
 	e.mu.Lock()
-	if e.closed {
+	for {
+		if e.closed {
+			e.mu.Unlock()
+			return nil, ErrClosed
+		}
+		old, busy := e.runs[convID]
+		if !busy {
+			break
+		}
+		if !old.isFinishing() {
+			e.mu.Unlock()
+			return nil, ErrBusy
+		}
 		e.mu.Unlock()
-		return nil, ErrClosed
-	}
-	if _, busy := e.runs[convID]; busy {
-		e.mu.Unlock()
-		return nil, ErrBusy
+		select { // the old run is unregistered before its done is closed
+		case <-old.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		e.mu.Lock()
 	}
 	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stopOnParent := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	msgID := uuid.NewString()
 	r := &Run{ConversationID: convID, MessageID: msgID, cancel: cancel, done: make(chan struct{}),
-		artifacts: artifact.NewManager(st, convID, msgID)}
+		artifacts: artifact.NewManager(st, convID, msgID), hooks: hk}
 	e.runs[convID] = r
 	e.wg.Add(1)
 	e.mu.Unlock()
 
-	release := func() {
+	unregister := func() {
 		stopOnParent()
 		cancel(nil)
 		e.mu.Lock()
 		delete(e.runs, convID)
 		e.mu.Unlock()
+	}
+	release := func() {
+		unregister()
 		e.wg.Done()
 	}
 	if err := st.AddMessage(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
@@ -262,11 +325,13 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	em.emit(runCtx, events.Metadata, "", events.DataMetadata{ParentID: parentID, Content: content,
 		Model: deps.ModelName, Mode: string(deps.Mode)})
 	go func() {
-		defer release()
-		defer close(r.done)
+		defer e.wg.Done()
+		defer close(r.done) // after unregister: a caller woken by Done may start the next run
+		defer unregister()
 		defer em.close()
 		r.result = e.execute(runCtx, r, deps, em, parentID, content)
 		r.closeQueue()
+		e.runStopHooks(r, deps, em)
 	}()
 	return r, nil
 }
@@ -283,7 +348,8 @@ func (e *Engine) Ask(ctx context.Context, req Request) (Result, error) {
 }
 
 // Stop cancels the run going in conversationID and reports whether there was one. The
-// run ends with a cancelled event after flushing its artifacts.
+// run ends with a cancelled event after flushing its artifacts, then runs its Stop hooks;
+// a run that has already ended has its running Stop hooks cancelled instead.
 func (e *Engine) Stop(conversationID string) bool {
 	e.mu.Lock()
 	r := e.runs[conversationID]
@@ -292,6 +358,7 @@ func (e *Engine) Stop(conversationID string) bool {
 		return false
 	}
 	r.cancel(errStopped)
+	r.stopHooks()
 	return true
 }
 
@@ -317,11 +384,13 @@ func (e *Engine) Running() []string {
 	return ids
 }
 
-// Close stops accepting runs, cancels those in progress and waits until each has written
-// its terminal event, or until ctx ends.
+// Close stops accepting runs, cancels those in progress and any Stop hooks running (a
+// hook is killed), and waits until each run has written its terminal event and its hooks
+// have exited, or until ctx ends.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
+	e.cancelBase()
 	for _, r := range e.runs {
 		r.cancel(ErrClosed)
 	}

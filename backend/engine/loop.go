@@ -9,8 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"artifactflow/backend/agent"
 	"artifactflow/backend/artifact"
+	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/tokens"
@@ -46,11 +49,24 @@ type runState struct {
 }
 
 // runTools is the registry of every tool a run offers its agents (each agent gets its
-// subset): the artifact tools on the run's cache, call_subagent naming the sub-agents, and
-// the web tools. With zero arguments it gives the same names and parameters, for reading
-// recorded calls back (context.go).
+// subset): the artifact tools on the run's cache, record_artifact when deps.Declared is
+// set (seed 002; without a store it is not offered), call_subagent naming the sub-agents,
+// and the web tools. With zero arguments it gives the same names and parameters, for
+// reading recorded calls back (context.go).
 func runTools(artifacts *artifact.Manager, subagents []string, deps Deps) *tools.Registry {
+	var record tools.Tool
+	if deps.Declared != nil {
+		record = tools.RecordArtifact{D: deps.Declared}
+	}
+	return toolRegistry(artifacts, subagents, deps, record)
+}
+
+// toolRegistry is runTools with record_artifact given (nil: not offered).
+func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, record tools.Tool) *tools.Registry {
 	all := tools.ArtifactTools(artifacts)
+	if record != nil {
+		all = append(all, record)
+	}
 	all = append(all, tools.CallSubagent{Agents: subagents})
 	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
 	return tools.NewRegistry(all...)
@@ -312,12 +328,18 @@ func (rs *runState) call(ctx context.Context, agentName string, req llm.Request)
 }
 
 // execTool runs one tool call for the agent cfg and records tool_start / tool_complete
-// (and artifact_changed after a successful artifact operation). call_subagent is routed:
-// the sub-agent runs and its final text is the result (seed 001). A failed call is a
-// failed Result for the model, never a run error; the error return is only for the
-// sub-agent's fatal errors (model failure, cancellation).
+// (and artifact_changed after a successful artifact operation: one for a document, one
+// per change record_artifact made), then runs the PostToolUse hooks matching the tool.
+// call_subagent is routed: the sub-agent runs and its final text is the result (seed
+// 001). A call without an id (xml mode) is given one, so the events, the tool's CallInfo
+// and the hooks name the same call. A failed call is a failed Result for the model, never
+// a run error; the error return is only for the sub-agent's fatal errors (model failure,
+// cancellation).
 func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools []tools.Tool, call toolcall.Call) (tools.Result, error) {
 	start := rs.e.cfg.Now()
+	if call.ID == "" {
+		call.ID = "call_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	}
 	params := call.Params
 	var paramsJSON json.RawMessage
 	if params != nil {
@@ -346,7 +368,8 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 		if denied != nil {
 			res = *denied
 		} else {
-			res = tool.Execute(ctx, params)
+			res = tool.Execute(tools.WithCall(ctx, tools.CallInfo{ConversationID: rs.r.ConversationID, MessageID: rs.r.MessageID,
+				CallID: call.ID, ToolName: call.Name, Agent: cfg.Name}), params)
 		}
 	}
 	if call.Name == "call_subagent" && res.Success {
@@ -371,6 +394,12 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 		Success: res.Success, Result: res.Data, Error: res.Error, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
 	if snap, ok := res.Metadata[tools.MetaArtifact].(events.ArtifactSnapshot); ok {
 		rs.em.emit(ctx, events.ArtifactChanged, cfg.Name, events.DataArtifactChanged{Artifact: snap})
+	}
+	if changes, ok := res.Metadata[tools.MetaDeclared].([]declared.Change); ok {
+		emitDeclared(ctx, rs.em, cfg.Name, changes)
+	}
+	if tool != nil {
+		rs.postToolHooks(ctx, cfg.Name, call, paramsJSON, res)
 	}
 	return res, nil
 }

@@ -32,7 +32,9 @@ func script(t *testing.T, dir, name, body string) string {
 // workspaceIn returns an Options.Workspace that puts each conversation's folder under
 // root (not created: the Runner must create it).
 func workspaceIn(root string) func(context.Context, string) (string, error) {
-	return func(_ context.Context, conv string) (string, error) { return filepath.Join(root, "workspaces", conv), nil }
+	return func(_ context.Context, conv string) (string, error) {
+		return filepath.Join(root, "workspaces", conv), nil
+	}
 }
 
 func newRunner(t *testing.T, h config.Hooks, root string) *Runner {

@@ -1,6 +1,6 @@
 // Package tools defines the Tool interface, the registry of tools by name, and the tools
-// themselves (artifact tools, call_subagent, web_search, web_fetch). Tool names and
-// parameter names are a contract (DESIGN.md, "Tools").
+// themselves (artifact tools, record_artifact, call_subagent, web_search, web_fetch). Tool
+// names and parameter names are a contract (DESIGN.md, "Tools").
 package tools
 
 import (
@@ -46,6 +46,32 @@ type Tool interface {
 	Description() string
 	Params() []Param
 	Execute(ctx context.Context, params map[string]any) Result
+}
+
+// CallInfo is the context of one tool call, set by the engine on the ctx given to
+// Tool.Execute (WithCall): the run's conversation and message, the call's id as the model
+// sent it (native mode) or as the engine made it (xml mode), the tool's name and the
+// calling agent. Tools that record who did something (record_artifact: source "tool",
+// toolCallId, toolName, seed 002) read it with CallFrom instead of trusting parameters.
+type CallInfo struct {
+	ConversationID string
+	MessageID      string
+	CallID         string
+	ToolName       string
+	Agent          string
+}
+
+type callKey struct{}
+
+// WithCall returns ctx carrying info for the tool it is given to.
+func WithCall(ctx context.Context, info CallInfo) context.Context {
+	return context.WithValue(ctx, callKey{}, info)
+}
+
+// CallFrom returns the CallInfo WithCall put on ctx, and whether there was one.
+func CallFrom(ctx context.Context) (CallInfo, bool) {
+	info, ok := ctx.Value(callKey{}).(CallInfo)
+	return info, ok
 }
 
 // ErrUnknownTool is returned by Registry.Get for a name that is not registered.
