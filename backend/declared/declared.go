@@ -37,9 +37,18 @@
 package declared
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"artifactflow/backend/events"
@@ -149,10 +158,14 @@ type Options struct {
 }
 
 // Service is the declared-artifact store of all conversations, backed by the database. It
-// is safe for concurrent use; mutations of one conversation are serialized.
+// is safe for concurrent use; mutations of one conversation are serialized (a
+// per-conversation lock around each write transaction, which itself is BEGIN IMMEDIATE),
+// so concurrent upserts neither lose nor duplicate artifacts and changes are logged and
+// published in one order.
 type Service struct {
-	db   *store.DB
-	opts Options
+	db    *store.DB
+	opts  Options
+	locks lockMap
 }
 
 // New returns a Service over db.
@@ -163,37 +176,668 @@ func New(db *store.DB, opts Options) *Service {
 	return &Service{db: db, opts: opts}
 }
 
+// now is the service clock in UTC without a monotonic reading.
+func (s *Service) now() time.Time { return s.opts.Now().UTC().Round(0) }
+
+// txAttempts is how often a write transaction is tried when SQLite reports busy.
+const txAttempts = 3
+
 // Upsert validates inputs and merges them into the conversation's artifacts by the rules
 // in the package doc, then evicts over the quota, in one transaction, logging and
-// publishing the net changes (created/updated first, then removed). With strict (the
-// local API, record_artifact), the first invalid input fails the whole call with its
-// *FieldError and nothing is written; without (hooks), invalid inputs are logged with
-// slog and skipped. Errors: store.ErrNotFound when the conversation does not exist; the
-// context's error; store errors, wrapped.
+// publishing the net changes (created/updated first, in input order, then removed). With
+// strict (the local API, record_artifact), the first invalid input fails the whole call
+// with its *FieldError (which wraps ErrValidation) and nothing is written; without
+// (hooks, tool results), invalid inputs are logged with slog and skipped. Inputs beyond
+// what the quota can hold are dropped with a warning (never created then removed).
+// Errors: store.ErrNotFound when the conversation does not exist; the context's error;
+// store errors, wrapped.
+//
+// seed 002 in words: one identity per location (tool, hook and client registering the
+// same location make one artifact); the first writer keeps the display fields; later
+// tool and client inputs may only add missing metadata keys (hooks' are ignored; an
+// enrichment that would pass 4 KB is dropped with a warning); a client input marks the
+// artifact client-retained; an input changing nothing produces no change, no updatedAt
+// bump and no log entry; one net change per artifact per batch.
 func (s *Service) Upsert(ctx context.Context, conversationID string, inputs []Input, strict bool) ([]Change, error) {
-	return nil, errors.New("declared: Upsert not implemented")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	root := s.rootFunc(ctx, conversationID)
+	cands := make([]candidate, 0, len(inputs))
+	for i, in := range inputs {
+		c, err := validateInput(in, i, root)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				return nil, fmt.Errorf("declared: upsert into %q: %w", conversationID, err)
+			}
+			if strict {
+				return nil, fe
+			}
+			slog.Warn("declared: invalid artifact skipped", "conversation", conversationID, "source", in.Source,
+				"hook", in.HookName, "tool", in.ToolName, "index", i, "field", fe.Field, "error", fe.Message)
+			continue
+		}
+		cands = append(cands, c)
+	}
+	unlock, err := s.locks.lock(ctx, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var logged []LoggedChange
+	err = store.WithRetry(ctx, txAttempts, func(ctx context.Context) error {
+		logged = nil
+		return s.db.DeclaredTx(ctx, conversationID, func(tx *store.DeclaredTx) error {
+			var err error
+			logged, err = s.upsertTx(tx, conversationID, cands, root)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("declared: upsert into %q: %w", conversationID, err)
+	}
+	s.publish(conversationID, logged)
+	return plain(logged), nil
+}
+
+// entry is one artifact touched by a batch: its new state and, for one that existed
+// before the batch, its index among the stored rows (-1 for a new one).
+type entry struct {
+	row     store.DeclaredRow
+	meta    map[string]any
+	stored  int
+	dropped bool // a new artifact beyond the quota
+}
+
+// upsertTx is Upsert's transaction: merge, quota, write, log.
+func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate, root rootFunc) ([]LoggedChange, error) {
+	rows, err := tx.List()
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	byID := make(map[string]int, len(rows))
+	for i, r := range rows {
+		byID[r.ID] = i
+	}
+	var entries []*entry // in input order of each identity's first input
+	touched := map[string]*entry{}
+	for i := range cands {
+		c := &cands[i]
+		id := artifactID(conv, c.identity)
+		e := touched[id]
+		if e == nil {
+			if at, ok := byID[id]; ok {
+				meta, err := decodeMeta(rows[at].Metadata)
+				if err != nil {
+					return nil, fmt.Errorf("stored metadata of %q: %w", id, err)
+				}
+				e = &entry{row: rows[at], meta: meta, stored: at}
+				e.row.RetainedBy = slices.Clone(rows[at].RetainedBy)
+			} else {
+				e = newEntry(conv, id, c, now)
+			}
+			touched[id] = e
+			entries = append(entries, e)
+			if e.stored < 0 {
+				continue // the first input made it
+			}
+		}
+		merge(e, c, conv, now)
+	}
+
+	// Quota (seed 002): new artifacts beyond what the conversation can hold are dropped
+	// (all older ones are eviction candidates, so at most MaxPerConversation new ones fit);
+	// then the oldest-first preference order picks the victims among the older ones.
+	kept := 0
+	for _, e := range entries {
+		if e.stored >= 0 {
+			continue
+		}
+		if kept == MaxPerConversation {
+			e.dropped = true
+			slog.Warn("declared: artifact dropped, the conversation is full", "conversation", conv,
+				"source", e.row.Source, "title", e.row.Title, "limit", MaxPerConversation)
+			continue
+		}
+		kept++
+	}
+	var victims []int
+	if k := len(rows) + kept - MaxPerConversation; k > 0 {
+		if err := s.refreshForEviction(tx, rows, root, now); err != nil {
+			return nil, err
+		}
+		counts := map[string]int{}
+		for _, r := range rows {
+			counts[r.RetentionSource]++
+		}
+		for _, e := range entries {
+			if e.stored < 0 && !e.dropped {
+				counts[e.row.RetentionSource]++
+			}
+		}
+		// Victims are chosen by each artifact's state after the batch: an input of this
+		// batch may have retained it or found its file again.
+		view := slices.Clone(rows)
+		for _, e := range entries {
+			if e.stored >= 0 {
+				view[e.stored].ClientRetained, view[e.stored].Status = e.row.ClientRetained, e.row.Status
+			}
+		}
+		victims = chooseVictims(view, counts, k)
+	}
+	evicted := make(map[int]bool, len(victims))
+	for _, v := range victims {
+		evicted[v] = true
+	}
+
+	var changes []Change
+	for _, e := range entries {
+		if e.dropped || (e.stored >= 0 && evicted[e.stored]) {
+			continue
+		}
+		meta, err := metaJSON(e.meta)
+		if err != nil {
+			return nil, err
+		}
+		e.row.Metadata = meta
+		if e.stored < 0 {
+			row, err := tx.Insert(e.row)
+			if err != nil {
+				return nil, err
+			}
+			a := toArtifact(row)
+			changes = append(changes, Change{Action: ActionCreated, ArtifactID: row.ID, Artifact: &a})
+			continue
+		}
+		same, err := sameRow(e.row, rows[e.stored])
+		if err != nil {
+			return nil, err
+		}
+		if same {
+			continue
+		}
+		e.row.UpdatedAt = now
+		if err := tx.Update(e.row); err != nil {
+			return nil, err
+		}
+		a := toArtifact(e.row)
+		changes = append(changes, Change{Action: ActionUpdated, ArtifactID: e.row.ID, Artifact: &a})
+	}
+	for _, v := range victims {
+		if err := tx.Delete(rows[v].ID); err != nil {
+			return nil, err
+		}
+		a := toArtifact(rows[v])
+		changes = append(changes, Change{Action: ActionRemoved, ArtifactID: a.ID, Artifact: &a, Reason: ReasonEviction})
+	}
+	return appendLog(tx, now, changes)
+}
+
+// newEntry is a new artifact from its first input (seed 002: createdAt set once; the
+// first writer's source is its retention source; a client input retains it).
+func newEntry(conv, id string, c *candidate, now time.Time) *entry {
+	r := store.DeclaredRow{
+		ID: id, IdentityKey: conv + ":" + c.identity, Kind: c.kind, Storage: c.storage,
+		Title: c.title, Description: c.description, Status: StatusAvailable, Source: c.source,
+		WorkspacePath: c.workspacePath, ManagedID: c.managedID, URL: c.url, MimeType: c.mimeType,
+		ToolCallID: c.toolCallID, ToolName: c.toolName, HookName: c.hookName, ClientID: c.clientID,
+		ClientRetained: c.source == SourceClient, RetentionSource: c.source, CreatedAt: now, UpdatedAt: now,
+	}
+	if c.source == SourceClient && c.clientID != "" {
+		r.RetainedBy = []string{c.clientID}
+	}
+	if c.storage == StorageWorkspace {
+		applyStat(&r, c.stat, now)
+	}
+	return &entry{row: r, meta: c.metadata, stored: -1}
+}
+
+// merge applies a later input of the same identity to e (seed 002, 去重行为): the first
+// writer's display and audit fields stay; a client input retains the artifact; a trusted
+// publish upgrades an external_url artifact (storage, kind, mimeType, title, description,
+// managedId); a workspace file's fresh stat is taken; tool and client inputs add missing
+// metadata keys unless the result would pass MaxMetadataBytes (then the enrichment is
+// dropped with a warning and the rest still applies); hooks' metadata is ignored.
+func merge(e *entry, c *candidate, conv string, now time.Time) {
+	r := &e.row
+	if c.source == SourceClient {
+		r.ClientRetained = true
+		if c.clientID != "" && !slices.Contains(r.RetainedBy, c.clientID) && len(r.RetainedBy) < maxRetainers {
+			r.RetainedBy = append(r.RetainedBy, c.clientID)
+		}
+	}
+	if c.storage == StoragePublish && c.trusted {
+		if r.Storage == StorageExternalURL {
+			r.Storage, r.Kind, r.Title, r.URL = StoragePublish, c.kind, c.title, c.url
+			if c.description != "" {
+				r.Description = c.description
+			}
+			if c.mimeType != "" {
+				r.MimeType = c.mimeType
+			}
+		}
+		if r.Storage == StoragePublish && r.ManagedID == "" {
+			r.ManagedID = c.managedID
+		}
+	}
+	if r.Storage == StorageWorkspace && c.storage == StorageWorkspace {
+		applyStat(r, c.stat, now)
+	}
+	if (c.source != SourceTool && c.source != SourceClient) || len(c.metadata) == 0 {
+		return
+	}
+	merged := make(map[string]any, len(e.meta)+len(c.metadata))
+	maps.Copy(merged, e.meta)
+	added := false
+	for k, v := range c.metadata {
+		if _, ok := merged[k]; !ok {
+			merged[k] = v
+			added = true
+		}
+	}
+	if !added {
+		return
+	}
+	if b, err := canonicalJSON(merged); err != nil || len(b) > MaxMetadataBytes {
+		slog.Warn("declared: metadata enrichment dropped, it would pass the size limit", "conversation", conv,
+			"artifact", r.ID, "source", c.source, "limit", MaxMetadataBytes)
+		return
+	}
+	e.meta = merged
+}
+
+// applyStat records a workspace stat on r. A stat that could not be made counts as
+// missing (never available without the containment check).
+func applyStat(r *store.DeclaredRow, st wsStat, now time.Time) {
+	r.Status, r.MissingReason, r.SizeBytes, r.LastStatAt = st.status, st.reason, st.size, now
+	if r.Status == StatusAvailable {
+		r.MissingReason = ""
+	} else {
+		r.SizeBytes = nil
+	}
+}
+
+// refreshForEviction re-checks every stored workspace artifact just before victims are
+// chosen (seed 002: a missing artifact is evicted first only if it is still missing); a
+// changed status is persisted (not logged). A check that fails keeps the cached status.
+func (s *Service) refreshForEviction(tx *store.DeclaredTx, rows []store.DeclaredRow, root rootFunc, now time.Time) error {
+	if !slices.ContainsFunc(rows, func(r store.DeclaredRow) bool { return r.Storage == StorageWorkspace && r.WorkspacePath != "" }) {
+		return nil
+	}
+	wr, err := root()
+	if err != nil {
+		slog.Warn("declared: workspace unavailable, statuses not re-checked before eviction", "error", err)
+		return nil
+	}
+	for i := range rows {
+		if rows[i].Storage == StorageWorkspace && rows[i].WorkspacePath != "" {
+			if err := restat(tx, &rows[i], wr, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// restat stats workspace artifact r (containment and realpath check included), updates r
+// and persists the stat. A check that fails keeps the cached status (only the stat time
+// moves).
+func restat(tx *store.DeclaredTx, r *store.DeclaredRow, wr workspaceRoot, now time.Time) error {
+	if st := wr.check(r.WorkspacePath); st.err != nil {
+		r.LastStatAt = now
+	} else {
+		applyStat(r, st, now)
+	}
+	return tx.SetStat(r.ID, r.Status, r.MissingReason, r.SizeBytes, now)
+}
+
+// appendLog appends changes to the log and pairs them with their sequence numbers.
+func appendLog(tx *store.DeclaredTx, now time.Time, changes []Change) ([]LoggedChange, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	raws := make([]json.RawMessage, len(changes))
+	for i, ch := range changes {
+		b, err := json.Marshal(ch)
+		if err != nil {
+			return nil, fmt.Errorf("encode change: %w", err)
+		}
+		raws[i] = b
+	}
+	seqs, err := tx.AppendChanges(now, raws...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LoggedChange, len(changes))
+	for i, ch := range changes {
+		out[i] = LoggedChange{Seq: seqs[i], Change: ch}
+	}
+	return out, nil
+}
+
+// publish hands logged changes to Options.Publish in order (called after commit, under
+// the conversation's lock so publications keep log order).
+func (s *Service) publish(conv string, logged []LoggedChange) {
+	if s.opts.Publish == nil {
+		return
+	}
+	for _, lc := range logged {
+		s.opts.Publish(conv, lc)
+	}
+}
+
+// plain drops the sequence numbers.
+func plain(logged []LoggedChange) []Change {
+	if len(logged) == 0 {
+		return nil
+	}
+	out := make([]Change, len(logged))
+	for i, lc := range logged {
+		out[i] = lc.Change
+	}
+	return out
 }
 
 // List returns the conversation's artifacts, oldest first (createdAt, then insert order),
 // after refreshing the status and size of workspace artifacts not stat'ed within
-// RefreshInterval. Errors: store.ErrNotFound for an unknown conversation.
+// RefreshInterval (seed 002, GET 行为): the same containment and realpath check as on
+// upsert, so a file deleted or swapped for a symbolic link leaving the workspace becomes
+// missing (with MissingReason, without sizeBytes) and one that comes back becomes
+// available. A status change found here is persisted but not published. A workspace that
+// cannot be resolved leaves the cached statuses. Errors: store.ErrNotFound for an unknown
+// conversation; store errors, wrapped.
 func (s *Service) List(ctx context.Context, conversationID string) ([]Artifact, error) {
-	return nil, errors.New("declared: List not implemented")
+	rows, err := s.db.ListDeclared(ctx, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("declared: list %q: %w", conversationID, err)
+	}
+	if now := s.now(); slices.ContainsFunc(rows, func(r store.DeclaredRow) bool { return stale(r, now) }) {
+		if rows, err = s.refresh(ctx, conversationID); err != nil {
+			return nil, fmt.Errorf("declared: list %q: %w", conversationID, err)
+		}
+	}
+	out := make([]Artifact, len(rows))
+	for i, r := range rows {
+		out[i] = toArtifact(r)
+	}
+	return out, nil
+}
+
+// stale reports a workspace artifact not stat'ed within RefreshInterval.
+func stale(r store.DeclaredRow, now time.Time) bool {
+	return r.Storage == StorageWorkspace && r.WorkspacePath != "" &&
+		(r.LastStatAt.IsZero() || now.Sub(r.LastStatAt) >= RefreshInterval)
+}
+
+// refresh re-stats the stale workspace artifacts of conv under its lock and returns the
+// rows as stored afterwards.
+func (s *Service) refresh(ctx context.Context, conv string) ([]store.DeclaredRow, error) {
+	unlock, err := s.locks.lock(ctx, conv)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	wr, err := s.resolveWorkspace(ctx, conv)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		slog.Warn("declared: workspace unavailable, statuses not refreshed", "conversation", conv, "error", err)
+		return s.db.ListDeclared(ctx, conv)
+	}
+	var rows []store.DeclaredRow
+	err = store.WithRetry(ctx, txAttempts, func(ctx context.Context) error {
+		return s.db.DeclaredTx(ctx, conv, func(tx *store.DeclaredTx) error {
+			var err error
+			if rows, err = tx.List(); err != nil {
+				return err
+			}
+			now := s.now()
+			for i := range rows {
+				if !stale(rows[i], now) {
+					continue
+				}
+				if err := restat(tx, &rows[i], wr, now); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	return rows, err
 }
 
 // Remove removes one artifact by id (reason "explicit"), logging and publishing the
 // change; the file or URL it points to is untouched. Removing an id that does not exist
 // returns no change and no error (idempotent). clientID, when not "", names the client
 // asking: a client-retained artifact may be removed only by a client that retains it
-// (ErrForbidden otherwise); the user (clientID "") may remove anything. Errors:
-// store.ErrNotFound for an unknown conversation.
+// (one that registered it; ErrForbidden otherwise, nothing changes); the user (clientID
+// "") may remove anything. Errors: store.ErrNotFound for an unknown conversation;
+// ErrForbidden; store errors, wrapped.
 func (s *Service) Remove(ctx context.Context, conversationID, artifactID, clientID string) ([]Change, error) {
-	return nil, errors.New("declared: Remove not implemented")
+	unlock, err := s.locks.lock(ctx, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var logged []LoggedChange
+	err = store.WithRetry(ctx, txAttempts, func(ctx context.Context) error {
+		logged = nil
+		return s.db.DeclaredTx(ctx, conversationID, func(tx *store.DeclaredTx) error {
+			row, err := tx.Get(artifactID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if clientID != "" && row.ClientRetained && !slices.Contains(row.RetainedBy, clientID) {
+				return fmt.Errorf("artifact %q is retained by another client: %w", artifactID, ErrForbidden)
+			}
+			if err := tx.Delete(artifactID); err != nil {
+				return err
+			}
+			a := toArtifact(row)
+			logged, err = appendLog(tx, s.now(), []Change{{Action: ActionRemoved, ArtifactID: artifactID, Artifact: &a, Reason: ReasonExplicit}})
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("declared: remove %q from %q: %w", artifactID, conversationID, err)
+	}
+	s.publish(conversationID, logged)
+	return plain(logged), nil
 }
 
 // ChangesSince returns the logged changes of the conversation with Seq > after, oldest
 // first, at most limit (0 = all kept). The log keeps at least the last 1,000 changes of
-// each conversation.
+// each conversation (store.DeclaredChangesKept); a client whose Last-Event-ID is older
+// than the oldest kept should resynchronize with List. Errors: store.ErrNotFound for an
+// unknown conversation; store errors, wrapped.
 func (s *Service) ChangesSince(ctx context.Context, conversationID string, after int64, limit int) ([]LoggedChange, error) {
-	return nil, errors.New("declared: ChangesSince not implemented")
+	rows, err := s.db.DeclaredChangesSince(ctx, conversationID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("declared: changes of %q: %w", conversationID, err)
+	}
+	out := make([]LoggedChange, 0, len(rows))
+	for _, r := range rows {
+		lc := LoggedChange{Seq: r.Seq}
+		if err := json.Unmarshal(r.Change, &lc.Change); err != nil {
+			return nil, fmt.Errorf("declared: changes of %q: seq %d: %w", conversationID, r.Seq, err)
+		}
+		out = append(out, lc)
+	}
+	return out, nil
+}
+
+// rootFunc returns a rootFunc resolving conv's workspace at most once.
+func (s *Service) rootFunc(ctx context.Context, conv string) rootFunc {
+	var (
+		done bool
+		wr   workspaceRoot
+		err  error
+	)
+	return func() (workspaceRoot, error) {
+		if !done {
+			done = true
+			wr, err = s.resolveWorkspace(ctx, conv)
+		}
+		return wr, err
+	}
+}
+
+// errNoWorkspace: the Service has no Options.Workspace.
+var errNoWorkspace = errors.New("declared: no workspace configured")
+
+// resolveWorkspace asks Options.Workspace for conv's folder and resolves it.
+func (s *Service) resolveWorkspace(ctx context.Context, conv string) (workspaceRoot, error) {
+	if s.opts.Workspace == nil {
+		return workspaceRoot{}, errNoWorkspace
+	}
+	ws, err := s.opts.Workspace(ctx, conv)
+	if err != nil {
+		return workspaceRoot{}, fmt.Errorf("workspace of %q: %w", conv, err)
+	}
+	if !filepath.IsAbs(ws) {
+		return workspaceRoot{}, fmt.Errorf("workspace of %q: %q is not an absolute path", conv, ws)
+	}
+	return resolveRoot(ws), nil
+}
+
+// artifactID is seed 002's public id: the first 12 hex digits of the SHA-256 of
+// "conversation:kind-of-locator:value".
+func artifactID(conv, identity string) string {
+	sum := sha256.Sum256([]byte(conv + ":" + identity))
+	return hex.EncodeToString(sum[:6])
+}
+
+// timeFormat renders createdAt and updatedAt as seed 002 shows them (UTC, milliseconds).
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// toArtifact is the public form of a stored row (clientId and the bookkeeping stay
+// inside; sizeBytes only while available).
+func toArtifact(r store.DeclaredRow) Artifact {
+	a := Artifact{
+		ID: r.ID, Kind: r.Kind, Storage: r.Storage, Title: r.Title, Description: r.Description,
+		Status: r.Status, Source: r.Source, WorkspacePath: r.WorkspacePath, ManagedID: r.ManagedID,
+		URL: r.URL, MimeType: r.MimeType, ToolCallID: r.ToolCallID, ToolName: r.ToolName,
+		HookName: r.HookName, ClientRetained: r.ClientRetained,
+		CreatedAt: r.CreatedAt.UTC().Format(timeFormat), UpdatedAt: r.UpdatedAt.UTC().Format(timeFormat),
+		MissingReason: r.MissingReason,
+	}
+	if r.Status == StatusAvailable && r.SizeBytes != nil {
+		n := *r.SizeBytes
+		a.SizeBytes = &n
+	}
+	if m, err := decodeMeta(r.Metadata); err == nil {
+		a.Metadata = m
+	}
+	return a
+}
+
+// decodeMeta decodes stored metadata (nil for none).
+func decodeMeta(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// metaJSON encodes metadata for storage (nil for none).
+func metaJSON(m map[string]any) (json.RawMessage, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	b, err := canonicalJSON(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode metadata: %w", err)
+	}
+	return b, nil
+}
+
+// sameRow reports whether a and b hold the same artifact state, ignoring updatedAt and the
+// stat time; metadata is compared in canonical form (key order ignored).
+func sameRow(a, b store.DeclaredRow) (bool, error) {
+	ma, err := canonicalMeta(a.Metadata)
+	if err != nil {
+		return false, err
+	}
+	mb, err := canonicalMeta(b.Metadata)
+	if err != nil {
+		return false, err
+	}
+	return a.Kind == b.Kind && a.Storage == b.Storage && a.Title == b.Title && a.Description == b.Description &&
+		a.Status == b.Status && a.MissingReason == b.MissingReason && a.Source == b.Source &&
+		a.WorkspacePath == b.WorkspacePath && a.ManagedID == b.ManagedID && a.URL == b.URL &&
+		a.MimeType == b.MimeType && sameSize(a.SizeBytes, b.SizeBytes) && a.ToolCallID == b.ToolCallID &&
+		a.ToolName == b.ToolName && a.HookName == b.HookName && a.ClientID == b.ClientID &&
+		a.ClientRetained == b.ClientRetained && slices.Equal(a.RetainedBy, b.RetainedBy) &&
+		a.RetentionSource == b.RetentionSource && bytes.Equal(ma, mb), nil
+}
+
+// canonicalMeta re-encodes stored metadata canonically (nil for none).
+func canonicalMeta(raw json.RawMessage) ([]byte, error) {
+	m, err := decodeMeta(raw)
+	if err != nil {
+		return nil, fmt.Errorf("stored metadata: %w", err)
+	}
+	return metaJSON(m)
+}
+
+// sameSize compares two optional sizes.
+func sameSize(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// lockMap holds one lock per conversation with mutations in flight; an entry lives while
+// someone holds or waits for it.
+type lockMap struct {
+	mu sync.Mutex
+	m  map[string]*convLock
+}
+
+type convLock struct {
+	ch   chan struct{} // capacity 1: full while held
+	refs int
+}
+
+// lock takes conv's lock, giving up when ctx ends; the returned func releases it.
+func (l *lockMap) lock(ctx context.Context, conv string) (func(), error) {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*convLock{}
+	}
+	c := l.m[conv]
+	if c == nil {
+		c = &convLock{ch: make(chan struct{}, 1)}
+		l.m[conv] = c
+	}
+	c.refs++
+	l.mu.Unlock()
+	release := func() {
+		l.mu.Lock()
+		if c.refs--; c.refs == 0 {
+			delete(l.m, conv)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case c.ch <- struct{}{}:
+		return func() { <-c.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, fmt.Errorf("declared: waiting for conversation %q: %w", conv, ctx.Err())
+	}
 }
