@@ -18,6 +18,7 @@ import (
 // a context of their own (the run's context may already be cancelled), which Stop and
 // Close cancel.
 const (
+	// StopHooksTimeout bounds all the Stop hooks of one run together.
 	StopHooksTimeout = 2 * time.Minute
 	// declareTimeout bounds storing what the Stop hooks declared.
 	declareTimeout = 10 * time.Second
