@@ -9,31 +9,59 @@
 // Every entry point turns what it received into Inputs and calls Service.Upsert, so one
 // place validates, normalizes, merges and evicts (seed 002: "no second pipeline"):
 //
+//   - Validation (seed 002, 7.1 and 安全), each failure a *FieldError naming the field:
+//     title required, trimmed 1–200 characters, one line; description trimmed at most
+//     1,000 characters (line breaks allowed); exactly one of workspacePath, managedId and
+//     url (a trusted publish may carry a managedId beside its url); url parsed with
+//     net/url, http or https only; workspacePath relative, no ".." escape, and on disk a
+//     realpath containment check that follows every symbolic link, dangling ones
+//     included (a path that does not exist yet is accepted as missing); managedId
+//     without "/", "\", ".." or control characters; no unsafe display text in title,
+//     description, mimeType or metadata (markup, entity-encoded markup, javascript: and
+//     data: URLs, control characters, U+2028/2029, bidirectional controls; see
+//     checkText); metadata flat (strings, finite numbers, booleans, null), at most 4 KB
+//     as compact JSON.
+//   - Kind and storage defaults: storage workspace for a workspacePath, managed for a
+//     managedId, external_url for a url; kind html for a publish, link for a url, by
+//     extension for a workspacePath (html, image, video, audio, pdf, notebook, else
+//     file), other otherwise.
 //   - Identity: an artifact is its location, per conversation: the workspace path
-//     (cleaned, relative), the managed id, or the URL normalized for identity (scheme and
-//     host lower-cased, default port dropped, userinfo and fragment dropped); the public
-//     id is a hash of "conversation:kind-of-locator:value". Tool, hook and client
-//     registering the same location make one artifact.
-//   - Upsert: the first writer's title, description, source, tool call and hook name are
-//     kept; later inputs refresh updatedAt and may only add metadata keys that are
-//     missing (tool and client inputs; hooks' are ignored), re-checked against the 4 KB
-//     cap; an input identical to what is stored (key order ignored) changes nothing and
-//     produces no change. A client input marks the artifact client-retained. Only a
-//     trusted publisher may set storage "published" (which alone may carry a managed id
-//     beside its url); no entry point of this app is one yet.
+//     (backslashes as separators, cleaned, "./" dropped, case kept), the managed id, or
+//     the URL normalized for identity (scheme and host lower-cased, default port,
+//     userinfo and fragment dropped, an empty path as "/"); the public id is the first
+//     12 hex digits of the SHA-256 of "conversation:workspace|managed|url:value". Tool,
+//     hook and client registering the same location make one artifact. The url shown
+//     keeps its fragment but never userinfo.
+//   - Upsert: the first writer's title, description, kind, mimeType, source, tool call,
+//     hook name and client id are kept; later tool and client inputs may only add
+//     metadata keys that are missing (hooks' are ignored), re-checked against the 4 KB
+//     cap (an enrichment that would pass it is dropped with a warning); a workspace
+//     file is stat'ed again. A client input marks the artifact client-retained and
+//     remembers the client's id (those clients may remove it). When the result equals
+//     what is stored (metadata key order ignored) nothing is written, updatedAt does not
+//     move and no change is logged. Only a trusted publisher may set storage
+//     "published"; its input upgrades an external_url artifact of the same url (storage,
+//     kind, mimeType, title, description, managedId). No entry point of this app is a
+//     trusted publisher yet.
 //   - Quotas (seed 002): at most 200 per conversation, soft reservations tool 100, client
-//     50, hook 50 (a source may borrow what the others leave unused). Eviction, over the
-//     artifacts that existed before the batch: missing ones first (status re-checked just
-//     before), then the source most over its reservation, then the oldest (createdAt,
-//     then insert order), client-retained ones last. New inputs beyond what fits are
-//     dropped with a warning. A batch yields one net change per artifact: created or
-//     updated ones first, in input order, then removed ones (reason "eviction").
-//   - Workspace artifacts are stat'ed: status available or missing (deleted, or swapped
-//     for a symlink leaving the workspace) and sizeBytes refreshed on List at most every
-//     RefreshInterval.
+//     50, hook 50 by the first writer's source (a source may borrow what the others leave
+//     unused). Eviction, over the artifacts that existed before the batch: missing ones
+//     first (status re-checked just before), then the source most over its reservation,
+//     then the oldest (createdAt, then insert order), client-retained ones last. New
+//     inputs beyond what fits are dropped with a warning, never created then removed. A
+//     batch yields one net change per artifact: created or updated ones first, in input
+//     order, then removed ones (reason "eviction", carrying the artifact's last state).
+//   - Workspace artifacts are stat'ed on upsert and, at most every RefreshInterval, on
+//     List: status available or missing (deleted, or swapped for a symbolic link leaving
+//     the workspace; MissingReason says which) and sizeBytes. The workspace of a
+//     conversation comes from Options.Workspace (DefaultWorkspace: the folder the user
+//     chose, else <data-dir>/workspaces/<conversation-id>). Host paths never appear in an
+//     artifact (but in the file: URL of a trusted publish).
 //
-// Changes are stored in a per-conversation change log whose sequence numbers let a
-// client resume an event stream (Last-Event-ID) and are handed to the Publish callback.
+// Changes are stored in a per-conversation change log (the last 1,000 kept) whose
+// sequence numbers let a client resume an event stream (Last-Event-ID) and are handed to
+// the Publish callback after commit, in log order. createdAt and updatedAt are UTC RFC
+// 3339 with milliseconds ("2026-06-26T10:00:00.000Z").
 package declared
 
 import (
@@ -100,12 +128,20 @@ type Input struct {
 	MimeType      string         `json:"mimeType,omitempty"`
 	Metadata      map[string]any `json:"metadata,omitempty"`
 
-	Source           string `json:"-"` // SourceTool, SourceHook or SourceClient
-	ToolCallID       string `json:"-"`
-	ToolName         string `json:"-"`
-	HookName         string `json:"-"`
-	ClientID         string `json:"-"` // stored, never exposed
-	TrustedPublisher bool   `json:"-"` // may set storage "published"
+	// Source is SourceTool, SourceHook or SourceClient; any other value fails the input
+	// (field "source"). It picks the quota bucket of a new artifact and the merge rules.
+	Source     string `json:"-"`
+	ToolCallID string `json:"-"` // the tool call that registered it, if any
+	ToolName   string `json:"-"` // e.g. "record_artifact"
+	HookName   string `json:"-"` // the hook that registered it, if any
+	// ClientID names the local client (source client): stored, never exposed; the
+	// clients that registered an artifact may remove it while it is client-retained. ""
+	// is allowed (then only the user may remove it).
+	ClientID string `json:"-"`
+	// TrustedPublisher may set storage "published" (url plus an optional managedId, or a
+	// file: URL inside the workspace). Set only by the app's own publisher, never from a
+	// payload.
+	TrustedPublisher bool `json:"-"`
 }
 
 // Change is one net change of a mutation (seed 002, DaemonSessionArtifactChange). Artifact
@@ -127,16 +163,22 @@ type LoggedChange struct {
 var (
 	// ErrValidation: an input is invalid; the error is a *FieldError naming the field.
 	ErrValidation = errors.New("validation failed")
-	// ErrForbidden: a client tried to remove an artifact another client retains.
+	// ErrForbidden: a client tried to remove a client-retained artifact it did not
+	// register itself (seed 002: the user may remove anything).
 	ErrForbidden = errors.New("forbidden")
 )
 
 // FieldError is a validation failure of one field of one input. It wraps ErrValidation.
-// Index is the input's position in its batch.
+// Index is the input's position in its batch. Field is seed 002's JSON name of the field:
+// "title", "description", "kind", "storage", "workspacePath", "managedId", "url" (also
+// when no locator is given), "mimeType", "metadata" (a bad key, or the whole object over
+// 4 KB), "metadata.<key>" (a bad value), or "source" (an entry point that set no known
+// Source). Message is a short English reason that never echoes the refused text, e.g.
+// "must use http or https".
 type FieldError struct {
 	Index   int
-	Field   string // seed 002's JSON name: "url", "workspacePath", "title", "metadata.key" ...
-	Message string // e.g. "must use http or https"
+	Field   string
+	Message string
 }
 
 // Error returns "<field>: <message>".
@@ -148,7 +190,9 @@ func (e *FieldError) Unwrap() error { return ErrValidation }
 // Options configure a Service.
 type Options struct {
 	// Workspace returns the absolute path of a conversation's workspace folder (it may not
-	// exist yet); store.ErrNotFound when the conversation does not exist.
+	// exist yet); store.ErrNotFound when the conversation does not exist. DefaultWorkspace
+	// builds the app's. Nil: workspacePath inputs fail (field "workspacePath") and List
+	// leaves statuses as stored.
 	Workspace func(ctx context.Context, conversationID string) (string, error)
 	// Publish receives every logged change, in log order, after its transaction
 	// committed; nil publishes nothing. It must not block.

@@ -100,10 +100,16 @@ var (
 	reDataURL = regexp.MustCompile(`(?i)(^|[^a-z0-9+.\-])data:[ ]*([a-z0-9!#$&^_.+\-]+/[a-z0-9!#$&^_.+\-]+)?[ ]*[;,]`)
 )
 
+// urlSpace drops what a browser ignores inside a URL.
+var urlSpace = strings.NewReplacer("\t", "", "\n", "", "\r", "")
+
 // scriptURL returns "javascript:", "vbscript:" or "data:" when s holds such a URL (after
 // dropping the tabs and line breaks a browser ignores inside a URL), else "".
 func scriptURL(s string) string {
-	t := strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	t := s
+	if strings.ContainsAny(s, "\t\n\r") {
+		t = urlSpace.Replace(s)
+	}
 	if m := reScriptURL.FindStringSubmatch(t); m != nil {
 		return strings.ToLower(m[2]) + ":"
 	}

@@ -294,7 +294,7 @@ func publishedFileURL(u *url.URL, index int, root rootFunc) (string, string, err
 		}
 		return bad("the conversation has no workspace folder")
 	}
-	real, _, err := realPath(p)
+	real, _, err := realPath(p, nil)
 	if err != nil || r.err != nil || !within(r.real, real) {
 		return bad("a file: URL must name a file inside the workspace")
 	}

@@ -96,10 +96,13 @@ func hasDriveLetter(p string) bool {
 
 // workspaceRoot is a workspace folder resolved once for a batch of checks: real is its
 // path with every existing symbolic link resolved (a folder that does not exist yet is
-// resolved as far as it exists).
+// resolved as far as it exists). dirs remembers the real directories (not links) seen by
+// the batch's checks so that files in one folder do not lstat its parents again; a root
+// lives for one operation only.
 type workspaceRoot struct {
 	real string
 	err  error
+	dirs map[string]bool
 }
 
 // resolveRoot resolves the workspace folder ws (absolute).
@@ -108,8 +111,9 @@ func resolveRoot(ws string) workspaceRoot {
 	if err != nil {
 		return workspaceRoot{err: err}
 	}
-	real, _, err := realPath(abs)
-	return workspaceRoot{real: real, err: err}
+	dirs := map[string]bool{}
+	real, _, err := realPath(abs, dirs)
+	return workspaceRoot{real: real, err: err, dirs: dirs}
 }
 
 // check stats rel (a cleaned workspace path) inside the workspace: the path is joined to
@@ -120,7 +124,7 @@ func (w workspaceRoot) check(rel string) wsStat {
 	if w.err != nil {
 		return wsStat{status: StatusMissing, reason: reasonUnknown, err: w.err}
 	}
-	real, exists, err := realPath(filepath.Join(w.real, filepath.FromSlash(rel)))
+	real, exists, err := realPath(filepath.Join(w.real, filepath.FromSlash(rel)), w.dirs)
 	if err != nil {
 		return wsStat{status: StatusMissing, reason: reasonUnknown, err: err}
 	}
@@ -162,9 +166,11 @@ func notExist(err error) bool {
 // realPath resolves the absolute path p like realpath(3), following every symbolic link
 // (including relative targets and "..", which apply to the resolved directory). When a
 // component does not exist, the rest is joined lexically and exists is false; this is how
-// a dangling link is followed to where it points. Errors: a link loop (errTooManyLinks) or
-// an lstat failure other than "does not exist".
-func realPath(p string) (resolved string, exists bool, err error) {
+// a dangling link is followed to where it points. dirs, when not nil, holds real
+// directories already seen (their lstat is skipped) and receives the ones found; the last
+// component is always looked at. Errors: a link loop (errTooManyLinks) or an lstat
+// failure other than "does not exist".
+func realPath(p string, dirs map[string]bool) (resolved string, exists bool, err error) {
 	p = filepath.Clean(p)
 	vol := filepath.VolumeName(p)
 	sep := string(filepath.Separator)
@@ -182,6 +188,10 @@ func realPath(p string) (resolved string, exists bool, err error) {
 			continue
 		}
 		next := filepath.Join(cur, c)
+		if len(todo) > 0 && dirs[next] {
+			cur = next
+			continue
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			if notExist(err) {
@@ -190,6 +200,9 @@ func realPath(p string) (resolved string, exists bool, err error) {
 			return "", false, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
+			if dirs != nil && fi.IsDir() {
+				dirs[next] = true
+			}
 			cur = next
 			continue
 		}

@@ -160,9 +160,36 @@ func boolInt(b bool) int {
 // artifacts and change log, handed to the function given to (*DB).DeclaredTx. It is valid
 // only during that call and not safe for concurrent use.
 type DeclaredTx struct {
-	ctx  context.Context
-	tx   *sql.Tx
-	conv string
+	ctx     context.Context
+	tx      *sql.Tx
+	conv    string
+	stmts   map[string]*sql.Stmt // prepared once per transaction (a batch inserts up to 200)
+	nextSeq int64                // the next insert_seq, once read
+}
+
+// stmt returns query prepared on the transaction (closed with it).
+func (t *DeclaredTx) stmt(query string) (*sql.Stmt, error) {
+	if st := t.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := t.tx.PrepareContext(t.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if t.stmts == nil {
+		t.stmts = map[string]*sql.Stmt{}
+	}
+	t.stmts[query] = st
+	return st, nil
+}
+
+// exec runs a prepared statement.
+func (t *DeclaredTx) exec(query string, args ...any) (sql.Result, error) {
+	st, err := t.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(t.ctx, args...)
 }
 
 // DeclaredTx runs fn in one write transaction over conversation conversationID's declared
@@ -242,7 +269,7 @@ func (t *DeclaredTx) Get(id string) (DeclaredRow, error) {
 
 // Insert stores a new declared artifact of the transaction's conversation (r's
 // ConversationID is ignored) and returns it as stored. A zero InsertSeq is set to one more
-// than the conversation's largest. Errors: empty ids, kind, storage, status, source or
+// than the conversation's largest (the rows inserted before in this transaction included). Errors: empty ids, kind, storage, status, source or
 // retention source, zero times, or invalid Metadata JSON → ErrInvalid; an id or identity
 // key already stored → ErrDuplicate.
 func (t *DeclaredTx) Insert(r DeclaredRow) (DeclaredRow, error) {
@@ -258,13 +285,16 @@ func (t *DeclaredTx) Insert(r DeclaredRow) (DeclaredRow, error) {
 	if err != nil {
 		return DeclaredRow{}, fmt.Errorf("store: insert declared artifact %q: %w", r.ID, err)
 	}
-	if r.InsertSeq == 0 {
+	if t.nextSeq == 0 {
 		if err := t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(MAX(insert_seq), 0) + 1 FROM declared_artifacts
-			WHERE conversation_id = ?`, t.conv).Scan(&r.InsertSeq); err != nil {
+			WHERE conversation_id = ?`, t.conv).Scan(&t.nextSeq); err != nil {
 			return DeclaredRow{}, fmt.Errorf("store: insert declared artifact %q: next insert seq: %w", r.ID, err)
 		}
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO declared_artifacts (conversation_id, id, identity_key, kind, storage,
+	if r.InsertSeq == 0 {
+		r.InsertSeq = t.nextSeq
+	}
+	_, err = t.exec(`INSERT INTO declared_artifacts (conversation_id, id, identity_key, kind, storage,
 		title, description, status, missing_reason, source, workspace_path, managed_id, url, mime_type, size_bytes,
 		tool_call_id, tool_name, hook_name, client_id, client_retained, retained_by, retention_source, insert_seq,
 		metadata, created_at, updated_at, last_stat_at)
@@ -280,6 +310,7 @@ func (t *DeclaredTx) Insert(r DeclaredRow) (DeclaredRow, error) {
 	if err != nil {
 		return DeclaredRow{}, fmt.Errorf("store: insert declared artifact %q of %q: %w", r.ID, t.conv, err)
 	}
+	t.nextSeq = max(t.nextSeq, r.InsertSeq) + 1
 	return r, nil
 }
 
@@ -299,7 +330,7 @@ func (t *DeclaredTx) Update(r DeclaredRow) error {
 	if err != nil {
 		return fmt.Errorf("store: update declared artifact %q: %w", r.ID, err)
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE declared_artifacts SET kind = ?, storage = ?, title = ?,
+	res, err := t.exec(`UPDATE declared_artifacts SET kind = ?, storage = ?, title = ?,
 		description = ?, status = ?, missing_reason = ?, source = ?, workspace_path = ?, managed_id = ?, url = ?,
 		mime_type = ?, size_bytes = ?, tool_call_id = ?, tool_name = ?, hook_name = ?, client_id = ?,
 		client_retained = ?, retained_by = ?, retention_source = ?, metadata = ?, updated_at = ?, last_stat_at = ?
@@ -319,7 +350,7 @@ func (t *DeclaredTx) SetStat(id, status, missingReason string, sizeBytes *int64,
 	if err := requireIDs("set declared stat", "artifact id", id, "status", status); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE declared_artifacts SET status = ?, missing_reason = ?, size_bytes = ?,
+	res, err := t.exec(`UPDATE declared_artifacts SET status = ?, missing_reason = ?, size_bytes = ?,
 		last_stat_at = ? WHERE conversation_id = ? AND id = ?`,
 		status, nullString(missingReason), nullInt64(sizeBytes), nullTime(at), t.conv, id)
 	return t.oneRow(res, err, "set stat of", id)
@@ -327,7 +358,7 @@ func (t *DeclaredTx) SetStat(id, status, missingReason string, sizeBytes *int64,
 
 // Delete removes the declared artifact id. Errors: an id not stored → ErrNotFound.
 func (t *DeclaredTx) Delete(id string) error {
-	res, err := t.tx.ExecContext(t.ctx, `DELETE FROM declared_artifacts WHERE conversation_id = ? AND id = ?`, t.conv, id)
+	res, err := t.exec(`DELETE FROM declared_artifacts WHERE conversation_id = ? AND id = ?`, t.conv, id)
 	return t.oneRow(res, err, "delete", id)
 }
 
@@ -353,11 +384,10 @@ func (t *DeclaredTx) AppendChanges(at time.Time, changes ...json.RawMessage) ([]
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	stmt, err := t.tx.PrepareContext(t.ctx, `INSERT INTO declared_changes (conversation_id, change, created_at) VALUES (?, ?, ?)`)
+	stmt, err := t.stmt(`INSERT INTO declared_changes (conversation_id, change, created_at) VALUES (?, ?, ?)`)
 	if err != nil {
 		return nil, fmt.Errorf("store: append declared changes of %q: %w", t.conv, err)
 	}
-	defer stmt.Close()
 	stamp := formatTime(timeOr(at, now()))
 	seqs := make([]int64, 0, len(changes))
 	for i, ch := range changes {
