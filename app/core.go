@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"artifactflow/backend/config"
+	"artifactflow/backend/declared"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
@@ -67,12 +69,16 @@ type Core struct {
 	log       *slog.Logger
 	db        *store.DB
 	eng       *engine.Engine
+	declared  *declared.Service
+	workspace func(ctx context.Context, conversationID string) (string, error)
 
 	mu       sync.Mutex
 	settings config.Settings // as stored in config.json
 	dialogs  Dialogs
 	sinks    map[int]EventSink
 	nextSink int
+	// declaredSubs receive declared-artifact changes with their change-log seq.
+	declaredSubs map[int]func(string, declared.LoggedChange)
 
 	blobMu sync.Mutex // uploads writing blobs/ vs deletion removing unused ones
 
@@ -120,6 +126,8 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		db.Close()
 		return nil, err
 	}
+	c.workspace = declared.DefaultWorkspace(db, opts.DataDir)
+	c.declared = declared.New(db, declared.Options{Workspace: c.workspace, Publish: c.publishDeclared})
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance})
 	if err != nil {
 		db.Close()
@@ -188,6 +196,60 @@ func (c *Core) Engine() *engine.Engine { return c.eng }
 // DataDir returns the data directory.
 func (c *Core) DataDir() string { return c.dataDir }
 
+// Declared returns the declared-artifact store (seed 002), shared by record_artifact, hooks,
+// the local API, the command line and the panel.
+func (c *Core) Declared() *declared.Service { return c.declared }
+
+// Workspace returns the absolute path of a conversation's workspace folder: the folder the
+// user chose for it, else <data-dir>/workspaces/<conversation-id> (declared.DefaultWorkspace).
+// The folder may not exist yet. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation.
+func (c *Core) Workspace(ctx context.Context, conversationID string) (string, error) {
+	return c.workspace(ctx, conversationID)
+}
+
+// publishDeclared hands a logged declared-artifact change to the subscribers of
+// SubscribeDeclared (the local API's event streams, which resume by its Seq) and to every
+// sink as an artifact_changed event of the conversation with no message (the change may
+// come from outside any run; a change made by a run also reaches the sinks as that run's
+// own event, and applying one twice changes nothing).
+func (c *Core) publishDeclared(conversationID string, ch declared.LoggedChange) {
+	c.mu.Lock()
+	subs := make([]func(string, declared.LoggedChange), 0, len(c.declaredSubs))
+	for _, f := range c.declaredSubs {
+		subs = append(subs, f)
+	}
+	c.mu.Unlock()
+	for _, f := range subs {
+		f(conversationID, ch)
+	}
+	data, err := json.Marshal(events.DataArtifactChanged{Action: ch.Action, ArtifactID: ch.ArtifactID, Reason: ch.Reason, Declared: ch.Artifact})
+	if err != nil {
+		c.log.Error("app: encode a declared-artifact change", "err", err)
+		return
+	}
+	c.emit(events.Event{Type: events.ArtifactChanged, ConversationID: conversationID, CreatedAt: time.Now().UTC(), Data: data})
+}
+
+// SubscribeDeclared calls fn with every declared-artifact change of every conversation
+// after it is logged, in log order, until the returned function is called. fn must not
+// block.
+func (c *Core) SubscribeDeclared(fn func(conversationID string, ch declared.LoggedChange)) (remove func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextSink
+	c.nextSink++
+	if c.declaredSubs == nil {
+		c.declaredSubs = map[int]func(string, declared.LoggedChange){}
+	}
+	c.declaredSubs[id] = fn
+	return func() {
+		c.mu.Lock()
+		delete(c.declaredSubs, id)
+		c.mu.Unlock()
+	}
+}
+
 // AddSink registers s for every event from now on and returns a function that removes it.
 func (c *Core) AddSink(s EventSink) (remove func()) {
 	c.mu.Lock()
@@ -245,7 +307,8 @@ func (c *Core) deps() (engine.Deps, error) {
 	d := engine.Deps{Model: model, ModelName: s.Model, Mode: mode,
 		Fetcher:       web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
 		ContextWindow: window, CompactAt: float64(percent) / 100,
-		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second}
+		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
+		Declared: c.declared, Workspace: c.workspace, Hooks: s.Hooks}
 	if s.SearxngURL != "" {
 		sx, err := web.NewSearXNG(s.SearxngURL, &http.Client{Timeout: searchTimeout})
 		if err != nil {

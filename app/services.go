@@ -280,7 +280,8 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	next := config.Settings{BaseURL: strings.TrimSpace(in.BaseURL), APIKey: c.settings.APIKey, Model: strings.TrimSpace(in.Model),
 		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork,
 		MaxUploadMB: in.MaxUploadMB, ContextWindow: c.settings.ContextWindow, CompactAtPercent: c.settings.CompactAtPercent,
-		Models: c.settings.Models, ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds}
+		Models: c.settings.Models, ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds,
+		Hooks: c.settings.Hooks} // hooks are edited in config.json; the dialog keeps them
 	if next.Model != "" {
 		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
 	} else { // no model chosen yet: the values apply to every model without its own
