@@ -18,12 +18,14 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"artifactflow/app/localapi"
 	"artifactflow/backend/events"
 )
 
@@ -385,9 +387,10 @@ func (s *BrowserServer) serveAsset(w http.ResponseWriter, r *http.Request) {
 }
 
 func runServe(ctx context.Context, env Env, args []string) int {
-	var addr string
+	var addr, apiAddr string
 	g, _, ok := parse(env, "serve", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on")
+		apiAddrFlag(&apiAddr)(fs)
 	})
 	if !ok {
 		return ExitUsage
@@ -395,6 +398,10 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil || !loopbackHost(host) {
 		fmt.Fprintf(env.Stderr, "artifactflow: serve: --addr %q must be a loopback address such as 127.0.0.1:8765\n", addr)
+		return ExitUsage
+	}
+	if err := localapi.CheckAddr(apiAddr); err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: --api-addr: %v\n", err)
 		return ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -414,8 +421,16 @@ func runServe(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", oneLine(err))
 		return ExitError
 	}
+	api, err := startLocalAPI(ctx, core, apiAddr)
+	if err != nil {
+		_ = ln.Close()
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", oneLine(err))
+		return ExitError
+	}
+	defer stopLocalAPI(core, api)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(env.Stdout, "ArtifactFlow browser mode: http://%s/?token=%s\n", ln.Addr(), srv.Token())
+	fmt.Fprintf(env.Stdout, "ArtifactFlow local API: %s (token in %s)\n", api.URL(), filepath.Join(core.DataDir(), localapi.DiscoveryFile))
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

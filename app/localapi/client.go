@@ -1,0 +1,190 @@
+package localapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"artifactflow/backend/declared"
+	"artifactflow/backend/store"
+)
+
+// ErrNoServer is returned (wrapped) by Discover when no app serves the API for a data
+// directory: no api.json, its process is gone, or its API does not answer.
+var ErrNoServer = errors.New("no running ArtifactFlow serves this data directory")
+
+// clientTimeout bounds one request of a Client (the probe in Discover: probeTimeout).
+const (
+	clientTimeout = 30 * time.Second
+	probeTimeout  = 3 * time.Second
+)
+
+// APIError is an error answer of the API. It unwraps to declared.ErrValidation
+// (VALIDATION_FAILED), declared.ErrForbidden (FORBIDDEN) or store.ErrNotFound
+// (SESSION_NOT_FOUND), so callers branch the same way over HTTP as on the database.
+type APIError struct {
+	Status  int    // HTTP status
+	Code    string // Code* constant
+	Message string
+	Field   string // "" unless a field is at fault
+}
+
+// Error returns "<field>: <message>" or the message alone.
+func (e *APIError) Error() string {
+	if e.Field != "" {
+		return e.Field + ": " + e.Message
+	}
+	return e.Message
+}
+
+// Unwrap returns the sentinel matching Code, or nil.
+func (e *APIError) Unwrap() error {
+	switch e.Code {
+	case CodeValidation:
+		return declared.ErrValidation
+	case CodeForbidden:
+		return declared.ErrForbidden
+	case CodeSessionNotFound:
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// Client talks to a running app's local API, as the command line does.
+type Client struct {
+	base  *url.URL
+	token string
+	http  *http.Client
+}
+
+// Discover reads <dataDir>/api.json and returns a Client when its process is alive and
+// its API answers GET /capabilities with the session_artifacts feature. Errors: ErrNoServer
+// (wrapped, with the reason) otherwise.
+func Discover(ctx context.Context, dataDir string) (*Client, error) {
+	d, err := ReadDiscovery(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoServer, err)
+	}
+	if !pidAlive(d.PID) {
+		return nil, fmt.Errorf("%w: process %d of %s has ended", ErrNoServer, d.PID, DiscoveryFile)
+	}
+	c, err := NewClient(d)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoServer, err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var caps Capabilities
+	if err := c.do(pctx, http.MethodGet, "/capabilities", nil, "", &caps); err != nil {
+		return nil, fmt.Errorf("%w: %s does not answer: %w", ErrNoServer, d.URL, err)
+	}
+	for _, f := range caps.Features {
+		if f == FeatureSessionArtifacts {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s lacks the %s feature", ErrNoServer, d.URL, FeatureSessionArtifacts)
+}
+
+// NewClient returns a Client for d, whose URL must be http://127.0.0.1:PORT (the token is
+// sent nowhere else). It uses no proxy and follows no redirect.
+func NewClient(d Discovery) (*Client, error) {
+	u, err := url.Parse(d.URL)
+	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" || u.Port() == "" || u.User != nil || (u.Path != "" && u.Path != "/") {
+		return nil, fmt.Errorf("localapi: %q is not a local API URL (http://127.0.0.1:PORT)", d.URL)
+	}
+	u.Path = ""
+	return &Client{base: u, token: d.Token, http: &http.Client{
+		Timeout:       clientTimeout,
+		Transport:     &http.Transport{Proxy: nil, MaxIdleConns: 2, IdleConnTimeout: 10 * time.Second},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}, nil
+}
+
+// List returns the session's artifacts (GET /session/:id/artifacts).
+func (c *Client) List(ctx context.Context, sessionID string) ([]declared.Artifact, error) {
+	var env ArtifactsEnvelope
+	if err := c.do(ctx, http.MethodGet, "/session/"+url.PathEscape(sessionID)+"/artifacts", nil, "", &env); err != nil {
+		return nil, err
+	}
+	return env.Artifacts, nil
+}
+
+// Add registers inputs as client clientID ("" for AnonymousClient) through POST
+// /session/:id/artifacts: one input as a single artifact (errors name its field plainly),
+// several as a batch. Only the payload fields of each Input are sent.
+func (c *Client) Add(ctx context.Context, sessionID, clientID string, inputs []declared.Input) ([]declared.Change, error) {
+	var body any = map[string]any{"artifacts": inputs}
+	if len(inputs) == 1 {
+		body = inputs[0]
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("localapi: encode artifacts: %w", err)
+	}
+	var res MutationResult
+	if err := c.do(ctx, http.MethodPost, "/session/"+url.PathEscape(sessionID)+"/artifacts", b, clientID, &res); err != nil {
+		return nil, err
+	}
+	return res.Changes, nil
+}
+
+// Remove removes one artifact as client clientID ("" for AnonymousClient) through
+// DELETE /session/:id/artifacts/:artifactId; no change when it does not exist.
+func (c *Client) Remove(ctx context.Context, sessionID, artifactID, clientID string) ([]declared.Change, error) {
+	var res MutationResult
+	path := "/session/" + url.PathEscape(sessionID) + "/artifacts/" + url.PathEscape(artifactID)
+	if err := c.do(ctx, http.MethodDelete, path, nil, clientID, &res); err != nil {
+		return nil, err
+	}
+	return res.Changes, nil
+}
+
+// do sends one request and decodes a 200 answer into out, or returns an *APIError.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, clientID string, out any) error {
+	u := *c.base
+	u.RawPath = path
+	u.Path, _ = url.PathUnescape(path)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return fmt.Errorf("localapi: %s %s: %w", method, path, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if clientID != "" {
+		req.Header.Set(ClientIDHeader, clientID)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("localapi: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("localapi: %s %s: read the answer: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var env ErrorEnvelope
+		if json.Unmarshal(b, &env) != nil || env.Error.Code == "" {
+			return &APIError{Status: resp.StatusCode, Code: CodeInternal, Message: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))}
+		}
+		return &APIError{Status: resp.StatusCode, Code: env.Error.Code, Message: env.Error.Message, Field: env.Error.Field}
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("localapi: %s %s: malformed answer: %w", method, path, err)
+	}
+	return nil
+}
