@@ -54,7 +54,9 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // caller: they take filesystem paths, which only the window's own file drop produces. A page
 // in a browser uploads file contents (ArtifactService.Upload) instead.
 var desktopOnly = map[string]string{
-	"ArtifactService/UploadPaths": "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
+	"ArtifactService/UploadPaths":    "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
+	"ArtifactService/OpenDeclared":   "desktop_only: browser mode does not open files on this computer; copy the file's path from the menu and open it yourself",
+	"ArtifactService/RevealDeclared": "desktop_only: browser mode does not open folders on this computer; copy the file's path from the menu instead",
 }
 
 // maxBindBody caps a bound-method request body (uploads come through their own path).

@@ -229,7 +229,7 @@ func TestBrowserServerRefusesPaths(t *testing.T) {
 var browserReviewed = []string{
 	"ArtifactService/DiscardDraft", "ArtifactService/Drafts", "ArtifactService/Export", "ArtifactService/Get",
 	"ArtifactService/KeepDraft", "ArtifactService/List", "ArtifactService/Restore", "ArtifactService/Save",
-	"ArtifactService/Upload", "ArtifactService/Version", "ArtifactService/Versions",
+	"ArtifactService/Upload", "ArtifactService/Version", "ArtifactService/Versions", "ArtifactService/ListDeclared", "ArtifactService/RemoveDeclared", "ArtifactService/DeleteArtifact",
 	"ChatService/Queue", "ChatService/Regenerate", "ChatService/Respond", "ChatService/Running", "ChatService/Send", "ChatService/Stop",
 	"ConversationService/Delete", "ConversationService/Events", "ConversationService/Get", "ConversationService/History",
 	"ConversationService/List", "ConversationService/Rename", "ConversationService/Search", "ConversationService/SwitchBranch",

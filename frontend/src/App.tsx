@@ -19,20 +19,30 @@ import {
   type Conversation,
   type ConversationDetail,
 } from './api';
+import { artifactChange } from './api-declared';
 import { ArtifactPanel, mergeArtifacts } from './components/ArtifactPanel';
 import { ChatView, type ChatItem } from './components/Chat';
 import { PermissionDialog } from './components/PermissionDialog';
 import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar } from './components/Sidebar';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
-import { applyEvent, emptyRunsState, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
+import { applyEvent, emptyRunsState, forgetArtifact, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
+import { useDeclared } from './useDeclared';
 
-type RunsAction = { type: 'event'; event: RunEvent } | { type: 'hydrate'; conversationId: string; events: RunEvent[] };
+type RunsAction =
+  | { type: 'event'; event: RunEvent }
+  | { type: 'hydrate'; conversationId: string; events: RunEvent[] }
+  | { type: 'forget'; conversationId: string; artifactId: string };
 
 function runsReducer(state: RunsState, action: RunsAction): RunsState {
-  return action.type === 'event'
-    ? applyEvent(state, action.event)
-    : hydrateConversation(state, action.conversationId, action.events);
+  switch (action.type) {
+    case 'event':
+      return applyEvent(state, action.event);
+    case 'hydrate':
+      return hydrateConversation(state, action.conversationId, action.events);
+    case 'forget':
+      return forgetArtifact(state, action.conversationId, action.artifactId);
+  }
 }
 
 /** The current time in ms since epoch, refreshed every 30 s (relative times in the list). */
@@ -78,6 +88,22 @@ export default function App() {
   // have been missed, so the list and the open conversation are reloaded from the store.
   useEffect(() => onRunEvent((event) => dispatch({ type: 'event', event })), []);
   useEffect(() => onReconnect(() => setReloadTick((t) => t + 1)), []);
+
+  // A document deleted (here, in another window or by a client): it leaves the panel.
+  const forgetDocument = useCallback((conversationId: string, artifactId: string) => {
+    dispatch({ type: 'forget', conversationId, artifactId });
+    setStored((s) => (s?.conversationId === conversationId ? { ...s, items: s.items.filter((a) => a.id !== artifactId) } : s));
+  }, []);
+  useEffect(
+    () =>
+      onRunEvent((ev) => {
+        const ch = artifactChange(ev.type, ev.data);
+        if (ch?.kind === 'document-removed') forgetDocument(ev.conversation_id, ch.artifactId);
+      }),
+    [forgetDocument],
+  );
+  // "Links & files": the open conversation's declared artifacts, live.
+  const declared = useDeclared(selectedId, reloadTick);
 
   useEffect(() => {
     getSettings().then(
@@ -365,6 +391,12 @@ export default function App() {
         running={running}
         onChanged={refreshArtifacts}
         onAddFiles={uploads.addFiles}
+        declared={declared.items}
+        onDeclaredRemoved={declared.remove}
+        onDeleted={(id) => {
+          if (selectedId !== null) forgetDocument(selectedId, id);
+          refreshArtifacts();
+        }}
       />
       <PermissionDialog runs={runs} selectedId={selectedId} conversations={conversations} />
       {settingsOpen ? (

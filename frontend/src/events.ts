@@ -947,6 +947,18 @@ function withRun(state: RunsState, conv: ConversationRuns, run: RunState): RunsS
   });
 }
 
+/**
+ * Forgets the live state of one artifact of a conversation (the user deleted it: issue 8).
+ * The runs that changed it keep its id in their history. Returns `state` itself when there
+ * was nothing to forget.
+ */
+export function forgetArtifact(state: RunsState, conversationId: string, artifactId: string): RunsState {
+  const conv = state.conversations[conversationId];
+  if (conv === undefined || !(artifactId in conv.artifacts)) return state;
+  const artifacts = Object.fromEntries(Object.entries(conv.artifacts).filter(([id]) => id !== artifactId));
+  return withConversation(state, conversationId, { ...conv, artifacts });
+}
+
 /** Applies events in order (see applyEvent). */
 export function applyEvents(state: RunsState, events: readonly RunEvent[]): RunsState {
   return events.reduce(applyEvent, state);

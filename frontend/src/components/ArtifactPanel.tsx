@@ -1,12 +1,17 @@
 import { useEffect, useRef, useState } from 'react';
-import { getArtifact, type ArtifactSummary } from '../api';
+import { getArtifact, toApiError, type ArtifactSummary } from '../api';
+import { deleteArtifact, type DeclaredArtifact } from '../api-declared';
 import type { LiveArtifact } from '../events';
 import { formatBytes } from '../format';
 import { UploadIcon } from './artifact-icons';
 import { ArtifactViewer } from './ArtifactViewer';
+import { DeclaredList } from './DeclaredList';
+import { TrashIcon } from './declared-icons';
 import { DocIcon, ListCheckIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
+import { ConfirmDialog } from './Modal';
 import './artifacts.css';
+import './declared.css';
 
 /** The id of the task plan artifact (seed 000). */
 export const TASK_PLAN_ID = 'task_plan';
@@ -102,20 +107,66 @@ export interface ArtifactPanelProps {
   onChanged: () => void;
   /** Files picked with "Add files" (uploaded to this conversation, or a new one). */
   onAddFiles: (files: File[]) => void;
+  /** The conversation's declared artifacts (seed 002), oldest first; the section hides when empty. */
+  declared?: DeclaredArtifact[];
+  /** A declared artifact was removed by the user. */
+  onDeclaredRemoved?: (artifactId: string) => void;
+  /** A document was deleted by the user (its artifact_changed event follows). */
+  onDeleted?: (artifactId: string) => void;
 }
+
+const isUpload = (r: ArtifactRow) => r.source === 'user_upload' || r.source === 'upload';
 
 /**
  * The right column: the task plan (rendered checklist) and, below, the artifact list with
- * source badge, version and a live "unsaved" dot, an "Add files" button, and the viewer of
- * the selected artifact (preview, source, history, edit, compare, export).
+ * source badge, version and a live "unsaved" dot, an "Add files" button, the "Links & files"
+ * of the conversation (declared artifacts, DeclaredList), and the viewer of the selected
+ * artifact (preview, source, history, edit, compare, export, delete). Any document, the task
+ * plan included, can be deleted after a confirmation that says what goes with it.
  */
-export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, running, onChanged, onAddFiles }: ArtifactPanelProps) {
+export function ArtifactPanel({
+  conversationId,
+  rows,
+  selectedId,
+  onSelect,
+  running,
+  onChanged,
+  onAddFiles,
+  declared = [],
+  onDeclaredRemoved,
+  onDeleted,
+}: ArtifactPanelProps) {
   const fileInput = useRef<HTMLInputElement>(null);
+  const [deleting, setDeleting] = useState<ArtifactRow | null>(null);
+  const [deleteBusy, setDeleteBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState('');
   const plan = rows.find((r) => r.id === TASK_PLAN_ID);
   const others = rows.filter((r) => r.id !== TASK_PLAN_ID);
   const selected = others.find((r) => r.id === selectedId) ?? others[0];
   const planContent = useArtifactContent(conversationId, plan);
   const preview = useArtifactContent(conversationId, selected);
+
+  const askDelete = (r: ArtifactRow) => {
+    setDeleteError('');
+    setDeleting(r);
+  };
+  const confirmDelete = () => {
+    if (deleting === null || conversationId === null) return;
+    const id = deleting.id;
+    setDeleteBusy(true);
+    setDeleteError('');
+    deleteArtifact(conversationId, id).then(
+      () => {
+        setDeleteBusy(false);
+        setDeleting(null);
+        onDeleted?.(id);
+      },
+      (e: unknown) => {
+        setDeleteBusy(false);
+        setDeleteError(toApiError(e).message);
+      },
+    );
+  };
 
   return (
     <aside className="panel" aria-label="Task plan and artifacts">
@@ -126,6 +177,18 @@ export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, runn
           {plan ? <span className="muted small">v{plan.version}</span> : null}
           {plan?.unsaved ? <UnsavedDot /> : null}
           {plan ? <PlanProgress content={planContent.content} /> : null}
+          {plan && conversationId !== null ? (
+            <button
+              type="button"
+              className="icon-btn plan-delete"
+              onClick={() => askDelete(plan)}
+              disabled={plan.unsaved}
+              aria-label="Delete the task plan"
+              title={plan.unsaved ? 'The running research is changing the plan; you can delete it when the run has finished.' : 'Delete the task plan'}
+            >
+              <TrashIcon size={14} />
+            </button>
+          ) : null}
         </header>
         <div className="plan-body">
           {!plan ? (
@@ -193,15 +256,16 @@ export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, runn
                     <code>{r.id}</code>
                     <span>v{r.version}</span>
                     <span>{formatBytes(r.size)}</span>
-                    <span className={`badge badge-${r.source === 'user_upload' || r.source === 'upload' ? 'upload' : 'agent'}`}>
-                      {r.source === 'user_upload' || r.source === 'upload' ? 'upload' : 'agent'}
-                    </span>
+                    <span className={`badge badge-${isUpload(r) ? 'upload' : 'agent'}`}>{isUpload(r) ? 'upload' : 'agent'}</span>
                   </span>
                 </button>
               </li>
             ))}
           </ul>
         )}
+        {conversationId !== null && declared.length > 0 ? (
+          <DeclaredList conversationId={conversationId} items={declared} onRemoved={(id) => onDeclaredRemoved?.(id)} />
+        ) : null}
         {selected && conversationId !== null ? (
           <ArtifactViewer
             key={`${conversationId}/${selected.id}`}
@@ -209,10 +273,39 @@ export function ArtifactPanel({ conversationId, rows, selectedId, onSelect, runn
             artifact={selected}
             current={preview}
             onChanged={onChanged}
+            onDelete={() => askDelete(selected)}
           />
         ) : null}
       </section>
+      {deleting ? (
+        <ConfirmDialog
+          title={deleting.id === TASK_PLAN_ID ? 'Delete the task plan?' : 'Delete this artifact?'}
+          message={<DeleteMessage row={deleting} />}
+          confirmLabel={deleteBusy ? 'Deleting…' : 'Delete'}
+          danger
+          busy={deleteBusy}
+          error={deleteError}
+          onConfirm={confirmDelete}
+          onCancel={() => setDeleting(null)}
+        />
+      ) : null}
     </aside>
+  );
+}
+
+/** What deleting a document takes with it, for the confirmation. */
+function DeleteMessage({ row }: { row: ArtifactRow }) {
+  return (
+    <>
+      <p>
+        <strong>{row.title || row.id}</strong> and all its versions will be deleted. This cannot be undone.
+      </p>
+      {row.id === TASK_PLAN_ID ? (
+        <p className="muted">This is the lead agent&apos;s checklist; the next research run in this conversation starts a new plan.</p>
+      ) : isUpload(row) ? (
+        <p className="muted">The original file you uploaded is removed too, unless another research holds the same file.</p>
+      ) : null}
+    </>
   );
 }
 

@@ -15,6 +15,7 @@ import {
 } from '../versions';
 import { CaretIcon, CompareIcon, DownloadIcon, EyeIcon, PencilIcon, RestoreIcon } from './artifact-icons';
 import { useRestoredFrom, useVersionContent, useVersions, type ContentState } from './artifactData';
+import { TrashIcon } from './declared-icons';
 import { Spinner, XIcon } from './icons';
 import { CodeView, Markdown } from './Markdown';
 
@@ -55,6 +56,8 @@ export interface ArtifactViewerProps {
   current: ContentState;
   /** The stored artifacts changed (a save or restore): reload them. */
   onChanged: () => void;
+  /** Asks to delete the artifact (the caller confirms first); no Delete button when absent. */
+  onDelete?: () => void;
 }
 
 /** How a content type is previewed. */
@@ -70,10 +73,11 @@ function previewKind(contentType: string): 'markdown' | 'html' | 'code' | 'binar
 /**
  * The selected artifact: tabs Preview | Source | History, a version selector (older
  * versions are read-only and say so), and the actions Edit, Compare, Export (Markdown,
- * HTML, Word) and, on an old version, Restore. Edit and Restore are disabled while the
- * running research holds unsaved changes to the artifact.
+ * HTML, Word), Delete (when onDelete is given) and, on an old version, Restore. Edit,
+ * Restore and Delete are disabled while the running research holds unsaved changes to the
+ * artifact.
  */
-export function ArtifactViewer({ conversationId, artifact, current, onChanged }: ArtifactViewerProps) {
+export function ArtifactViewer({ conversationId, artifact, current, onChanged, onDelete }: ArtifactViewerProps) {
   const [tab, setTab] = useState<ViewerTab>('preview');
   const [viewing, setViewing] = useState<VersionRef>('current');
   const [editing, setEditing] = useState(false);
@@ -295,6 +299,17 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged }:
             </div>
           ) : null}
         </span>
+        {onDelete ? (
+          <button
+            type="button"
+            className="btn btn-sm btn-ghost viewer-delete"
+            onClick={onDelete}
+            disabled={artifact.unsaved}
+            title={artifact.unsaved ? unsavedReason : 'Delete this artifact and all its versions'}
+          >
+            <TrashIcon /> <span className="btn-label">Delete</span>
+          </button>
+        ) : null}
       </div>
       {status ? (
         <div className={`viewer-status ${status.kind}`} role={status.kind === 'error' ? 'alert' : 'status'}>

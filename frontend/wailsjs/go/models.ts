@@ -632,6 +632,56 @@ export namespace app {
 
 export namespace events {
 	
+	export class DeclaredArtifact {
+	    id: string;
+	    kind: string;
+	    storage: string;
+	    title: string;
+	    description?: string;
+	    status: string;
+	    source: string;
+	    workspacePath?: string;
+	    managedId?: string;
+	    url?: string;
+	    mimeType?: string;
+	    sizeBytes?: number;
+	    toolCallId?: string;
+	    toolName?: string;
+	    hookName?: string;
+	    clientRetained: boolean;
+	    metadata?: Record<string, any>;
+	    createdAt: string;
+	    updatedAt: string;
+	    missingReason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeclaredArtifact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.storage = source["storage"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.status = source["status"];
+	        this.source = source["source"];
+	        this.workspacePath = source["workspacePath"];
+	        this.managedId = source["managedId"];
+	        this.url = source["url"];
+	        this.mimeType = source["mimeType"];
+	        this.sizeBytes = source["sizeBytes"];
+	        this.toolCallId = source["toolCallId"];
+	        this.toolName = source["toolName"];
+	        this.hookName = source["hookName"];
+	        this.clientRetained = source["clientRetained"];
+	        this.metadata = source["metadata"];
+	        this.createdAt = source["createdAt"];
+	        this.updatedAt = source["updatedAt"];
+	        this.missingReason = source["missingReason"];
+	    }
+	}
 	export class Event {
 	    type: string;
 	    conversation_id: string;

@@ -1,0 +1,287 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"artifactflow/backend/declared"
+	"artifactflow/backend/events"
+	"artifactflow/backend/store"
+)
+
+// Sentinel errors of the panel's declared-artifact and delete calls (issue 8, items 9 and
+// 10). Their text is the code the page's ApiError reads from a "code: message" error.
+var (
+	// ErrDeclaredNotFound: the conversation has no declared artifact with that id.
+	ErrDeclaredNotFound = errors.New("not_found")
+	// ErrNotAFile: OpenDeclared or RevealDeclared was asked for a declared artifact that is
+	// not a file in the workspace (a link opens in the browser; a managed one has nothing
+	// to open).
+	ErrNotAFile = errors.New("not_a_file")
+	// ErrFileUnavailable: the workspace file does not exist now, or its path leads out of
+	// the workspace (a symbolic link); the message gives the declared service's reason.
+	ErrFileUnavailable = errors.New("file_unavailable")
+	// ErrOpenFailed: the system's opener could not be started or reported a failure.
+	ErrOpenFailed = errors.New("open_failed")
+)
+
+// ListDeclared returns the conversation's declared artifacts (seed 002: links and
+// workspace files registered by record_artifact, hooks and local clients), oldest first,
+// with the status of workspace files refreshed by the declared service's rules
+// (declared.Service.List). The panel's "Links & files" resyncs to it when a conversation
+// opens and after a reconnect; events keep it live in between. Never nil. Errors:
+// store.ErrNotFound (wrapped) for an unknown conversation; store errors.
+func (s *ArtifactService) ListDeclared(conversationID string) ([]events.DeclaredArtifact, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	list, err := s.core.Declared().List(ctx, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	if list == nil {
+		list = []events.DeclaredArtifact{}
+	}
+	return list, nil
+}
+
+// RemoveDeclared removes a declared artifact from the conversation at the user's request
+// (the user may remove any, client-retained ones included); the link or file it points to
+// is untouched. An artifact_changed event (action "removed", reason "explicit") reaches
+// the window through the Core's sinks; removing one already gone changes nothing and is
+// not an error. Errors: store.ErrNotFound (wrapped) for an unknown conversation; store
+// errors.
+func (s *ArtifactService) RemoveDeclared(conversationID, artifactID string) error {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	_, err := s.core.Declared().Remove(ctx, conversationID, artifactID, "")
+	return err
+}
+
+// OpenDeclared opens a declared workspace file with the system's default application
+// (xdg-open, open, or rundll32 url.dll,FileProtocolHandler; run without a shell), after
+// the declared service has checked it again, now, by its own rules: the path, followed
+// through every symbolic link, must stay inside the conversation's workspace and the file
+// must exist. Links are opened by the page (the runtime's BrowserOpenURL), never here.
+// Browser mode refuses this method (desktopOnly): a page must not make the computer open
+// files. Errors: ErrDeclaredNotFound; ErrNotAFile for a link or managed artifact;
+// ErrFileUnavailable with the reason (missing, or a link that leaves the workspace);
+// ErrOpenFailed; store errors.
+func (s *ArtifactService) OpenDeclared(conversationID, artifactID string) error {
+	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, false)
+}
+
+// RevealDeclared opens the folder holding a declared workspace file in the system's file
+// manager, with OpenDeclared's checks, refusals and errors.
+func (s *ArtifactService) RevealDeclared(conversationID, artifactID string) error {
+	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, true)
+}
+
+// DeleteArtifact deletes a document of the conversation for good, at the user's request
+// (issue 8, item 9): any artifact, agent-written or uploaded, the task plan included (the
+// page asks for confirmation first). Its versions and crash drafts go with it; the
+// original of an upload is removed from the data dir's blobs/ unless another artifact, here
+// or in another conversation, holds the same bytes. An artifact_changed event (action
+// "removed", reason "explicit", the artifact's last state) reaches the window through the
+// Core's sinks. Errors: store.ErrNotFound (wrapped) for an unknown conversation;
+// artifact.ErrNotFound; artifact.ErrConflict ("conflict: ...") while the running research
+// holds unsaved changes to it; store errors.
+func (s *ArtifactService) DeleteArtifact(conversationID, artifactID string) error {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return err
+	}
+	d, err := s.manager(conversationID).Delete(ctx, artifactID)
+	if err != nil {
+		return err
+	}
+	if d.Blob != "" {
+		s.core.removeUnusedBlobs(ctx, []string{d.Blob})
+	}
+	s.core.emitArtifactRemoved(conversationID, d.ArtifactSnapshot)
+	_ = s.core.db.TouchConversation(ctx, conversationID)
+	return nil
+}
+
+// emitArtifactRemoved tells every sink that the user deleted a document: an
+// artifact_changed event of the conversation with no message (it happens outside any run,
+// as publishDeclared's changes do), Action "removed", Reason "explicit", ArtifactID and the
+// artifact's last state.
+func (c *Core) emitArtifactRemoved(conversationID string, last events.ArtifactSnapshot) {
+	data, err := json.Marshal(events.DataArtifactChanged{Artifact: last, Action: declared.ActionRemoved,
+		ArtifactID: last.ID, Reason: declared.ReasonExplicit})
+	if err != nil {
+		c.log.Error("app: encode an artifact removal", "err", err)
+		return
+	}
+	c.emit(events.Event{Type: events.ArtifactChanged, ConversationID: conversationID, CreatedAt: time.Now().UTC(), Data: data})
+}
+
+// opener opens path (a file, or a folder) with the system's default application. Tests
+// inject a fake one so that nothing is launched.
+type opener func(ctx context.Context, path string) error
+
+// declaredFiles opens declared workspace files and their folders through launch.
+type declaredFiles struct {
+	core   *Core
+	launch opener
+}
+
+// open checks artifactID of conversationID through the declared service and opens its
+// file (folder false) or the folder holding it (folder true).
+func (f declaredFiles) open(conversationID, artifactID string, folder bool) error {
+	ctx, cancel := f.core.ctx()
+	defer cancel()
+	p, err := f.locate(ctx, conversationID, artifactID)
+	if err != nil {
+		return err
+	}
+	if folder {
+		p = filepath.Dir(p)
+	}
+	if err := f.launch(ctx, p); err != nil {
+		return fmt.Errorf("%w: %w", ErrOpenFailed, err)
+	}
+	return nil
+}
+
+// locate asks the declared service to check a workspace artifact again, now, and returns
+// the absolute path of its file. The service re-checks a workspace file on List once its
+// last check is older than declared.RefreshInterval; marking this artifact's last check as
+// "never" first makes List re-run the service's containment and realpath rules on it at
+// once (the same rules as on upsert), so a file deleted or swapped for a symbolic link a
+// moment ago is refused. No rule is reimplemented here.
+func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID string) (string, error) {
+	err := f.core.db.DeclaredTx(ctx, conversationID, func(tx *store.DeclaredTx) error {
+		row, err := tx.Get(artifactID)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%w: the conversation has no declared artifact %q", ErrDeclaredNotFound, artifactID)
+		}
+		if err != nil {
+			return err
+		}
+		if row.Storage != declared.StorageWorkspace || row.WorkspacePath == "" {
+			return notAFile(row.Storage)
+		}
+		return tx.SetStat(row.ID, row.Status, row.MissingReason, row.SizeBytes, time.Time{})
+	})
+	if err != nil {
+		return "", err
+	}
+	list, err := f.core.Declared().List(ctx, conversationID)
+	if err != nil {
+		return "", err
+	}
+	var a *events.DeclaredArtifact
+	for i := range list {
+		if list[i].ID == artifactID {
+			a = &list[i]
+		}
+	}
+	switch {
+	case a == nil: // removed meanwhile
+		return "", fmt.Errorf("%w: the conversation has no declared artifact %q", ErrDeclaredNotFound, artifactID)
+	case a.Storage != declared.StorageWorkspace || a.WorkspacePath == "":
+		return "", notAFile(a.Storage)
+	case a.Status != declared.StatusAvailable:
+		reason := a.MissingReason
+		if reason == "" {
+			reason = "it is missing"
+		}
+		return "", fmt.Errorf("%w: %s cannot be opened: %s", ErrFileUnavailable, a.WorkspacePath, reason)
+	}
+	ws, err := f.core.Workspace(ctx, conversationID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(ws, filepath.FromSlash(path.Clean(a.WorkspacePath))), nil
+}
+
+// notAFile explains why an artifact of storage st has no file to open.
+func notAFile(st string) error {
+	if st == declared.StorageManaged {
+		return fmt.Errorf("%w: a client keeps this artifact; there is no file to open", ErrNotAFile)
+	}
+	return fmt.Errorf("%w: this artifact is a link, not a file in the workspace; it opens in the browser", ErrNotAFile)
+}
+
+// openerWait is how long systemOpen waits for the opener to report a failure; an opener
+// still running then has handed the file to an application.
+const openerWait = 3 * time.Second
+
+// systemOpen opens path with the system's default application: xdg-open on Linux and the
+// BSDs, open on macOS, rundll32 url.dll,FileProtocolHandler on Windows. The program runs
+// directly (os/exec, no shell), with path as one argument (always absolute here, so it
+// cannot read as an option). A failure it reports within openerWait is returned with the
+// end of its stderr; after that it is left running and reaped in the background.
+func systemOpen(ctx context.Context, p string) error {
+	name, args := openCommand(runtime.GOOS, p)
+	cmd := exec.Command(name, args...) // not CommandContext: the opener may outlive the call
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			if msg := strings.TrimSpace(stderr.String()); msg != "" {
+				return fmt.Errorf("%s: %w: %s", name, err, msg)
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	case <-time.After(openerWait):
+		return nil
+	case <-ctx.Done():
+		return nil // the call ends; the opener goes on and is reaped by the goroutine
+	}
+}
+
+// openCommand is the program and arguments that open p on goos.
+func openCommand(goos, p string) (string, []string) {
+	switch goos {
+	case "darwin":
+		return "open", []string{p}
+	case "windows":
+		return "rundll32", []string{"url.dll,FileProtocolHandler", p}
+	default:
+		return "xdg-open", []string{p}
+	}
+}
+
+// tailBuffer keeps the last 2 KB written to it; safe for concurrent use.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p, dropping the oldest bytes past 2 KB.
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if over := b.buf.Len() - 2048; over > 0 {
+		b.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+// String returns what is kept.
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

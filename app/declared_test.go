@@ -1,0 +1,401 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"artifactflow/backend/artifact"
+	"artifactflow/backend/config"
+	"artifactflow/backend/declared"
+	"artifactflow/backend/events"
+	"artifactflow/backend/store"
+)
+
+// eventLog records the artifact_changed events the Core sends to its sinks.
+type eventLog struct {
+	mu  sync.Mutex
+	evs []events.Event
+}
+
+func watchArtifactEvents(t *testing.T, core *Core) *eventLog {
+	l := &eventLog{}
+	t.Cleanup(core.AddSink(SinkFunc(func(ev events.Event) {
+		if ev.Type == events.ArtifactChanged {
+			l.mu.Lock()
+			l.evs = append(l.evs, ev)
+			l.mu.Unlock()
+		}
+	})))
+	return l
+}
+
+// changes returns the data of the recorded events of conversationID, oldest first, with
+// their message ids.
+func (l *eventLog) changes(t *testing.T, conversationID string) ([]events.DataArtifactChanged, []string) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []events.DataArtifactChanged
+	var msgs []string
+	for _, ev := range l.evs {
+		if ev.ConversationID != conversationID {
+			continue
+		}
+		var d events.DataArtifactChanged
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			t.Fatalf("artifact_changed data %s: %v", ev.Data, err)
+		}
+		out = append(out, d)
+		msgs = append(msgs, ev.MessageID)
+	}
+	return out, msgs
+}
+
+func blobOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// TestDeleteArtifact: the user deletes a document with its versions and drafts, and
+// uploads whose originals leave blobs/ once nothing holds them; the window hears
+// artifact_changed "removed" with reason "explicit".
+func TestDeleteArtifact(t *testing.T) {
+	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	ctx := context.Background()
+	log := watchArtifactEvents(t, core)
+	svc := &ArtifactService{core}
+	db := core.Store()
+	blobs := filepath.Join(core.DataDir(), config.BlobsDir)
+
+	notes, shared := []byte("# Notes\n\nOnly here.\n"), []byte("a,b\n1,2\n")
+	ups, err := svc.Upload("", []UploadFile{{Name: "notes.md", Data: notes}, {Name: "data.csv", Data: shared}})
+	if err != nil || len(ups) != 2 || ups[0].Error != "" || ups[1].Error != "" {
+		t.Fatalf("upload = %+v, %v", ups, err)
+	}
+	conv := ups[0].ConversationID
+	other, err := svc.Upload("", []UploadFile{{Name: "copy.csv", Data: shared}})
+	if err != nil || other[0].Error != "" {
+		t.Fatalf("upload into another conversation = %+v, %v", other, err)
+	}
+
+	// A document with two versions and a draft an interrupted run left of it.
+	if _, err := db.CreateArtifact(ctx, store.ArtifactWrite{SessionID: conv, ID: "report", ContentType: "markdown", Title: "Report",
+		Content: "v1", Version: 1, UpdateType: store.UpdateCreate}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateArtifactContent(ctx, store.ArtifactWrite{SessionID: conv, ID: "report", Content: "v2", Version: 2,
+		UpdateType: store.UpdateRewrite, ExpectedLockVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddMessage(ctx, store.Message{ID: "m-old", ConversationID: conv, Content: "q", Status: "interrupted"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SaveDrafts(ctx, store.Draft{ConversationID: conv, ArtifactID: "report", MessageID: "m-old", ContentType: "markdown",
+		Title: "Report", Content: "v3 unsaved", Version: 3, BaseVersion: 2, UpdateType: store.UpdateRewrite}); err != nil {
+		t.Fatal(err)
+	}
+	if ds, _ := db.RecoverableDrafts(ctx, conv); len(ds) != 1 {
+		t.Fatalf("drafts before = %+v", ds)
+	}
+
+	if err := svc.DeleteArtifact(conv, "report"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetArtifact(ctx, conv, "report"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("report still stored: %v", err)
+	}
+	if _, err := db.ListVersions(ctx, conv, "report"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("versions of report: %v, want none", err)
+	}
+	if ds, _ := db.RecoverableDrafts(ctx, conv); len(ds) != 0 {
+		t.Errorf("drafts after = %+v, want none", ds)
+	}
+	list, err := svc.List(conv)
+	if err != nil || len(list) != 2 {
+		t.Errorf("List after deleting report = %+v, %v", list, err)
+	}
+	got, msgs := log.changes(t, conv)
+	if len(got) != 1 || got[0].Action != "removed" || got[0].Reason != "explicit" || got[0].ArtifactID != "report" ||
+		got[0].Artifact.ID != "report" || got[0].Artifact.Content != "v2" || got[0].Declared != nil || msgs[0] != "" {
+		t.Fatalf("events = %+v (messages %q), want one removed/explicit for report", got, msgs)
+	}
+
+	// An upload only this conversation holds: its original goes.
+	if err := svc.DeleteArtifact(conv, "notes.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(blobs, blobOf(notes))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the original of notes.md is still in blobs/: %v", err)
+	}
+	// One another conversation holds the same bytes of: kept until that one goes too.
+	if err := svc.DeleteArtifact(conv, "data.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(blobs, blobOf(shared))); err != nil {
+		t.Errorf("a blob another conversation uses was removed: %v", err)
+	}
+	if err := svc.DeleteArtifact(other[0].ConversationID, "copy.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(blobs, blobOf(shared))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the unused original of copy.csv is still in blobs/: %v", err)
+	}
+	if got, _ := log.changes(t, conv); len(got) != 3 || got[1].ArtifactID != "notes.md" || got[2].ArtifactID != "data.csv" {
+		t.Errorf("events = %+v", got)
+	}
+
+	if err := svc.DeleteArtifact(conv, "report"); !errors.Is(err, artifact.ErrNotFound) {
+		t.Errorf("deleting it again = %v, want artifact.ErrNotFound", err)
+	}
+	if err := svc.DeleteArtifact("no-such-conversation", "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("deleting in an unknown conversation = %v, want store.ErrNotFound", err)
+	}
+}
+
+// TestUploadSameFileTwice: the same bytes uploaded into the same conversation again are
+// the artifact already there, with a note; a different file with the same name gets _1.
+func TestUploadSameFileTwice(t *testing.T) {
+	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	svc := &ArtifactService{core}
+	data := []byte("# Field notes\n")
+	first, err := svc.Upload("", []UploadFile{{Name: "field.md", Data: data}})
+	if err != nil || first[0].Error != "" || first[0].ArtifactID != "field.md" {
+		t.Fatalf("first upload = %+v, %v", first, err)
+	}
+	conv := first[0].ConversationID
+	again, err := svc.Upload(conv, []UploadFile{{Name: "field.md", Data: data}})
+	if err != nil || len(again) != 1 || again[0].Error != "" || again[0].ArtifactID != "field.md" ||
+		again[0].Note != `already in this conversation as "field.md"` || again[0].ConversationID != conv {
+		t.Fatalf("same file again = %+v, %v", again, err)
+	}
+	other, err := svc.Upload(conv, []UploadFile{{Name: "field.md", Data: []byte("# Other notes\n")}})
+	if err != nil || other[0].ArtifactID != "field_1.md" || !strings.Contains(other[0].Note, `saved as "field_1.md"`) {
+		t.Fatalf("different file, same name = %+v, %v", other, err)
+	}
+	list, err := svc.List(conv)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("artifacts = %+v, %v; want field.md and field_1.md", list, err)
+	}
+	if vs, _ := svc.Versions(conv, "field.md"); len(vs) != 1 {
+		t.Errorf("versions of field.md = %+v, want the one upload", vs)
+	}
+}
+
+// declaredFixture is a conversation with a workspace folder, a file outside it, and a
+// declared artifact service.
+type declaredFixture struct {
+	core    *Core
+	srv     *BrowserServer
+	hs      *httptest.Server
+	conv    string
+	ws      string
+	outside string
+}
+
+func newDeclaredFixture(t *testing.T) declaredFixture {
+	t.Helper()
+	core, srv, hs := newBrowserServer(t, echoWorld(t), "")
+	ctx := context.Background()
+	f := declaredFixture{core: core, srv: srv, hs: hs, conv: "c-links"}
+	if err := core.Store().CreateConversation(ctx, store.Conversation{ID: f.conv, Title: "Links"}); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := core.Workspace(ctx, f.conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ws = ws
+	f.outside = filepath.Join(t.TempDir(), "secret.txt")
+	for p, content := range map[string]string{filepath.Join(ws, "reports", "lineage.html"): "<h1>Lineage</h1>",
+		filepath.Join(ws, "reports", "later.html"): "<h1>Later</h1>", f.outside: "secret"} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// add registers inputs through the declared service and returns their ids in order.
+func (f declaredFixture) add(t *testing.T, ins ...declared.Input) []string {
+	t.Helper()
+	chs, err := f.core.Declared().Upsert(context.Background(), f.conv, ins, true)
+	if err != nil || len(chs) != len(ins) {
+		t.Fatalf("Upsert = %+v, %v", chs, err)
+	}
+	ids := make([]string, len(chs))
+	for i, ch := range chs {
+		ids[i] = ch.ArtifactID
+	}
+	return ids
+}
+
+// TestOpenDeclared: a workspace file opens with the system's application only after the
+// declared service checked it again at the moment of the click; a file swapped a moment ago
+// for a symbolic link leaving the workspace, or deleted, is refused, and so is anything
+// that is not a workspace file.
+func TestOpenDeclared(t *testing.T) {
+	f := newDeclaredFixture(t)
+	ids := f.add(t,
+		declared.Input{Title: "Lineage", WorkspacePath: "reports/lineage.html", Source: declared.SourceTool},
+		declared.Input{Title: "Later", WorkspacePath: "reports/later.html", Source: declared.SourceHook},
+		declared.Input{Title: "Dataset", URL: "https://data.example.org/set", Source: declared.SourceClient},
+	)
+	lineage, later, link := ids[0], ids[1], ids[2]
+	var launched []string
+	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+		launched = append(launched, p)
+		return nil
+	}}
+
+	if err := files.open(f.conv, lineage, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := files.open(f.conv, lineage, true); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(f.ws, "reports", "lineage.html"), filepath.Join(f.ws, "reports")}
+	if strings.Join(launched, "|") != strings.Join(want, "|") {
+		t.Fatalf("launched %q, want %q", launched, want)
+	}
+
+	// The file becomes a link out of the workspace right after it was checked as available
+	// (well within declared.RefreshInterval): refused, nothing launched.
+	if as, err := f.core.Declared().List(context.Background(), f.conv); err != nil || as[1].Status != declared.StatusAvailable {
+		t.Fatalf("before the swap: %+v, %v", as, err)
+	}
+	target := filepath.Join(f.ws, "reports", "later.html")
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(f.outside, target); err != nil {
+		t.Fatal(err)
+	}
+	launched = nil
+	for _, folder := range []bool{false, true} {
+		err := files.open(f.conv, later, folder)
+		if !errors.Is(err, ErrFileUnavailable) || !strings.Contains(err.Error(), "leaves the workspace") {
+			t.Errorf("open (folder %v) of an escaping symlink = %v, want ErrFileUnavailable naming the reason", folder, err)
+		}
+	}
+	// Deleted: refused too.
+	if err := os.Remove(filepath.Join(f.ws, "reports", "lineage.html")); err != nil {
+		t.Fatal(err)
+	}
+	if err := files.open(f.conv, lineage, false); !errors.Is(err, ErrFileUnavailable) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("open of a deleted file = %v, want ErrFileUnavailable", err)
+	}
+	if err := files.open(f.conv, link, false); !errors.Is(err, ErrNotAFile) {
+		t.Errorf("open of a link = %v, want ErrNotAFile", err)
+	}
+	if err := files.open(f.conv, "nope", false); !errors.Is(err, ErrDeclaredNotFound) {
+		t.Errorf("open of an unknown id = %v, want ErrDeclaredNotFound", err)
+	}
+	if len(launched) != 0 {
+		t.Errorf("launched %q for refused artifacts", launched)
+	}
+	// The panel sees the status the check found.
+	if as, _ := (&ArtifactService{f.core}).ListDeclared(f.conv); as[1].Status != declared.StatusMissing || as[1].MissingReason == "" {
+		t.Errorf("after the swap ListDeclared shows %+v", as[1])
+	}
+	// A launcher failure is reported.
+	failing := declaredFiles{core: f.core, launch: func(context.Context, string) error { return errors.New("exit status 3") }}
+	if err := os.WriteFile(filepath.Join(f.ws, "reports", "lineage.html"), []byte("back"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := failing.open(f.conv, lineage, false); !errors.Is(err, ErrOpenFailed) {
+		t.Errorf("failing launcher = %v, want ErrOpenFailed", err)
+	}
+}
+
+// TestOpenCommand: the opener runs without a shell, the path as one argument.
+func TestOpenCommand(t *testing.T) {
+	p := "/w/a b;$(rm -rf x).html"
+	for goos, want := range map[string][]string{
+		"linux":   {"xdg-open", p},
+		"freebsd": {"xdg-open", p},
+		"darwin":  {"open", p},
+		"windows": {"rundll32", "url.dll,FileProtocolHandler", p},
+	} {
+		name, args := openCommand(goos, p)
+		if got := append([]string{name}, args...); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Errorf("%s: %q, want %q", goos, got, want)
+		}
+	}
+}
+
+// TestDeclaredServices: the panel lists declared artifacts and removes any of them
+// (client-retained ones included) through the bound services, in the window and in browser
+// mode, which refuses to open files.
+func TestDeclaredServices(t *testing.T) {
+	f := newDeclaredFixture(t)
+	srv, hs := f.srv, f.hs
+	log := watchArtifactEvents(t, f.core)
+	svc := &ArtifactService{f.core}
+
+	empty, err := svc.ListDeclared(f.conv)
+	if err != nil || empty == nil || len(empty) != 0 {
+		t.Fatalf("ListDeclared with none = %#v, %v; want an empty list", empty, err)
+	}
+	ids := f.add(t,
+		declared.Input{Title: "User profile resource", URL: "https://platform.example.com/resources/user-profile", Source: declared.SourceTool},
+		declared.Input{Title: "Lineage", WorkspacePath: "reports/lineage.html", Source: declared.SourceClient, ClientID: "cli-1"},
+	)
+	list, err := svc.ListDeclared(f.conv)
+	if err != nil || len(list) != 2 || list[0].ID != ids[0] || list[0].Kind != declared.KindLink || list[0].Source != declared.SourceTool ||
+		list[1].WorkspacePath != "reports/lineage.html" || list[1].Status != declared.StatusAvailable || !list[1].ClientRetained {
+		t.Fatalf("ListDeclared = %+v, %v", list, err)
+	}
+	code, body := post(t, hs.URL+"/api/bind/ArtifactService/ListDeclared", srv.Token(), `["`+f.conv+`"]`)
+	if code != http.StatusOK || !strings.Contains(body, `"url":"https://platform.example.com/resources/user-profile"`) ||
+		!strings.Contains(body, `"workspacePath":"reports/lineage.html"`) {
+		t.Fatalf("browser mode ListDeclared -> %d %s", code, body)
+	}
+
+	// The user removes a client-retained artifact; the window hears it.
+	if err := svc.RemoveDeclared(f.conv, ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	got, msgs := log.changes(t, f.conv)
+	last := got[len(got)-1]
+	if last.Action != declared.ActionRemoved || last.Reason != declared.ReasonExplicit || last.ArtifactID != ids[1] ||
+		last.Declared == nil || last.Declared.ID != ids[1] || msgs[len(msgs)-1] != "" {
+		t.Errorf("last event = %+v (message %q), want removed/explicit with the artifact", last, msgs[len(msgs)-1])
+	}
+	if err := svc.RemoveDeclared(f.conv, ids[1]); err != nil {
+		t.Errorf("removing it again = %v, want nil", err)
+	}
+	if list, _ := svc.ListDeclared(f.conv); len(list) != 1 || list[0].ID != ids[0] {
+		t.Errorf("after remove = %+v", list)
+	}
+	if code, body := post(t, hs.URL+"/api/bind/ArtifactService/RemoveDeclared", srv.Token(), `["`+f.conv+`","`+ids[0]+`"]`); code != http.StatusOK {
+		t.Errorf("browser mode RemoveDeclared -> %d %s", code, body)
+	}
+	if list, _ := svc.ListDeclared(f.conv); len(list) != 0 {
+		t.Errorf("after remove in browser mode = %+v", list)
+	}
+
+	// Browser mode never opens files or folders, whatever the artifact.
+	ids = f.add(t, declared.Input{Title: "Lineage", WorkspacePath: "reports/lineage.html", Source: declared.SourceTool})
+	for _, m := range []string{"OpenDeclared", "RevealDeclared"} {
+		code, body := post(t, hs.URL+"/api/bind/ArtifactService/"+m, srv.Token(), `["`+f.conv+`","`+ids[0]+`"]`)
+		if code != http.StatusForbidden || !strings.Contains(body, "desktop_only") {
+			t.Errorf("browser mode %s -> %d %s, want 403 desktop_only", m, code, body)
+		}
+	}
+	if _, err := svc.ListDeclared("no-such-conversation"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ListDeclared of an unknown conversation = %v", err)
+	}
+}

@@ -1,0 +1,325 @@
+import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
+import { copyText, openExternal, toApiError } from '../api';
+import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api-declared';
+import { formatBytes } from '../format';
+import { FolderIcon, kindIcon, LinkIcon, TrashIcon } from './declared-icons';
+import { DotsIcon, XIcon } from './icons';
+import { ConfirmDialog } from './Modal';
+
+/**
+ * The web address of a declared artifact that may be opened in the system browser: its
+ * `url` when that parses as http(s), else "" (seed 002: only http and https links; a
+ * `file:` or any other scheme is never opened from the panel).
+ */
+export function webUrl(a: DeclaredArtifact): string {
+  if (a.url === '' || a.storage === 'workspace') return '';
+  try {
+    const u = new URL(a.url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Where a declared artifact points, as shown under its title: the host of a link (never
+ * fetched: seed 002 shows icon, title and host only), the workspace-relative path of a
+ * workspace file, "managed by a client" otherwise.
+ */
+export function locationText(a: DeclaredArtifact): string {
+  if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return a.workspacePath;
+  if (a.url !== '') {
+    try {
+      return new URL(a.url).host || a.url;
+    } catch {
+      return a.url;
+    }
+  }
+  return a.managedId !== '' ? 'kept by a client' : '';
+}
+
+/** What the user can copy for an artifact: its link or its workspace path ("" for neither). */
+function copyable(a: DeclaredArtifact): { text: string; label: string } {
+  if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return { text: a.workspacePath, label: 'Copy path' };
+  if (a.url !== '') return { text: a.url, label: 'Copy link' };
+  return { text: '', label: 'Copy link' };
+}
+
+const isWorkspace = (a: DeclaredArtifact) => a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '');
+
+const SOURCE_LABEL: Record<string, string> = { tool: 'tool', hook: 'hook', client: 'client' };
+const SOURCE_HINT: Record<string, string> = {
+  tool: 'Recorded by the research agent (record_artifact)',
+  hook: 'Declared by a hook command',
+  client: 'Added by a local client through the local API',
+};
+
+/** Props of DeclaredList. */
+export interface DeclaredListProps {
+  conversationId: string;
+  /** The conversation's declared artifacts, oldest first. */
+  items: DeclaredArtifact[];
+  /** An artifact was removed from the conversation (the event follows; the list may drop it now). */
+  onRemoved: (artifactId: string) => void;
+}
+
+type Status = { kind: 'ok' | 'error'; text: string } | null;
+
+/**
+ * The "Links & files" section of the artifact panel (issue 8, item 10): the conversation's
+ * declared artifacts (seed 002), each a button showing its kind icon, title, host (links)
+ * or workspace-relative path (files), source badge and, when missing, the reason, greyed.
+ * Click or Enter opens it: a link in the system browser (never previewed or fetched by the
+ * app), a workspace file with the system's default application through the backend's
+ * containment check. The ⋯ button, a right-click, the Menu key or Shift+F10 open its menu:
+ * copy the link or path, reveal the file in its folder, remove (after confirmation).
+ * Titles and descriptions are plain text: React text nodes only.
+ */
+export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListProps) {
+  const [menuFor, setMenuFor] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<DeclaredArtifact | null>(null);
+  const [removeBusy, setRemoveBusy] = useState(false);
+  const [removeError, setRemoveError] = useState('');
+  const [status, setStatus] = useState<Status>(null);
+  const rowRefs = useRef(new Map<string, HTMLButtonElement>());
+  const menuRef = useRef<HTMLDivElement>(null);
+
+  // OK messages fade; errors stay until dismissed or replaced.
+  useEffect(() => {
+    if (status?.kind !== 'ok') return;
+    const t = window.setTimeout(() => setStatus(null), 5000);
+    return () => window.clearTimeout(t);
+  }, [status]);
+
+  // An open menu: focus its first item, close on a click elsewhere.
+  useEffect(() => {
+    if (menuFor === null) return;
+    menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
+    const onDown = (e: MouseEvent) => {
+      if (!menuRef.current?.contains(e.target as Node)) setMenuFor(null);
+    };
+    window.addEventListener('mousedown', onDown);
+    return () => window.removeEventListener('mousedown', onDown);
+  }, [menuFor]);
+
+  // An artifact that went away (removed, evicted) takes its menu with it.
+  const menuItem = items.find((a) => a.id === menuFor);
+
+  const closeMenu = (refocus: boolean) => {
+    const id = menuFor;
+    setMenuFor(null);
+    if (refocus && id !== null) rowRefs.current.get(id)?.focus();
+  };
+
+  const fail = (what: string, e: unknown) => setStatus({ kind: 'error', text: `${what}: ${toApiError(e).message}` });
+
+  const open = (a: DeclaredArtifact) => {
+    setStatus(null);
+    const url = webUrl(a);
+    if (url !== '') {
+      if (!openExternal(url)) setStatus({ kind: 'error', text: 'This link cannot be opened here.' });
+      return;
+    }
+    if (isWorkspace(a)) {
+      openDeclared(conversationId, a.id).then(
+        () => undefined,
+        (e: unknown) => fail(`Could not open ${a.workspacePath}`, e),
+      );
+      return;
+    }
+    setStatus({
+      kind: 'error',
+      text: a.url !== '' ? 'Only web links (http and https) open from here; copy the link instead.' : 'A client keeps this artifact; there is no link or file to open here.',
+    });
+  };
+
+  const copy = (a: DeclaredArtifact) => {
+    closeMenu(true);
+    const { text, label } = copyable(a);
+    void copyText(text).then((ok) =>
+      setStatus(ok ? { kind: 'ok', text: label === 'Copy path' ? 'Path copied.' : 'Link copied.' } : { kind: 'error', text: 'Could not copy to the clipboard.' }),
+    );
+  };
+
+  const reveal = (a: DeclaredArtifact) => {
+    closeMenu(true);
+    setStatus(null);
+    revealDeclared(conversationId, a.id).then(
+      () => undefined,
+      (e: unknown) => fail(`Could not show ${a.workspacePath} in its folder`, e),
+    );
+  };
+
+  const confirmRemove = () => {
+    if (removing === null) return;
+    const a = removing;
+    setRemoveBusy(true);
+    setRemoveError('');
+    removeDeclared(conversationId, a.id).then(
+      () => {
+        setRemoveBusy(false);
+        setRemoving(null);
+        onRemoved(a.id);
+      },
+      (e: unknown) => {
+        setRemoveBusy(false);
+        setRemoveError(toApiError(e).message);
+      },
+    );
+  };
+
+  const onRowKey = (e: ReactKeyboardEvent<HTMLButtonElement>, a: DeclaredArtifact) => {
+    if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
+      e.preventDefault();
+      setMenuFor(a.id);
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const i = items.findIndex((x) => x.id === a.id);
+      const next = items[(i + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length];
+      if (next) rowRefs.current.get(next.id)?.focus();
+    }
+  };
+
+  const onMenuKey = (e: ReactKeyboardEvent<HTMLDivElement>) => {
+    const buttons = Array.from(menuRef.current?.querySelectorAll<HTMLButtonElement>('button:not(:disabled)') ?? []);
+    const i = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      closeMenu(true);
+    } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      buttons[(i + (e.key === 'ArrowDown' ? 1 : buttons.length - 1)) % buttons.length]?.focus();
+    } else if (e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      buttons[e.key === 'Home' ? 0 : buttons.length - 1]?.focus();
+    } else if (e.key === 'Tab') {
+      setMenuFor(null);
+    }
+  };
+
+  return (
+    <section className="declared" aria-label="Links & files">
+      <header className="panel-head declared-head">
+        <LinkIcon size={15} />
+        <h2>Links &amp; files</h2>
+        <span className="count">{items.length}</span>
+      </header>
+      {status ? (
+        <div className={`declared-status ${status.kind}`} role={status.kind === 'error' ? 'alert' : 'status'}>
+          <span className="declared-status-text">{status.text}</span>
+          <button type="button" className="icon-btn" onClick={() => setStatus(null)} aria-label="Dismiss">
+            <XIcon size={13} />
+          </button>
+        </div>
+      ) : null}
+      <ul className="declared-list" aria-label="Links & files">
+        {items.map((a) => {
+          const { Icon, label } = kindIcon(a.kind);
+          const missing = a.status === 'missing';
+          const where = locationText(a);
+          const reason = missing ? a.missingReason || 'missing' : '';
+          const source = SOURCE_LABEL[a.source] ?? a.source;
+          const title = a.title || where || a.id;
+          const hint = [a.description, missing ? `Missing: ${reason}` : '', a.url !== '' ? a.url : ''].filter((x) => x !== '').join('\n');
+          return (
+            <li key={a.id} className={`declared-item${missing ? ' missing' : ''}`}>
+              <button
+                ref={(el) => {
+                  if (el) rowRefs.current.set(a.id, el);
+                  else rowRefs.current.delete(a.id);
+                }}
+                type="button"
+                className="declared-row"
+                title={hint || undefined}
+                aria-haspopup="menu"
+                aria-description={missing ? `Missing: ${reason}` : undefined}
+                onClick={() => open(a)}
+                onKeyDown={(e) => onRowKey(e, a)}
+                onContextMenu={(e: ReactMouseEvent) => {
+                  e.preventDefault();
+                  setMenuFor(a.id);
+                }}
+              >
+                <span className={`declared-icon kind-${a.kind}`} role="img" aria-label={label}>
+                  <Icon size={16} />
+                </span>
+                <span className="declared-text">
+                  <span className="declared-title">{title}</span>
+                  <span className="declared-sub">
+                    <span className="declared-where">{where}</span>
+                    {a.sizeBytes !== null && !missing && isWorkspace(a) ? <span className="declared-size">{formatBytes(a.sizeBytes)}</span> : null}
+                  </span>
+                  {missing ? <span className="declared-reason">Missing: {reason}</span> : null}
+                </span>
+                {source !== '' ? (
+                  <span className={`badge declared-source source-${a.source}`} title={SOURCE_HINT[a.source]}>
+                    {source}
+                  </span>
+                ) : null}
+              </button>
+              <button
+                type="button"
+                className="icon-btn declared-more"
+                aria-label={`More actions for ${title}`}
+                aria-haspopup="menu"
+                aria-expanded={menuFor === a.id}
+                onClick={() => setMenuFor((m) => (m === a.id ? null : a.id))}
+              >
+                <DotsIcon size={15} />
+              </button>
+              {menuFor === a.id && menuItem ? (
+                <div className="menu declared-menu" role="menu" ref={menuRef} aria-label={`Actions for ${title}`} onKeyDown={onMenuKey}>
+                  <button type="button" role="menuitem" onClick={() => { closeMenu(true); open(a); }}>
+                    Open
+                  </button>
+                  <button type="button" role="menuitem" onClick={() => copy(a)} disabled={copyable(a).text === ''}>
+                    {copyable(a).label}
+                  </button>
+                  {isWorkspace(a) ? (
+                    <button type="button" role="menuitem" onClick={() => reveal(a)}>
+                      <FolderIcon size={13} /> Reveal in folder
+                    </button>
+                  ) : null}
+                  <button
+                    type="button"
+                    role="menuitem"
+                    className="danger"
+                    onClick={() => {
+                      setMenuFor(null);
+                      setRemoveError('');
+                      setRemoving(a);
+                    }}
+                  >
+                    <TrashIcon size={13} /> Remove…
+                  </button>
+                </div>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+      {removing ? (
+        <ConfirmDialog
+          title={isWorkspace(removing) ? 'Remove this file from the list?' : 'Remove this link?'}
+          message={
+            <p>
+              <strong>{removing.title || locationText(removing)}</strong> leaves this research&apos;s Links &amp; files.{' '}
+              {isWorkspace(removing) ? 'The file itself stays where it is.' : 'The page itself is not touched.'}
+            </p>
+          }
+          confirmLabel={removeBusy ? 'Removing…' : 'Remove'}
+          danger
+          busy={removeBusy}
+          error={removeError}
+          onConfirm={confirmRemove}
+          onCancel={() => {
+            const id = removing.id;
+            setRemoving(null);
+            rowRefs.current.get(id)?.focus();
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
