@@ -183,6 +183,24 @@ describe('Links & files list', () => {
     expect(host.querySelector('[role="alert"]')?.textContent).toContain('browser mode does not open files on this computer');
   });
 
+  it('does not ask browser mode to open files or folders, and says why', async () => {
+    const open = vi.fn(() => Promise.resolve(null));
+    const reveal = vi.fn(() => Promise.resolve(null));
+    bind({ OpenDeclared: open, RevealDeclared: reveal });
+    win.runtime = { ...runtime, __browserMode: true };
+    await render(<DeclaredList conversationId="c1" items={[FILE, LINK]} onRemoved={() => undefined} />);
+    await click(rowButton(0));
+    expect(host.querySelector('[role="alert"]')?.textContent).toContain('browser mode does not open files');
+    await key(rowButton(0), 'F10', true);
+    await click(menuItems().find((b) => b.textContent.includes('Reveal'))!);
+    expect(host.querySelector('[role="alert"]')?.textContent).toContain('browser mode does not open folders');
+    expect(open).not.toHaveBeenCalled();
+    expect(reveal).not.toHaveBeenCalled();
+    // Links still open, through the page.
+    await click(rowButton(1));
+    expect(runtime.BrowserOpenURL).toHaveBeenCalledWith('https://platform.example.com/resources/user-profile');
+  });
+
   it('is driven by keyboard: native buttons in the tab order, the Menu key and Shift+F10 open the menu, Escape returns', async () => {
     const reveal = vi.fn(() => Promise.resolve(null));
     bind({ RevealDeclared: reveal });

@@ -305,9 +305,10 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
             className="btn btn-sm btn-ghost viewer-delete"
             onClick={onDelete}
             disabled={artifact.unsaved}
+            aria-label="Delete"
             title={artifact.unsaved ? unsavedReason : 'Delete this artifact and all its versions'}
           >
-            <TrashIcon /> <span className="btn-label">Delete</span>
+            <TrashIcon />
           </button>
         ) : null}
       </div>

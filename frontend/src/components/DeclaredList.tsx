@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
-import { copyText, openExternal, toApiError } from '../api';
+import { copyText, isBrowserMode, openExternal, toApiError } from '../api';
 import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api-declared';
 import { formatBytes } from '../format';
 import { FolderIcon, kindIcon, LinkIcon, TrashIcon } from './declared-icons';
@@ -71,7 +71,8 @@ type Status = { kind: 'ok' | 'error'; text: string } | null;
  * or workspace-relative path (files), source badge and, when missing, the reason, greyed.
  * Click or Enter opens it: a link in the system browser (never previewed or fetched by the
  * app), a workspace file with the system's default application through the backend's
- * containment check. The ⋯ button, a right-click, the Menu key or Shift+F10 open its menu:
+ * containment check (in browser mode, which never opens files, it says so instead). The
+ * ⋯ button, a right-click, the Menu key or Shift+F10 open its menu:
  * copy the link or path, reveal the file in its folder, remove (after confirmation).
  * Titles and descriptions are plain text: React text nodes only.
  */
@@ -121,6 +122,10 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
       return;
     }
     if (isWorkspace(a)) {
+      if (isBrowserMode()) {
+        setStatus({ kind: 'error', text: `${a.workspacePath}: files open only in the desktop app; browser mode does not open files on this computer. Copy its path from the menu instead.` });
+        return;
+      }
       openDeclared(conversationId, a.id).then(
         () => undefined,
         (e: unknown) => fail(`Could not open ${a.workspacePath}`, e),
@@ -144,6 +149,10 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
   const reveal = (a: DeclaredArtifact) => {
     closeMenu(true);
     setStatus(null);
+    if (isBrowserMode()) {
+      setStatus({ kind: 'error', text: `${a.workspacePath}: folders open only in the desktop app; browser mode does not open folders on this computer.` });
+      return;
+    }
     revealDeclared(conversationId, a.id).then(
       () => undefined,
       (e: unknown) => fail(`Could not show ${a.workspacePath} in its folder`, e),
