@@ -487,3 +487,45 @@ func TestHeartbeat(t *testing.T) {
 		buf = append(buf, b[:n]...)
 	}
 }
+
+// racingDeclared makes a change while the event handler reads the change log, after it
+// subscribed: the change is both replayed and published live.
+type racingDeclared struct {
+	Declared
+	during func()
+}
+
+func (r racingDeclared) ChangesSince(ctx context.Context, conv string, after int64, limit int) ([]declared.LoggedChange, error) {
+	r.during()
+	return r.Declared.ChangesSince(ctx, conv, after, limit)
+}
+
+// TestEventsNoGapNoDuplicate: a change logged while a resuming stream reads the log
+// arrives exactly once (the stream subscribes before reading, and skips live changes it
+// already replayed).
+func TestEventsNoGapNoDuplicate(t *testing.T) {
+	var once sync.Once
+	var midErr error
+	h := newHarness(t, func(o *Options) {
+		inner := o.Declared
+		o.Declared = racingDeclared{Declared: inner, during: func() {
+			once.Do(func() {
+				_, midErr = inner.Upsert(context.Background(), testConv, []declared.Input{{Title: "Mid", URL: "https://example.com/mid", Source: declared.SourceTool, ToolName: "record_artifact"}}, true)
+			})
+		}}
+	})
+	h.postLink("https://example.com/first", "First", "")
+	first, err := h.svc.ChangesSince(h.ctx, testConv, 0, 0)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("log %v %v", first, err)
+	}
+	s := h.openStream(testConv, strconv.FormatInt(first[0].Seq, 10))
+	if midErr != nil {
+		t.Fatal(midErr)
+	}
+	ev := s.next()
+	if ev.event.Data.Change.Artifact == nil || ev.event.Data.Change.Artifact.Title != "Mid" || ev.id <= first[0].Seq {
+		t.Fatalf("event %+v", ev)
+	}
+	s.none(200 * time.Millisecond)
+}

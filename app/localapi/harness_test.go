@@ -128,7 +128,9 @@ func (h *harness) call(method, path string, headers map[string]string, body stri
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(h.ctx, method, h.hs.URL+path, rd)
+	ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, h.hs.URL+path, rd)
 	if err != nil {
 		h.t.Fatal(err)
 	}

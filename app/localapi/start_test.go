@@ -106,9 +106,10 @@ func TestStartWritesAndRemovesDiscovery(t *testing.T) {
 	}
 }
 
-// TestDiscoverStale: api.json of an ended process, or of a live one whose API does not
-// answer, means no server.
+// TestDiscoverStale: api.json of an ended process (even naming a live API), of a live
+// process whose API does not answer, or naming a non-loopback URL means no server.
 func TestDiscoverStale(t *testing.T) {
+	h := newHarness(t, nil)
 	dir := t.TempDir()
 	ctx := context.Background()
 	if _, err := Discover(ctx, dir); !errors.Is(err, ErrNoServer) {
@@ -118,6 +119,11 @@ func TestDiscoverStale(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Skip("no `true` to make an ended process:", err)
 	}
+	live, err := Start(ctx, h.srv, "", h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close(ctx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -125,9 +131,10 @@ func TestDiscoverStale(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
 	for name, d := range map[string]Discovery{
-		"ended process": {URL: closed, Token: "t", PID: cmd.Process.Pid},
-		"no answer":     {URL: closed, Token: "t", PID: os.Getpid()},
-		"not loopback":  {URL: "http://example.com:80", Token: "t", PID: os.Getpid()},
+		"ended process": {URL: live.URL(), Token: h.token, PID: cmd.Process.Pid},
+		"no answer":     {URL: closed, Token: h.token, PID: os.Getpid()},
+		"wrong token":   {URL: live.URL(), Token: "stale", PID: os.Getpid()},
+		"not loopback":  {URL: "http://example.com:80", Token: h.token, PID: os.Getpid()},
 	} {
 		if err := writeDiscovery(dir, d); err != nil {
 			t.Fatal(err)
@@ -135,6 +142,13 @@ func TestDiscoverStale(t *testing.T) {
 		if _, err := Discover(ctx, dir); !errors.Is(err, ErrNoServer) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	// The same file with this (live) process's id is a server.
+	if err := writeDiscovery(dir, Discovery{URL: live.URL(), Token: h.token, PID: os.Getpid()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Discover(ctx, dir); err != nil {
+		t.Fatalf("live: %v", err)
 	}
 }
 
