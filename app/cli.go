@@ -745,6 +745,7 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 	}
 	var st declaredStore
 	if c, err := localapi.Discover(ctx, dir); err == nil {
+		defer c.Close()
 		st = c
 	} else {
 		core, ok := openCore(ctx, env, g)

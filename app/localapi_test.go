@@ -325,6 +325,7 @@ func TestWindowStartsLocalAPI(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		defer c.Close()
 		changes, err := c.Add(ctx, conv, "window-test", []declared.Input{{Title: "Report", URL: "https://example.com/report"}})
 		if err != nil || len(changes) != 1 {
 			return errors.New("add: " + errString(err))

@@ -65,8 +65,8 @@ type Client struct {
 }
 
 // Discover reads <dataDir>/api.json and returns a Client when its process is alive and
-// its API answers GET /capabilities with the session_artifacts feature. Errors: ErrNoServer
-// (wrapped, with the reason) otherwise.
+// its API answers GET /capabilities with the session_artifacts feature; the caller closes
+// it. Errors: ErrNoServer (wrapped, with the reason) otherwise.
 func Discover(ctx context.Context, dataDir string) (*Client, error) {
 	d, err := ReadDiscovery(dataDir)
 	if err != nil {
@@ -83,6 +83,7 @@ func Discover(ctx context.Context, dataDir string) (*Client, error) {
 	defer cancel()
 	var caps Capabilities
 	if err := c.do(pctx, http.MethodGet, "/capabilities", nil, "", &caps); err != nil {
+		c.Close()
 		return nil, fmt.Errorf("%w: %s does not answer: %w", ErrNoServer, d.URL, err)
 	}
 	for _, f := range caps.Features {
@@ -90,6 +91,7 @@ func Discover(ctx context.Context, dataDir string) (*Client, error) {
 			return c, nil
 		}
 	}
+	c.Close()
 	return nil, fmt.Errorf("%w: %s lacks the %s feature", ErrNoServer, d.URL, FeatureSessionArtifacts)
 }
 
@@ -107,6 +109,9 @@ func NewClient(d Discovery) (*Client, error) {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
 }
+
+// Close closes the client's idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // List returns the session's artifacts (GET /session/:id/artifacts).
 func (c *Client) List(ctx context.Context, sessionID string) ([]declared.Artifact, error) {

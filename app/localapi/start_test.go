@@ -55,6 +55,7 @@ func TestStartWritesAndRemovesDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	if _, err := c.Add(ctx, testConv, "cli", nil); err == nil {
 		t.Fatal("an empty add succeeded")
 	}
