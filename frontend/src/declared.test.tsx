@@ -226,7 +226,7 @@ describe('Links & files list', () => {
       rowButton(0).dispatchEvent(new MouseEvent('contextmenu', { bubbles: true, cancelable: true }));
       await Promise.resolve();
     });
-    await click(menuItems().find((b) => b.textContent === 'Copy link')!);
+    await click(menuItems().find((b) => b.textContent.trim() === 'Copy link')!);
     await settle();
     expect(runtime.ClipboardSetText).toHaveBeenCalledWith('https://platform.example.com/resources/user-profile');
   });

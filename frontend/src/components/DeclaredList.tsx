@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
 import { copyText, isBrowserMode, openExternal, toApiError } from '../api';
 import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api-declared';
 import { formatBytes } from '../format';
-import { FolderIcon, kindIcon, LinkIcon, TrashIcon } from './declared-icons';
+import { CopyIcon, FolderIcon, kindIcon, LinkIcon, OpenIcon, TrashIcon } from './declared-icons';
 import { DotsIcon, XIcon } from './icons';
 import { ConfirmDialog } from './Modal';
 
@@ -66,6 +66,23 @@ export interface DeclaredListProps {
 type Status = { kind: 'ok' | 'error'; text: string } | null;
 
 /**
+ * An open item menu: whose, and where (viewport coordinates). From the ⋯ button or the
+ * keyboard it hangs below the button's right edge (`x` = that edge, `above` = the button's
+ * top, for flipping up near the bottom of the window); from a right-click it opens at the
+ * pointer. It is positioned fixed so that the list's scrolling box does not clip it.
+ */
+interface MenuAt {
+  id: string;
+  x: number;
+  y: number;
+  above: number;
+  alignRight: boolean;
+}
+
+/** Margin kept between a menu and the window's edges, in px. */
+const EDGE = 8;
+
+/**
  * The "Links & files" section of the artifact panel (issue 8, item 10): the conversation's
  * declared artifacts (seed 002), each a button showing its kind icon, title, host (links)
  * or workspace-relative path (files), source badge and, when missing, the reason, greyed.
@@ -77,13 +94,16 @@ type Status = { kind: 'ok' | 'error'; text: string } | null;
  * Titles and descriptions are plain text: React text nodes only.
  */
 export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListProps) {
-  const [menuFor, setMenuFor] = useState<string | null>(null);
+  const [menu, setMenu] = useState<MenuAt | null>(null);
+  const menuFor = menu?.id ?? null;
+  const moreRefs = useRef(new Map<string, HTMLButtonElement>());
   const [removing, setRemoving] = useState<DeclaredArtifact | null>(null);
   const [removeBusy, setRemoveBusy] = useState(false);
   const [removeError, setRemoveError] = useState('');
   const [status, setStatus] = useState<Status>(null);
   const rowRefs = useRef(new Map<string, HTMLButtonElement>());
   const menuRef = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
 
   // OK messages fade; errors stay until dismissed or replaced.
   useEffect(() => {
@@ -92,23 +112,55 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
     return () => window.clearTimeout(t);
   }, [status]);
 
-  // An open menu: focus its first item, close on a click elsewhere.
+  // An open menu: placed inside the window before it is painted (flipped above its button,
+  // or shifted left, when it would not fit), its first item focused; a click elsewhere,
+  // scrolling the list or resizing the window closes it.
+  useLayoutEffect(() => {
+    const el = menuRef.current;
+    if (menu === null || el === null) return;
+    const w = el.offsetWidth;
+    const h = el.offsetHeight;
+    let left = menu.alignRight ? menu.x - w : menu.x;
+    let top = menu.y + 2;
+    left = Math.max(EDGE, Math.min(left, window.innerWidth - w - EDGE));
+    if (top + h > window.innerHeight - EDGE) top = Math.max(EDGE, menu.above - h - 2);
+    el.style.left = `${String(left)}px`;
+    el.style.top = `${String(top)}px`;
+    el.querySelector<HTMLButtonElement>('button')?.focus();
+  }, [menu]);
   useEffect(() => {
     if (menuFor === null) return;
-    menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
     const onDown = (e: MouseEvent) => {
-      if (!menuRef.current?.contains(e.target as Node)) setMenuFor(null);
+      if (!menuRef.current?.contains(e.target as Node)) setMenu(null);
     };
+    const close = () => setMenu(null);
+    const list = listRef.current;
     window.addEventListener('mousedown', onDown);
-    return () => window.removeEventListener('mousedown', onDown);
+    window.addEventListener('resize', close);
+    list?.addEventListener('scroll', close);
+    return () => {
+      window.removeEventListener('mousedown', onDown);
+      window.removeEventListener('resize', close);
+      list?.removeEventListener('scroll', close);
+    };
   }, [menuFor]);
+
+  /** Opens the menu of `a` below its ⋯ button, or at the pointer of a right-click. */
+  const openMenu = (a: DeclaredArtifact, pointer?: { x: number; y: number }) => {
+    if (pointer) {
+      setMenu({ id: a.id, x: pointer.x, y: pointer.y, above: pointer.y, alignRight: false });
+      return;
+    }
+    const r = (moreRefs.current.get(a.id) ?? rowRefs.current.get(a.id))?.getBoundingClientRect();
+    setMenu({ id: a.id, x: r?.right ?? 0, y: r?.bottom ?? 0, above: r?.top ?? 0, alignRight: true });
+  };
 
   // An artifact that went away (removed, evicted) takes its menu with it.
   const menuItem = items.find((a) => a.id === menuFor);
 
   const closeMenu = (refocus: boolean) => {
     const id = menuFor;
-    setMenuFor(null);
+    setMenu(null);
     if (refocus && id !== null) rowRefs.current.get(id)?.focus();
   };
 
@@ -180,7 +232,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
   const onRowKey = (e: ReactKeyboardEvent<HTMLButtonElement>, a: DeclaredArtifact) => {
     if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
       e.preventDefault();
-      setMenuFor(a.id);
+      openMenu(a);
     } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault();
       const i = items.findIndex((x) => x.id === a.id);
@@ -203,7 +255,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
       e.preventDefault();
       buttons[e.key === 'Home' ? 0 : buttons.length - 1]?.focus();
     } else if (e.key === 'Tab') {
-      setMenuFor(null);
+      setMenu(null);
     }
   };
 
@@ -222,7 +274,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
           </button>
         </div>
       ) : null}
-      <ul className="declared-list" aria-label="Links & files">
+      <ul className="declared-list" aria-label="Links & files" ref={listRef}>
         {items.map((a) => {
           const { Icon, label } = kindIcon(a.kind);
           const missing = a.status === 'missing';
@@ -247,7 +299,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                 onKeyDown={(e) => onRowKey(e, a)}
                 onContextMenu={(e: ReactMouseEvent) => {
                   e.preventDefault();
-                  setMenuFor(a.id);
+                  openMenu(a, { x: e.clientX, y: e.clientY });
                 }}
               >
                 <span className={`declared-icon kind-${a.kind}`} role="img" aria-label={label}>
@@ -268,22 +320,33 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                 ) : null}
               </button>
               <button
+                ref={(el) => {
+                  if (el) moreRefs.current.set(a.id, el);
+                  else moreRefs.current.delete(a.id);
+                }}
                 type="button"
                 className="icon-btn declared-more"
                 aria-label={`More actions for ${title}`}
                 aria-haspopup="menu"
                 aria-expanded={menuFor === a.id}
-                onClick={() => setMenuFor((m) => (m === a.id ? null : a.id))}
+                onClick={() => (menuFor === a.id ? setMenu(null) : openMenu(a))}
               >
                 <DotsIcon size={15} />
               </button>
               {menuFor === a.id && menuItem ? (
                 <div className="menu declared-menu" role="menu" ref={menuRef} aria-label={`Actions for ${title}`} onKeyDown={onMenuKey}>
-                  <button type="button" role="menuitem" onClick={() => { closeMenu(true); open(a); }}>
-                    Open
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => {
+                      closeMenu(true);
+                      open(a);
+                    }}
+                  >
+                    <OpenIcon size={13} /> Open
                   </button>
                   <button type="button" role="menuitem" onClick={() => copy(a)} disabled={copyable(a).text === ''}>
-                    {copyable(a).label}
+                    <CopyIcon size={13} /> {copyable(a).label}
                   </button>
                   {isWorkspace(a) ? (
                     <button type="button" role="menuitem" onClick={() => reveal(a)}>
@@ -295,7 +358,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                     role="menuitem"
                     className="danger"
                     onClick={() => {
-                      setMenuFor(null);
+                      setMenu(null);
                       setRemoveError('');
                       setRemoving(a);
                     }}

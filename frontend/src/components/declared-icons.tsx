@@ -118,6 +118,26 @@ export function BoxIcon(p: IconProps) {
   );
 }
 
+/** An arrow leaving a box (open elsewhere). */
+export function OpenIcon(p: IconProps) {
+  return (
+    <Svg {...p}>
+      <path d="M14 4h6v6M20 4l-9 9" />
+      <path d="M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5" />
+    </Svg>
+  );
+}
+
+/** Two overlapping sheets (copy). */
+export function CopyIcon(p: IconProps) {
+  return (
+    <Svg {...p}>
+      <rect x="9" y="9" width="12" height="12" rx="2" />
+      <path d="M5 15H4a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1h10a1 1 0 0 1 1 1v1" />
+    </Svg>
+  );
+}
+
 /** A folder (reveal in folder). */
 export function FolderIcon(p: IconProps) {
   return (
