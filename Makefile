@@ -55,10 +55,11 @@ test: deps-test frontend lint
 	AF_E2E=1 go test -tags $(GO_TAGS) -count=1 -run 'TestBrowserE2E' ./app/
 	$(MAKE) window-test
 
-# The real window under Xvfb: files dragged onto it are uploaded; and the built binary,
+# The real window under Xvfb: files dragged onto it are uploaded; a link the scripted lead
+# records shows in Links & files and opens in the system browser; and the built binary,
 # killed with SIGKILL mid-run, leaves a database that recovers.
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine' ./app/
+	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact' ./app/
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/node_modules
