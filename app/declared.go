@@ -16,7 +16,6 @@ import (
 
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
-	"artifactflow/backend/store"
 )
 
 // Sentinel errors of the panel's declared-artifact and delete calls (issue 8, items 9 and
@@ -155,42 +154,20 @@ func (f declaredFiles) open(conversationID, artifactID string, folder bool) erro
 	return nil
 }
 
-// locate asks the declared service to check a workspace artifact again, now, and returns
-// the absolute path of its file. The service re-checks a workspace file on List once its
-// last check is older than declared.RefreshInterval; marking this artifact's last check as
-// "never" first makes List re-run the service's containment and realpath rules on it at
-// once (the same rules as on upsert), so a file deleted or swapped for a symbolic link a
-// moment ago is refused. No rule is reimplemented here.
+// locate asks the declared service to check a workspace artifact again, now
+// (declared.Service.Recheck: the same containment and realpath rules as on upsert), and
+// returns the absolute path of its file, so a file deleted or swapped for a symbolic link
+// a moment ago is refused. No rule is reimplemented here.
 func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID string) (string, error) {
-	err := f.core.db.DeclaredTx(ctx, conversationID, func(tx *store.DeclaredTx) error {
-		row, err := tx.Get(artifactID)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%w: the conversation has no declared artifact %q", ErrDeclaredNotFound, artifactID)
-		}
-		if err != nil {
-			return err
-		}
-		if row.Storage != declared.StorageWorkspace || row.WorkspacePath == "" {
-			return notAFile(row.Storage)
-		}
-		return tx.SetStat(row.ID, row.Status, row.MissingReason, row.SizeBytes, time.Time{})
-	})
-	if err != nil {
-		return "", err
-	}
-	list, err := f.core.Declared().List(ctx, conversationID)
-	if err != nil {
-		return "", err
-	}
-	var a *events.DeclaredArtifact
-	for i := range list {
-		if list[i].ID == artifactID {
-			a = &list[i]
-		}
-	}
-	switch {
-	case a == nil: // removed meanwhile
+	got, err := f.core.Declared().Recheck(ctx, conversationID, artifactID)
+	if errors.Is(err, declared.ErrNoArtifact) {
 		return "", fmt.Errorf("%w: the conversation has no declared artifact %q", ErrDeclaredNotFound, artifactID)
+	}
+	if err != nil {
+		return "", err
+	}
+	a := &got
+	switch {
 	case a.Storage != declared.StorageWorkspace || a.WorkspacePath == "":
 		return "", notAFile(a.Storage)
 	case a.Status != declared.StatusAvailable:

@@ -598,7 +598,7 @@ func (s *Service) List(ctx context.Context, conversationID string) ([]Artifact, 
 		return nil, fmt.Errorf("declared: list %q: %w", conversationID, err)
 	}
 	if now := s.now(); slices.ContainsFunc(rows, func(r store.DeclaredRow) bool { return stale(r, now) }) {
-		if rows, err = s.refresh(ctx, conversationID); err != nil {
+		if rows, err = s.refresh(ctx, conversationID, stale); err != nil {
 			return nil, fmt.Errorf("declared: list %q: %w", conversationID, err)
 		}
 	}
@@ -615,9 +615,9 @@ func stale(r store.DeclaredRow, now time.Time) bool {
 		(r.LastStatAt.IsZero() || now.Sub(r.LastStatAt) >= RefreshInterval)
 }
 
-// refresh re-stats the stale workspace artifacts of conv under its lock and returns the
-// rows as stored afterwards.
-func (s *Service) refresh(ctx context.Context, conv string) ([]store.DeclaredRow, error) {
+// refresh re-stats the workspace artifacts of conv for which due holds, under its lock,
+// and returns the rows as stored afterwards.
+func (s *Service) refresh(ctx context.Context, conv string, due func(store.DeclaredRow, time.Time) bool) ([]store.DeclaredRow, error) {
 	unlock, err := s.locks.lock(ctx, conv)
 	if err != nil {
 		return nil, err
@@ -640,7 +640,7 @@ func (s *Service) refresh(ctx context.Context, conv string) ([]store.DeclaredRow
 			}
 			now := s.now()
 			for i := range rows {
-				if !stale(rows[i], now) {
+				if !due(rows[i], now) {
 					continue
 				}
 				if err := restat(tx, &rows[i], wr, now); err != nil {
@@ -651,6 +651,30 @@ func (s *Service) refresh(ctx context.Context, conv string) ([]store.DeclaredRow
 		})
 	})
 	return rows, err
+}
+
+// ErrNoArtifact: the conversation has no declared artifact with that id.
+var ErrNoArtifact = errors.New("no such declared artifact")
+
+// Recheck re-runs the containment and realpath check of one workspace artifact now,
+// whatever RefreshInterval says, under the conversation's lock, persists what it finds and
+// returns the artifact as it stands: what the panel calls before it opens a file, so a file
+// deleted or swapped for a link leaving the workspace a moment ago is not opened. An
+// artifact that is not a workspace file is returned as stored. Errors: ErrNoArtifact;
+// store.ErrNotFound for an unknown conversation; store errors, wrapped.
+func (s *Service) Recheck(ctx context.Context, conversationID, artifactID string) (Artifact, error) {
+	rows, err := s.refresh(ctx, conversationID, func(r store.DeclaredRow, _ time.Time) bool {
+		return r.ID == artifactID && r.Storage == StorageWorkspace && r.WorkspacePath != ""
+	})
+	if err != nil {
+		return Artifact{}, fmt.Errorf("declared: recheck %q: %w", artifactID, err)
+	}
+	for _, r := range rows {
+		if r.ID == artifactID {
+			return toArtifact(r), nil
+		}
+	}
+	return Artifact{}, fmt.Errorf("declared: recheck %q: %w", artifactID, ErrNoArtifact)
 }
 
 // Remove removes one artifact by id (reason "explicit"), logging and publishing the

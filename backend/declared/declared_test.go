@@ -577,3 +577,30 @@ func TestDefaultWorkspace(t *testing.T) {
 	_, err = svc.Upsert(context.Background(), h.conv, []Input{wsIn("c.txt", "C")}, true)
 	fieldError(t, err, "workspacePath")
 }
+
+// TestRecheck checks that Recheck re-runs the containment check at once, inside
+// RefreshInterval (the harness clock does not move): a file swapped for a link leaving the
+// workspace right after a List is missing, and an unknown id is ErrNoArtifact.
+func TestRecheck(t *testing.T) {
+	h := newHarness(t)
+	h.write("r.html", "<p>hi</p>")
+	secret := h.outside("secret.txt", "top secret")
+	id := h.upsert(wsIn("r.html", "Report"))[0].ArtifactID
+	if a, _ := byID(h.list(), id); a.Status != StatusAvailable {
+		t.Fatalf("before: %+v", a)
+	}
+	if err := os.Remove(filepath.Join(h.ws, "r.html")); err != nil {
+		t.Fatal(err)
+	}
+	h.link(secret, "r.html")
+	if a, _ := byID(h.list(), id); a.Status != StatusAvailable {
+		t.Fatalf("List within RefreshInterval re-checked already (%+v): the test proves nothing", a)
+	}
+	got, err := h.svc.Recheck(h.ctx, h.conv, id)
+	if err != nil || got.Status != StatusMissing {
+		t.Fatalf("Recheck = %+v, %v; want missing", got, err)
+	}
+	if _, err := h.svc.Recheck(h.ctx, h.conv, "nope"); !errors.Is(err, ErrNoArtifact) {
+		t.Errorf("unknown id: %v", err)
+	}
+}
