@@ -51,8 +51,9 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // desktopOnly lists bound methods that browser mode refuses, with the reason shown to the
-// caller: they take filesystem paths, which only the window's own file drop produces. A page
-// in a browser uploads file contents (ArtifactService.Upload) instead.
+// caller: they read files by path (which only the window's own file drop produces; a page
+// uploads file contents through ArtifactService.Upload instead) or open files and folders
+// on this computer, which a page served to a browser must not be able to make happen.
 var desktopOnly = map[string]string{
 	"ArtifactService/UploadPaths":    "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
 	"ArtifactService/OpenDeclared":   "desktop_only: browser mode does not open files on this computer; copy the file's path from the menu and open it yourself",
@@ -81,8 +82,8 @@ const maxBindBody = 8 << 20
 // token in sessionStorage, removes it from the address bar and sends it on every call.
 // Every response carries ContentSecurityPolicy, X-Frame-Options DENY, X-Content-Type-Options
 // nosniff, Referrer-Policy no-referrer and same-origin resource and opener policies.
-// Methods that take filesystem paths (desktopOnly) are refused with 403 and code
-// "desktop_only".
+// Methods that read or open files on this computer (desktopOnly) are refused with 403 and
+// code "desktop_only".
 type BrowserServer struct {
 	core    *Core
 	token   string
