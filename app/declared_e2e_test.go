@@ -17,7 +17,9 @@ import (
 // link titled with Markdown and a declared workspace file that does not exist shows them in
 // the panel's Links & files; clicking the link goes through BrowserOpenURL to a new tab;
 // a workspace file is refused with a clear message; a link and the document are removed
-// after confirmation. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
+// after confirmation; and a script that finds the local API through api.json POSTs a link
+// that appears in the open panel live, then DELETEs it. Needs AF_E2E=1 and a built
+// frontend, like TestBrowserE2E.
 func TestBrowserE2EDeclared(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
@@ -45,10 +47,16 @@ func TestBrowserE2EDeclared(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	api, err := startLocalAPI(ctx, core, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopLocalAPI(core, api)
 	cmd := exec.CommandContext(ctx, "node", "e2e/declared.mjs", hs.URL+"/?token="+srv.Token())
 	cmd.Dir = "../frontend"
 	cmd.Env = append(os.Environ(), "AF_CONV_TITLE="+title, "AF_LINK_URL="+linkURL, "AF_LINK_TITLE="+linkTitle,
-		"AF_MISSING_PATH="+missing, "AF_MARKUP_TITLE="+markup, "AF_DOC_TITLE="+docTitle)
+		"AF_MISSING_PATH="+missing, "AF_MARKUP_TITLE="+markup, "AF_DOC_TITLE="+docTitle,
+		"AF_API_JSON="+filepath.Join(core.DataDir(), "api.json"), "AF_CONV_ID="+conv)
 	out, err := cmd.CombinedOutput()
 	t.Logf("declared.mjs output:\n%s", out)
 	if err != nil {

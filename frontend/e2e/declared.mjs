@@ -6,6 +6,7 @@
 // markup) and AF_DOC_TITLE (a document to delete). Nothing leaves the machine: the link's
 // host is answered by the test itself. Saves /tmp/ui-declared.png. Exits non-zero on the
 // first failure.
+import { readFileSync } from 'node:fs';
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];
@@ -184,6 +185,32 @@ await check('deleting a document asks first, then it leaves the panel, also afte
   await row(linkTitle).waitFor();
   assert((await panel.locator('.artifact-row', { hasText: docTitle }).count()) === 0, 'the document is back after a reload');
   assert((await links.locator('.declared-item', { hasText: markupTitle }).count()) === 0, 'the removed link is back after a reload');
+});
+
+// A script beside the app, as seed 002's clients are: it finds the local API through
+// <data-dir>/api.json (AF_API_JSON), POSTs a link while the conversation is open, and the
+// row appears live (no reload); its DELETE removes it live too.
+await check('a script posting through api.json adds a row live; its DELETE removes it', async () => {
+  const apiPath = env('AF_API_JSON');
+  const conv = env('AF_CONV_ID');
+  const { url: api, token } = JSON.parse(readFileSync(apiPath, 'utf8'));
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const title = 'Scheduler task from a script';
+  const res = await fetch(`${api}/session/${conv}/artifacts`, {
+    method: 'POST', headers,
+    body: JSON.stringify({ clientId: 'e2e-script', title, url: 'https://scheduler.example.invalid/task/42', kind: 'link' }),
+  });
+  const raw = await res.text();
+  assert(res.status === 200, `POST answered ${res.status}: ${raw}`);
+  const body = JSON.parse(raw);
+  const id = body.changes?.[0]?.artifactId;
+  assert(body.changes?.[0]?.action === 'created' && id, `POST changes: ${JSON.stringify(body)}`);
+  await row(title).waitFor();
+  assert((await row(title).textContent())?.includes('scheduler.example.invalid'), 'the row does not show the host');
+  const del = await fetch(`${api}/session/${conv}/artifacts/${id}`, { method: 'DELETE', headers: { ...headers, 'X-Client-Id': 'e2e-script' } });
+  const delBody = await del.text();
+  assert(del.status === 200, `DELETE answered ${del.status}: ${delBody}`);
+  await row(title).waitFor({ state: 'detached' });
 });
 
 await check('no page errors', async () => {
