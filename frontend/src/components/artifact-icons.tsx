@@ -1,28 +1,11 @@
 // Icons of the artifact toolbar, uploads and compare view (stroke style like icons.tsx;
 // decorative: buttons carry the text or an aria-label).
 
-import type { SVGProps } from 'react';
+import { Svg as BaseSvg, type IconProps } from './icons';
 
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
-
-function Svg({ size = 15, children, ...rest }: IconProps) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      {children}
-    </svg>
-  );
+// This set is drawn at 15px unless a size is given.
+function Svg({ size = 15, ...rest }: IconProps) {
+  return <BaseSvg size={size} {...rest} />;
 }
 
 /** A pencil (edit). */

@@ -1,29 +1,7 @@
 // Icons of the conversation features (same stroke style as icons.tsx, 16px by default).
 // Always paired with a text label or an aria-label.
 
-import type { ReactNode, SVGProps } from 'react';
-
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
-
-function Svg({ size = 16, children, ...rest }: IconProps & { children: ReactNode }) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Svg, type IconProps } from './icons';
 
 /** A pencil (edit a question). */
 export function PencilIcon(p: IconProps) {

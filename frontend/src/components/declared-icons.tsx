@@ -3,29 +3,8 @@
 // icons.tsx: no emoji (no emoji font is installed on the machines this runs on), and every
 // icon is decorative: the text beside it, or an aria-label, carries the meaning.
 
-import type { JSX, SVGProps } from 'react';
-
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
-
-function Svg({ size = 16, children, ...rest }: IconProps) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Svg, type IconProps } from './icons';
+import type { JSX } from 'react';
 
 /** Two chain links (a web link). */
 export function LinkIcon(p: IconProps) {

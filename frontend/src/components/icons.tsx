@@ -3,9 +3,14 @@
 
 import type { SVGProps } from 'react';
 
-type IconProps = SVGProps<SVGSVGElement> & { size?: number };
+/** Props of every icon: an SVG element's props plus size in px (16 by default). */
+export type IconProps = SVGProps<SVGSVGElement> & { size?: number };
 
-function Svg({ size = 16, children, ...rest }: IconProps) {
+/**
+ * The one SVG frame of all icon sets (icons, artifact-, conversation- and declared-icons):
+ * a 24x24 view box drawn in currentColor strokes, hidden from assistive technology.
+ */
+export function Svg({ size = 16, children, ...rest }: IconProps) {
   return (
     <svg
       width={size}
