@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,14 +24,7 @@ const recordedURL = "https://data.example.org/global-temperature"
 // stand-in xdg-open first on PATH records what it was asked to open; the app itself never
 // requests the URL). AF_WINDOW_SHOTS, when set, names a folder for the screenshot.
 func TestWindowRecordArtifact(t *testing.T) {
-	bin := os.Getenv("AF_WINDOW_BIN")
-	if bin == "" {
-		t.Skip("set AF_WINDOW_BIN to a desktop build of artifactflow")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("the window test drives X11")
-	}
-	bin, _ = filepath.Abs(bin)
+	bin := windowBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 

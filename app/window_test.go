@@ -25,14 +25,7 @@ import (
 // without it. Needs Xvfb, xdotool and Debian's python3-gi with gir1.2-gtk-3.0
 // (scripts/setup.sh test installs them).
 func TestWindowFileDrop(t *testing.T) {
-	bin := os.Getenv("AF_WINDOW_BIN")
-	if bin == "" {
-		t.Skip("set AF_WINDOW_BIN to a desktop build of artifactflow")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("the window test drives X11")
-	}
-	bin, _ = filepath.Abs(bin)
+	bin := windowBinary(t)
 	_, self, _, _ := runtime.Caller(0)
 	dragsrc := filepath.Join(filepath.Dir(self), "..", "scripts", "dragsrc.py")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -114,6 +107,24 @@ func TestWindowFileDrop(t *testing.T) {
 	waitUploads(ctx, t, dataDir, []string{"garage_test_log.md", "readings.csv"})
 	drop(notesPath)
 	waitUploads(ctx, t, dataDir, []string{"garage_test_log.md", "notes.txt", "readings.csv"})
+}
+
+// windowBinary returns the absolute path of the desktop build named by AF_WINDOW_BIN, and
+// skips the test without one or off Linux (the window tests drive X11).
+func windowBinary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("AF_WINDOW_BIN")
+	if bin == "" {
+		t.Skip("set AF_WINDOW_BIN to a desktop build of artifactflow")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the window test drives X11")
+	}
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
 
 // startXvfb starts a private X server and returns its display (":N"); the server stops
