@@ -141,6 +141,12 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	case events.Cancelled:
 		data.Reason = errText
 	}
+	// From the terminal event on, a new message in the conversation waits for this run's
+	// end (its Stop hooks) instead of failing with ErrBusy: whoever saw the terminal event
+	// may send the next message at once.
+	r.hmu.Lock()
+	r.finishing = true
+	r.hmu.Unlock()
 	em.emit(saveCtx, res.Status, "", data)
 	return res
 }
