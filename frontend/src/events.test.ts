@@ -421,6 +421,22 @@ describe('applyEvent: conversation events (issue 4)', () => {
     expect(r.contextTokens).toBe(41_000);
   });
 
+  it('shows each hook that ran as a line of the activity, a failed one as an error with its reason, also after the run', () => {
+    const { events, add } = script();
+    lead(add);
+    add('hook_result', 'lead_agent', { hook: 'links', event: 'PostToolUse', ok: true, artifacts: 2, tool_name: 'web_fetch', tool_call_id: 'c1', duration_ms: 40 });
+    add('hook_result', 'lead_agent', { hook: 'slow', event: 'PostToolUse', ok: false, error: 'timed out after 10s and was killed', artifacts: 0, tool_name: 'web_fetch', duration_ms: 10_000 });
+    add('complete', '', { response: 'done', usage: {}, duration_ms: 5, steps: 1 });
+    add('hook_result', '', { hook: 'notify', event: 'Stop', ok: false, error: 'exit status 1: no such channel', artifacts: 0, duration_ms: 3 });
+    const r = run(applyEvents(emptyRunsState(), events));
+    expect(r.status).toBe('complete');
+    expect(notes(r)).toMatchObject([
+      { status: 'done', text: 'Hook links ran after web_fetch: declared 2 links or files', detail: '' },
+      { status: 'error', text: 'Hook slow failed after web_fetch', detail: 'timed out after 10s and was killed' },
+      { status: 'error', text: 'Hook notify failed after the run', detail: 'exit status 1: no such channel' },
+    ]);
+  });
+
   it('turns compaction_start/summary into a marker with the summary, and a failed one into a warning', () => {
     const { events, add } = script();
     lead(add);

@@ -21,6 +21,7 @@ export type EventType =
   | 'compaction_start'
   | 'compaction_summary'
   | 'artifact_changed'
+  | 'hook_result'
   | 'complete'
   | 'cancelled'
   | 'error';
@@ -147,6 +148,24 @@ export interface DataCompactionStart {
   threshold: number;
   window: number;
   messages: number;
+}
+
+/**
+ * Data of hook_result (events.DataHookResult): one of the user's hook commands ran on
+ * `event` ("PostToolUse" after `tool_name`, "Stop" after the run's end). `ok` false: it
+ * could not start, failed, timed out or printed something unreadable (`error` says which);
+ * `artifacts` links and files it declared. Informational: a hook never fails the run.
+ */
+export interface DataHookResult {
+  hook: string;
+  event: string;
+  ok: boolean;
+  error?: string;
+  artifacts: number;
+  dropped?: number;
+  tool_name?: string;
+  tool_call_id?: string;
+  duration_ms: number;
 }
 
 /**
@@ -687,6 +706,25 @@ function applyPersisted(initial: RunState, ev: RunEvent): RunState {
         pendingInstructions: { ...run.pendingInstructions, [target]: str(s.instruction) },
       };
     }
+    case 'hook_result': {
+      const h = d as Partial<DataHookResult>;
+      const ok = h.ok === true;
+      const name = str(h.hook) || 'hook';
+      const tool = str(h.tool_name);
+      const when = str(h.event) === 'Stop' ? ' after the run' : tool !== '' ? ` after ${tool}` : '';
+      const declared = num(h.artifacts);
+      const note: NoteStep = {
+        kind: 'note',
+        key: `h${String(ev.seq)}`,
+        text: ok
+          ? `Hook ${name} ran${when}${declared > 0 ? `: declared ${String(declared)} ${declared === 1 ? 'link or file' : 'links or files'}` : ''}`
+          : `Hook ${name} failed${when}`,
+        depth: depthOf(run, agent || rootAgent(run)),
+        status: ok ? 'done' : 'error',
+        detail: ok ? '' : str(h.error),
+      };
+      return { ...run, steps: [...run.steps, note] };
+    }
     case 'compaction_start': {
       const c = d as Partial<DataCompactionStart>;
       const owner = agent || rootAgent(run);
@@ -921,7 +959,9 @@ export function applyEvent(state: RunsState, ev: RunEvent): RunsState {
 
   if (ev.seq <= conv.lastSeq) return state;
   if (existing !== undefined && existing.status !== 'running') {
-    // A finished run takes no more events; only the seq advances.
+    // A finished run takes no more events but its Stop hooks' results (hook_result comes
+    // after the terminal event); otherwise only the seq advances.
+    if (ev.type === 'hook_result') return withRun(state, { ...conv, lastSeq: ev.seq }, applyPersisted(existing, ev));
     return withConversation(state, ev.conversation_id, { ...conv, lastSeq: ev.seq });
   }
   const base = existing ?? newRun(ev);
