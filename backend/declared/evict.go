@@ -23,12 +23,15 @@ func reservation(source string) int {
 // victims are chosen. Each victim is, in this order of preference (seed 002, 配额与保留策略):
 //
 //  1. the oldest missing artifact that no client retains;
-//  2. the oldest artifact no client retains of the source most over its reservation
-//     (ties: the source whose such artifact is oldest; a source with no such artifact is
-//     passed over for the next one over);
+//  2. an artifact of the source most over its reservation (ties: the source whose
+//     candidate is oldest): its oldest missing one no client retains, else its oldest one
+//     no client retains, else its oldest missing client-retained one, else its oldest
+//     client-retained one. Client retention is a last preference within the source, not a
+//     pin: it breaks neither the 200 cap nor the soft reservations (seed 002: 不突破 200
+//     全局上限或 soft reservation), so a client that registers more than its share cannot
+//     push out the agent's or the hooks' artifacts;
 //  3. the oldest artifact no client retains;
-//  4. the oldest client-retained artifact (client retention is a last preference, not a
-//     pin: the 200 cap always holds).
+//  4. the oldest missing client-retained artifact, else the oldest client-retained one.
 //
 // k larger than len(rows) is clamped.
 func chooseVictims(rows []store.DeclaredRow, counts map[string]int, k int) []int {
@@ -52,20 +55,21 @@ func pickVictim(rows []store.DeclaredRow, gone []bool, counts map[string]int) in
 			return i
 		}
 	}
-	// 2. The source most over its reservation: for each source its oldest non-retained
-	// artifact; among sources over their reservation, the largest excess wins, then the
-	// oldest artifact.
-	oldest := map[string]int{}
+	// 2. The source most over its reservation, and within it the first candidate in the
+	// order: missing unretained, unretained, missing retained, retained (oldest first).
+	cand := map[string]int{}
+	rank := map[string]int{}
 	for i, r := range rows {
-		if gone[i] || r.ClientRetained {
+		if gone[i] {
 			continue
 		}
-		if _, ok := oldest[r.RetentionSource]; !ok {
-			oldest[r.RetentionSource] = i
+		k := candidateRank(r)
+		if cur, ok := rank[r.RetentionSource]; !ok || k < cur {
+			cand[r.RetentionSource], rank[r.RetentionSource] = i, k
 		}
 	}
 	best, bestOver := -1, 0
-	for src, i := range oldest {
+	for src, i := range cand {
 		over := counts[src] - reservation(src)
 		if over <= 0 {
 			continue
@@ -83,11 +87,30 @@ func pickVictim(rows []store.DeclaredRow, gone []bool, counts map[string]int) in
 			return i
 		}
 	}
-	// 4. The oldest client-retained.
+	// 4. The oldest missing client-retained, else the oldest client-retained.
+	for i, r := range rows {
+		if !gone[i] && r.Status == StatusMissing {
+			return i
+		}
+	}
 	for i := range rows {
 		if !gone[i] {
 			return i
 		}
 	}
 	return -1
+}
+
+// candidateRank orders one source's artifacts for eviction: 0 missing and unretained, 1
+// unretained, 2 missing and client-retained, 3 client-retained. Rows come oldest first, so
+// the first row of the lowest rank is the source's candidate.
+func candidateRank(r store.DeclaredRow) int {
+	k := 0
+	if r.ClientRetained {
+		k = 2
+	}
+	if r.Status != StatusMissing {
+		k++
+	}
+	return k
 }

@@ -90,9 +90,10 @@ func TestEvictionAtDefaults(t *testing.T) {
 	}{
 		{"one more tool evicts the oldest tool", SourceTool, func(_, _, tool []string) string { return tool[0] }},
 		{"one more hook evicts the oldest hook", SourceHook, func(hook, _, _ []string) string { return hook[0] }},
-		// Client is over its reservation but every client artifact is client-retained, so
-		// the oldest one nobody retains goes (the first hook).
-		{"one more client evicts the oldest unretained", SourceClient, func(hook, _, _ []string) string { return hook[0] }},
+		// Client is over its reservation: its oldest goes although clients retain every
+		// client artifact (retention breaks no reservation, seed 002), never a hook or tool
+		// artifact within its own reservation.
+		{"one more client evicts the oldest client", SourceClient, func(_, client, _ []string) string { return client[0] }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,6 +184,32 @@ func TestEvictionClientRetainedLast(t *testing.T) {
 			t.Fatalf("retaining: %v", actions(chs))
 		}
 		h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, tool[10])
+	})
+	t.Run("a client over its reservation cannot push out the agent's artifacts", func(t *testing.T) {
+		h := newHarness(t)
+		h.fill(SourceTool, "tool", 100)
+		client := h.fill(SourceClient, "client", 100) // borrowing the hooks' unused share
+		var ins []Input
+		for i := range 10 {
+			ins = append(ins, one(SourceClient, fmt.Sprintf("more%d", i)))
+		}
+		chs := h.upsert(ins...)
+		var removed []string
+		for _, c := range chs {
+			if c.Action == ActionRemoved {
+				removed = append(removed, c.ArtifactID)
+			}
+		}
+		if want := client[:10]; !slices.Equal(removed, want) {
+			t.Errorf("removed %v, want the ten oldest client artifacts %v", removed, want)
+		}
+	})
+	t.Run("a missing client-retained artifact goes first among retained ones", func(t *testing.T) {
+		h := newHarness(t)
+		h.fill(SourceClient, "client", 199)
+		h.upsert(Input{Title: "gone", WorkspacePath: "gone.html", Source: SourceClient}) // the newest, and missing
+		gone := artifactID(h.conv, "workspace:gone.html")
+		h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, gone)
 	})
 	t.Run("when every artifact is client-retained the oldest still goes", func(t *testing.T) {
 		h := newHarness(t)
