@@ -175,9 +175,7 @@ func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, er
 	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, exe)
-	// MALLOC_ARENA_MAX: glibc reserves 64 MB of address space per thread that calls
-	// malloc; the child needs none of that, and it counts against a `ulimit -v`.
-	cmd.Env = append(os.Environ(), envJob+"="+name, envMemory+"="+strconv.FormatInt(lim.MaxMemory, 10), "MALLOC_ARENA_MAX=1")
+	cmd.Env = append(childEnv(), envJob+"="+name, envMemory+"="+strconv.FormatInt(lim.MaxMemory, 10))
 	cmd.Stdin = bytes.NewReader(input)
 	stdout := &capBuffer{max: lim.MaxOutput}
 	stderr := &capBuffer{max: 4 << 10} // a Go runtime crash says why in its first lines
@@ -206,6 +204,24 @@ func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, er
 	default:
 		return nil, fmt.Errorf("%w (%v: %s)", ErrCrashed, exitErr, firstLine(stderr.buf.String()))
 	}
+}
+
+// keptEnv are the environment variables a child keeps: what the Go runtime, the C
+// library and temporary files need. Everything else (API keys such as OPENAI_API_KEY,
+// proxies, tokens) stays with the parent: a parser has no use for it.
+var keptEnv = []string{"PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "SYSTEMROOT", "SystemRoot", "WINDIR", "GODEBUG", "GOTRACEBACK"}
+
+// childEnv returns the environment of a child: the keptEnv variables that are set, and
+// MALLOC_ARENA_MAX=1 (glibc reserves 64 MB of address space per thread that calls malloc;
+// the child needs none of that, and it counts against a `ulimit -v`).
+func childEnv() []string {
+	env := []string{"MALLOC_ARENA_MAX=1"}
+	for _, k := range keptEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // JobError is the error a job returned in its child; Msg is its message.

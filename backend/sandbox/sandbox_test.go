@@ -32,6 +32,7 @@ func init() {
 	})
 	Handle("test.exit", func([]byte) ([]byte, error) { os.Exit(7); return nil, nil })
 	Handle("test.flood", func([]byte) ([]byte, error) { return bytes.Repeat([]byte{'y'}, 3<<20), nil })
+	Handle("test.env", func([]byte) ([]byte, error) { return []byte(strings.Join(os.Environ(), "\n")), nil })
 }
 
 func TestRun(t *testing.T) {
@@ -71,6 +72,24 @@ func TestRun(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, tc.errHas)
 			}
 		})
+	}
+}
+
+// TestRunEnvironment checks that a child gets no secret of the parent's environment (an
+// API key, a proxy) but what it needs to run.
+func TestRunEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-parent-secret")
+	t.Setenv("HTTPS_PROXY", "http://proxy.example:3128")
+	out, err := Run(context.Background(), "test.env", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(out)
+	if strings.Contains(env, "sk-parent-secret") || strings.Contains(env, "proxy.example") {
+		t.Errorf("the child inherited secrets:\n%s", env)
+	}
+	if !strings.Contains(env, "PATH=") || !strings.Contains(env, "MALLOC_ARENA_MAX=1") || !strings.Contains(env, envJob+"=test.env") {
+		t.Errorf("the child lacks PATH, MALLOC_ARENA_MAX or its job:\n%s", env)
 	}
 }
 

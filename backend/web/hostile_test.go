@@ -39,30 +39,40 @@ func TestPDFToTextHostile(t *testing.T) {
 	}
 }
 
-// TestPDFToTextDeadlineAndStop checks that the PDF reader runs where it can be abandoned:
-// past its deadline it is killed with an error naming the limit, and the caller's Stop
-// ends it at once.
-func TestPDFToTextDeadlineAndStop(t *testing.T) {
-	doc := testdocs.BuildPDF("T", "text")
-	saved := pdfLimits
-	t.Cleanup(func() { pdfLimits = saved })
+// testBlockJob is a converter job that never ends, standing in for a parser caught in a
+// loop the in-process bounds do not catch.
+const testBlockJob = "web.test-block"
 
-	pdfLimits.Timeout = 50 * time.Millisecond // less than a child process needs to start
-	_, _, err := PDFToText(context.Background(), doc)
-	if !errors.Is(err, sandbox.ErrTimeout) || !strings.Contains(err.Error(), "broken PDF: the PDF reader took too long and was stopped after 50ms") {
+func init() {
+	sandbox.Handle(testBlockJob, func([]byte) ([]byte, error) { select {} })
+}
+
+// TestConverterDeadlineAndStop checks that a converter runs where it can be abandoned:
+// past its deadline it is killed with an error naming the reader and the limit, and the
+// caller's Stop ends it at once; and that PDFToText goes through that path (a deadline
+// shorter than a child's start fails it).
+func TestConverterDeadlineAndStop(t *testing.T) {
+	_, err := runConverter(context.Background(), testBlockJob, "the PDF reader", "broken PDF", nil, sandbox.Limits{Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, sandbox.ErrTimeout) || !strings.Contains(err.Error(), "broken PDF: the PDF reader took too long and was stopped after 300ms") {
 		t.Errorf("past the deadline: err = %v", err)
 	}
 
-	pdfLimits = saved
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
+	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
-	_, _, err = PDFToText(ctx, doc)
+	_, err = runConverter(ctx, testBlockJob, "the PDF reader", "broken PDF", nil, sandbox.Limits{Timeout: time.Minute})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("after Stop: err = %v, want context.Canceled", err)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("Stop took %v to end the reader", d)
+	if d := time.Since(start); d > 1200*time.Millisecond {
+		t.Errorf("Stop took %v to end the converter", d-200*time.Millisecond)
+	}
+
+	saved := pdfLimits
+	t.Cleanup(func() { pdfLimits = saved })
+	pdfLimits.Timeout = time.Nanosecond
+	if _, _, err := PDFToText(context.Background(), testdocs.BuildPDF("T", "text")); !errors.Is(err, sandbox.ErrTimeout) {
+		t.Errorf("PDFToText with a 1 ns deadline: err = %v, want sandbox.ErrTimeout", err)
 	}
 }
 
