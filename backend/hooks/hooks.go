@@ -242,6 +242,22 @@ func (r *Runner) workspace(ctx context.Context, conversationID string) (string, 
 	return dir, nil
 }
 
+// hookEnv is the environment of a hook: the app's, without the model's API key
+// (OPENAI_API_KEY, which the app reads as the key) and the app's own ARTIFACTFLOW_*
+// variables. A hook is the user's command, but it has no business with the key.
+func hookEnv() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, "OPENAI_API_KEY") || strings.HasPrefix(strings.ToUpper(k), "ARTIFACTFLOW_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
 // runOne runs one hook to its end and reads what it declared.
 func (r *Runner) runOne(ctx context.Context, e entry, in Input, stdin []byte) Outcome {
 	o := Outcome{Hook: e.name, Event: in.HookEventName}
@@ -252,6 +268,7 @@ func (r *Runner) runOne(ctx context.Context, e entry, in Input, stdin []byte) Ou
 	defer cancel()
 	cmd := exec.CommandContext(hctx, e.argv[0], e.argv[1:]...)
 	cmd.Dir = in.Workspace
+	cmd.Env = hookEnv()
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout := &capped{max: MaxOutput}
 	stderr := &tail{max: stderrTail}

@@ -249,3 +249,29 @@ func TestStopInput(t *testing.T) {
 		t.Errorf("Stop stdin has tool fields: %s", b)
 	}
 }
+
+// TestHookEnvironment checks that a hook does not receive the model's API key or the
+// app's own ARTIFACTFLOW_* variables, but does get the rest of the environment.
+func TestHookEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-not-for-hooks")
+	t.Setenv("ARTIFACTFLOW_HOME", "/secret/home")
+	t.Setenv("AF_HOOK_VISIBLE", "yes")
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "env.txt")
+	p := script(t, dir, "dump", "env > "+seen)
+	r := newRunner(t, config.Hooks{config.HookStop: {{Command: []string{p}}}}, dir)
+	if outs := r.Run(context.Background(), Input{HookEventName: config.HookStop, ConversationID: "c"}); len(outs) != 1 || !outs[0].OK {
+		t.Fatalf("outcomes = %+v", outs)
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(b)
+	if strings.Contains(env, "sk-not-for-hooks") || strings.Contains(env, "/secret/home") {
+		t.Errorf("the hook saw the key or ARTIFACTFLOW_HOME:\n%s", env)
+	}
+	if !strings.Contains(env, "AF_HOOK_VISIBLE=yes") {
+		t.Errorf("the hook lost the rest of the environment:\n%s", env)
+	}
+}
