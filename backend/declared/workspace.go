@@ -199,7 +199,10 @@ func realPath(p string, dirs map[string]bool) (resolved string, exists bool, err
 			}
 			return "", false, err
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		// A Windows junction (mount point) reports ModeIrregular, not ModeSymlink, since Go
+		// 1.23, yet redirects like a link: follow it with Readlink too (which resolves
+		// junctions), and refuse an irregular entry that cannot be read as a link.
+		if fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) == 0 {
 			if dirs != nil && fi.IsDir() {
 				dirs[next] = true
 			}
