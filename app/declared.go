@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -147,6 +148,9 @@ func (f declaredFiles) open(conversationID, artifactID string, folder bool) erro
 	}
 	if folder {
 		p = filepath.Dir(p)
+	} else if runnable(p) {
+		return fmt.Errorf("%w: %s is a program or script; the app does not run it — use Reveal in folder and open it yourself if you trust it",
+			ErrNotAFile, filepath.Base(p))
 	}
 	if err := f.launch(ctx, p); err != nil {
 		return fmt.Errorf("%w: %w", ErrOpenFailed, err)
@@ -181,7 +185,37 @@ func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID st
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(ws, filepath.FromSlash(path.Clean(a.WorkspacePath))), nil
+	// Open what the path resolves to now (the check above just passed), so a link swapped
+	// in after it is not followed to somewhere else by the opener.
+	p := filepath.Join(ws, filepath.FromSlash(path.Clean(a.WorkspacePath)))
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p, nil
+}
+
+// runnableExt are file types the system's opener would run instead of show (programs,
+// scripts, shortcuts, installers). A hook or client could declare "setup.exe" titled
+// "report.pdf"; opening such a file is left to the user (Reveal in folder).
+var runnableExt = map[string]bool{
+	".exe": true, ".com": true, ".bat": true, ".cmd": true, ".msi": true, ".msp": true, ".scr": true, ".pif": true,
+	".lnk": true, ".url": true, ".ps1": true, ".vbs": true, ".vbe": true, ".js": true, ".jse": true, ".wsf": true,
+	".wsh": true, ".hta": true, ".cpl": true, ".reg": true, ".jar": true, ".sh": true, ".bash": true, ".zsh": true,
+	".command": true, ".app": true, ".desktop": true, ".appimage": true, ".run": true, ".bin": true,
+	".py": true, ".pl": true, ".rb": true, ".deb": true, ".rpm": true, ".pkg": true, ".dmg": true,
+}
+
+// runnable reports whether opening p with the system's opener could run it: its extension
+// is in runnableExt, or (outside Windows) it is a regular file with an execute bit.
+func runnable(p string) bool {
+	if runnableExt[strings.ToLower(filepath.Ext(p))] {
+		return true
+	}
+	if runtime.GOOS == "windows" {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // notAFile explains why an artifact of storage st has no file to open.

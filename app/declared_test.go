@@ -399,3 +399,40 @@ func TestDeclaredServices(t *testing.T) {
 		t.Errorf("ListDeclared of an unknown conversation = %v", err)
 	}
 }
+
+// TestOpenDeclaredRefusesPrograms checks that a declared workspace file the system's
+// opener would run (a program, a script, a shortcut, or any file with an execute bit) is
+// not opened, whatever its title says, while Reveal in folder still works.
+func TestOpenDeclaredRefusesPrograms(t *testing.T) {
+	f := newDeclaredFixture(t)
+	for name, mode := range map[string]os.FileMode{"setup.exe": 0o644, "run.sh": 0o644, "tool": 0o755, "notes.txt": 0o644} {
+		if err := os.WriteFile(filepath.Join(f.ws, "reports", name), []byte("x"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := f.add(t,
+		declared.Input{Title: "report.pdf", WorkspacePath: "reports/setup.exe", Source: declared.SourceHook},
+		declared.Input{Title: "Run", WorkspacePath: "reports/run.sh", Source: declared.SourceClient},
+		declared.Input{Title: "Tool", WorkspacePath: "reports/tool", Source: declared.SourceTool},
+		declared.Input{Title: "Notes", WorkspacePath: "reports/notes.txt", Source: declared.SourceTool},
+	)
+	var launched []string
+	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+		launched = append(launched, filepath.Base(p))
+		return nil
+	}}
+	for _, id := range ids[:3] {
+		if err := files.open(f.conv, id, false); !errors.Is(err, ErrNotAFile) || !strings.Contains(err.Error(), "does not run it") {
+			t.Errorf("open %s: %v, want a refusal", id, err)
+		}
+		if err := files.open(f.conv, id, true); err != nil {
+			t.Errorf("reveal %s: %v", id, err)
+		}
+	}
+	if err := files.open(f.conv, ids[3], false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "reports reports reports notes.txt"; strings.Join(launched, " ") != want {
+		t.Errorf("launched %q, want %q", launched, want)
+	}
+}
