@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,6 +150,33 @@ func TestArtifactsCLIStaleDiscovery(t *testing.T) {
 	}
 	if env := cliList(t, dataDir, conv); len(env.Artifacts) != 1 || env.Artifacts[0].ManagedID != "m-1" {
 		t.Fatalf("list: %+v", env)
+	}
+}
+
+// TestArtifactsCLIBusyApp: api.json names a live process whose API answers but not as
+// expected (here 503): the command fails and writes nothing to the database, whose
+// changes the running app's window and event streams would never see.
+func TestArtifactsCLIBusyApp(t *testing.T) {
+	dataDir := t.TempDir()
+	const conv = "conv-busy"
+	newConversation(t, dataDir, conv)
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	d, _ := json.Marshal(localapi.Discovery{URL: busy.URL, Token: "t", PID: os.Getpid()})
+	if err := os.WriteFile(filepath.Join(dataDir, localapi.DiscoveryFile), d, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "artifacts", "add", "--data-dir", dataDir, "--conversation", conv, "--title", "T", "--managed-id", "m-1")
+	if code != ExitError || !strings.Contains(errOut, "did not answer") {
+		t.Fatalf("add while the app does not answer: %d %q %q", code, out, errOut)
+	}
+	if err := os.Remove(filepath.Join(dataDir, localapi.DiscoveryFile)); err != nil {
+		t.Fatal(err)
+	}
+	if env := cliList(t, dataDir, conv); len(env.Artifacts) != 0 {
+		t.Fatalf("the database was written behind the app's back: %+v", env)
 	}
 }
 

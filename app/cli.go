@@ -744,10 +744,15 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	var st declaredStore
-	if c, err := localapi.Discover(ctx, dir); err == nil {
+	c, err := localapi.Discover(ctx, dir)
+	switch {
+	case err == nil:
 		defer c.Close()
 		st = c
-	} else {
+	case !errors.Is(err, localapi.ErrNoServer): // an app runs but did not answer: never write behind its back
+		fmt.Fprintf(env.Stderr, "artifactflow: artifacts: %v; try again, or close the app\n", oneLine(err))
+		return ExitError
+	default:
 		core, ok := openCore(ctx, env, g)
 		if !ok {
 			return ExitError

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"syscall"
 	"strings"
 	"time"
 
@@ -19,6 +20,12 @@ import (
 // ErrNoServer is returned (wrapped) by Discover when no app serves the API for a data
 // directory: no api.json, its process is gone, or its API does not answer.
 var ErrNoServer = errors.New("no running ArtifactFlow serves this data directory")
+
+// ErrNoAnswer: api.json names a running process, but its API did not answer as one
+// (timed out, refused, or lacks the session_artifacts feature). The app may be busy: a
+// caller must not write the database behind its back (its window and event streams would
+// miss the change), but report the error.
+var ErrNoAnswer = errors.New("the running ArtifactFlow's local API did not answer")
 
 // clientTimeout bounds one request of a Client (the probe in Discover: probeTimeout).
 const (
@@ -66,7 +73,10 @@ type Client struct {
 
 // Discover reads <dataDir>/api.json and returns a Client when its process is alive and
 // its API answers GET /capabilities with the session_artifacts feature; the caller closes
-// it. Errors: ErrNoServer (wrapped, with the reason) otherwise.
+// it. Errors, wrapped with the reason: ErrNoServer when no app serves the data directory
+// (no or malformed api.json, its process ended, nothing listens at its address);
+// ErrNoAnswer when one seems to but did not answer as expected (a timeout, a refusal such
+// as a stale token, no session_artifacts feature).
 func Discover(ctx context.Context, dataDir string) (*Client, error) {
 	d, err := ReadDiscovery(dataDir)
 	if err != nil {
@@ -76,7 +86,7 @@ func Discover(ctx context.Context, dataDir string) (*Client, error) {
 		return nil, fmt.Errorf("%w: process %d of %s has ended", ErrNoServer, d.PID, DiscoveryFile)
 	}
 	c, err := NewClient(d)
-	if err != nil {
+	if err != nil { // not an address an app of ours would write
 		return nil, fmt.Errorf("%w: %w", ErrNoServer, err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
@@ -84,7 +94,10 @@ func Discover(ctx context.Context, dataDir string) (*Client, error) {
 	var caps Capabilities
 	if err := c.do(pctx, http.MethodGet, "/capabilities", nil, "", &caps); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%w: %s does not answer: %w", ErrNoServer, d.URL, err)
+		if errors.Is(err, syscall.ECONNREFUSED) { // nothing listens: the pid was reused after a crash
+			return nil, fmt.Errorf("%w: nothing listens at %s: %w", ErrNoServer, d.URL, err)
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoAnswer, d.URL, err)
 	}
 	for _, f := range caps.Features {
 		if f == FeatureSessionArtifacts {
@@ -92,7 +105,7 @@ func Discover(ctx context.Context, dataDir string) (*Client, error) {
 		}
 	}
 	c.Close()
-	return nil, fmt.Errorf("%w: %s lacks the %s feature", ErrNoServer, d.URL, FeatureSessionArtifacts)
+	return nil, fmt.Errorf("%w: %s lacks the %s feature", ErrNoAnswer, d.URL, FeatureSessionArtifacts)
 }
 
 // NewClient returns a Client for d, whose URL must be http://127.0.0.1:PORT (the token is

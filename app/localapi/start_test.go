@@ -131,17 +131,21 @@ func TestDiscoverStale(t *testing.T) {
 	}
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
-	for name, d := range map[string]Discovery{
-		"ended process": {URL: live.URL(), Token: h.token, PID: cmd.Process.Pid},
-		"no answer":     {URL: closed, Token: h.token, PID: os.Getpid()},
-		"wrong token":   {URL: live.URL(), Token: "stale", PID: os.Getpid()},
-		"not loopback":  {URL: "http://example.com:80", Token: h.token, PID: os.Getpid()},
+	for name, tc := range map[string]struct {
+		d    Discovery
+		want error
+	}{
+		"ended process":   {Discovery{URL: live.URL(), Token: h.token, PID: cmd.Process.Pid}, ErrNoServer},
+		"nothing listens": {Discovery{URL: closed, Token: h.token, PID: os.Getpid()}, ErrNoServer},
+		"not loopback":    {Discovery{URL: "http://example.com:80", Token: h.token, PID: os.Getpid()}, ErrNoServer},
+		// A live API that refuses us: an app runs, so nothing may write behind its back.
+		"wrong token": {Discovery{URL: live.URL(), Token: "stale", PID: os.Getpid()}, ErrNoAnswer},
 	} {
-		if err := writeDiscovery(dir, d); err != nil {
+		if err := writeDiscovery(dir, tc.d); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Discover(ctx, dir); !errors.Is(err, ErrNoServer) {
-			t.Errorf("%s: %v", name, err)
+		if _, err := Discover(ctx, dir); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", name, err, tc.want)
 		}
 	}
 	// The same file with this (live) process's id is a server.
