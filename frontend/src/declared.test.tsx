@@ -44,10 +44,10 @@ const runtime = {
     return () => listeners.set(name, (listeners.get(name) ?? []).filter((x) => x !== cb));
   },
 };
-const emit = (data: Loose, conversationId = 'c1') =>
+const emit = (data: Loose, conversationId = 'c1', messageId = '') =>
   act(async () => {
     for (const cb of listeners.get('run:event') ?? []) {
-      cb({ type: 'artifact_changed', conversation_id: conversationId, message_id: '', seq: 1, created_at: '2025-01-01T00:00:00Z', data });
+      cb({ type: 'artifact_changed', conversation_id: conversationId, message_id: messageId, seq: 1, created_at: '2025-01-01T00:00:00Z', data });
     }
     await Promise.resolve();
   });
@@ -297,6 +297,10 @@ describe('useDeclared', () => {
     await emit({ action: 'updated', artifactId: 'a2', declared: { ...FILE, status: 'missing', missingReason: 'the file does not exist' } });
     expect(state.items.map((a) => `${a.id}:${a.status}`)).toEqual(['a2:missing', 'a3:missing']);
     await emit({ action: 'created', artifactId: 'zz', declared: { ...LINK, id: 'zz' } }, 'other-conversation');
+    expect(state.items.map((a) => a.id)).toEqual(['a2', 'a3']);
+    // A run's own copy of its change arrives after the store's, maybe after a removal made
+    // meanwhile through the local API: it must not bring the removed artifact back.
+    await emit({ action: 'created', artifactId: 'a1', declared: LINK }, 'c1', 'run-message');
     expect(state.items.map((a) => a.id)).toEqual(['a2', 'a3']);
   });
 

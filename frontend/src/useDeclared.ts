@@ -33,6 +33,10 @@ export function useDeclared(conversationId: string | null, reloadKey: number): D
   useEffect(
     () =>
       onRunEvent((ev) => {
+        // Every declared change reaches the window once from the declared store (no
+        // message_id), in log order; a run's copy of its own change (message_id set) comes
+        // later and could undo a removal made meanwhile, so only the store's count.
+        if (ev.message_id !== '') return;
         const ch = artifactChange(ev.type, ev.data);
         if (ch?.kind !== 'declared') return;
         if (pending.current?.conversationId === ev.conversation_id) pending.current.changes.push(ch);
