@@ -65,7 +65,7 @@ func checkErr(t *testing.T, c *llm.Client, err error, is, notIs []error, texts .
 // ran out, retried like a network error, and the server sees the client hang up. Without
 // the watchdog each of these hangs until testBound.
 func TestStreamTimeouts(t *testing.T) {
-	const short = 150 * time.Millisecond
+	const short = 400 * time.Millisecond // long enough for a good answer on a loaded machine
 	twoSleeps := []time.Duration{time.Second, 2 * time.Second}
 	good := llmtest.Reply{Content: "Finally an answer."}
 	tests := []struct {
@@ -83,7 +83,7 @@ func TestStreamTimeouts(t *testing.T) {
 			edit:       func(c *llm.Config) { c.FirstByteTimeout = short },
 			wantCalls:  3,
 			wantSleeps: twoSleeps,
-			wantErr:    "llm: POST {endpoint}: timed out after 3 tries: no response headers within 150ms of sending the request (FirstByteTimeout)",
+			wantErr:    "llm: POST {endpoint}: timed out after 3 tries: no response headers within 400ms of sending the request (FirstByteTimeout)",
 		},
 		{
 			name:       "headers, then silence",
@@ -91,7 +91,7 @@ func TestStreamTimeouts(t *testing.T) {
 			edit:       func(c *llm.Config) { c.FirstByteTimeout = short },
 			wantCalls:  3,
 			wantSleeps: twoSleeps,
-			wantErr:    "timed out after 3 tries: no data within 150ms of sending the request (FirstByteTimeout)",
+			wantErr:    "timed out after 3 tries: no data within 400ms of sending the request (FirstByteTimeout)",
 		},
 		{
 			name:    "silence mid-stream",
@@ -101,7 +101,7 @@ func TestStreamTimeouts(t *testing.T) {
 			wantCalls:  3,
 			wantSleeps: twoSleeps,
 			wantResets: 2, // the first piece was delivered by tries 1 and 2
-			wantErr:    "timed out after 3 tries: no data for 150ms (IdleTimeout)",
+			wantErr:    "timed out after 3 tries: no data for 400ms (IdleTimeout)",
 		},
 		{
 			name:    "with an HTTPClient of the caller's own",
@@ -112,7 +112,7 @@ func TestStreamTimeouts(t *testing.T) {
 			},
 			wantCalls:  3,
 			wantSleeps: twoSleeps,
-			wantErr:    "timed out after 3 tries: no data within 150ms",
+			wantErr:    "timed out after 3 tries: no data within 400ms",
 		},
 		{
 			name: "silent twice, then an answer: a timeout is retried",
@@ -161,16 +161,16 @@ func TestStreamTimeouts(t *testing.T) {
 // stream that takes far longer than both, in steps shorter than either, succeeds; and
 // time the caller spends in onDelta is not silence of the endpoint.
 func TestStreamSlowButSteady(t *testing.T) {
-	const limit = 200 * time.Millisecond
+	const limit = 500 * time.Millisecond    // steps of 150 ms leave 350 ms for a loaded machine
 	content := strings.Repeat("steady ", 6) // 42 runes: 6 chunks of 7, plus role and finish
 	tests := []struct {
 		name    string
 		reply   llmtest.Reply
 		onDelta func(llm.Delta)
 	}{
-		{name: "chunks every 50ms for over 400ms", reply: llmtest.Reply{Content: content, Delay: 50 * time.Millisecond}},
+		{name: "chunks every 150ms for over a second", reply: llmtest.Reply{Content: content, Delay: 150 * time.Millisecond}},
 		{name: "a consumer that takes longer than IdleTimeout", reply: llmtest.Reply{Content: content},
-			onDelta: func(llm.Delta) { time.Sleep(limit + 50*time.Millisecond) }},
+			onDelta: slowFirstDeltas(2, limit+100*time.Millisecond)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,6 +187,16 @@ func TestStreamSlowButSteady(t *testing.T) {
 				t.Fatalf("the stream took %s, not longer than both timeouts: the test proves nothing", took)
 			}
 		})
+	}
+}
+
+// slowFirstDeltas returns an onDelta that sleeps d in each of its first n calls.
+func slowFirstDeltas(n int, d time.Duration) func(llm.Delta) {
+	calls := 0
+	return func(llm.Delta) {
+		if calls++; calls <= n {
+			time.Sleep(d)
+		}
 	}
 }
 
