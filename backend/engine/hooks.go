@@ -62,8 +62,7 @@ func (rs *runState) postToolHooks(ctx context.Context, agentName string, call to
 // and cancelled by Stop on the conversation and by Close. Their hook_result and
 // artifact_changed events follow the terminal event.
 func (e *Engine) runStopHooks(r *Run, deps Deps, em *emitter) {
-	r.hmu.Lock()
-	r.finishing = true
+	r.hmu.Lock() // finishing is already set: execute sets it with the terminal event
 	if r.hooks.Matching(config.HookStop, "") == 0 {
 		r.hmu.Unlock()
 		return
