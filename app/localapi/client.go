@@ -9,8 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"syscall"
 	"strings"
+	"syscall"
 	"time"
 
 	"artifactflow/backend/declared"
