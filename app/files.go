@@ -154,8 +154,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	}
 	m := s.manager(conversationID)
 	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
-	s.core.blobMu.Lock() // see removeUnusedBlobs
-	defer s.core.blobMu.Unlock()
+	m.SetBlobLock(&s.core.blobMu) // see removeUnusedBlobs; held only while an original is written and stored
 	for _, up := range ups {
 		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.maxUploadBytes())
 		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}

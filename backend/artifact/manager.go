@@ -108,6 +108,8 @@ type Manager struct {
 	cache map[string]*memory
 	dirty map[string]bool
 	isNew map[string]bool
+
+	blobLock sync.Locker // held from writing an upload's original to storing its artifact; nil: none
 }
 
 // NewManager returns an empty cache for sessionID; versions it flushes record messageID
@@ -115,6 +117,17 @@ type Manager struct {
 func NewManager(st Store, sessionID, messageID string) *Manager {
 	return &Manager{st: st, sessionID: sessionID, messageID: messageID,
 		cache: map[string]*memory{}, dirty: map[string]bool{}, isNew: map[string]bool{}}
+}
+
+// SetBlobLock makes CreateFromUpload hold l from writing an upload's original into the
+// blobs directory until its artifact is stored (or the blob is removed again), so a caller
+// that deletes unreferenced originals under l never removes one an upload is about to
+// refer to. Text extraction, which may take seconds, runs before l is taken, so uploads do
+// not wait on each other's parsing. Call it before the first upload.
+func (m *Manager) SetBlobLock(l sync.Locker) {
+	m.mu.Lock()
+	m.blobLock = l
+	m.mu.Unlock()
 }
 
 // SessionID returns the artifact session (conversation) id.

@@ -184,6 +184,13 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 	if !text.Readable {
 		content = fmt.Sprintf("(binary file: %s, %s; its text could not be read: %s)", title, formatSize(int64(size)), text.Reason)
 	}
+	m.mu.Lock()
+	blobLock := m.blobLock
+	m.mu.Unlock()
+	if blobLock != nil {
+		blobLock.Lock()
+		defer blobLock.Unlock() // after the deferred clean-up below: deferred calls run last in, first out
+	}
 	created, err := writeBlob(blobsDir, blob, up.Data)
 	if err != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: save the original: %w", title, err)

@@ -505,3 +505,68 @@ func BenchmarkCreateFromUpload5MBCSV(b *testing.B) {
 		}
 	}
 }
+
+// checkLocker is a sync.Locker that runs onLock and onUnlock while it is taken.
+type checkLocker struct {
+	mu               sync.Mutex
+	onLock, onUnlock func()
+	locks            int
+}
+
+func (l *checkLocker) Lock() {
+	l.mu.Lock()
+	l.locks++
+	l.onLock()
+}
+
+func (l *checkLocker) Unlock() {
+	l.onUnlock()
+	l.mu.Unlock()
+}
+
+// TestUploadBlobLock checks the window SetBlobLock covers: taken after the text is read
+// (no original written yet) and released once the artifact is stored, or, for a failed
+// upload, once its original is removed again.
+func TestUploadBlobLock(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	data := []byte("# Notes\n\nlocked section\n")
+	sum := sha256.Sum256(data)
+	blobPath := filepath.Join(blobs, hex.EncodeToString(sum[:]))
+	l := &checkLocker{
+		onLock: func() {
+			if _, err := os.Stat(blobPath); err == nil {
+				t.Error("the original was written before the blob lock was taken")
+			}
+		},
+		onUnlock: func() {
+			if _, err := db.GetArtifact(ctx, "conv", "notes.md"); err != nil {
+				t.Errorf("the blob lock was released before the artifact was stored: %v", err)
+			}
+		},
+	}
+	m.SetBlobLock(l)
+	if _, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "notes.md", Data: data}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if l.locks != 1 {
+		t.Errorf("blob lock taken %d times, want 1", l.locks)
+	}
+
+	failing := NewManager(db, "no-such-conversation", "msg")
+	other := []byte("other bytes")
+	sum = sha256.Sum256(other)
+	otherPath := filepath.Join(blobs, hex.EncodeToString(sum[:]))
+	l2 := &checkLocker{onLock: func() {}, onUnlock: func() {
+		if _, err := os.Stat(otherPath); err == nil {
+			t.Error("the blob lock was released before the failed upload's original was removed")
+		}
+	}}
+	failing.SetBlobLock(l2)
+	if _, err := failing.CreateFromUpload(ctx, blobs, Upload{Name: "o.txt", Data: other}, 0); err == nil {
+		t.Fatal("upload into a missing conversation succeeded")
+	}
+	if l2.locks != 1 {
+		t.Errorf("blob lock taken %d times on a failed upload, want 1", l2.locks)
+	}
+}
