@@ -210,9 +210,8 @@ func (c *Core) Workspace(ctx context.Context, conversationID string) (string, er
 
 // publishDeclared hands a logged declared-artifact change to the subscribers of
 // SubscribeDeclared (the local API's event streams, which resume by its Seq) and to every
-// sink as an artifact_changed event of the conversation with no message (the change may
-// come from outside any run; a change made by a run also reaches the sinks as that run's
-// own event, and applying one twice changes nothing).
+// sink (emitArtifactChanged). A change a run made also reaches the sinks as that run's own
+// event, for its history; the panel applies only this copy, which comes in log order.
 func (c *Core) publishDeclared(conversationID string, ch declared.LoggedChange) {
 	c.mu.Lock()
 	subs := make([]func(string, declared.LoggedChange), 0, len(c.declaredSubs))
@@ -223,9 +222,16 @@ func (c *Core) publishDeclared(conversationID string, ch declared.LoggedChange) 
 	for _, f := range subs {
 		f(conversationID, ch)
 	}
-	data, err := json.Marshal(events.DataArtifactChanged{Action: ch.Action, ArtifactID: ch.ArtifactID, Reason: ch.Reason, Declared: ch.Artifact})
+	c.emitArtifactChanged(conversationID, events.DataArtifactChanged{Action: ch.Action, ArtifactID: ch.ArtifactID, Reason: ch.Reason, Declared: ch.Artifact})
+}
+
+// emitArtifactChanged sends d to every sink as an artifact_changed event of the
+// conversation with no message: the change happened outside any run (the user, the local
+// API, a hook after the run, or the declared store's own copy of a run's change).
+func (c *Core) emitArtifactChanged(conversationID string, d events.DataArtifactChanged) {
+	data, err := json.Marshal(d)
 	if err != nil {
-		c.log.Error("app: encode a declared-artifact change", "err", err)
+		c.log.Error("app: encode an artifact change", "err", err)
 		return
 	}
 	c.emit(events.Event{Type: events.ArtifactChanged, ConversationID: conversationID, CreatedAt: time.Now().UTC(), Data: data})

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -113,18 +112,12 @@ func (s *ArtifactService) DeleteArtifact(conversationID, artifactID string) erro
 	return nil
 }
 
-// emitArtifactRemoved tells every sink that the user deleted a document: an
-// artifact_changed event of the conversation with no message (it happens outside any run,
-// as publishDeclared's changes do), Action "removed", Reason "explicit", ArtifactID and the
-// artifact's last state.
+// emitArtifactRemoved tells every sink that the user deleted a document (see
+// emitArtifactChanged): Action "removed", Reason "explicit", ArtifactID and the artifact's
+// last state.
 func (c *Core) emitArtifactRemoved(conversationID string, last events.ArtifactSnapshot) {
-	data, err := json.Marshal(events.DataArtifactChanged{Artifact: last, Action: declared.ActionRemoved,
+	c.emitArtifactChanged(conversationID, events.DataArtifactChanged{Artifact: last, Action: declared.ActionRemoved,
 		ArtifactID: last.ID, Reason: declared.ReasonExplicit})
-	if err != nil {
-		c.log.Error("app: encode an artifact removal", "err", err)
-		return
-	}
-	c.emit(events.Event{Type: events.ArtifactChanged, ConversationID: conversationID, CreatedAt: time.Now().UTC(), Data: data})
 }
 
 // opener opens path (a file, or a folder) with the system's default application. Tests
