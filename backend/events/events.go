@@ -15,9 +15,10 @@ import (
 // --json output and the frontend; never rename them.
 type Type string
 
-// The event types of DESIGN.md, and hook_result (issue 8, hooks). Terminal types are
-// Complete, Cancelled and Error; Stop hooks add hook_result and artifact_changed events
-// after the terminal event.
+// The event types of DESIGN.md, hook_result (issue 8, hooks) and source_added (issue 9: a
+// source entered the conversation's list or changed; data is the sources.Source as
+// stored). Terminal types are Complete, Cancelled and Error; Stop hooks add hook_result
+// and artifact_changed events after the terminal event.
 const (
 	Metadata            Type = "metadata"
 	AgentStart          Type = "agent_start"
@@ -35,6 +36,7 @@ const (
 	CompactionSummary   Type = "compaction_summary"
 	ArtifactChanged     Type = "artifact_changed"
 	HookResult          Type = "hook_result"
+	SourceAdded         Type = "source_added"
 	Complete            Type = "complete"
 	Cancelled           Type = "cancelled"
 	Error               Type = "error"
@@ -232,15 +234,31 @@ type DataHookResult struct {
 
 // DataTerminal is the data of the terminal events complete, cancelled and error.
 // FlushFailed lists artifact ids whose flush failed (seed 000: partial failure is reported,
-// never rolled back).
+// never rolled back). Web tallies the run's web_search and web_fetch calls (nil when it
+// made none) and Cited lists the source numbers the answer cites, in order of first use
+// (issue 9); a complete run's Response ends with the footer listing them.
 type DataTerminal struct {
-	Response    string   `json:"response,omitempty"`
-	Error       string   `json:"error,omitempty"`
-	Reason      string   `json:"reason,omitempty"`
-	FlushFailed []string `json:"flush_failed,omitempty"`
-	Usage       Usage    `json:"usage"`
-	DurationMS  int64    `json:"duration_ms"`
-	Steps       int      `json:"steps"`
+	Response    string    `json:"response,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+	FlushFailed []string  `json:"flush_failed,omitempty"`
+	Usage       Usage     `json:"usage"`
+	DurationMS  int64     `json:"duration_ms"`
+	Steps       int       `json:"steps"`
+	Web         *WebTally `json:"web,omitempty"`
+	Cited       []int     `json:"cited,omitempty"`
+}
+
+// WebTally counts one run's web tool calls over all its agents (issue 9, item 2):
+// Searches web_search calls and SearchesFailed those that failed, Fetches web_fetch calls
+// and FetchesFailed those that failed. Errors holds at most three distinct error
+// messages, each naming the search provider or the URL.
+type WebTally struct {
+	Searches       int      `json:"searches"`
+	SearchesFailed int      `json:"searches_failed"`
+	Fetches        int      `json:"fetches"`
+	FetchesFailed  int      `json:"fetches_failed"`
+	Errors         []string `json:"errors,omitempty"`
 }
 
 // DataCompactionStart is the data of compaction_start: the agent's context (TokensBefore,
