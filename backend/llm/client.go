@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -106,19 +107,9 @@ var _ Model = (*Client)(nil)
 // http(s) URL or carrying a query or fragment, Model empty, MaxTries, RetryDelay,
 // FirstByteTimeout, IdleTimeout or MaxAnswerBytes negative.
 func New(cfg Config) (*Client, error) {
-	u, err := url.Parse(cfg.BaseURL)
+	u, err := parseBaseURL(cfg.BaseURL)
 	if err != nil {
-		reason := err.Error()
-		if ue := (*url.Error)(nil); errors.As(err, &ue) {
-			reason = ue.Err.Error() // without the URL itself, which may hold credentials
-		}
-		return nil, fmt.Errorf("llm: base URL is not a valid URL (%s): %w", reason, ErrConfig)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("llm: base URL %q is not an absolute http:// or https:// URL: %w", u.Redacted(), ErrConfig)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("llm: base URL %q must not have a query or fragment: %w", u.Redacted(), ErrConfig)
+		return nil, err
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, fmt.Errorf("llm: model name is empty: %w", ErrConfig)
@@ -166,6 +157,26 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// parseBaseURL checks an endpoint's base URL: an absolute http(s) URL without query or
+// fragment. Errors wrap ErrConfig and never quote a password the URL holds.
+func parseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		reason := err.Error()
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			reason = ue.Err.Error() // without the URL itself, which may hold credentials
+		}
+		return nil, fmt.Errorf("llm: base URL is not a valid URL (%s): %w", reason, ErrConfig)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("llm: base URL %q is not an absolute http:// or https:// URL: %w", u.Redacted(), ErrConfig)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("llm: base URL %q must not have a query or fragment: %w", u.Redacted(), ErrConfig)
+	}
+	return u, nil
+}
+
 // Endpoint is the URL requests are posted to, BaseURL + "/chat/completions", with any
 // password in it redacted.
 func (c *Client) Endpoint() string { return c.endpoint }
@@ -200,7 +211,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
-	creq, err := c.chatRequest(req)
+	creq, zeros, err := c.chatRequest(req)
 	if err != nil {
 		return Response{}, err
 	}
@@ -221,7 +232,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			}
 		}
 		var resp Response
-		resp, delivered, last = c.try(ctx, creq, onDelta)
+		resp, delivered, last = c.try(ctx, creq, zeros, onDelta)
 		if last == nil {
 			return resp, nil
 		}
@@ -244,9 +255,10 @@ func (c *Client) backoff(n int) time.Duration {
 	return d
 }
 
-// try makes one streamed request. It returns the response, whether any text reached
-// onDelta, and the failure (nil on success).
-func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(Delta)) (Response, bool, *failure) {
+// try makes one streamed request; zeros are the sampling fields to send as 0 (see
+// chatRequest). It returns the response, whether any text reached onDelta, and the
+// failure (nil on success).
+func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zeros []string, onDelta func(Delta)) (Response, bool, *failure) {
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	wd := startWatchdog(cancel, c.firstByte, c.idle)
@@ -261,6 +273,9 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, onD
 	)
 	ocfg := c.ocfg
 	ocfg.HTTPClient = doerFunc(func(r *http.Request) (*http.Response, error) {
+		if err := addZeroFields(r, zeros); err != nil {
+			return nil, err
+		}
 		resp, err := c.http.Do(r)
 		if err != nil {
 			return resp, err
@@ -320,10 +335,12 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, onD
 }
 
 // chatRequest converts req to go-openai's request; an empty message list or a message
-// without a role is refused with ErrRejected.
-func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) {
+// without a role is refused with ErrRejected. zeros names the sampling fields set to 0,
+// which go-openai would leave out of the body (its fields are omitempty): the request's
+// doer writes them in (addZeroFields).
+func (c *Client) chatRequest(req Request) (creq openai.ChatCompletionRequest, zeros []string, err error) {
 	if len(req.Messages) == 0 {
-		return openai.ChatCompletionRequest{}, fmt.Errorf("llm: request has no messages: %w", ErrRejected)
+		return openai.ChatCompletionRequest{}, nil, fmt.Errorf("llm: request has no messages: %w", ErrRejected)
 	}
 	model := req.Model
 	if model == "" {
@@ -332,7 +349,7 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 	msgs := make([]openai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
 		if m.Role == "" {
-			return openai.ChatCompletionRequest{}, fmt.Errorf("llm: message %d has no role: %w", i, ErrRejected)
+			return openai.ChatCompletionRequest{}, nil, fmt.Errorf("llm: message %d has no role: %w", i, ErrRejected)
 		}
 		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
@@ -353,13 +370,77 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 		tools = append(tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: params}})
 	}
-	return openai.ChatCompletionRequest{
+	creq = openai.ChatCompletionRequest{
 		Model:         model,
 		Messages:      msgs,
 		Tools:         tools,
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-	}, nil
+	}
+	zeros = applySampling(&creq, req.Sampling)
+	return creq, zeros, nil
+}
+
+// applySampling sets the sampling fields of s that are set on creq and returns the names
+// of those set to 0 ("temperature", "top_p"), which go-openai's omitempty fields cannot
+// carry. MaxTokens goes in max_tokens, which every OpenAI-compatible server reads, except
+// for the OpenAI reasoning models go-openai refuses it for (o1, o3, o4, gpt-5 ...): they
+// get max_completion_tokens.
+func applySampling(creq *openai.ChatCompletionRequest, s Sampling) (zeros []string) {
+	if s.Temperature != nil {
+		if creq.Temperature = *s.Temperature; creq.Temperature == 0 {
+			zeros = append(zeros, "temperature")
+		}
+	}
+	if s.TopP != nil {
+		if creq.TopP = *s.TopP; creq.TopP == 0 {
+			zeros = append(zeros, "top_p")
+		}
+	}
+	if s.MaxTokens > 0 {
+		creq.MaxTokens = s.MaxTokens
+		if errors.Is(openai.NewReasoningValidator().Validate(*creq), openai.ErrReasoningModelMaxTokensDeprecated) {
+			creq.MaxTokens, creq.MaxCompletionTokens = 0, s.MaxTokens
+		}
+	}
+	return zeros
+}
+
+// addZeroFields writes each of fields with the value 0 at the start of r's JSON object
+// body (go-openai left them out as empty, so no key is repeated). Nothing to add leaves
+// r untouched.
+func addZeroFields(r *http.Request, fields []string) error {
+	if len(fields) == 0 || r.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	if err != nil {
+		return fmt.Errorf("llm: read the request body: %w", err)
+	}
+	body = bytes.TrimLeft(body, " \t\r\n")
+	if len(body) < 2 || body[0] != '{' {
+		return fmt.Errorf("llm: the request body is not a JSON object: %w", ErrRejected)
+	}
+	var b bytes.Buffer
+	b.Grow(len(body) + 20*len(fields))
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:0", f)
+	}
+	rest := body[1:]
+	if t := bytes.TrimLeft(rest, " \t\r\n"); len(t) > 0 && t[0] != '}' {
+		b.WriteByte(',')
+	}
+	b.Write(rest)
+	out := b.Bytes()
+	r.Body = io.NopCloser(bytes.NewReader(out))
+	r.ContentLength = int64(len(out))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	return nil
 }
 
 // sleep waits d or until ctx is done.

@@ -42,12 +42,32 @@ type ToolDef struct {
 }
 
 // Request is one chat completion request. Model empty means the client's default model.
-// Tools empty sends no tools (xml mode).
+// Tools empty sends no tools (xml mode). Sampling's unset fields are left out of the
+// request, so the endpoint's own defaults apply (issue 9: "sent only when set").
 type Request struct {
 	Model    string
 	Messages []Message
 	Tools    []ToolDef
+	Sampling Sampling
 }
+
+// Sampling holds the optional sampling parameters of a request (issue 9, "a model per
+// agent"). A nil pointer or a zero MaxTokens is unset and not sent; a set value is sent
+// as is, 0 included (a temperature of 0 is a real choice).
+//   - Temperature: 0–2 (sent as "temperature").
+//   - TopP: nucleus sampling, 0–1 (sent as "top_p").
+//   - MaxTokens: the most tokens the answer may have, > 0 (sent as "max_tokens", or as
+//     "max_completion_tokens" for the OpenAI reasoning models that refuse max_tokens).
+//
+// The ranges are checked by config.Settings.Validate, not here: the endpoint judges.
+type Sampling struct {
+	Temperature *float32
+	TopP        *float32
+	MaxTokens   int
+}
+
+// IsZero reports whether no sampling parameter is set.
+func (s Sampling) IsZero() bool { return s.Temperature == nil && s.TopP == nil && s.MaxTokens == 0 }
 
 // Delta is one streamed piece of a call: answer content, or reasoning (reasoning_content
 // from DeepSeek/Qwen, or a leading <think>...</think> block), or a reset. Client.Stream sets

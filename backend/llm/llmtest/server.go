@@ -1,6 +1,7 @@
 // Package llmtest is an in-process OpenAI-compatible chat completions server for tests.
 //
-// It speaks the real streaming wire format: `data: {json}\n\n` server-sent events carrying
+// It serves POST /v1/chat/completions and GET /v1/models (see Server.SetModels). It
+// speaks the real streaming wire format: `data: {json}\n\n` server-sent events carrying
 // chat.completion.chunk objects, then `data: [DONE]\n\n`. Each reply is scripted by the
 // test (content, reasoning_content, tool calls, HTTP errors, broken streams, delays), every
 // request is recorded, and the server is closed when the test ends:
@@ -219,6 +220,7 @@ type Server struct {
 	once    sync.Once
 
 	mu      sync.Mutex
+	models  []string      // the ids GET /v1/models lists
 	bodies  [][]byte      // raw request bodies, in arrival order
 	ends    []*End        // per call: how its response ended, nil while it runs
 	changed chan struct{} // closed and replaced whenever ends changes
@@ -233,6 +235,7 @@ func NewServer(t testing.TB, h Handler) *Server {
 	s := &Server{t: t, handler: h, closed: make(chan struct{}), changed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
+	mux.HandleFunc("GET /v1/models", s.serveModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "llmtest: no route for "+r.Method+" "+r.URL.Path)
 	})
@@ -293,6 +296,45 @@ func (s *Server) Requests() []openai.ChatCompletionRequest {
 		}
 	}
 	return out
+}
+
+// Bodies returns the raw JSON bodies of the chat completion requests received so far,
+// in order (copies), for tests of what is on the wire: a field left out, a 0 sent.
+func (s *Server) Bodies() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([][]byte, len(s.bodies))
+	for i, b := range s.bodies {
+		out[i] = bytes.Clone(b)
+	}
+	return out
+}
+
+// SetModels sets the model ids GET /v1/models answers with, in the OpenAI format
+// {"object": "list", "data": [{"id", "object": "model", "created", "owned_by"}]}, in the
+// order given. Before any call the list is empty.
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = append([]string(nil), ids...)
+}
+
+func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	ids := append([]string(nil), s.models...)
+	s.mu.Unlock()
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	data := make([]model, len(ids))
+	for i, id := range ids {
+		data[i] = model{ID: id, Object: "model", Created: 1700000000, OwnedBy: "llmtest"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
 
 // Close shuts the server down now, so that later requests get "connection refused"; it
