@@ -56,6 +56,14 @@ type Settings struct {
 	// shell; a hand-edited config.json is not validated on load, so the engine skips
 	// entries that would fail Validate.
 	Hooks Hooks `json:"hooks,omitempty"`
+	// Search chooses the web search provider, its keys and Wikipedia's language (issue 9;
+	// see SearchSettings and SearchProvider).
+	Search SearchSettings `json:"search,omitzero"`
+	// Lead and SubAgents choose the lead agent's and the sub-agents' (search and crawl)
+	// model, tool-call mode, context window and sampling; empty fields inherit the
+	// top-level Model and ToolCallMode (issue 9, item 7; see AgentModel and Agent).
+	Lead      AgentModel `json:"lead,omitzero"`
+	SubAgents AgentModel `json:"sub_agents,omitzero"`
 }
 
 // ModelContext is the user's choice for one model's context: its window in tokens (0 =
@@ -122,10 +130,13 @@ const (
 	MaxUploadMBLimit = 256
 )
 
-// WithDefaults returns s with empty BaseURL and ToolCallMode filled in, and MaxUploadMB
-// set to DefaultMaxUploadMB when it is 0 or negative and lowered to MaxUploadMBLimit when
-// above it. Model has no default: the user must choose one for their endpoint.
+// WithDefaults returns s with empty BaseURL and ToolCallMode filled in, Search.Provider
+// set to the provider in effect (SearchProvider), and MaxUploadMB set to
+// DefaultMaxUploadMB when it is 0 or negative and lowered to MaxUploadMBLimit when above
+// it. Model has no default: the user must choose one for their endpoint. Lead and
+// SubAgents are left as set: their empty fields inherit (Agent).
 func (s Settings) WithDefaults() Settings {
+	s.Search.Provider = s.SearchProvider()
 	if s.BaseURL == "" {
 		s.BaseURL = DefaultBaseURL
 	}
@@ -147,9 +158,13 @@ func (s Settings) WithDefaults() Settings {
 	return s
 }
 
-// Validate checks the settings' shapes (not reachability). Errors wrap ErrInvalid and name
-// the field, e.g. "invalid settings: base_url: must be an http(s) URL" or
-// "invalid settings: hooks.PostToolUse[0].command: must name a program".
+// Validate checks the settings' shapes (not reachability, nor whether the chosen search
+// provider has its key: see SearchProvider). Errors wrap ErrInvalid and name the field,
+// e.g. "invalid settings: base_url: must be an http(s) URL",
+// "invalid settings: hooks.PostToolUse[0].command: must name a program",
+// "invalid settings: lead.temperature: 3 is outside 0–2" or
+// "invalid settings: search.provider: "x" is not one of duckduckgo, …". Problems are
+// joined with "; ".
 func (s Settings) Validate() error {
 	var problems []string
 	if s.BaseURL != "" && !isHTTPURL(s.BaseURL) {
@@ -185,6 +200,9 @@ func (s Settings) Validate() error {
 		problems = append(problems, fmt.Sprintf("permission_timeout_seconds: %d is outside 1–3600", s.PermissionTimeoutSeconds))
 	}
 	problems = append(problems, validHooks(s.Hooks)...)
+	problems = append(problems, validSearch(s.Search)...)
+	problems = append(problems, validAgent("lead.", s.Lead)...)
+	problems = append(problems, validAgent("sub_agents.", s.SubAgents)...)
 	if s.MaxUploadMB < 0 || s.MaxUploadMB > MaxUploadMBLimit {
 		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
@@ -196,8 +214,16 @@ func (s Settings) Validate() error {
 
 // Merge returns s with every non-empty field of o laid over it (flags over config.json).
 // AllowPrivateNetwork is only ever switched on by o; a non-empty o.Hooks replaces s.Hooks
-// whole.
+// whole; o.Search, o.Lead and o.SubAgents are laid over field by field (search keys one
+// by one). An o.SearxngURL without an o.Search.Provider also chooses SearXNG: a SearXNG
+// URL given on the command line is there to be searched.
 func (s Settings) Merge(o Settings) Settings {
+	s.Search = mergeSearch(s.Search, o.Search)
+	if o.SearxngURL != "" && o.Search.Provider == "" {
+		s.Search.Provider = ProviderSearXNG
+	}
+	s.Lead = mergeAgent(s.Lead, o.Lead)
+	s.SubAgents = mergeAgent(s.SubAgents, o.SubAgents)
 	if o.BaseURL != "" {
 		s.BaseURL = o.BaseURL
 	}
