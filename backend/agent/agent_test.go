@@ -82,3 +82,25 @@ func TestLeadPromptRecordArtifact(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptsAskForNumberedCitations (issue 9): the lead cites [n] (the number, not a
+// link) in answers and reports and never invents a number; the search and crawl agents
+// pass the numbers their tools showed on to the lead.
+func TestPromptsAskForNumberedCitations(t *testing.T) {
+	d := Defaults()
+	lead := d[0].SystemPrompt(PromptContext{})
+	for _, s := range []string{"<citations>", "[3]", "not a link", "never invent", "result artifacts", "do not add a sources list"} {
+		if !strings.Contains(lead, s) {
+			t.Errorf("lead prompt does not say %q", s)
+		}
+	}
+	if strings.Contains(lead, "Cite sources as\n   markdown links") {
+		t.Error("lead prompt still asks for markdown links")
+	}
+	for _, sub := range d[1:] {
+		p := sub.SystemPrompt(PromptContext{})
+		if !strings.Contains(p, "source number") || !strings.Contains(p, "[3]") {
+			t.Errorf("%s prompt does not ask to pass source numbers on", sub.Name)
+		}
+	}
+}
