@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // Search result counts (web_search's count parameter).
@@ -19,7 +17,7 @@ const (
 	MaxSearchCount = 20
 )
 
-// maxSearchResponse caps how much of a SearXNG answer is read (bytes).
+// maxSearchResponse caps how much of a search provider's answer is read (bytes).
 const maxSearchResponse = 8 << 20
 
 // SearchResult is one web search hit. Snippet is the engine's short excerpt; Engine names
@@ -37,10 +35,11 @@ type Searcher interface {
 
 // SearXNG searches through a SearXNG instance's JSON API. The instance usually runs on the
 // user's own machine, so it is deliberately not subject to the fetcher's private-network
-// guard. It is safe for concurrent use.
+// guard. It shares the other providers' HTTP core (size cap, one retry after a 429). It is
+// safe for concurrent use.
 type SearXNG struct {
 	endpoint *url.URL // {base}/search
-	client   *http.Client
+	api      *apiClient
 }
 
 var _ Searcher = (*SearXNG)(nil)
@@ -53,7 +52,7 @@ var _ Searcher = (*SearXNG)(nil)
 func NewSearXNG(baseURL string, client *http.Client) (*SearXNG, error) {
 	raw := strings.TrimSpace(baseURL)
 	if raw == "" {
-		return nil, ErrNotConfigured
+		return nil, fmt.Errorf("%w: set the SearXNG URL in Settings or pass --searxng-url", ErrNotConfigured)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -66,10 +65,11 @@ func NewSearXNG(baseURL string, client *http.Client) (*SearXNG, error) {
 	if !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/search") {
 		u = u.JoinPath("search")
 	}
-	if client == nil {
-		client = &http.Client{Timeout: 20 * time.Second}
+	api, err := newAPIClient(ProviderSearXNG, "", client)
+	if err != nil {
+		return nil, err
 	}
-	return &SearXNG{endpoint: u, client: client}, nil
+	return &SearXNG{endpoint: u, api: api}, nil
 }
 
 // searxngResponse is the part of SearXNG's format=json answer that is used.
@@ -83,69 +83,58 @@ type searxngResponse struct {
 	} `json:"results"`
 }
 
+// searxngError gives the settings.yml fix for SearXNG's usual refusals: 403 when the JSON
+// format is not enabled, 429 from its bot limiter.
+func searxngError(status int, _ []byte) errorInfo {
+	switch status {
+	case http.StatusForbidden:
+		return errorInfo{hint: "the JSON format is probably not enabled; add json to search.formats in SearXNG's settings.yml"}
+	case http.StatusTooManyRequests:
+		return errorInfo{hint: "SearXNG's limiter refused the request; for a private instance set server.limiter: false in settings.yml"}
+	}
+	return errorInfo{}
+}
+
 // Search sends GET {base}/search?q=query&format=json and returns at most count results
 // (count <= 0 means DefaultSearchCount; above MaxSearchCount it is capped), skipping
-// results without a URL. Errors: ErrEmptyQuery for a blank query; ErrHTTPStatus for a
-// non-200 answer (a 403 says to enable the JSON format in SearXNG's settings.yml); a
-// decode error for a body that is not SearXNG JSON; transport errors as they come.
+// results without an http(s) URL and repeated URLs; titles and snippets are reduced to
+// plain text. Errors start with "searxng search <query> at <endpoint>": ErrEmptyQuery for a
+// blank query; ErrHTTPStatus for a non-2xx answer (a 403 says to enable the JSON format in
+// SearXNG's settings.yml); ErrRateLimited (and ErrHTTPStatus) after a 429 that a retry
+// after Retry-After did not cure (it names SearXNG's limiter setting); a decode error for a
+// body that is not SearXNG JSON; transport errors as they come.
 func (s *SearXNG) Search(ctx context.Context, query string, count int) ([]SearchResult, error) {
 	q := strings.TrimSpace(query)
 	if q == "" {
 		return nil, ErrEmptyQuery
 	}
-	if count <= 0 {
-		count = DefaultSearchCount
-	}
-	count = min(count, MaxSearchCount)
+	count = searchCount(count)
 
+	api := *s.api // per search: the errors name the query
+	api.prefix = fmt.Sprintf("searxng search %q at %s", q, s.endpoint)
 	u := *s.endpoint
 	u.RawQuery = url.Values{"q": {q}, "format": {"json"}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	resp, err := api.send(ctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	}, searxngError)
 	if err != nil {
-		return nil, fmt.Errorf("searxng search %q: %w", q, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("searxng search %q at %s: %w", q, s.endpoint, err)
-	}
-	defer resp.Body.Close()
-
-	switch {
-	case resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("searxng search %q at %s: %w %s: the JSON format is probably not enabled; "+
-			"add json to search.formats in SearXNG's settings.yml", q, s.endpoint, ErrHTTPStatus, resp.Status)
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return nil, fmt.Errorf("searxng search %q at %s: %w %s: SearXNG's limiter refused the request; "+
-			"for a private instance set server.limiter: false in settings.yml", q, s.endpoint, ErrHTTPStatus, resp.Status)
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("searxng search %q at %s: %w %s", q, s.endpoint, ErrHTTPStatus, resp.Status)
+		return nil, err
 	}
 
 	var body searxngResponse
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxSearchResponse)).Decode(&body); err != nil {
-		return nil, fmt.Errorf("searxng search %q at %s: decode JSON answer (is this a SearXNG instance?): %w", q, s.endpoint, err)
+	if err := json.Unmarshal(resp.body, &body); err != nil {
+		return nil, api.fail(nil, "decode JSON answer (is this a SearXNG instance?): %v", err)
 	}
-	out := make([]SearchResult, 0, min(count, len(body.Results)))
+	list := newResultList(ProviderSearXNG, count)
 	for _, r := range body.Results {
-		if len(out) == count {
-			break
-		}
-		link := strings.TrimSpace(r.URL)
-		if link == "" {
-			continue
-		}
-		res := SearchResult{
-			Title:   strings.TrimSpace(r.Title),
-			URL:     link,
-			Snippet: strings.TrimSpace(r.Content),
-			Engine:  r.Engine,
-		}
-		if res.Title == "" {
-			res.Title = link
-		}
-		_ = json.Unmarshal(r.PublishedDate, &res.PublishedDate) // null or a non-string leaves ""
-		out = append(out, res)
+		var published string
+		_ = json.Unmarshal(r.PublishedDate, &published) // null or a non-string leaves ""
+		list.addFrom(r.Engine, r.Title, r.URL, r.Content, published)
 	}
-	return out, nil
+	return list.out, nil
 }

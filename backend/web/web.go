@@ -9,8 +9,9 @@ import "errors"
 // Sentinel errors callers branch on. Every error returned by this package that has one of
 // these causes wraps it, so errors.Is works; the message around it names the URL or query.
 var (
-	// ErrNotConfigured means no SearXNG URL is set.
-	ErrNotConfigured = errors.New("web search is not configured: set the SearXNG URL in Settings or pass --searxng-url")
+	// ErrNotConfigured means the chosen search provider lacks what it needs: an API key, or
+	// SearXNG's URL. The wrapping message says what to set and where.
+	ErrNotConfigured = errors.New("web search is not configured")
 	// ErrEmptyQuery means the search query is empty or only white space.
 	ErrEmptyQuery = errors.New("empty search query")
 	// ErrBadURL means a URL is malformed, has no host, or its scheme is not http or https.
