@@ -60,14 +60,14 @@ func (e *Engine) counter(model string) (*tokens.Counter, error) {
 	return c, nil
 }
 
-// window returns the context window of the run's model in tokens and the threshold past
-// which a context is compacted.
-func (rs *runState) window() (window, threshold int) {
-	window = rs.deps.ContextWindow
+// window returns the context window of an agent's model in tokens and the threshold past
+// which its context is compacted.
+func (am *agentModel) window() (window, threshold int) {
+	window = am.ContextWindow
 	if window <= 0 {
-		window = tokens.ContextWindow(rs.deps.ModelName)
+		window = tokens.ContextWindow(am.Name)
 	}
-	at := rs.deps.CompactAt
+	at := am.CompactAt
 	if at <= 0 || at > 1 {
 		at = DefaultCompactAt
 	}
@@ -77,14 +77,17 @@ func (rs *runState) window() (window, threshold int) {
 // compactIfNeeded compacts msgs when the request (system prompt, msgs and tool
 // definitions, counted offline and corrected by reported usage) passes the threshold
 // (issue 4). It returns the messages to use. A failed compaction is recorded and the run
-// goes on with msgs; only cancellation is an error.
+// goes on with msgs; only cancellation is an error. The agent's own model does the
+// counting and the summary (with its temperature and top_p, but no max_tokens: a summary
+// cut off at the answer limit would lose history).
 func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system string, msgs []llm.Message, toolDefs string) ([]llm.Message, error) {
-	if rs.counter == nil || len(msgs) < 2 {
+	am := rs.model(agentName)
+	if am.counter == nil || len(msgs) < 2 {
 		return msgs, nil
 	}
-	window, threshold := rs.window()
+	window, threshold := am.window()
 	sys := []llm.Message{{Role: llm.RoleSystem, Content: system}}
-	before, err := rs.counter.EstimateContext(ctx, append(sys, msgs...), toolDefs)
+	before, err := am.counter.EstimateContext(ctx, append(sys, msgs...), toolDefs)
 	if err != nil {
 		return nil, err // stopped while counting
 	}
@@ -95,7 +98,7 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	// the threshold (the system prompt, with the whole task plan, is most of it), compacting
 	// again before the history has grown would repeat every round for nothing.
 	if rs.stuck[agentName] {
-		prompt, err := rs.counter.EstimateContext(ctx, sys, toolDefs)
+		prompt, err := am.counter.EstimateContext(ctx, sys, toolDefs)
 		if err != nil {
 			return nil, err
 		}
@@ -111,11 +114,11 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 		// The newest user input (the question or a queued message) stays verbatim.
 		summarize, kept = msgs[:len(msgs)-1], last.Content
 	}
-	req := llm.Request{Model: rs.deps.ModelName, Messages: []llm.Message{
+	req := llm.Request{Model: am.Name, Sampling: llm.Sampling{Temperature: am.Sampling.Temperature, TopP: am.Sampling.TopP}, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: compactionPrompt},
 		{Role: llm.RoleUser, Content: "Here is the history to summarize:\n\n" + transcript(summarize) + "\n\nWrite the 7-section summary now."},
 	}}
-	resp, err := rs.deps.Model.Stream(ctx, req, func(llm.Delta) {})
+	resp, err := am.Model.Stream(ctx, req, func(llm.Delta) {})
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -139,7 +142,7 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 		out = append(out, llm.Message{Role: llm.RoleUser, Content: kept})
 	}
 	data.Success, data.Summary, data.Kept = true, summary, kept
-	if data.TokensAfter, err = rs.counter.EstimateContext(ctx, append(sys, out...), toolDefs); err != nil {
+	if data.TokensAfter, err = am.counter.EstimateContext(ctx, append(sys, out...), toolDefs); err != nil {
 		return nil, err
 	}
 	rs.stuck[agentName] = data.TokensAfter > threshold

@@ -57,6 +57,12 @@ type Deps struct {
 	// context is compacted; 0 means DefaultCompactAt (issue 4).
 	ContextWindow int
 	CompactAt     float64
+	// LeadSampling is sent with every request of the lead agent (unset fields are not
+	// sent). SubAgents is the model the sub-agents (search_agent, crawl_agent) call, with
+	// its own tool-call mode, context window, compaction threshold and sampling (issue 9,
+	// item 7); nil means they call the lead's model as the lead does. See AgentModel.
+	LeadSampling llm.Sampling
+	SubAgents    *AgentModel
 	// Permissions maps a tool name to PolicyConfirm when the user must approve each call;
 	// other tools run at once (PolicyAuto). PermissionTimeout bounds the wait for the
 	// decision (0 means DefaultPermissionTimeout); no decision counts as deny.

@@ -16,7 +16,6 @@ import (
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
-	"artifactflow/backend/tokens"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/tools"
 )
@@ -38,7 +37,9 @@ type runState struct {
 	usage    events.Usage
 	steps    int
 	parentID string
-	counter  *tokens.Counter // nil when the BPE tables failed to load: no compaction
+	// lead and sub are the models the lead and the sub-agents call, each with its token
+	// counter (agentmodel.go); sub is lead unless Deps.SubAgents is set.
+	lead, sub *agentModel
 	allowed  map[string]bool // tools the user allowed for the rest of the run
 	// memory is each sub-agent's history within this run (seed 001, NodeMemory), loaded
 	// from earlier runs' events at its first call.
@@ -82,11 +83,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	}
 	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID,
 		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}}
-	if c, cerr := e.counter(deps.ModelName); cerr != nil {
-		e.cfg.Logger.Warn("token counting unavailable; compaction is off for this run", "err", cerr)
-	} else {
-		rs.counter = c
-	}
+	rs.setModels(deps)
 
 	history, err := e.history(ctx, r.ConversationID, parentID, e.lead.Name, deps.Mode)
 	var answer string
@@ -163,6 +160,7 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 	lead := cfg.Name == e.lead.Name
 	msgs := append(slices.Clip(history), llm.Message{Role: llm.RoleUser, Content: input})
 	agentTools := rs.reg.Subset(cfg.Tools)
+	am := rs.model(cfg.Name)
 	for round := 0; ; round++ {
 		if err := rs.em.err(); err != nil {
 			return "", nil, err
@@ -179,7 +177,7 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 			return "", nil, err
 		}
 		var defs []llm.ToolDef
-		if rs.deps.Mode == toolcall.ModeNative && !final {
+		if am.Mode == toolcall.ModeNative && !final {
 			defs = toolcall.NativeDefs(agentTools)
 		}
 		defsJSON := ""
@@ -189,15 +187,16 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		if msgs, err = rs.compactIfNeeded(ctx, cfg.Name, system, msgs, defsJSON); err != nil {
 			return "", nil, err
 		}
-		req := llm.Request{Model: rs.deps.ModelName, Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...), Tools: defs}
+		req := llm.Request{Model: am.Name, Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, msgs...), Tools: defs,
+			Sampling: am.Sampling}
 		start := events.DataAgentStart{Round: round}
 		if !lead && round == 0 {
 			start.Instruction = input
 		}
 		rs.em.emit(ctx, events.AgentStart, cfg.Name, start)
 		raw := 0
-		if rs.counter != nil {
-			if raw, err = rs.counter.RawContext(ctx, req.Messages, defsJSON); err != nil {
+		if am.counter != nil {
+			if raw, err = am.counter.RawContext(ctx, req.Messages, defsJSON); err != nil {
 				return "", nil, err // stopped while counting
 			}
 		}
@@ -205,11 +204,11 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		if err != nil {
 			return "", nil, err
 		}
-		if rs.counter != nil {
-			rs.counter.Observe(raw, resp.Usage.PromptTokens)
+		if am.counter != nil {
+			am.counter.Observe(raw, resp.Usage.PromptTokens)
 		}
 		var calls []toolcall.Call
-		if rs.deps.Mode == toolcall.ModeXML {
+		if am.Mode == toolcall.ModeXML {
 			calls = toolcall.ParseXML(resp.Content, agentTools)
 		} else {
 			calls = toolcall.ParseNative(resp.ToolCalls, agentTools)
@@ -221,7 +220,7 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		}
 		if final || len(calls) == 0 {
 			text := resp.Content
-			if rs.deps.Mode == toolcall.ModeXML {
+			if am.Mode == toolcall.ModeXML {
 				text = toolcall.StripXMLCalls(text, agentTools...)
 			}
 			text = strings.TrimSpace(text)
@@ -253,7 +252,7 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 			return "", nil, err
 		}
 		rs.steps++
-		msgs = append(msgs, rs.toolMessages(resp, calls, result)...)
+		msgs = append(msgs, toolMessages(am.Mode, resp, calls, result)...)
 		rs.checkpoint(ctx)
 	}
 }
@@ -305,7 +304,7 @@ func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentToo
 	switch {
 	case final:
 		pc.ToolInstructions = fmt.Sprintf("<tool_limit>You have used all %d tool rounds. Do not call any tool: give your final answer now with what you have.</tool_limit>", cfg.MaxToolRounds)
-	case rs.deps.Mode == toolcall.ModeXML:
+	case rs.model(cfg.Name).Mode == toolcall.ModeXML:
 		pc.ToolInstructions = toolcall.XMLInstructions(agentTools)
 	default:
 		pc.ToolInstructions = toolcall.NativeInstructions()
@@ -313,11 +312,11 @@ func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentToo
 	return cfg.SystemPrompt(pc), nil
 }
 
-// call makes one streamed LLM call, forwarding deltas as llm_chunk events and recording
-// llm_complete with the call's usage.
+// call makes one streamed LLM call to agentName's model, forwarding deltas as llm_chunk
+// events and recording llm_complete with the call's usage.
 func (rs *runState) call(ctx context.Context, agentName string, req llm.Request) (llm.Response, error) {
 	start := rs.e.cfg.Now()
-	resp, err := rs.deps.Model.Stream(ctx, req, func(d llm.Delta) {
+	resp, err := rs.model(agentName).Model.Stream(ctx, req, func(d llm.Delta) {
 		rs.em.emit(ctx, events.LLMChunk, agentName, events.DataLLMChunk{Content: d.Content, Reasoning: d.Reasoning, Reset: d.Reset})
 	})
 	if err != nil {
@@ -416,15 +415,15 @@ func (rs *runState) subHistory(ctx context.Context, name string) ([]llm.Message,
 	if mem, ok := rs.memory[name]; ok {
 		return mem, nil
 	}
-	return rs.e.history(ctx, rs.r.ConversationID, rs.parentID, name, rs.deps.Mode)
+	return rs.e.history(ctx, rs.r.ConversationID, rs.parentID, name, rs.model(name).Mode)
 }
 
-// toolMessages returns the messages that record one round for the agent's next call: the
-// assistant's message and the result of the executed call. In native mode every tool call
-// id must be answered, so calls beyond the first (one tool call per round, seed 001) get
-// a "not executed" result.
-func (rs *runState) toolMessages(resp llm.Response, calls []toolcall.Call, res tools.Result) []llm.Message {
-	if rs.deps.Mode == toolcall.ModeXML {
+// toolMessages returns the messages that record one round for the agent's next call, in
+// the agent's tool-call mode: the assistant's message and the result of the executed call.
+// In native mode every tool call id must be answered, so calls beyond the first (one tool
+// call per round, seed 001) get a "not executed" result.
+func toolMessages(mode toolcall.Mode, resp llm.Response, calls []toolcall.Call, res tools.Result) []llm.Message {
+	if mode == toolcall.ModeXML {
 		return []llm.Message{
 			{Role: llm.RoleAssistant, Content: resp.Content},
 			{Role: llm.RoleUser, Content: xmlResults(calls[0].Name, res, callNames(calls[1:]))},
