@@ -233,6 +233,7 @@ var browserReviewed = []string{
 	"ChatService/Queue", "ChatService/Regenerate", "ChatService/Respond", "ChatService/Running", "ChatService/Send", "ChatService/Stop",
 	"ConversationService/Delete", "ConversationService/Events", "ConversationService/Get", "ConversationService/History",
 	"ConversationService/List", "ConversationService/Rename", "ConversationService/Search", "ConversationService/SwitchBranch",
+	"ConversationService/Sources",
 	"SettingsService/Get", "SettingsService/ModelContext", "SettingsService/Save",
 }
 

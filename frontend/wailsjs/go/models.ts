@@ -728,3 +728,61 @@ export namespace events {
 
 }
 
+export namespace sources {
+	
+	export class Source {
+	    n: number;
+	    kind: string;
+	    location: string;
+	    title: string;
+	    site: string;
+	    excerpt: string;
+	    published: string;
+	    page?: number;
+	    line?: number;
+	    fetched: boolean;
+	    message_id: string;
+	    // Go type: time
+	    added_at: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Source(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.n = source["n"];
+	        this.kind = source["kind"];
+	        this.location = source["location"];
+	        this.title = source["title"];
+	        this.site = source["site"];
+	        this.excerpt = source["excerpt"];
+	        this.published = source["published"];
+	        this.page = source["page"];
+	        this.line = source["line"];
+	        this.fetched = source["fetched"];
+	        this.message_id = source["message_id"];
+	        this.added_at = this.convertValues(source["added_at"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+

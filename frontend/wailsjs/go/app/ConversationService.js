@@ -30,6 +30,10 @@ export function Search(arg1) {
   return window['go']['app']['ConversationService']['Search'](arg1);
 }
 
+export function Sources(arg1) {
+  return window['go']['app']['ConversationService']['Sources'](arg1);
+}
+
 export function SwitchBranch(arg1, arg2) {
   return window['go']['app']['ConversationService']['SwitchBranch'](arg1, arg2);
 }
