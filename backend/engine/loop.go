@@ -40,7 +40,7 @@ type runState struct {
 	// lead and sub are the models the lead and the sub-agents call, each with its token
 	// counter (agentmodel.go); sub is lead unless Deps.SubAgents is set.
 	lead, sub *agentModel
-	allowed  map[string]bool // tools the user allowed for the rest of the run
+	allowed   map[string]bool // tools the user allowed for the rest of the run
 	// memory is each sub-agent's history within this run (seed 001, NodeMemory), loaded
 	// from earlier runs' events at its first call.
 	memory map[string][]llm.Message
