@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
+	"artifactflow/backend/sources"
 	"artifactflow/backend/web"
 )
 
@@ -26,15 +28,24 @@ const (
 	MaxFetchContentRune     = 100000
 )
 
-// MetaResults is the Result.Metadata key holding the number of search results, and
-// MetaURL the final URL of a fetched page.
+// MetaResults is the Result.Metadata key holding the number of search results, MetaURL
+// the final URL of a fetched page, MetaSources the []sources.Source a call recorded (in
+// the order shown) and MetaFailure, on a failed call, a one-line reason naming the search
+// provider or the URL, for the run's tally of failed searches and fetches (issue 9).
 const (
 	MetaResults = "results"
 	MetaURL     = "url"
+	MetaSources = "sources"
+	MetaFailure = "failure"
 )
 
-// WebSearch is the web_search tool (seed 001, search_agent).
-type WebSearch struct{ S Searcher }
+// WebSearch is the web_search tool (seed 001, search_agent). S runs the search; Sources,
+// when set, numbers every result in the conversation's source list (issue 9), and the
+// results are shown to the agent as "[n] Title" so it can cite them.
+type WebSearch struct {
+	S       Searcher
+	Sources sources.Recorder
+}
 
 // Name returns "web_search".
 func (WebSearch) Name() string { return "web_search" }
@@ -52,7 +63,10 @@ func (WebSearch) Params() []Param {
 	}
 }
 
-// Execute runs the search and formats the results as a numbered list.
+// Execute runs the search and lists the results, each as "[n] Title", its URL and its
+// snippet, n being the result's number in the conversation's source list (a result that
+// could not be recorded is listed as "- Title"). A failed search is a failed Result whose
+// MetaFailure names the provider.
 func (t WebSearch) Execute(ctx context.Context, p map[string]any) Result {
 	q, err := String(p, "query", true)
 	if err != nil {
@@ -64,29 +78,74 @@ func (t WebSearch) Execute(ctx context.Context, p map[string]any) Result {
 	}
 	n = min(max(n, 1), MaxSearchCount)
 	if t.S == nil {
-		return Fail("web_search is not available: no SearXNG URL is configured (the user can set it in Settings or with --searxng-url); answer from what you know and say so")
+		res := Fail("web_search is not available: no web search is configured (the user can choose a search provider in Settings); answer from what you know and say so")
+		res.Metadata = map[string]any{MetaFailure: "web search is not configured"}
+		return res
 	}
 	results, err := t.S.Search(ctx, q, n)
 	if err != nil {
-		return Fail("web_search failed: %v", err)
+		res := Fail("web_search failed: %v", err)
+		res.Metadata = map[string]any{MetaFailure: oneLine(err.Error())}
+		return res
 	}
 	var b strings.Builder
 	if len(results) == 0 {
 		fmt.Fprintf(&b, "No results for %q. Try a broader or differently worded query.", q)
 	}
-	for i, r := range results {
-		fmt.Fprintf(&b, "%d. %s\n   URL: %s\n", i+1, r.Title, r.URL)
-		if r.Snippet != "" {
-			fmt.Fprintf(&b, "   %s\n", r.Snippet)
+	var recorded []sources.Source
+	for _, r := range results {
+		src, ok := record(ctx, t.Sources, sources.Source{Kind: sources.KindWeb, Location: r.URL, Title: oneLine(r.Title),
+			Excerpt: oneLine(r.Snippet), Published: oneLine(r.PublishedDate)})
+		if ok {
+			recorded = append(recorded, src)
+			fmt.Fprintf(&b, "[%d] %s\n    URL: %s\n", src.N, r.Title, r.URL)
+		} else {
+			fmt.Fprintf(&b, "- %s\n    URL: %s\n", r.Title, r.URL)
 		}
+		if r.Snippet != "" {
+			fmt.Fprintf(&b, "    %s\n", oneLine(r.Snippet))
+		}
+	}
+	if len(recorded) > 0 {
+		b.WriteString("\nCite a result by its number in brackets, e.g. [" + fmt.Sprint(recorded[0].N) + "].")
 	}
 	res := OK(strings.TrimRight(b.String(), "\n"))
 	res.Metadata = map[string]any{MetaResults: len(results)}
+	if len(recorded) > 0 {
+		res.Metadata[MetaSources] = recorded
+	}
 	return res
 }
 
-// WebFetch is the web_fetch tool (seed 001, crawl_agent).
-type WebFetch struct{ F Fetcher }
+// record adds s to the source list of the conversation the call belongs to (tools'
+// CallInfo) and reports whether it got a number. Without a recorder, a call context or a
+// location it does nothing; a failure is logged and the tool goes on without a number
+// (issue 9: recording never fails the tool).
+func record(ctx context.Context, rec sources.Recorder, s sources.Source) (sources.Source, bool) {
+	info, ok := CallFrom(ctx)
+	if rec == nil || !ok || info.ConversationID == "" || strings.TrimSpace(s.Location) == "" {
+		return sources.Source{}, false
+	}
+	s.MessageID = info.MessageID
+	out, err := rec.Record(ctx, info.ConversationID, s)
+	if err != nil {
+		slog.Warn("tools: recording a source failed; it is shown without a number", "tool", info.ToolName,
+			"conversation", info.ConversationID, "location", s.Location, "err", err)
+		return sources.Source{}, false
+	}
+	return out, out.N > 0
+}
+
+// oneLine trims s and turns every run of whitespace (line breaks included) into one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// WebFetch is the web_fetch tool (seed 001, crawl_agent). F fetches; Sources, when set,
+// records the page in the conversation's source list as fetched (issue 9) and the result
+// starts with its number, "Source [n]: URL".
+type WebFetch struct {
+	F       Fetcher
+	Sources sources.Recorder
+}
 
 // Name returns "web_fetch".
 func (WebFetch) Name() string { return "web_fetch" }
@@ -104,30 +163,51 @@ func (WebFetch) Params() []Param {
 	}
 }
 
-// Execute fetches the page and returns its title, final URL and content, cut to
-// max_content_length runes.
+// Execute fetches the page and returns "Source [n]: URL" (the final URL; "URL: …" when
+// the page could not be numbered), its title and its content, cut to max_content_length
+// runes. A redirected page keeps the number of the URL asked for. A failed fetch is a
+// failed Result whose MetaFailure names the URL.
 func (t WebFetch) Execute(ctx context.Context, p map[string]any) Result {
 	u, err := String(p, "url", true)
 	if err != nil {
 		return Fail("%v", err)
 	}
+	u = strings.TrimSpace(u)
 	limit, err := Int(p, "max_content_length", DefaultFetchContentRune)
 	if err != nil {
 		return Fail("%v", err)
 	}
 	limit = min(max(limit, 100), MaxFetchContentRune)
 	if t.F == nil {
-		return Fail("web_fetch is not available in this run")
+		res := Fail("web_fetch is not available in this run")
+		res.Metadata = map[string]any{MetaFailure: "fetch " + u + ": web_fetch is not available"}
+		return res
 	}
-	page, err := t.F.Fetch(ctx, strings.TrimSpace(u))
+	page, err := t.F.Fetch(ctx, u)
 	if err != nil {
-		return Fail("web_fetch failed: %v", err)
+		res := Fail("web_fetch failed: %v", err)
+		why := oneLine(err.Error())
+		if !strings.Contains(why, u) {
+			why = "fetch " + u + ": " + why
+		}
+		res.Metadata = map[string]any{MetaFailure: why}
+		return res
 	}
 	content, cut := web.Truncate(page.Content, limit)
+	final := page.URL
+	if final == "" {
+		final = u
+	}
+	src, numbered := record(ctx, t.Sources, sources.Source{Kind: sources.KindWeb, Location: final, Requested: u,
+		Title: oneLine(page.Title), Excerpt: sources.Excerpt(page.Content), Fetched: true})
 	var b strings.Builder
-	fmt.Fprintf(&b, "URL: %s\n", page.URL)
+	if numbered {
+		fmt.Fprintf(&b, "Source [%d]: %s\n", src.N, final)
+	} else {
+		fmt.Fprintf(&b, "URL: %s\n", final)
+	}
 	if page.Title != "" {
-		fmt.Fprintf(&b, "Title: %s\n", page.Title)
+		fmt.Fprintf(&b, "Title: %s\n", oneLine(page.Title))
 	}
 	b.WriteString("\n")
 	b.WriteString(content)
@@ -135,6 +215,9 @@ func (t WebFetch) Execute(ctx context.Context, p map[string]any) Result {
 		b.WriteString("\n\n[content truncated]")
 	}
 	res := OK(b.String())
-	res.Metadata = map[string]any{MetaURL: page.URL}
+	res.Metadata = map[string]any{MetaURL: final}
+	if numbered {
+		res.Metadata[MetaSources] = []sources.Source{src}
+	}
 	return res
 }
