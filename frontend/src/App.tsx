@@ -22,12 +22,14 @@ import {
 import { artifactChange } from './api-declared';
 import { ArtifactPanel, mergeArtifacts } from './components/ArtifactPanel';
 import { ChatView, type ChatItem } from './components/Chat';
+import { CitationProvider } from './components/Citations';
 import { PermissionDialog } from './components/PermissionDialog';
 import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar } from './components/Sidebar';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
 import { applyEvent, emptyRunsState, forgetArtifact, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
 import { useDeclared } from './useDeclared';
+import { useSources } from './useSources';
 
 type RunsAction =
   | { type: 'event'; event: RunEvent }
@@ -127,6 +129,8 @@ export default function App() {
   );
   // The same for the open conversation only: its messages and artifacts are reloaded then.
   const selectedRunKey = runsOf(conv).map((r) => `${r.messageId}:${r.status}`).join(',');
+  // The open conversation's numbered sources (citation chips, the Sources tab), live.
+  const sources = useSources(selectedId, `${String(reloadTick)}/${selectedRunKey}`);
 
   useEffect(() => {
     let stale = false;
@@ -356,48 +360,50 @@ export default function App() {
           setListTick((t) => t + 1);
         }}
       />
-      <ChatView
-        conversationId={selectedId}
-        title={title}
-        items={items}
-        pendingQuestion={pendingShown}
-        loading={selectedId !== null && detail === null && detailError === ''}
-        loadError={detailError}
-        sendError={sendError}
-        sendErrorIsSettings={sendError !== null && isSettingsError(sendError)}
-        running={running}
-        sending={sending}
-        draft={draft}
-        needsSetup={needsSetup}
-        onDraft={setDraft}
-        onExample={(q) => {
-          setDraft(q);
-          composerRef.current?.focus();
-        }}
-        onSend={send}
-        onStop={stop}
-        onOpenSettings={() => setSettingsOpen(true)}
-        onOpenArtifact={setSelectedArtifact}
-        onDismissError={() => setSendError(null)}
-        composerRef={composerRef}
-        onDetail={setDetail}
-        onArtifactsChanged={() => setReloadTick((t) => t + 1)}
-      />
-      <ArtifactPanel
-        conversationId={selectedId}
-        rows={artifactRows}
-        selectedId={selectedArtifact}
-        onSelect={setSelectedArtifact}
-        running={running}
-        onChanged={refreshArtifacts}
-        onAddFiles={uploads.addFiles}
-        declared={declared.items}
-        onDeclaredRemoved={declared.remove}
-        onDeleted={(id) => {
-          if (selectedId !== null) forgetDocument(selectedId, id);
-          refreshArtifacts();
-        }}
-      />
+      <CitationProvider sources={sources.sources} error={sources.error}>
+        <ChatView
+          conversationId={selectedId}
+          title={title}
+          items={items}
+          pendingQuestion={pendingShown}
+          loading={selectedId !== null && detail === null && detailError === ''}
+          loadError={detailError}
+          sendError={sendError}
+          sendErrorIsSettings={sendError !== null && isSettingsError(sendError)}
+          running={running}
+          sending={sending}
+          draft={draft}
+          needsSetup={needsSetup}
+          onDraft={setDraft}
+          onExample={(q) => {
+            setDraft(q);
+            composerRef.current?.focus();
+          }}
+          onSend={send}
+          onStop={stop}
+          onOpenSettings={() => setSettingsOpen(true)}
+          onOpenArtifact={setSelectedArtifact}
+          onDismissError={() => setSendError(null)}
+          composerRef={composerRef}
+          onDetail={setDetail}
+          onArtifactsChanged={() => setReloadTick((t) => t + 1)}
+        />
+        <ArtifactPanel
+          conversationId={selectedId}
+          rows={artifactRows}
+          selectedId={selectedArtifact}
+          onSelect={setSelectedArtifact}
+          running={running}
+          onChanged={refreshArtifacts}
+          onAddFiles={uploads.addFiles}
+          declared={declared.items}
+          onDeclaredRemoved={declared.remove}
+          onDeleted={(id) => {
+            if (selectedId !== null) forgetDocument(selectedId, id);
+            refreshArtifacts();
+          }}
+        />
+      </CitationProvider>
       <PermissionDialog runs={runs} selectedId={selectedId} conversations={conversations} />
       {settingsOpen ? (
         <SettingsDialog

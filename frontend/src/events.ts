@@ -2,6 +2,7 @@
 // chat and artifact panels render. The UI is fed only by these events and the bound services
 // (DESIGN.md, "Events"): nothing here talks to the backend.
 
+import { toWebTally, type WebTally } from './citations';
 import { clip, formatCount, shortUrl } from './format';
 
 /** The event kinds of DESIGN.md "Events"; string values are a contract with the backend. */
@@ -22,6 +23,7 @@ export type EventType =
   | 'compaction_summary'
   | 'artifact_changed'
   | 'hook_result'
+  | 'source_added'
   | 'complete'
   | 'cancelled'
   | 'error';
@@ -131,7 +133,12 @@ export interface ArtifactSnapshot {
   update_type: string;
 }
 
-/** data of the terminal events complete, cancelled and error (events.DataTerminal). */
+/**
+ * data of the terminal events complete, cancelled and error (events.DataTerminal). `web`
+ * tallies the run's searches and fetches (absent when it made none); `cited` lists the
+ * source numbers the answer cites, in first-use order; a complete run's `response` ends
+ * with the footer that lists them (issue 9).
+ */
 export interface DataTerminal {
   response?: string;
   error?: string;
@@ -140,6 +147,8 @@ export interface DataTerminal {
   usage?: Usage;
   duration_ms?: number;
   steps?: number;
+  web?: WebTally;
+  cited?: number[];
 }
 
 /** data of compaction_start: the agent's context passed `threshold` of a `window`-token context. */
@@ -377,6 +386,10 @@ export interface RunState {
    * estimate after its latest successful compaction, whichever came last; 0 when unknown.
    */
   contextTokens: number;
+  /** The run's searches and fetches from its terminal event (null before it, or when it made none). */
+  web: WebTally | null;
+  /** The source numbers the answer cites, from the terminal event ([] before it). */
+  cited: number[];
 }
 
 /** Live state of one artifact from artifact_changed events. */
@@ -437,6 +450,8 @@ function newRun(ev: RunEvent): RunState {
     permissions: [],
     compactions: [],
     contextTokens: 0,
+    web: null,
+    cited: [],
   };
 }
 
@@ -886,6 +901,8 @@ function applyPersisted(initial: RunState, ev: RunEvent): RunState {
         error: status === 'error' ? str(t.error) || 'The run failed.' : '',
         reason: str(t.reason),
         flushFailed: Array.isArray(t.flush_failed) ? t.flush_failed.filter((x) => typeof x === 'string') : [],
+        web: toWebTally(t.web),
+        cited: Array.isArray(t.cited) ? t.cited.filter((x): x is number => Number.isInteger(x) && x > 0) : [],
         figures,
         steps: closeSteps(run.steps, status === 'complete' ? 'done' : status === 'error' ? 'error' : 'stopped'),
         pendingInstructions: {},
@@ -1173,4 +1190,26 @@ export function endedRun(run: RunState): RunState {
     permissions: run.permissions.map((x) => (x.decision === '' ? { ...x, decision: 'cancelled' as const } : x)),
     compactions: run.compactions.map((x) => (x.status === 'running' ? { ...x, status: 'failed' as const, error: 'the run ended first' } : x)),
   };
+}
+
+/**
+ * The searches and fetches of a run: the terminal event's tally when the run has ended
+ * with one (the engine counts every agent's calls), else counted from its tool steps so
+ * far (web_search and web_fetch calls; failed ones are those whose step failed). Errors
+ * come only from the tally.
+ */
+export function runWeb(run: Pick<RunState, 'web' | 'steps'>): WebTally {
+  if (run.web !== null) return run.web;
+  const tally: WebTally = { searches: 0, searches_failed: 0, fetches: 0, fetches_failed: 0, errors: [] };
+  for (const s of run.steps) {
+    if (s.kind !== 'tool') continue;
+    if (s.tool === 'web_search') {
+      tally.searches++;
+      if (s.status === 'error') tally.searches_failed++;
+    } else if (s.tool === 'web_fetch') {
+      tally.fetches++;
+      if (s.status === 'error') tally.fetches_failed++;
+    }
+  }
+  return tally;
 }

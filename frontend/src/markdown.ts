@@ -4,6 +4,7 @@
 
 import DOMPurify from 'dompurify';
 import { Marked, type MarkedExtension, type Tokens } from 'marked';
+import { linkCitations, type CiteResolver } from './citations';
 import { highlightSync } from './highlight';
 
 /** State of one checklist item in a task plan. */
@@ -151,11 +152,20 @@ function blockRemoteLoads(node: Element): void {
  * With `highlight`, fenced code whose grammar is loaded (highlight.loadLanguages) becomes
  * shiki's class-coloured `<pre class="shiki">`; other code stays plain. Either way the
  * result passes the same sanitizer.
+ * With `cite`, citation markers (`[1]`, `[1, 2]`, `[3-5]`) outside code and links become
+ * chips (citations.linkCitations) after sanitizing: the chips are made on the sanitized
+ * DOM with DOM calls, so the sanitizer's rules (no buttons from the source) still hold for
+ * everything else.
  */
-export function renderMarkdown(source: string, opts: { highlight?: boolean } = {}): string {
+export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver } = {}): string {
   installHooks();
   const html = (opts.highlight === true ? markedHighlighted : marked).parse(source, { async: false });
-  return sanitize(html);
+  if (opts.cite === undefined) return sanitize(html);
+  const frag = DOMPurify.sanitize(html, { FORBID_TAGS, FORBID_ATTR, ALLOW_DATA_ATTR: false, RETURN_DOM_FRAGMENT: true });
+  linkCitations(frag, opts.cite);
+  const box = document.createElement('div');
+  box.appendChild(frag);
+  return box.innerHTML;
 }
 
 function sanitize(html: string): string {

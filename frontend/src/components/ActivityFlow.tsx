@@ -1,5 +1,6 @@
 import { Fragment, useState, type CSSProperties } from 'react';
-import { visibleText, type RunState, type Step } from '../events';
+import { webSummary } from '../citations';
+import { runWeb, visibleText, type RunState, type Step } from '../events';
 import { clip, describeStep, formatDuration } from '../format';
 import { CheckIcon, ChevronIcon, Spinner, StoppedIcon, XIcon } from './icons';
 
@@ -117,7 +118,8 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
  * The activity flow of one run: one line per agent round and per tool call, nested by agent
  * (sub-agents under the lead), each with a spinner while running and a check, cross or stop
  * mark after. Lines with output expand to show it. The whole flow folds to a one-line
- * summary (agents, tool calls, duration; the current step while running).
+ * summary (agents, tool calls, searches and pages read with how many failed, duration;
+ * the current step while running), its web part marked when any failed (issue 9).
  */
 export function ActivityFlow({ run, live }: ActivityFlowProps) {
   const running = run.status === 'running';
@@ -127,6 +129,9 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
   const agents = new Set(run.steps.flatMap((s) => (s.kind === 'agent' ? [s.agent] : []))).size;
   const current = [...run.steps].reverse().find((s) => s.status === 'running');
   const summary = running && current ? describeStep(current) : null;
+  const web = runWeb(run);
+  const webText = webSummary(web);
+  const webFailed = web.searches_failed + web.fetches_failed > 0;
   return (
     <section className={`activity${open ? ' open' : ''}`} aria-label="Research activity">
       <button type="button" className="activity-head" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -134,13 +139,22 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
         <span className="activity-title">{running ? 'Researching' : 'Activity'}</span>
         {running ? <Spinner size={12} /> : null}
         <span className="activity-sum">
-          {summary && !open
-            ? `${summary.agent} · ${summary.action}${summary.detail ? ` ${summary.quoted ? `“${summary.detail}”` : summary.detail}` : ''}`
-            : [
-                `${String(agents)} agent${agents === 1 ? '' : 's'}`,
-                `${String(tools)} tool call${tools === 1 ? '' : 's'}`,
-                ...(run.figures && run.figures.durationMs > 0 ? [formatDuration(run.figures.durationMs)] : []),
-              ].join(' · ')}
+          {summary && !open ? (
+            `${summary.agent} · ${summary.action}${summary.detail ? ` ${summary.quoted ? `“${summary.detail}”` : summary.detail}` : ''}`
+          ) : (
+            <>
+              {`${String(agents)} agent${agents === 1 ? '' : 's'} · ${String(tools)} tool call${tools === 1 ? '' : 's'}`}
+              {webText !== '' ? (
+                <>
+                  {' · '}
+                  <span className={`activity-web${webFailed ? ' has-failures' : ''}`} title={web.errors.join('\n') || undefined}>
+                    {webText}
+                  </span>
+                </>
+              ) : null}
+              {run.figures && run.figures.durationMs > 0 ? ` · ${formatDuration(run.figures.durationMs)}` : null}
+            </>
+          )}
         </span>
       </button>
       {open ? (

@@ -1,15 +1,17 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { getArtifact, toApiError, type ArtifactSummary } from '../api';
 import { deleteArtifact, type DeclaredArtifact } from '../api-declared';
 import type { LiveArtifact } from '../events';
 import { formatBytes } from '../format';
 import { UploadIcon } from './artifact-icons';
 import { ArtifactViewer } from './ArtifactViewer';
+import { useCitations } from './Citations';
 import { DeclaredList } from './DeclaredList';
-import { TrashIcon } from './declared-icons';
+import { LinkIcon, TrashIcon } from './declared-icons';
 import { DocIcon, ListCheckIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
 import { ConfirmDialog } from './Modal';
+import { SourcesList } from './SourcesList';
 import './artifacts.css';
 import './declared.css';
 
@@ -117,12 +119,18 @@ export interface ArtifactPanelProps {
 
 const isUpload = (r: ArtifactRow) => r.source === 'user_upload' || r.source === 'upload';
 
+/** The tabs of the panel's lower part. */
+type PanelTab = 'artifacts' | 'sources';
+const PANEL_TABS: readonly PanelTab[] = ['artifacts', 'sources'];
+
 /**
  * The right column: the task plan (rendered checklist) and, below, the artifact list with
  * source badge, version and a live "unsaved" dot, an "Add files" button, the "Links & files"
  * of the conversation (declared artifacts, DeclaredList), and the viewer of the selected
  * artifact (preview, source, history, edit, compare, export, delete). Any document, the task
- * plan included, can be deleted after a confirmation that says what goes with it.
+ * plan included, can be deleted after a confirmation that says what goes with it. A second
+ * tab, Sources, lists the conversation's numbered sources (of the nearest
+ * CitationProvider) with a filter box (issue 9); arrow keys move between the tabs.
  */
 export function ArtifactPanel({
   conversationId,
@@ -137,6 +145,10 @@ export function ArtifactPanel({
   onDeleted,
 }: ArtifactPanelProps) {
   const fileInput = useRef<HTMLInputElement>(null);
+  const [tab, setTab] = useState<PanelTab>('artifacts');
+  const tabRefs = useRef<Partial<Record<PanelTab, HTMLButtonElement | null>>>({});
+  const citations = useCitations();
+  const sourceCount = citations?.sources?.length ?? 0;
   const [deleting, setDeleting] = useState<ArtifactRow | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
   const [deleteError, setDeleteError] = useState('');
@@ -145,6 +157,15 @@ export function ArtifactPanel({
   const selected = others.find((r) => r.id === selectedId) ?? others[0];
   const planContent = useArtifactContent(conversationId, plan);
   const preview = useArtifactContent(conversationId, selected);
+
+  const onTabKey = (e: KeyboardEvent) => {
+    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    const to = e.key === 'Home' ? PANEL_TABS[0] : e.key === 'End' ? PANEL_TABS.at(-1) : step !== 0 ? PANEL_TABS[(PANEL_TABS.indexOf(tab) + step + PANEL_TABS.length) % PANEL_TABS.length] : undefined;
+    if (to === undefined) return;
+    e.preventDefault();
+    setTab(to);
+    tabRefs.current[to]?.focus();
+  };
 
   const askDelete = (r: ArtifactRow) => {
     setDeleteError('');
@@ -210,9 +231,41 @@ export function ArtifactPanel({
       </section>
       <section className="artifacts" aria-label="Artifacts">
         <header className="panel-head">
-          <DocIcon size={15} />
-          <h2>Artifacts</h2>
-          {others.length > 0 ? <span className="count">{others.length}</span> : null}
+          <div className="panel-tabs" role="tablist" aria-label="Artifacts and sources" onKeyDown={onTabKey}>
+            <button
+              ref={(el) => {
+                tabRefs.current.artifacts = el;
+              }}
+              type="button"
+              role="tab"
+              id="panel-tab-artifacts"
+              className="panel-tab"
+              aria-selected={tab === 'artifacts'}
+              tabIndex={tab === 'artifacts' ? 0 : -1}
+              onClick={() => setTab('artifacts')}
+            >
+              <DocIcon size={15} />
+              <span>Artifacts</span>
+              {others.length > 0 ? <span className="count">{others.length}</span> : null}
+            </button>
+            <button
+              ref={(el) => {
+                tabRefs.current.sources = el;
+              }}
+              type="button"
+              role="tab"
+              id="panel-tab-sources"
+              className="panel-tab"
+              aria-selected={tab === 'sources'}
+              aria-controls={tab === 'sources' ? 'panel-sources' : undefined}
+              tabIndex={tab === 'sources' ? 0 : -1}
+              onClick={() => setTab('sources')}
+            >
+              <LinkIcon size={15} />
+              <span>Sources</span>
+              {sourceCount > 0 ? <span className="count">{sourceCount}</span> : null}
+            </button>
+          </div>
           <button
             type="button"
             className="btn btn-sm btn-ghost add-files"
@@ -235,7 +288,11 @@ export function ArtifactPanel({
             }}
           />
         </header>
-        {others.length === 0 ? (
+        {tab === 'sources' ? (
+          <div className="sources-tabpanel" role="tabpanel" id="panel-sources" aria-labelledby="panel-tab-sources">
+            <SourcesList sources={conversationId === null ? [] : (citations?.sources ?? null)} error={citations?.error ?? ''} />
+          </div>
+        ) : others.length === 0 ? (
           <p className="placeholder">Reports and notes the agents write appear here. Drop files anywhere on the window to add your own.</p>
         ) : (
           <ul className="artifact-list" role="listbox" aria-label="Artifacts">
@@ -263,10 +320,10 @@ export function ArtifactPanel({
             ))}
           </ul>
         )}
-        {conversationId !== null && declared.length > 0 ? (
+        {tab === 'artifacts' && conversationId !== null && declared.length > 0 ? (
           <DeclaredList conversationId={conversationId} items={declared} onRemoved={(id) => onDeclaredRemoved?.(id)} />
         ) : null}
-        {selected && conversationId !== null ? (
+        {tab === 'artifacts' && selected && conversationId !== null ? (
           <ArtifactViewer
             key={`${conversationId}/${selected.id}`}
             conversationId={conversationId}

@@ -515,7 +515,7 @@ function ArtifactBody({ kind, contentType, content }: { kind: ReturnType<typeof 
       // HTML artifacts only in a sandboxed frame without scripts (DESIGN.md, "Frontend").
       return <iframe className="html-frame" title="HTML artifact" sandbox="" srcDoc={offlineHTML(content)} />;
     case 'markdown':
-      return <Markdown source={content} className="doc" highlight />;
+      return <Markdown source={content} className="doc" highlight cite />;
     case 'code':
       return <CodeView code={content} language={contentType} />;
     case 'binary':

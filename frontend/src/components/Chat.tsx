@@ -8,20 +8,23 @@ import {
   SETTINGS_SAVED_EVENT,
   switchBranch,
 } from '../api-conversation';
+import { allSearchesFailed, splitAnswer, type AnswerParts } from '../citations';
 import { latestContextTokens } from '../context-meter';
-import { endedRun, replayRun, visibleText, type QueuedInput, type RunState } from '../events';
+import { endedRun, replayRun, runWeb, visibleText, type QueuedInput, type RunState } from '../events';
 import { formatCount, formatDuration } from '../format';
 import { firstShownIndex } from '../history';
 import { useConversationHistory } from '../useHistory';
 import { ActivityFlow } from './ActivityFlow';
 import { TASK_PLAN_ID } from './ArtifactPanel';
 import { BranchNav } from './BranchNav';
+import { CiteChip } from './Citations';
 import { CompactionMarker } from './CompactionMarker';
 import { ContextMeter } from './ContextMeter';
 import { ClockIcon, PencilIcon, RefreshIcon } from './conversation-icons';
 import { DraftsBanner } from './DraftsBanner';
 import { AlertIcon, ChevronIcon, DocIcon, SendIcon, Spinner, StopIcon, StoppedIcon } from './icons';
 import { Markdown } from './Markdown';
+import { SearchBanner, useSearchStatus, type SearchBannerReason } from './SearchBanner';
 import { MOD_KEY } from './Sidebar';
 
 /** One exchange to show: a stored message, a live run, or both (a run seen live and stored). */
@@ -273,6 +276,18 @@ export function ChatView(p: ChatViewProps) {
   const actionsDisabled = p.running || busy !== '';
   const lastKey = shownItems.at(-1)?.key;
 
+  // Web search not set up, or every search of the last finished run failed: the banner
+  // above the composer offers the settings (issue 9, item 2).
+  const search = useSearchStatus(revision);
+  const lastItem = shownItems.at(-1);
+  const lastRun = lastItem !== undefined ? runOf(lastItem) : undefined;
+  const lastWeb = lastRun !== undefined && lastRun.status !== 'running' ? runWeb(lastRun) : null;
+  const banner: SearchBannerReason | null = !search.ready
+    ? { kind: 'not-ready', problem: search.problem }
+    : lastRun !== undefined && allSearchesFailed(lastWeb)
+      ? { kind: 'all-failed', error: lastWeb?.errors[0] ?? '', messageId: lastRun.messageId }
+      : null;
+
   return (
     <main className="chat" aria-label="Conversation">
       <header className="chat-head">
@@ -394,6 +409,7 @@ export function ChatView(p: ChatViewProps) {
         running={p.running}
         sending={p.sending}
         textareaRef={p.composerRef}
+        banner={<SearchBanner reason={banner} onOpenSettings={p.onOpenSettings} />}
       />
     </main>
   );
@@ -512,6 +528,9 @@ function Exchange(x: ExchangeProps) {
   const running = status === 'running';
   const question = message?.content || live?.question || run?.question || '';
   const answer = visibleText(live?.answer || message?.response || (running ? '' : (run?.answer ?? '')));
+  // A finished answer ends with the engine's footer (failures, cited sources); a streaming
+  // one has none yet.
+  const parts: AnswerParts = running ? { body: answer, failures: '', sources: [] } : splitAnswer(answer);
   const reasoning = run?.reasoning ?? '';
   const error = live?.error || message?.error || '';
   const reason = run?.reason ?? '';
@@ -572,13 +591,14 @@ function Exchange(x: ExchangeProps) {
         <AddedMessage key={q.id} q={q} />
       ))}
       {reasoning ? <Reasoning text={reasoning} streaming={running && answer === ''} /> : null}
-      {answer ? (
-        <Markdown source={answer} className={running ? 'answer streaming' : 'answer'} />
+      {parts.body ? (
+        <Markdown source={parts.body} className={running ? 'answer streaming' : 'answer'} cite />
       ) : running ? (
         <p className="working">
           <Spinner size={13} /> Working on it — the answer appears here when the lead agent writes it.
         </p>
       ) : null}
+      <AnswerFooter parts={parts} />
       {waiting.map((q) => (
         <AddedMessage key={q.id} q={q} />
       ))}
@@ -634,6 +654,39 @@ function Exchange(x: ExchangeProps) {
         </div>
       ) : null}
     </article>
+  );
+}
+
+/**
+ * The footer of a finished answer (issue 9): the line saying which searches and fetches
+ * failed, as a warning, and the sources the answer cited, each with its chip (hover card,
+ * click to open) and the engine's Markdown line (a link to the page, site and date; for a
+ * file its path and page).
+ */
+export function AnswerFooter({ parts }: { parts: AnswerParts }) {
+  if (parts.failures === '' && parts.sources.length === 0) return null;
+  return (
+    <>
+      {parts.failures !== '' ? (
+        <div className="answer-failures" role="note" aria-label="Failed searches and fetches">
+          <AlertIcon size={15} />
+          <span>{parts.failures}</span>
+        </div>
+      ) : null}
+      {parts.sources.length > 0 ? (
+        <section className="answer-sources" aria-label="Sources cited">
+          <h3>Sources</h3>
+          <ol>
+            {parts.sources.map((s) => (
+              <li key={s.n}>
+                <CiteChip n={s.n} />
+                <Markdown source={s.text} className="answer-source-text" />
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : null}
+    </>
   );
 }
 
@@ -811,9 +864,11 @@ interface ComposerProps {
   running: boolean;
   sending: boolean;
   textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** Shown above the box (the search banner). */
+  banner?: ReactNode;
 }
 
-function Composer({ value, onChange, onSend, onStop, running, sending, textareaRef }: ComposerProps) {
+function Composer({ value, onChange, onSend, onStop, running, sending, textareaRef, banner }: ComposerProps) {
   useLayoutEffect(() => {
     const el = textareaRef.current;
     if (!el) return;
@@ -823,6 +878,7 @@ function Composer({ value, onChange, onSend, onStop, running, sending, textareaR
   const canSend = value.trim() !== '' && !sending;
   return (
     <div className="composer-wrap">
+      {banner}
       <form
         className="composer"
         onSubmit={(e) => {

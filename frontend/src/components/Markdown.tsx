@@ -1,7 +1,9 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
+import { chipOf } from '../citations';
 import { fenceLanguages, loadLanguages } from '../highlight';
 import { renderCode, renderMarkdown } from '../markdown';
 import { UNTRUSTED_ATTR, blockSubmit, followLink } from '../navigation';
+import { useCitations } from './Citations';
 
 /** Marks a container of untrusted HTML for the navigation guard (see navigation.ts). */
 const untrusted = { [UNTRUSTED_ATTR]: '' };
@@ -16,6 +18,12 @@ export interface MarkdownProps {
    * until then and re-render highlighted when they arrive.
    */
   highlight?: boolean;
+  /**
+   * Show citation markers ([1], [1, 2], [3-5]) as chips resolved against the sources of
+   * the nearest CitationProvider (see citations.linkCitations); plain text outside one and
+   * while the sources load.
+   */
+  cite?: boolean;
 }
 
 /**
@@ -45,17 +53,41 @@ function useHighlightReady(languages: readonly string[]): number {
  * and does nothing for all others (relative, fragment, javascript:, data:, file: ...); a form
  * submission, should one get past the sanitizer, is cancelled (see navigation.followLink).
  */
-export function Markdown({ source, className, highlight = false }: MarkdownProps) {
+export function Markdown({ source, className, highlight = false, cite = false }: MarkdownProps) {
   const languages = useMemo(() => (highlight ? fenceLanguages(source) : []), [highlight, source]);
   const ready = useHighlightReady(languages);
-  const html = useMemo(() => renderMarkdown(source, { highlight }), [source, highlight, ready]); // eslint-disable-line react-hooks/exhaustive-deps
+  const citations = useCitations();
+  const resolve = cite ? citations?.resolve : undefined;
+  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve }), [source, highlight, ready, resolve]); // eslint-disable-line react-hooks/exhaustive-deps
+  // A resolved chip (a button) shows its source's card on hover or focus, and a click or
+  // Enter opens the source; unresolved chips are spans and do nothing.
+  const chip = (target: EventTarget | null) => {
+    const c = resolve !== undefined ? chipOf(target) : null;
+    return c !== null && c.el.tagName === 'BUTTON' ? c : null;
+  };
+  const onShow = (e: MouseEvent | FocusEvent) => {
+    const c = chip(e.target);
+    if (c !== null) citations?.show(c.el, c.n);
+  };
+  const onHide = (e: MouseEvent | FocusEvent) => {
+    const c = chip(e.target);
+    if (c !== null && chip(e.relatedTarget)?.el !== c.el) citations?.hide(e.type === 'blur' || e.type === 'focusout');
+  };
+  const onClick = (e: MouseEvent) => {
+    if (followLink(e)) return;
+    const c = chip(e.target);
+    if (c === null) return;
+    e.preventDefault();
+    citations?.open(c.n);
+  };
   return (
     <div
       className={className ? `markdown ${className}` : 'markdown'}
       {...untrusted}
-      onClick={followLink}
+      onClick={onClick}
       onAuxClick={followLink}
       onSubmit={blockSubmit}
+      {...(resolve !== undefined ? { onMouseOver: onShow, onMouseOut: onHide, onFocus: onShow, onBlur: onHide } : {})}
       dangerouslySetInnerHTML={{ __html: html }}
     />
   );

@@ -1,0 +1,348 @@
+// Numbered citations (issue 9, item 3): the conversation's sources (backend/sources, one
+// number per URL or local file, stable for the conversation), the `[n]`, `[n, m]` and
+// `[n-m]` markers agents write, the footer the engine appends to every answer, and the
+// tally of searches and fetches (item 2). Pure functions and one DOM transform; the chips'
+// hover card and clicks live in components/Citations.tsx.
+
+import type { Source } from './api-sources';
+import { clip } from './format';
+
+export type { Source } from './api-sources';
+
+type Loose = Record<string, unknown>;
+
+/**
+ * Adds or replaces `s` in a list kept in number order (a source recorded again, e.g. fetched
+ * after being listed, replaces its earlier entry). Returns a new list; `list` is unchanged.
+ */
+export function upsertSource(list: readonly Source[], s: Source): Source[] {
+  const out = list.filter((x) => x.n !== s.n);
+  const at = out.findIndex((x) => x.n > s.n);
+  if (at < 0) out.push(s);
+  else out.splice(at, 0, s);
+  return out;
+}
+
+/** Reports whether a source is on the web (its location opens in the system browser). */
+export function isWebSource(s: Pick<Source, 'kind' | 'location'>): boolean {
+  return s.kind !== 'file' && /^https?:\/\//i.test(s.location);
+}
+
+/** The host of a web source's URL without "www." ("" when the location is not a URL). */
+export function hostOf(location: string): string {
+  try {
+    return new URL(location).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+/** The name to show for a source: its title, else its site or host, else its location. */
+export function sourceTitle(s: Source): string {
+  return s.title.trim() || s.site.trim() || hostOf(s.location) || s.location;
+}
+
+/** Where in a local file a source points: "p. 3", "line 12" or "". */
+export function sourcePlace(s: Pick<Source, 'page' | 'line'>): string {
+  if (s.page > 0) return `p. ${String(s.page)}`;
+  if (s.line > 0) return `line ${String(s.line)}`;
+  return '';
+}
+
+/**
+ * The short description under a source's title: the site (or host) and the published
+ * date for web sources; the path and page or line for files. Parts are joined by " · ".
+ */
+export function sourceMeta(s: Source): string {
+  if (s.kind === 'file') return [s.location, sourcePlace(s)].filter((x) => x !== '').join(' · ');
+  return [s.site.trim() || hostOf(s.location), s.published.trim()].filter((x) => x !== '').join(' · ');
+}
+
+/**
+ * The sources whose title, site, location or excerpt contain every word of `query`
+ * (case-insensitive; a number alone also matches the source with that number). An empty
+ * query returns the list itself.
+ */
+export function filterSources(list: readonly Source[], query: string): readonly Source[] {
+  const words = query.toLowerCase().split(/\s+/).filter((w) => w !== '');
+  if (words.length === 0) return list;
+  return list.filter((s) => {
+    const hay = `${s.title}\n${s.site}\n${s.location}\n${s.excerpt}\n${s.published}`.toLowerCase();
+    return words.every((w) => hay.includes(w) || (/^\[?\d+\]?$/.test(w) && Number(w.replace(/[[\]]/g, '')) === s.n));
+  });
+}
+
+/** A number cited by one marker, or a run of them; see parseCitation. */
+const MAX_N = 9999;
+/** A range wider than this ("[1-500]") is not a citation. */
+const MAX_RANGE = 50;
+
+// "[3]", "[1, 2]", "[3-5]", "[1,3–4]", "[2、5]": numbers without a leading zero separated by
+// ",", ";", "，" or "、", and ranges (hyphen or en dash), between square brackets. The
+// same rule as the engine's sources.Citations, which decides what the footer lists.
+const MARKER_RE = /\[( *[1-9]\d{0,3}(?: *[-–] *[1-9]\d{0,3})?(?: *[,;，、] *[1-9]\d{0,3}(?: *[-–] *[1-9]\d{0,3})?)* *)\]/g;
+
+/**
+ * The numbers one bracketed marker's inside cites ("1, 2" → [1, 2]; "3-5" → [3, 4, 5]), in
+ * order and without repeats, or null when it is not a citation (a range that does not
+ * run upwards or is wider than 50, a number over 9999).
+ */
+export function parseCitation(inner: string): number[] | null {
+  const out: number[] = [];
+  for (const part of inner.split(/[,;，、]/)) {
+    const [a, b] = part.split(/[-–]/).map((x) => Number(x.trim()));
+    if (a === undefined || !Number.isInteger(a) || a < 1 || a > MAX_N) return null;
+    const end = b ?? a;
+    if (!Number.isInteger(end) || (b !== undefined && end <= a) || end > MAX_N || end - a > MAX_RANGE) return null;
+    for (let n = a; n <= end; n++) if (!out.includes(n)) out.push(n);
+  }
+  return out.length > 0 ? out : null;
+}
+
+/** One citation marker found in plain text: its span [start, end) and the numbers it cites. */
+export interface CitationMatch {
+  start: number;
+  end: number;
+  numbers: number[];
+}
+
+/** The citation markers in a plain-text string, in order (see parseCitation). */
+export function findCitations(text: string): CitationMatch[] {
+  const out: CitationMatch[] = [];
+  for (const m of text.matchAll(MARKER_RE)) {
+    const numbers = parseCitation(m[1] ?? '');
+    if (numbers !== null) out.push({ start: m.index, end: m.index + m[0].length, numbers });
+  }
+  return out;
+}
+
+/** What a chip needs to know about the source behind a number. */
+export interface CiteTarget {
+  title: string;
+}
+
+/** Looks up a cited number in the conversation's sources; undefined: not in the list. */
+export type CiteResolver = (n: number) => CiteTarget | undefined;
+
+/** Elements whose text is never scanned for citations: code, links, controls, and chips themselves. */
+const SKIP = 'code, pre, kbd, samp, a, button, textarea, script, style, svg, math, .cite';
+
+/** The class of every chip; `cite-missing` marks a number that is not among the sources. */
+export const CITE_CLASS = 'cite';
+
+/** The title of an unresolved chip (the brief's exact words). */
+export function missingTitle(n: number): string {
+  return `source ${String(n)} is not in this conversation's sources`;
+}
+
+/**
+ * Replaces the citation markers in the text of `root` (rendered, already sanitized
+ * Markdown) with chips, leaving code, `pre`, links, buttons and existing chips alone. Each
+ * marker becomes `<span class="cite-group">` holding one chip per number, in order:
+ * - a number `resolve` knows: `<button type="button" class="cite" data-cite="n"
+ *   aria-label="Source n: title">n</button>` (keyboard-focusable; the Markdown component
+ *   shows its card and opens it);
+ * - any other: `<span class="cite cite-missing" data-cite="n" title="source n is not in
+ *   this conversation's sources">n</span>`, never a link.
+ * Everything is made with DOM calls and text nodes (no HTML parsing), so a title cannot
+ * inject markup. Returns how many chips were made.
+ */
+export function linkCitations(root: Node, resolve: CiteResolver): number {
+  const doc = root.ownerDocument ?? (root as Document);
+  const walker = doc.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+  const texts: Text[] = [];
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    const t = node as Text;
+    if (!t.data.includes('[')) continue;
+    if (t.parentElement?.closest(SKIP)) continue;
+    texts.push(t);
+  }
+  let made = 0;
+  for (const t of texts) {
+    const found = findCitations(t.data);
+    if (found.length === 0) continue;
+    const frag = doc.createDocumentFragment();
+    let at = 0;
+    for (const m of found) {
+      if (m.start > at) frag.appendChild(doc.createTextNode(t.data.slice(at, m.start)));
+      const group = doc.createElement('span');
+      group.className = 'cite-group';
+      for (const n of m.numbers) {
+        group.appendChild(chipElement(doc, n, resolve(n)));
+        made++;
+      }
+      frag.appendChild(group);
+      at = m.end;
+    }
+    if (at < t.data.length) frag.appendChild(doc.createTextNode(t.data.slice(at)));
+    t.replaceWith(frag);
+  }
+  return made;
+}
+
+function chipElement(doc: Document, n: number, target: CiteTarget | undefined): HTMLElement {
+  const num = String(n);
+  if (target === undefined) {
+    const span = doc.createElement('span');
+    span.className = `${CITE_CLASS} cite-missing`;
+    span.setAttribute('data-cite', num);
+    span.setAttribute('title', missingTitle(n));
+    span.textContent = num;
+    return span;
+  }
+  const b = doc.createElement('button');
+  b.type = 'button';
+  b.className = CITE_CLASS;
+  b.setAttribute('data-cite', num);
+  b.setAttribute('aria-label', target.title ? `Source ${num}: ${clip(target.title, 120)}` : `Source ${num}`);
+  b.textContent = num;
+  return b;
+}
+
+/**
+ * The number of the chip an event happened on (the element or one inside it), with the
+ * chip, or null. Only chips with a data-cite number count.
+ */
+export function chipOf(target: EventTarget | null): { n: number; el: HTMLElement } | null {
+  if (!(target instanceof Element)) return null;
+  const el = target.closest<HTMLElement>(`.${CITE_CLASS}[data-cite]`);
+  if (el === null) return null;
+  const n = Number(el.getAttribute('data-cite'));
+  return Number.isInteger(n) && n > 0 ? { n, el } : null;
+}
+
+/** One line of an answer's "Sources" list: the number and the rest of the line (Markdown). */
+export interface FooterSource {
+  n: number;
+  /** "[Title](URL) · site · published", or for files "path (p. 3)". */
+  text: string;
+}
+
+/** An answer split into the model's text and the footer the engine appended. */
+export interface AnswerParts {
+  /** The model's answer, without the footer. */
+  body: string;
+  /** The failure line without its "> " ("2 of 5 searches failed: …"), or "". */
+  failures: string;
+  /** The cited sources listed under "**Sources**", in order. */
+  sources: FooterSource[];
+}
+
+const SOURCE_LINE_RE = /^\s*[-*]\s+\[(\d{1,4})\]\s*(.*)$/;
+const FAILURE_RE = /^>\s?\d+ of \d+ \S+ failed\b/;
+
+/**
+ * Splits a stored answer into the model's text and the engine's footer (contract C): after
+ * the last line `---` that follows a blank line, only blank lines, quoted failure lines
+ * (`> 2 of 5 searches failed: … .`), a `**Sources**` line and `- [n] …` lines. Anything
+ * else there (the model's own rule followed by text) means there is no footer, and the
+ * whole text is the body. An answer still streaming has no footer yet.
+ */
+export function splitAnswer(text: string): AnswerParts {
+  const none: AnswerParts = { body: text, failures: '', sources: [] };
+  const lines = text.split('\n');
+  let rule = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]?.trim() === '---' && (i === 0 || lines[i - 1]?.trim() === '')) {
+      rule = i;
+      break;
+    }
+  }
+  if (rule < 0) return none;
+  const failures: string[] = [];
+  const sources: FooterSource[] = [];
+  let heading = false;
+  for (const raw of lines.slice(rule + 1)) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (FAILURE_RE.test(line) && !heading) {
+      failures.push(line.replace(/^>\s?/, '').trim());
+      continue;
+    }
+    if (line === '**Sources**' && !heading) {
+      heading = true;
+      continue;
+    }
+    const m = heading ? SOURCE_LINE_RE.exec(raw) : null;
+    if (m === null) return none;
+    sources.push({ n: Number(m[1]), text: (m[2] ?? '').trim() });
+  }
+  return { body: lines.slice(0, rule).join('\n').trimEnd(), failures: failures.join(' '), sources };
+}
+
+/**
+ * The searches and fetches of a run (events.WebTally, the terminal event's `web`): counts
+ * and up to three distinct error messages, each naming the provider or URL.
+ */
+export interface WebTally {
+  searches: number;
+  searches_failed: number;
+  fetches: number;
+  fetches_failed: number;
+  errors: string[];
+}
+
+/** Normalizes a terminal event's `web` data; null when absent. */
+export function toWebTally(v: unknown): WebTally | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const x = v as Loose;
+  const num = (y: unknown): number => (typeof y === 'number' && Number.isFinite(y) && y > 0 ? Math.floor(y) : 0);
+  return {
+    searches: num(x.searches),
+    searches_failed: num(x.searches_failed),
+    fetches: num(x.fetches),
+    fetches_failed: num(x.fetches_failed),
+    errors: Array.isArray(x.errors) ? x.errors.filter((e): e is string => typeof e === 'string' && e !== '').slice(0, 3) : [],
+  };
+}
+
+const plural = (n: number, one: string, many: string): string => `${String(n)} ${n === 1 ? one : many}`;
+
+/**
+ * The activity summary's words for a tally: "5 searches (2 failed) · 3 pages (1 failed)";
+ * a part with no calls is left out, and "" when there were none at all.
+ */
+export function webSummary(t: Pick<WebTally, 'searches' | 'searches_failed' | 'fetches' | 'fetches_failed'>): string {
+  const parts: string[] = [];
+  if (t.searches > 0) parts.push(`${plural(t.searches, 'search', 'searches')}${t.searches_failed > 0 ? ` (${String(t.searches_failed)} failed)` : ''}`);
+  if (t.fetches > 0) parts.push(`${plural(t.fetches, 'page', 'pages')}${t.fetches_failed > 0 ? ` (${String(t.fetches_failed)} failed)` : ''}`);
+  return parts.join(' · ');
+}
+
+/** Reports whether a run searched and every one of its searches failed. */
+export function allSearchesFailed(t: Pick<WebTally, 'searches' | 'searches_failed'> | null | undefined): boolean {
+  return t != null && t.searches > 0 && t.searches_failed >= t.searches;
+}
+
+/** A rectangle in viewport pixels (the part of DOMRect placeCard reads). */
+export interface Box {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Where a hover card of `card`'s size goes next to the chip `anchor` in a `view`-sized
+ * window (all in px): below the chip, left edges aligned, when it fits; above it when it
+ * does not and fits there; else on the side with more room, its height capped to that
+ * room (`maxHeight`). It is moved left to stay inside the window, never closer than
+ * `margin` to an edge, so it is never clipped.
+ */
+export function placeCard(anchor: Box, card: { width: number; height: number }, view: { width: number; height: number }, margin = 8): { left: number; top: number; maxHeight: number } {
+  const gap = 6;
+  const below = view.height - (anchor.top + anchor.height + gap) - margin;
+  const above = anchor.top - gap - margin;
+  let top: number;
+  let maxHeight: number;
+  if (card.height <= below || (below >= above && card.height > above)) {
+    top = anchor.top + anchor.height + gap;
+    maxHeight = Math.min(card.height, Math.max(below, 0));
+  } else {
+    maxHeight = Math.min(card.height, Math.max(above, 0));
+    top = anchor.top - gap - maxHeight;
+  }
+  const width = Math.min(card.width, view.width - 2 * margin);
+  const left = Math.max(margin, Math.min(anchor.left, view.width - margin - width));
+  return { left, top: Math.max(margin, top), maxHeight };
+}

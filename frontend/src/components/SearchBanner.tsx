@@ -1,0 +1,106 @@
+import { useEffect, useState } from 'react';
+import * as SettingsService from '../../wailsjs/go/app/SettingsService';
+import { SETTINGS_SAVED_EVENT } from '../api-conversation';
+import { AlertIcon, XIcon } from './icons';
+import './citations.css';
+
+/** Whether web search can work, from the settings view (`search_ready`, `search_problem`). */
+export interface SearchStatus {
+  ready: boolean;
+  /** What is wrong ("Tavily needs an API key"); "" when ready or not said. */
+  problem: string;
+}
+
+/**
+ * Reads the search status out of a settings view (app.SettingsView as the page receives
+ * it). A backend that does not report it counts as ready, so no banner shows on a guess.
+ */
+export function searchStatusOf(view: unknown): SearchStatus {
+  const x = typeof view === 'object' && view !== null ? (view as Record<string, unknown>) : {};
+  const ready = x.search_ready !== false;
+  return { ready, problem: ready || typeof x.search_problem !== 'string' ? '' : x.search_problem.trim() };
+}
+
+/**
+ * The search status from SettingsService.Get, loaded when the window opens, again after
+ * the settings are saved (SETTINGS_SAVED_EVENT) and whenever `reloadKey` changes. Ready
+ * until it has loaded and when it cannot be loaded.
+ */
+export function useSearchStatus(reloadKey: string): SearchStatus {
+  const [status, setStatus] = useState<SearchStatus>({ ready: true, problem: '' });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const bump = () => setTick((t) => t + 1);
+    window.addEventListener(SETTINGS_SAVED_EVENT, bump);
+    return () => window.removeEventListener(SETTINGS_SAVED_EVENT, bump);
+  }, []);
+  useEffect(() => {
+    const go = (window as unknown as { go?: { app?: { SettingsService?: unknown } } }).go;
+    if (go?.app?.SettingsService === undefined) return;
+    let stale = false;
+    SettingsService.Get().then(
+      (v) => {
+        if (!stale) setStatus(searchStatusOf(v));
+      },
+      () => undefined,
+    );
+    return () => {
+      stale = true;
+    };
+  }, [tick, reloadKey]);
+  return status;
+}
+
+/** Why the banner shows: search is not set up, or every search of the last run failed. */
+export type SearchBannerReason = { kind: 'not-ready'; problem: string } | { kind: 'all-failed'; error: string; messageId: string };
+
+/** Props of SearchBanner. */
+export interface SearchBannerProps {
+  reason: SearchBannerReason | null;
+  onOpenSettings: () => void;
+}
+
+/** The identity of a banner: dismissing it hides that one, and a new reason shows again. */
+function reasonKey(r: SearchBannerReason): string {
+  return r.kind === 'not-ready' ? `nr:${r.problem}` : `af:${r.messageId}`;
+}
+
+/**
+ * The banner above the composer (issue 9, item 2): with web search not set up ("Tavily
+ * needs an API key") or after a run whose every search failed, it says so and offers
+ * "Open Settings"; the ✕ dismisses it until the reason changes.
+ */
+export function SearchBanner({ reason, onOpenSettings }: SearchBannerProps) {
+  const [dismissed, setDismissed] = useState<string[]>([]);
+  if (reason === null || dismissed.includes(reasonKey(reason))) return null;
+  const text =
+    reason.kind === 'not-ready' ? (
+      <>
+        <strong>Web search is not set up.</strong> {reason.problem || 'Choose a search provider in Settings.'} Research can
+        only use what the model already knows.
+      </>
+    ) : (
+      <>
+        <strong>Every web search of the last run failed.</strong> {reason.error ? `${reason.error} ` : ''}Check the search
+        provider in Settings.
+      </>
+    );
+  return (
+    <div className="search-banner" role="status" aria-label="Web search">
+      <AlertIcon size={16} />
+      <div className="search-banner-text">{text}</div>
+      <button type="button" className="btn btn-sm btn-primary" onClick={onOpenSettings}>
+        Open Settings
+      </button>
+      <button
+        type="button"
+        className="icon-btn"
+        aria-label="Dismiss"
+        title="Dismiss"
+        onClick={() => setDismissed((d) => [...d, reasonKey(reason)])}
+      >
+        <XIcon size={14} />
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,112 @@
+import { useEffect, useState } from 'react';
+import { copyText, openExternal } from '../api';
+import { filterSources, isWebSource, sourceMeta, sourceTitle, type Source } from '../citations';
+import { clip, relativeTime } from '../format';
+import { Spinner } from './icons';
+import './citations.css';
+
+/** Props of SourcesList. */
+export interface SourcesListProps {
+  /** The conversation's sources in number order; null while they load. */
+  sources: readonly Source[] | null;
+  /** The load failed: what to say instead of the list ("" when it did not). */
+  error?: string;
+  /** The current time in ms since epoch, for "5 min ago". */
+  now?: number;
+}
+
+/**
+ * The panel's Sources tab: the conversation's sources in number order, each with its
+ * number (as a chip), title, site and date (for files the path and page or line),
+ * whether it was read or only listed in results, and when it was added; a filter box
+ * narrows the list by words or by number. A web source opens in the system browser on
+ * click or Enter; a file source copies its workspace path. Titles and excerpts are plain
+ * text.
+ */
+export function SourcesList({ sources, error = '', now }: SourcesListProps) {
+  const [query, setQuery] = useState('');
+  const [status, setStatus] = useState('');
+  useEffect(() => {
+    if (status === '') return;
+    const t = window.setTimeout(() => setStatus(''), 4000);
+    return () => window.clearTimeout(t);
+  }, [status]);
+  const shown = sources === null ? [] : filterSources(sources, query);
+
+  const activate = (s: Source) => {
+    if (isWebSource(s)) {
+      openExternal(s.location);
+      return;
+    }
+    void copyText(s.location).then((ok) => setStatus(ok ? `Copied ${s.location}` : 'Could not copy the path'));
+  };
+
+  return (
+    <div className="sources">
+      <div className="sources-filter">
+        <input
+          type="search"
+          value={query}
+          placeholder="Filter sources"
+          aria-label="Filter sources"
+          onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape' && query !== '') {
+              e.preventDefault();
+              setQuery('');
+            }
+          }}
+        />
+      </div>
+      <div className="sources-status" role="status">
+        {status}
+      </div>
+      {error !== '' ? (
+        <p className="sources-empty error-text">Could not load the sources: {error}</p>
+      ) : sources === null ? (
+        <p className="sources-empty">
+          <Spinner size={12} /> Loading…
+        </p>
+      ) : sources.length === 0 ? (
+        <p className="sources-empty">Every search result, page and file the agents look at gets a number here; answers and reports cite it as [n].</p>
+      ) : shown.length === 0 ? (
+        <p className="sources-empty">No source matches “{query.trim()}”.</p>
+      ) : (
+        <ul className="source-list" aria-label="Sources">
+          {shown.map((s) => {
+            const web = isWebSource(s);
+            const meta = sourceMeta(s);
+            const added = relativeTime(s.added_at, now);
+            return (
+              <li key={s.n}>
+                <button
+                  type="button"
+                  className="source-row"
+                  data-source={s.n}
+                  title={web ? `Open ${s.location}` : `Copy the path ${s.location}`}
+                  onClick={() => activate(s)}
+                >
+                  <span className="cite cite-static" aria-hidden="true">
+                    {s.n}
+                  </span>
+                  <span className="source-main">
+                    <span className="source-title">
+                      <span className="sr-only">Source {s.n}: </span>
+                      {clip(sourceTitle(s), 160)}
+                    </span>
+                    {meta !== '' ? <span className="source-meta">{meta}</span> : null}
+                    {s.excerpt.trim() !== '' ? <span className="source-excerpt">{clip(s.excerpt.trim(), 200)}</span> : null}
+                  </span>
+                  <span className="source-side">
+                    <span className={`badge badge-${s.fetched ? 'fetched' : 'listed'}`}>{s.fetched ? 'read' : 'listed'}</span>
+                    {added !== '' ? <time dateTime={s.added_at}>{added}</time> : null}
+                  </span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
