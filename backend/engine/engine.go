@@ -25,6 +25,7 @@ import (
 	"artifactflow/backend/events"
 	"artifactflow/backend/hooks"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/sources"
 	"artifactflow/backend/store"
 	"artifactflow/backend/tokens"
 	"artifactflow/backend/toolcall"
@@ -79,6 +80,9 @@ type Deps struct {
 	// tool call of any agent, Stop after the run's terminal event. Entries Validate would
 	// refuse are skipped with a warning. nil: no hooks.
 	Hooks config.Hooks
+	// Sources numbers the sources the tools find (issue 9). nil, the normal case: each run
+	// records into Store and emits source_added; a test may set its own.
+	Sources sources.Recorder
 }
 
 // Tool permission policies (issue 4, permission).
@@ -172,6 +176,10 @@ type Result struct {
 	Usage          events.Usage
 	Steps          int
 	Duration       time.Duration
+	// Web tallies the run's web_search and web_fetch calls (nil: none); Cited lists the
+	// source numbers the answer cites, in order of first use (issue 9).
+	Web   *events.WebTally
+	Cited []int
 }
 
 // Run is one run in progress. Wait blocks until it has written its terminal event.

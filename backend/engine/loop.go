@@ -16,6 +16,7 @@ import (
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/sources"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/tools"
 )
@@ -47,6 +48,7 @@ type runState struct {
 	// stuck holds the agents whose last compaction in this run left them over the
 	// threshold (compactIfNeeded waits for more history before trying again).
 	stuck map[string]bool
+	web   webTally // the run's web_search and web_fetch calls (sources.go)
 }
 
 // runTools is the registry of every tool a run offers its agents (each agent gets its
@@ -69,7 +71,7 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 		all = append(all, record)
 	}
 	all = append(all, tools.CallSubagent{Agents: subagents})
-	all = append(all, tools.WebSearch{S: deps.Searcher}, tools.WebFetch{F: deps.Fetcher})
+	all = append(all, tools.WebSearch{S: deps.Searcher, Sources: deps.Sources}, tools.WebFetch{F: deps.Fetcher, Sources: deps.Sources})
 	return tools.NewRegistry(all...)
 }
 
@@ -80,6 +82,9 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	subNames := make([]string, 0, len(e.cfg.Agents)-1)
 	for _, a := range e.cfg.Agents[1:] {
 		subNames = append(subNames, a.Name)
+	}
+	if deps.Sources == nil {
+		deps.Sources = &runRecorder{st: e.cfg.Store, em: em}
 	}
 	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID,
 		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}}
@@ -93,6 +98,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
+	rs.amendReports(flushCtx)
 	failed := r.artifacts.Flush(flushCtx)
 	failedIDs := make([]string, 0, len(failed))
 	for id, ferr := range failed {
@@ -119,6 +125,11 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 		errText = res.Err.Error()
 	}
 	saveCtx := context.WithoutCancel(ctx)
+	res.Web, res.Cited = rs.web.result(), sources.Cited(answer)
+	if res.Status == events.Complete {
+		answer, res.Cited = rs.finishAnswer(saveCtx, answer) // a stopped or failed run keeps its text as it was
+		res.Response = answer
+	}
 	if ferr := e.cfg.Store.FinishMessage(saveCtx, r.MessageID, answer, string(res.Status), errText); ferr != nil {
 		e.cfg.Logger.Error("save run result failed", "message", r.MessageID, "err", ferr)
 		if res.Status == events.Complete {
@@ -131,7 +142,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	}
 	res.Duration = e.cfg.Now().Sub(started)
 	data := events.DataTerminal{Response: answer, FlushFailed: failedIDs, Usage: rs.usage,
-		DurationMS: res.Duration.Milliseconds(), Steps: rs.steps}
+		DurationMS: res.Duration.Milliseconds(), Steps: rs.steps, Web: res.Web, Cited: res.Cited}
 	switch res.Status {
 	case events.Error:
 		data.Error = errText
@@ -397,6 +408,7 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 	}
 	rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
 		Success: res.Success, Result: res.Data, Error: res.Error, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+	rs.web.add(call.Name, res)
 	if snap, ok := res.Metadata[tools.MetaArtifact].(events.ArtifactSnapshot); ok {
 		rs.em.emit(ctx, events.ArtifactChanged, cfg.Name, events.DataArtifactChanged{Artifact: snap})
 	}
