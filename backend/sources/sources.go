@@ -88,6 +88,9 @@ func Key(kind, location string) string {
 		return "web:" + location
 	}
 	host := Site(location)
+	if port := u.Port(); port != "" && port != "80" && port != "443" {
+		host += ":" + port
+	}
 	p := u.Path
 	if p == "" {
 		p = "/"

@@ -1,0 +1,147 @@
+package sources
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCited(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []int
+	}{
+		{"single", "The Moon is far [1].", []int{1}},
+		{"first-use order, each once", "A [2]. B [1]. C [2].", []int{2, 1}},
+		{"list", "Both agree [1, 3].", []int{1, 3}},
+		{"list without spaces and with semicolons", "x [4,5;6]", []int{4, 5, 6}},
+		{"CJK separators", "月球 [1，2、3]。", []int{1, 2, 3}},
+		{"range", "See [3-5].", []int{3, 4, 5}},
+		{"en dash range", "See [3–5].", []int{3, 4, 5}},
+		{"mixed", "[1, 4-6, 2]", []int{1, 4, 5, 6, 2}},
+		{"adjacent", "x[1][2]", []int{1, 2}},
+		{"spaces inside", "x [ 7 ]", []int{7}},
+		{"inline code ignored", "Use `arr[1]` and ``x [2] y`` but [3].", []int{3}},
+		{"unclosed backtick is literal", "a ` b [1]", []int{1}},
+		{"fenced code ignored", "Text [1]\n```go\nx := a[2]\n```\n~~~\n[3]\n~~~\nEnd [4]", []int{1, 4}},
+		{"longer closing fence", "````\n```\n[2]\n````\n[5]", []int{5}},
+		{"unclosed fence hides the rest", "[1]\n```\n[2]", []int{1}},
+		{"footnote", "Claim[^1] and [^2].", nil},
+		{"page marker", "[Page 3] text", nil},
+		{"markdown link text", "[1](https://a.example) and [2] (https://b.example)", []int{2}},
+		{"link reference definition", "[1]: https://a.example\n  [2]: https://b.example \"t\"", nil},
+		{"colon after mid-line bracket is a citation", "as in [1]: yes", []int{1}},
+		{"escaped", `not \[1\] but [2]`, []int{2}},
+		{"leading zero, zero, words", "[0] [01] [1a] [a1] [] [1 2]", nil},
+		{"too large", "[10000] [9999]", []int{9999}},
+		{"bad ranges", "[5-3] [1-100] [2-2]", nil},
+		{"years are numbers too", "[2024]", []int{2024}},
+		{"task list boxes", "- [ ] a\n- [x] b", nil},
+		{"nested bracket", "[[1]]", []int{1}},
+	}
+	for _, tc := range tests {
+		if got := Cited(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Cited(%q) = %v, want %v", tc.name, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestCitationsOffsets(t *testing.T) {
+	text := "é [1, 2] and `[3]` then [4-5]."
+	got := Citations(text)
+	if len(got) != 2 {
+		t.Fatalf("citations = %+v", got)
+	}
+	if text[got[0].Start:got[0].End] != "[1, 2]" || text[got[1].Start:got[1].End] != "[4-5]" ||
+		!slices.Equal(got[1].Numbers, []int{4, 5}) {
+		t.Errorf("citations = %+v", got)
+	}
+	multi := "line one\n```\n[9]\n```\nline [7]\r\nend [8]"
+	for _, c := range Citations(multi) {
+		if s := multi[c.Start:c.End]; s != "[7]" && s != "[8]" {
+			t.Errorf("span %q", s)
+		}
+	}
+}
+
+func TestKey(t *testing.T) {
+	same := [][]string{
+		{"https://example.com/a", "http://example.com/a", "https://WWW.Example.COM/a/", "https://example.com:443/a#frag",
+			"https://example.com/a?utm_source=x&fbclid=y"},
+		{"https://example.com/?b=2&a=1", "https://example.com?a=1&b=2"},
+		{"https://example.com/%7Euser", "https://example.com/~user"},
+	}
+	for _, group := range same {
+		for _, u := range group[1:] {
+			if Key(KindWeb, u) != Key(KindWeb, group[0]) {
+				t.Errorf("Key(%q) = %q, want %q", u, Key(KindWeb, u), Key(KindWeb, group[0]))
+			}
+		}
+	}
+	different := [][2]string{
+		{"https://example.com/a", "https://example.com/b"},
+		{"https://example.com/a?x=1", "https://example.com/a?x=2"},
+		{"https://example.com/A", "https://example.com/a"},
+		{"https://a.example.com/", "https://b.example.com/"},
+		{"https://example.com:8080/", "https://example.com/"},
+	}
+	for _, d := range different {
+		if Key(KindWeb, d[0]) == Key(KindWeb, d[1]) {
+			t.Errorf("Key(%q) == Key(%q)", d[0], d[1])
+		}
+	}
+	if Key(KindFile, "./docs//a.md") != Key(KindFile, "docs/a.md") || Key(KindFile, `docs\a.md`) != "file:docs/a.md" {
+		t.Errorf("file keys: %q %q", Key(KindFile, "./docs//a.md"), Key(KindFile, `docs\a.md`))
+	}
+	if Key(KindFile, "a.md") == Key(KindWeb, "a.md") {
+		t.Error("a file and a web location share a key")
+	}
+}
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		s    Source
+		want string
+	}{
+		{Source{N: 1, Kind: KindWeb, Location: "https://www.a.example/x y", Title: "A *bold* [title]", Site: "", Published: "2024-01-02"},
+			`[1] [A \*bold\* \[title\]](<https://www.a.example/x%20y>) · a.example · 2024-01-02`},
+		{Source{N: 2, Kind: KindWeb, Location: "https://b.example/", Site: "b.example"}, "[2] [https://b.example/](<https://b.example/>) · b.example"},
+		{Source{N: 3, Kind: KindWeb, Location: "javascript:alert(1)", Title: "Bad"}, "[3] Bad"},
+		{Source{N: 4, Kind: KindFile, Location: "docs/report_1.pdf", Page: 3}, `[4] docs/report\_1.pdf (p. 3)`},
+		{Source{N: 5, Kind: KindFile, Location: "src/main.go", Line: 12}, "[5] src/main.go (line 12)"},
+		{Source{N: 6, Kind: KindWeb, Location: "https://c.example/a>b", Title: "C\nnext line"}, "[6] [C next line](<https://c.example/a%3Eb>) · c.example"},
+	}
+	for _, tc := range tests {
+		if got := Line(tc.s); got != tc.want {
+			t.Errorf("Line(%+v) =\n%s\nwant\n%s", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	if got := Excerpt("[Page 1]\n# Title\n\n- item one\n  text   here\n"); got != "Title item one text here" {
+		t.Errorf("Excerpt = %q", got)
+	}
+	long := strings.Repeat("word ", 200)
+	got := Excerpt(long)
+	if r := []rune(got); len(r) > ExcerptRunes+1 || !strings.HasSuffix(got, "…") || strings.Contains(got, "wo…") {
+		t.Errorf("long excerpt = %q (%d runes)", got, len(r))
+	}
+	cjk := strings.Repeat("月球是地球唯一的天然卫星", 40)
+	if r := []rune(Excerpt(cjk)); len(r) != ExcerptRunes+1 {
+		t.Errorf("CJK excerpt has %d runes, want %d", len(r), ExcerptRunes+1)
+	}
+}
+
+func TestSite(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://www.Example.com:8443/x": "example.com",
+		"http://sub.example.org":         "sub.example.org",
+		"not a url":                      "",
+		"https://www2.example.com/":      "www2.example.com",
+	} {
+		if got := Site(in); got != want {
+			t.Errorf("Site(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
