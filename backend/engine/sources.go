@@ -185,44 +185,10 @@ func answerFooter(t *webTally, cited []int, list []sources.Source) string {
 	return b.String()
 }
 
-// SourcesMarker is the line that opens the managed Sources section at the end of a
-// Markdown report (issue 9): an HTML comment, which Markdown renderers hide. The section
-// is recognized as everything from the last line of the document that is exactly this
-// marker (surrounding spaces ignored, outside fenced code) to the end; the engine
-// replaces it on every run that changes the report, so there is never more than one.
-const SourcesMarker = "<!-- sources -->"
-
-// SplitSourcesSection splits a Markdown document into its body and its managed Sources
-// section (from the SourcesMarker line to the end, "" when there is none). The body keeps
-// its text as written, trailing blank lines removed only when a section follows.
-func SplitSourcesSection(content string) (body, section string) {
-	at := -1
-	fence := ""
-	off := 0
-	for line := range strings.Lines(content) {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case fence != "" && strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "":
-			fence = ""
-		case fence != "":
-		case strings.HasPrefix(trimmed, "```"):
-			fence = "```"
-		case strings.HasPrefix(trimmed, "~~~"):
-			fence = "~~~"
-		case trimmed == SourcesMarker:
-			at = off
-		}
-		off += len(line)
-	}
-	if at < 0 {
-		return content, ""
-	}
-	return strings.TrimRight(content[:at], " \t\r\n"), content[at:]
-}
-
-// sourcesSection renders the managed section for lines (see SourcesMarker).
+// sourcesSection renders the managed section of a report for lines (see
+// sources.SectionMarker).
 func sourcesSection(lines []string) string {
-	return SourcesMarker + "\n## Sources\n\n" + strings.Join(lines, "\n") + "\n"
+	return sources.SectionMarker + "\n## Sources\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
 // withSourcesSection returns content with its managed Sources section listing the
@@ -230,7 +196,7 @@ func sourcesSection(lines []string) string {
 // a resolved citation the section is removed. The second result is false when nothing
 // changes.
 func withSourcesSection(content string, list []sources.Source) (string, bool) {
-	body, old := SplitSourcesSection(content)
+	body, old := sources.SplitSection(content)
 	body = strings.TrimRight(body, " \t\r\n")
 	lines := citedLines(sources.Cited(body), list)
 	if len(lines) == 0 {

@@ -64,7 +64,7 @@ func Citations(text string) []Citation {
 			case fence == "":
 				fence = marker
 				continue
-			case marker[0] == fence[0] && len(marker) >= len(fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(body), marker[:1])) == "":
+			case closesFence(body, marker, fence):
 				fence = ""
 				continue
 			}
@@ -96,6 +96,13 @@ func fenceMarker(line string) (string, bool) {
 		return "", false // an info string may not hold a backtick: this is inline code
 	}
 	return rest[:n], true
+}
+
+// closesFence reports whether line, whose fence marker run is marker, closes the fenced
+// block opened by fence: the same character, at least as long, and nothing after it.
+func closesFence(line, marker, fence string) bool {
+	return marker[0] == fence[0] && len(marker) >= len(fence) &&
+		strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), marker[:1])) == ""
 }
 
 // lineCitations scans one line outside fenced code; base is its offset in the text.

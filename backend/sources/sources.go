@@ -239,3 +239,39 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // itoa formats n in decimal.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// SectionMarker is the line that opens the managed Sources section at the end of a
+// Markdown report (issue 9): an HTML comment, which Markdown renderers hide. The engine
+// writes the section (the marker, "## Sources" and one line per cited source) and
+// replaces it on every run that changes the report, so there is never more than one;
+// exports see it and add no reference list of their own.
+const SectionMarker = "<!-- sources -->"
+
+// SplitSection splits a Markdown document into its body and its managed Sources section:
+// the section runs from the last line that is exactly SectionMarker (surrounding spaces
+// ignored, outside fenced code) to the end. body + section == content; section is ""
+// when there is none.
+func SplitSection(content string) (body, section string) {
+	at := -1
+	fence := ""
+	off := 0
+	for line := range strings.Lines(content) {
+		body := strings.TrimRight(line, "\r\n")
+		marker, isFence := fenceMarker(body)
+		switch {
+		case fence != "":
+			if isFence && closesFence(body, marker, fence) {
+				fence = ""
+			}
+		case isFence:
+			fence = marker
+		case strings.TrimSpace(body) == SectionMarker:
+			at = off
+		}
+		off += len(line)
+	}
+	if at < 0 {
+		return content, ""
+	}
+	return content[:at], content[at:]
+}

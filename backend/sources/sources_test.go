@@ -145,3 +145,20 @@ func TestSite(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitSection(t *testing.T) {
+	sec := SectionMarker + "\n## Sources\n\n- [1] x\n"
+	tests := []struct{ in, body, section string }{
+		{"Report [1].\n\n" + sec, "Report [1].\n\n", sec},
+		{"Report.\n", "Report.\n", ""},
+		{"A\n  " + SectionMarker + "  \nold\n" + sec, "A\n  " + SectionMarker + "  \nold\n", sec},
+		{"````\n```\n" + SectionMarker + "\n````\nText\n", "````\n```\n" + SectionMarker + "\n````\nText\n", ""},
+		{"Text " + SectionMarker + "\n", "Text " + SectionMarker + "\n", ""},
+	}
+	for _, tc := range tests {
+		body, section := SplitSection(tc.in)
+		if body != tc.body || section != tc.section {
+			t.Errorf("SplitSection(%q) = %q, %q; want %q, %q", tc.in, body, section, tc.body, tc.section)
+		}
+	}
+}
