@@ -25,6 +25,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"artifactflow/backend/sources"
 )
 
 // Doc is one artifact version to export.
@@ -35,11 +37,14 @@ import (
 // ("python", "text/csv", "html", "application/json", …) is exported as a code
 // block whose language is derived from it. Version is the artifact version
 // number (0 = unknown, not shown). Exported is the export time (zero = not
-// shown); it goes into the HTML footer and the DOCX core properties.
+// shown); it goes into the HTML footer and the DOCX core properties. Sources is
+// the conversation's source list (issue 9): a Markdown document's [n] citations
+// are resolved against it (see Markdown, HTML and DOCX); nil = no references.
 type Doc struct {
 	Title, ContentType, Content string
 	Version                     int
 	Exported                    time.Time
+	Sources                     []sources.Source
 }
 
 // md is the one Markdown engine for HTML and DOCX: CommonMark + GFM (tables,
@@ -54,14 +59,18 @@ var md = goldmark.New(
 
 // Markdown returns the Markdown export of d.
 //
-// Markdown content is returned byte for byte as stored. Any other content type
+// Markdown content is returned byte for byte as stored, followed, when it cites
+// sources of d.Sources and does not end with the managed Sources section the
+// engine keeps (sources.SectionMarker), by a "## References" section listing the
+// cited sources in citation order ("- [1] [Title](<URL>) · site · date"; a
+// number not in the list gets no line). Any other content type
 // becomes "# Title" (Markdown punctuation in the title escaped; omitted when
 // the title is blank) followed by the content in a fenced code block tagged
 // with the language derived from ContentType; the fence is longer than any
 // backtick run in the content, so the content cannot close it early.
 func Markdown(d Doc) []byte {
 	if isMarkdown(d.ContentType) {
-		return []byte(d.Content)
+		return []byte(withReferences(d.Content, d.Sources, false))
 	}
 	var b bytes.Buffer
 	b.Grow(len(d.Content) + len(d.Title) + 32)
@@ -97,7 +106,11 @@ type parsed struct {
 // a level-1 heading (which is then the visible title; the Doc title is still
 // used for <title> and the DOCX core properties).
 func parse(d Doc) parsed {
-	src := []byte(cleanText(string(Markdown(d))))
+	doc := string(Markdown(Doc{Title: d.Title, ContentType: d.ContentType, Content: d.Content}))
+	if isMarkdown(d.ContentType) {
+		doc = withReferences(d.Content, d.Sources, true) // [n] → a link to source n
+	}
+	src := []byte(cleanText(doc))
 	root := md.Parser().Parse(text.NewReader(src))
 	title := oneLine(cleanText(d.Title))
 	h, ok := root.FirstChild().(*ast.Heading)
