@@ -235,6 +235,7 @@ var browserReviewed = []string{
 	"ConversationService/List", "ConversationService/Rename", "ConversationService/Search", "ConversationService/SwitchBranch",
 	"ConversationService/Sources",
 	"SettingsService/Get", "SettingsService/ModelContext", "SettingsService/Save",
+	"SettingsService/ListModels", "SettingsService/Presets", "SettingsService/TestConnection", "SettingsService/TestSearch",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision

@@ -53,8 +53,9 @@ type Env struct {
 
 // globalFlags are the flags every command takes (DESIGN.md, "Command line").
 type globalFlags struct {
-	dataDir string
-	s       config.Settings
+	dataDir   string
+	s         config.Settings
+	searchKey string // --search-key, stored under --search-provider's id once parsed
 }
 
 func (g *globalFlags) register(fs *flag.FlagSet) {
@@ -65,6 +66,24 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.s.ToolCallMode, "tool-call-mode", "", "tool-call format: native or xml")
 	fs.StringVar(&g.s.SearxngURL, "searxng-url", "", "SearXNG base URL for web_search")
 	fs.BoolVar(&g.s.AllowPrivateNetwork, "allow-private-network", false, "let web_fetch reach loopback and private addresses")
+	fs.StringVar(&g.s.Search.Provider, "search-provider", "", "web search provider: "+strings.Join(config.SearchProviders(), ", "))
+	fs.StringVar(&g.searchKey, "search-key", "", "API key of --search-provider (default the stored key)")
+	fs.StringVar(&g.s.Lead.Model, "lead-model", "", "the lead agent's model (default --model)")
+	fs.StringVar(&g.s.SubAgents.Model, "sub-model", "", "the search and crawl agents' model (default --model)")
+}
+
+// finish checks the flags that depend on each other after parsing: --search-key needs
+// --search-provider, whose key it is.
+func (g *globalFlags) finish() error {
+	g.s.Search.Provider = strings.ToLower(strings.TrimSpace(g.s.Search.Provider))
+	if g.searchKey == "" {
+		return nil
+	}
+	if g.s.Search.Provider == "" {
+		return errors.New("--search-key needs --search-provider (the provider the key is for)")
+	}
+	g.s.Search = g.s.Search.WithKey(g.s.Search.Provider, g.searchKey)
+	return nil
 }
 
 // Main runs the command line and returns the process exit code:
@@ -123,6 +142,8 @@ Usage:
 Flags for every command:
   --data-dir DIR  --base-url URL  --api-key KEY  --model NAME
   --tool-call-mode native|xml  --searxng-url URL  --allow-private-network
+  --search-provider duckduckgo|wikipedia|searxng|tavily|brave|bocha|exa  --search-key KEY
+  --lead-model NAME  --sub-model NAME   the lead's and the search/crawl agents' models
 `
 
 func parse(env Env, name string, args []string, extra func(*flag.FlagSet)) (*globalFlags, *flag.FlagSet, bool) {
@@ -139,6 +160,10 @@ func parse(env Env, name string, args []string, extra func(*flag.FlagSet)) (*glo
 		} else {
 			fmt.Fprintf(env.Stderr, "artifactflow: %s: %v\n", name, err)
 		}
+		return nil, nil, false
+	}
+	if err := g.finish(); err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: %s: %v\n", name, err)
 		return nil, nil, false
 	}
 	return g, fs, true
@@ -832,6 +857,10 @@ func parseInterleaved(env Env, name string, args []string, extra func(*flag.Flag
 			fmt.Fprintf(env.Stderr, "artifactflow: %s: %v\n", name, err)
 			return nil, nil, false
 		}
+	}
+	if err := g.finish(); err != nil { // flags after the positional arguments
+		fmt.Fprintf(env.Stderr, "artifactflow: %s: %v\n", name, err)
+		return nil, nil, false
 	}
 	return g, append(pos, rest...), true
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -28,7 +27,7 @@ import (
 	"artifactflow/backend/web"
 )
 
-// searchTimeout bounds one SearXNG request.
+// searchTimeout bounds one request of a web search provider.
 const searchTimeout = 30 * time.Second
 
 // ErrNoModel is returned when a run is asked for before a model is configured.
@@ -295,32 +294,68 @@ func (c *Core) Settings() config.Settings {
 	return s.Merge(c.overrides).WithDefaults()
 }
 
-// deps builds the model and web clients for one run from the effective settings.
+// deps builds the model and web clients for one run from the effective settings: the
+// lead's model (Settings.Lead over the top-level model), the sub-agents' model
+// (Settings.SubAgents over the top-level model, else the lead's), each with its tool-call
+// mode, context and sampling (issue 9, item 7), and the chosen search provider. A provider
+// that cannot be set up (a missing key or URL) does not stop the run: web_search answers
+// with the reason, which the answer's footer reports.
 func (c *Core) deps() (engine.Deps, error) {
 	s := c.Settings()
-	if s.Model == "" {
+	lead, sub := s.Agent(s.Lead), s.Agent(s.SubAgents)
+	if lead.Model == "" {
 		return engine.Deps{}, ErrNoModel
 	}
-	mode, err := toolcall.ParseMode(s.ToolCallMode)
-	if err != nil {
-		return engine.Deps{}, err
+	if sub.Model == "" { // only the lead's own model is set
+		sub = s.Agent(config.AgentModel{Model: lead.Model, ToolCallMode: s.SubAgents.ToolCallMode, ContextWindow: s.SubAgents.ContextWindow,
+			Temperature: s.SubAgents.Temperature, TopP: s.SubAgents.TopP, MaxTokens: s.SubAgents.MaxTokens})
 	}
-	model, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: s.Model, Logger: c.log})
+	leadModel, err := c.agentModel(s, lead)
 	if err != nil {
-		return engine.Deps{}, err
+		return engine.Deps{}, fmt.Errorf("lead model: %w", err)
 	}
-	window, percent := s.ContextFor(s.Model)
-	d := engine.Deps{Model: model, ModelName: s.Model, Mode: mode,
-		Fetcher:       web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
-		ContextWindow: window, CompactAt: float64(percent) / 100,
+	subModel, err := c.agentModel(s, sub)
+	if err != nil {
+		return engine.Deps{}, fmt.Errorf("sub-agents' model: %w", err)
+	}
+	d := engine.Deps{Model: leadModel.Model, ModelName: leadModel.Name, Mode: leadModel.Mode, LeadSampling: leadModel.Sampling,
+		ContextWindow: leadModel.ContextWindow, CompactAt: leadModel.CompactAt, SubAgents: &subModel,
+		Fetcher:     web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
 		Declared: c.declared, Workspace: c.workspace, Hooks: s.Hooks}
-	if s.SearxngURL != "" {
-		sx, err := web.NewSearXNG(s.SearxngURL, &http.Client{Timeout: searchTimeout})
-		if err != nil {
-			return engine.Deps{}, err
-		}
-		d.Searcher = sx
+	searcher, err := c.newSearcher(s, s.SearchProvider(), "", "")
+	if err != nil {
+		c.log.Warn("web search is not available", "provider", s.SearchProvider(), "err", err)
+		searcher = failedSearcher{err: err}
 	}
+	d.Searcher = searcher
 	return d, nil
+}
+
+// agentModel makes the client of one agent's model on the settings' endpoint.
+func (c *Core) agentModel(s config.Settings, a config.AgentChoice) (engine.AgentModel, error) {
+	mode, err := toolcall.ParseMode(a.ToolCallMode)
+	if err != nil {
+		return engine.AgentModel{}, err
+	}
+	model, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: a.Model, Logger: c.log})
+	if err != nil {
+		return engine.AgentModel{}, err
+	}
+	return engine.AgentModel{Model: model, Name: a.Model, Mode: mode, ContextWindow: a.ContextWindow,
+		CompactAt: float64(a.CompactAtPercent) / 100, Sampling: sampling(a)}, nil
+}
+
+// sampling converts an agent's sampling settings for llm (unset stays unset).
+func sampling(a config.AgentChoice) llm.Sampling {
+	out := llm.Sampling{MaxTokens: a.MaxTokens}
+	if a.Temperature != nil {
+		v := float32(*a.Temperature)
+		out.Temperature = &v
+	}
+	if a.TopP != nil {
+		v := float32(*a.TopP)
+		out.TopP = &v
+	}
+	return out
 }

@@ -273,15 +273,26 @@ func (s *SettingsService) Get() (SettingsView, error) {
 // Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
 // key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
 // alone (issue 4: a threshold per model; with no model, for every model without its own);
-// other models keep theirs. Errors wrap config.ErrInvalid and name the field.
+// other models keep theirs. in.Search, in.Lead and in.SubAgents replace the stored ones
+// (search keys: see SearchInput); left out (nil), they are kept. What the dialog does not
+// edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
+// name the field ("lead.temperature: 3 is outside 0–2").
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
 	c.mu.Lock()
-	next := config.Settings{BaseURL: strings.TrimSpace(in.BaseURL), APIKey: c.settings.APIKey, Model: strings.TrimSpace(in.Model),
-		ToolCallMode: in.ToolCallMode, SearxngURL: strings.TrimSpace(in.SearxngURL), AllowPrivateNetwork: in.AllowPrivateNetwork,
-		MaxUploadMB: in.MaxUploadMB, ContextWindow: c.settings.ContextWindow, CompactAtPercent: c.settings.CompactAtPercent,
-		Models: c.settings.Models, ToolPermissions: in.ToolPermissions, PermissionTimeoutSeconds: in.PermissionTimeoutSeconds,
-		Hooks: c.settings.Hooks} // hooks are edited in config.json; the dialog keeps them
+	next := c.settings // hooks are edited in config.json; the dialog keeps them
+	next.BaseURL, next.Model, next.ToolCallMode = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.Model), in.ToolCallMode
+	next.SearxngURL, next.AllowPrivateNetwork = strings.TrimSpace(in.SearxngURL), in.AllowPrivateNetwork
+	next.MaxUploadMB, next.ToolPermissions, next.PermissionTimeoutSeconds = in.MaxUploadMB, in.ToolPermissions, in.PermissionTimeoutSeconds
+	if in.Search != nil {
+		next.Search = applySearch(next.Search, *in.Search)
+	}
+	if in.Lead != nil {
+		next.Lead = in.Lead.config()
+	}
+	if in.SubAgents != nil {
+		next.SubAgents = in.SubAgents.config()
+	}
 	if next.Model != "" {
 		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
 	} else { // no model chosen yet: the values apply to every model without its own
@@ -327,9 +338,11 @@ func (c *Core) settingsView() SettingsView {
 	v := SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
 		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
-		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir}
+		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
+		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents)}
 	if v.ToolPermissions == nil {
 		v.ToolPermissions = map[string]string{}
 	}
+	c.searchView(s, &v)
 	return v
 }

@@ -114,6 +114,19 @@ type SettingsView struct {
 	ToolPermissions          map[string]string `json:"tool_permissions"`
 	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
 	DataDir                  string            `json:"data_dir"`
+	// Search is the web search choice (issue 9): the provider in effect, which providers
+	// have a stored key (never the keys) and Wikipedia's language. SearchProviders lists
+	// every provider for the dialog. SearchReady is false, with SearchProblem saying why
+	// in words ("… needs an API key: get one at … and enter it in Settings → Search"),
+	// when the provider in effect lacks its key or URL: every web_search would fail.
+	Search          SearchView           `json:"search"`
+	SearchProviders []SearchProviderView `json:"search_providers"`
+	SearchReady     bool                 `json:"search_ready"`
+	SearchProblem   string               `json:"search_problem"`
+	// Lead and SubAgents are the lead's and the sub-agents' own model settings as stored
+	// (empty fields inherit the model above; see AgentModelSettings).
+	Lead      AgentModelSettings `json:"lead"`
+	SubAgents AgentModelSettings `json:"sub_agents"`
 }
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
@@ -145,6 +158,11 @@ type SettingsInput struct {
 	CompactAtPercent         int               `json:"compact_at_percent"`
 	ToolPermissions          map[string]string `json:"tool_permissions"`
 	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
+	// Search, Lead and SubAgents replace the stored search choice and agent models; nil
+	// (left out) keeps them as stored. See SearchInput and AgentModelSettings.
+	Search    *SearchInput        `json:"search,omitempty"`
+	Lead      *AgentModelSettings `json:"lead,omitempty"`
+	SubAgents *AgentModelSettings `json:"sub_agents,omitempty"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the

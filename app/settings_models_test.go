@@ -1,0 +1,388 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"artifactflow/backend/config"
+	"artifactflow/backend/llm/llmtest"
+	"artifactflow/backend/web"
+)
+
+func fptr(v float64) *float64 { return &v }
+
+// newSettingsCore opens a Core on a fresh data directory with no command-line flags, so
+// the settings under test are the stored ones.
+func newSettingsCore(t *testing.T, dir string) (*Core, *SettingsService) {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "")
+	core, err := NewCore(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = core.Close(context.Background()) })
+	return core, &SettingsService{core}
+}
+
+// inputFromView is what the settings dialog sends back when the user changes nothing:
+// the view's values and no key typed.
+func inputFromView(v SettingsView) SettingsInput {
+	lead, sub := v.Lead, v.SubAgents
+	return SettingsInput{BaseURL: v.BaseURL, Model: v.Model, ToolCallMode: v.ToolCallMode, SearxngURL: v.SearxngURL,
+		AllowPrivateNetwork: v.AllowPrivateNetwork, MaxUploadMB: v.MaxUploadMB, ContextWindow: v.ContextWindow,
+		CompactAtPercent: v.CompactAtPercent, ToolPermissions: v.ToolPermissions, PermissionTimeoutSeconds: v.PermissionTimeoutSeconds,
+		Search: &SearchInput{Provider: v.Search.Provider, Language: v.Search.Language}, Lead: &lead, SubAgents: &sub}
+}
+
+// TestSettingsRoundTripNewFields (issue 9: "Settings round-trip for per-agent models"):
+// every new field saved through SettingsService comes back in Get; saving the view back
+// unchanged, as the dialog does, loses nothing in config.json; the keys are stored but
+// never in the view; an empty key field keeps a key and an explicit clear removes it.
+func TestSettingsRoundTripNewFields(t *testing.T) {
+	dir := t.TempDir()
+	_, svc := newSettingsCore(t, dir)
+	in := SettingsInput{BaseURL: "http://localhost:11434/v1", APIKey: "sk-model", Model: "qwen3:8b", ToolCallMode: "native",
+		SearxngURL: "http://localhost:8888", MaxUploadMB: 20, PermissionTimeoutSeconds: 120, CompactAtPercent: 80,
+		Search:    &SearchInput{Provider: "brave", Keys: map[string]string{"brave": "BSA-SECRET-1", "tavily": "tvly-SECRET-2", "exa": ""}, Language: "de"},
+		Lead:      &AgentModelSettings{Model: "qwen3:32b", ToolCallMode: "xml", ContextWindow: 64_000, Temperature: fptr(0), TopP: fptr(0.9), MaxTokens: 4000},
+		SubAgents: &AgentModelSettings{Model: "qwen3:4b", Temperature: fptr(0.7)},
+	}
+	v1, err := svc.Save(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Settings{BaseURL: in.BaseURL, APIKey: "sk-model", Model: "qwen3:8b", ToolCallMode: "native", SearxngURL: in.SearxngURL,
+		MaxUploadMB: 20, PermissionTimeoutSeconds: 120, Models: map[string]config.ModelContext{"qwen3:8b": {CompactAtPercent: 80}},
+		Search:    config.SearchSettings{Provider: "brave", Keys: map[string]string{"brave": "BSA-SECRET-1", "tavily": "tvly-SECRET-2"}, Language: "de"},
+		Lead:      config.AgentModel{Model: "qwen3:32b", ToolCallMode: "xml", ContextWindow: 64_000, Temperature: fptr(0), TopP: fptr(0.9), MaxTokens: 4000},
+		SubAgents: config.AgentModel{Model: "qwen3:4b", Temperature: fptr(0.7)},
+	}
+	if !reflect.DeepEqual(stored, want) {
+		t.Fatalf("config.json after Save:\n got %+v\nwant %+v", stored, want)
+	}
+	b, err := json.Marshal(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "SECRET") || strings.Contains(string(b), "sk-model") {
+		t.Fatalf("the view carries a key: %s", b)
+	}
+	if !reflect.DeepEqual(v1.Search.KeysStored, []string{"brave", "tavily"}) || v1.Search.Provider != "brave" || v1.Search.Language != "de" {
+		t.Fatalf("search view = %+v", v1.Search)
+	}
+	if !reflect.DeepEqual(v1.Lead, *in.Lead) || !reflect.DeepEqual(v1.SubAgents, *in.SubAgents) {
+		t.Fatalf("agents view = %+v / %+v", v1.Lead, v1.SubAgents)
+	}
+	v2, err := svc.Get()
+	if err != nil || !reflect.DeepEqual(v1, v2) {
+		t.Fatalf("Get after Save differs:\n%+v\n%+v (%v)", v1, v2, err)
+	}
+	if _, err := svc.Save(inputFromView(v2)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, stored) {
+		t.Fatalf("saving the view back changed config.json:\n got %+v\nwant %+v", again, stored)
+	}
+
+	// Clear tavily's key, type a new one for brave, leave exa's empty: nothing else moves.
+	next := inputFromView(v2)
+	next.Search.ClearKeys = []string{"tavily"}
+	next.Search.Keys = map[string]string{"brave": " BSA-NEW ", "exa": ""}
+	v3, err := svc.Save(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v3.Search.KeysStored, []string{"brave"}) {
+		t.Fatalf("keys stored after clearing tavily = %v", v3.Search.KeysStored)
+	}
+	if s, _ := config.Load(dir); s.Search.Key("brave") != "BSA-NEW" || s.Search.Key("tavily") != "" {
+		t.Fatalf("keys in config.json = %v", s.Search.StoredKeys())
+	}
+
+	// A form without the new sections (an older page) keeps them as stored.
+	old := inputFromView(v3)
+	old.Search, old.Lead, old.SubAgents = nil, nil, nil
+	if _, err := svc.Save(old); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := config.Load(dir); s.Lead.Model != "qwen3:32b" || s.SubAgents.Model != "qwen3:4b" || s.Search.Provider != "brave" {
+		t.Fatalf("a form without the new fields dropped them: %+v", s)
+	}
+}
+
+// TestSettingsSaveNamesTheField: a bad value is refused naming its field as the dialog
+// expects ("lead.temperature: …"), and nothing is stored.
+func TestSettingsSaveNamesTheField(t *testing.T) {
+	dir := t.TempDir()
+	_, svc := newSettingsCore(t, dir)
+	_, err := svc.Save(SettingsInput{Model: "m", Lead: &AgentModelSettings{Temperature: fptr(3)},
+		Search: &SearchInput{Provider: "altavista"}})
+	if err == nil || !strings.Contains(err.Error(), "lead.temperature: 3 is outside 0–2") || !strings.Contains(err.Error(), `search.provider: "altavista" is not one of`) {
+		t.Fatalf("Save = %v", err)
+	}
+	if _, statErr := os.Stat(dir + "/" + config.ConfigFile); statErr == nil {
+		t.Fatal("an invalid save wrote config.json")
+	}
+}
+
+// TestSearchReadiness (issue 9: a banner when search is unset): search_ready is false,
+// with the reason, when the provider in effect lacks its key or URL.
+func TestSearchReadiness(t *testing.T) {
+	tests := []struct {
+		name     string
+		s        config.Settings
+		provider string
+		ready    bool
+		problem  string
+	}{
+		{"fresh install: DuckDuckGo", config.Settings{}, "duckduckgo", true, ""},
+		{"old config with a SearXNG URL", config.Settings{SearxngURL: "http://localhost:8888"}, "searxng", true, ""},
+		{"brave without a key", config.Settings{Search: config.SearchSettings{Provider: "brave", Keys: map[string]string{"tavily": "t"}}}, "brave", false, "Brave Search needs an API key"},
+		{"brave with its key", config.Settings{Search: config.SearchSettings{Provider: "brave", Keys: map[string]string{"brave": "k"}}}, "brave", true, ""},
+		{"searxng without a URL", config.Settings{Search: config.SearchSettings{Provider: "searxng"}}, "searxng", false, "SearXNG URL"},
+		{"wikipedia needs nothing", config.Settings{Search: config.SearchSettings{Provider: "wikipedia"}}, "wikipedia", true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := config.Save(dir, tc.s); err != nil {
+				t.Fatal(err)
+			}
+			_, svc := newSettingsCore(t, dir)
+			v, err := svc.Get()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Search.Provider != tc.provider || v.SearchReady != tc.ready || !strings.Contains(v.SearchProblem, tc.problem) || (tc.ready && v.SearchProblem != "") {
+				t.Fatalf("provider %q ready %v problem %q; want %q %v %q", v.Search.Provider, v.SearchReady, v.SearchProblem, tc.provider, tc.ready, tc.problem)
+			}
+			if len(v.SearchProviders) != len(web.Providers()) || v.SearchProviders[0].ID != "duckduckgo" {
+				t.Fatalf("providers = %+v", v.SearchProviders)
+			}
+		})
+	}
+}
+
+// TestProvidersAgree: config validates exactly the provider ids package web offers.
+func TestProvidersAgree(t *testing.T) {
+	var ids []string
+	for _, p := range web.Providers() {
+		ids = append(ids, p.ID)
+	}
+	if !reflect.DeepEqual(ids, config.SearchProviders()) {
+		t.Fatalf("web.Providers %v, config.SearchProviders %v", ids, config.SearchProviders())
+	}
+}
+
+// TestPresetsMatchREADME: each endpoint preset is a row of the README's table with the
+// same base URL and example model, in the same order.
+func TestPresetsMatchREADME(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "| ") && strings.Contains(l, "/v1`") {
+			rows = append(rows, l)
+		}
+	}
+	ps := (&SettingsService{}).Presets()
+	if len(ps) != 6 || len(rows) != len(ps) {
+		t.Fatalf("%d presets, %d README rows: %q", len(ps), len(rows), rows)
+	}
+	for i, p := range ps {
+		cells := strings.Split(strings.Trim(rows[i], "| "), " | ")
+		if len(cells) != 3 || cells[0] != p.Name || cells[1] != "`"+p.BaseURL+"`" || strings.Trim(cells[2], "`") != p.ExampleModel {
+			t.Errorf("preset %+v, README row %q", p, rows[i])
+		}
+	}
+}
+
+// TestSettingsListModels: the stored endpoint and key by default, or the ones given; a
+// clear error naming the endpoint.
+func TestSettingsListModels(t *testing.T) {
+	var auth []string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth = append(auth, r.Header.Get("Authorization"))
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"qwen3:8b","object":"model","owned_by":"library"},{"id":"llama3.1:8b","object":"model","owned_by":"library"}]}`))
+	}))
+	t.Cleanup(hs.Close)
+	dir := t.TempDir()
+	if err := config.Save(dir, config.Settings{BaseURL: hs.URL + "/v1", APIKey: "sk-stored"}); err != nil {
+		t.Fatal(err)
+	}
+	_, svc := newSettingsCore(t, dir)
+	ms, err := svc.ListModels("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].ID != "llama3.1:8b" || ms[1].ID != "qwen3:8b" || ms[1].OwnedBy != "library" {
+		t.Fatalf("models = %+v", ms)
+	}
+	if _, err := svc.ListModels(hs.URL+"/v1", "sk-typed"); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(auth, []string{"Bearer sk-stored", "Bearer sk-typed"}) {
+		t.Fatalf("keys sent = %q", auth)
+	}
+	_, err = svc.ListModels(hs.URL+"/api", "")
+	if err == nil || !strings.Contains(err.Error(), hs.URL+"/api/models") || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("wrong path: err = %v", err)
+	}
+}
+
+// TestSettingsTestConnection: one max_tokens-1 call to the stored or given endpoint and
+// model, its latency, or the server's exact error.
+func TestSettingsTestConnection(t *testing.T) {
+	srv := llmtest.NewServer(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+		if req.Model == "missing" {
+			return llmtest.Reply{Status: http.StatusNotFound, ErrorMessage: "model 'missing' not found, try pulling it first"}
+		}
+		return llmtest.Reply{Content: "OK"}
+	})
+	dir := t.TempDir()
+	if err := config.Save(dir, config.Settings{BaseURL: srv.URL(), Model: "stored-model"}); err != nil {
+		t.Fatal(err)
+	}
+	_, svc := newSettingsCore(t, dir)
+	res := svc.TestConnection("", "", "")
+	if !res.OK || res.LatencyMS <= 0 || res.Model != "stored-model" || res.Error != "" {
+		t.Fatalf("TestConnection = %+v", res)
+	}
+	if r := srv.Requests(); len(r) != 1 || r[0].MaxTokens != 1 || r[0].Model != "stored-model" {
+		t.Fatalf("requests = %+v", r)
+	}
+	res = svc.TestConnection(srv.URL(), "", "missing")
+	if res.OK || !strings.Contains(res.Error, "404") || !strings.Contains(res.Error, "model 'missing' not found, try pulling it first") {
+		t.Fatalf("unknown model: %+v", res)
+	}
+	if srv.Calls() != 2 {
+		t.Fatalf("the failed test was retried: %d calls", srv.Calls())
+	}
+}
+
+// TestSettingsTestSearch: one search through the chosen provider with the stored or the
+// typed key, its result count, or the provider-named error (never the key).
+func TestSettingsTestSearch(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	dir := t.TempDir()
+	if err := config.Save(dir, config.Settings{Search: config.SearchSettings{Keys: map[string]string{"brave": goodBraveKey}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, svc := newSettingsCore(t, dir)
+	tests := []struct {
+		name               string
+		provider, key, url string
+		ok                 bool
+		results            int
+		errHas             string
+	}{
+		{"searxng at the URL typed", "searxng", "", w.searx.URL, true, 2, ""},
+		{"brave with the stored key", "brave", "", "", true, 2, ""},
+		{"brave with a bad key typed", "brave", badBraveKey, "", false, 0, "brave"},
+		{"tavily without a key", "tavily", "", "", false, 0, "needs an API key"},
+		{"searxng without a URL", "searxng", "", "", false, 0, "SearXNG URL"},
+		{"an unknown provider", "altavista", "", "", false, 0, "altavista"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := svc.TestSearch(tc.provider, tc.key, tc.url)
+			if r.OK != tc.ok || r.Results != tc.results || !strings.Contains(r.Error, tc.errHas) || (tc.ok && r.LatencyMS <= 0) {
+				t.Fatalf("TestSearch = %+v", r)
+			}
+			if strings.Contains(r.Error, badBraveKey) || strings.Contains(r.Error, goodBraveKey) {
+				t.Fatalf("the error quotes a key: %s", r.Error)
+			}
+		})
+	}
+}
+
+// TestRunUsesEachAgentsModel (issue 9 acceptance: "the lead and the sub-agents call their
+// own models in a run, seen in the scripted server's log"): a real `ask` run with the lead
+// and the sub-agents set to different models and sampling sends each agent's requests with
+// its own model name and sampling, and leaves unset sampling fields out of the JSON.
+// --sub-model then overrides the stored sub-agents' model for one run.
+func TestRunUsesEachAgentsModel(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	if err := config.Save(w.dataDir, config.Settings{
+		Lead:      config.AgentModel{Model: "lead-model", Temperature: fptr(0.2)},
+		SubAgents: config.AgentModel{Model: "sub-model", TopP: fptr(0.5), MaxTokens: 300},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := w.ask(context.Background(), "--allow-private-network", question); code != ExitOK {
+		t.Fatalf("ask: exit %d: %s", code, stderr)
+	}
+	type sampling struct {
+		Model string   `json:"model"`
+		Temp  *float64 `json:"temperature"`
+		TopP  *float64 `json:"top_p"`
+		Max   *int     `json:"max_tokens"`
+	}
+	seen := map[string]int{}
+	for i, b := range w.model.Bodies() {
+		var req openai.ChatCompletionRequest
+		var got sampling
+		if err := json.Unmarshal(b, &req); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		agent := agentOf(req)
+		seen[agent]++
+		switch agent {
+		case "lead_agent":
+			if got.Model != "lead-model" || got.Temp == nil || *got.Temp != 0.2 || got.TopP != nil || got.Max != nil {
+				t.Errorf("lead request %d: %s", i, b[:min(len(b), 200)])
+			}
+		case "search_agent", "crawl_agent":
+			if got.Model != "sub-model" || got.Temp != nil || got.TopP == nil || *got.TopP != 0.5 || got.Max == nil || *got.Max != 300 {
+				t.Errorf("%s request %d: model %q temperature %v top_p %v max_tokens %v", agent, i, got.Model, got.Temp, got.TopP, got.Max)
+			}
+		default:
+			t.Errorf("request %d from no known agent", i)
+		}
+	}
+	if seen["lead_agent"] == 0 || seen["search_agent"] == 0 || seen["crawl_agent"] == 0 {
+		t.Fatalf("requests per agent = %v", seen)
+	}
+
+	before := w.model.Calls()
+	if code, _, stderr := w.ask(context.Background(), "--allow-private-network", "--sub-model", "flag-sub", question); code != ExitOK {
+		t.Fatalf("ask --sub-model: exit %d: %s", code, stderr)
+	}
+	var subModels []string
+	for _, r := range w.model.Requests()[before:] {
+		if a := agentOf(r); a == "search_agent" || a == "crawl_agent" {
+			subModels = append(subModels, r.Model)
+		} else if r.Model != "lead-model" {
+			t.Errorf("lead request with model %q", r.Model)
+		}
+	}
+	if len(subModels) == 0 || slices.ContainsFunc(subModels, func(m string) bool { return m != "flag-sub" }) {
+		t.Fatalf("sub-agent models with --sub-model flag-sub: %v", subModels)
+	}
+}
