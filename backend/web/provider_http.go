@@ -212,7 +212,7 @@ func (a *apiClient) once(ctx context.Context, build func(context.Context) (*http
 		return nil, a.transportError(ctx, fmt.Errorf("read answer: %w", err))
 	}
 	if int64(len(body)) > a.maxBody {
-		return nil, a.fail(nil, "the answer is larger than %d MiB", a.maxBody>>20)
+		return nil, a.fail(nil, "the answer is larger than the %d-byte limit", a.maxBody)
 	}
 	return &apiResponse{status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
