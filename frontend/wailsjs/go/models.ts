@@ -1,5 +1,27 @@
 export namespace app {
 	
+	export class AgentModelSettings {
+	    model: string;
+	    tool_call_mode: string;
+	    context_window: number;
+	    temperature?: number;
+	    top_p?: number;
+	    max_tokens: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentModelSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.model = source["model"];
+	        this.tool_call_mode = source["tool_call_mode"];
+	        this.context_window = source["context_window"];
+	        this.temperature = source["temperature"];
+	        this.top_p = source["top_p"];
+	        this.max_tokens = source["max_tokens"];
+	    }
+	}
 	export class ArtifactSummary {
 	    id: string;
 	    title: string;
@@ -95,6 +117,26 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class ConnectionResult {
+	    ok: boolean;
+	    latency_ms: number;
+	    error?: string;
+	    endpoint: string;
+	    model: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConnectionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.latency_ms = source["latency_ms"];
+	        this.error = source["error"];
+	        this.endpoint = source["endpoint"];
+	        this.model = source["model"];
+	    }
 	}
 	export class MessageView {
 	    id: string;
@@ -267,6 +309,24 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class EndpointPreset {
+	    name: string;
+	    base_url: string;
+	    example_model: string;
+	    needs_key: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new EndpointPreset(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.base_url = source["base_url"];
+	        this.example_model = source["example_model"];
+	        this.needs_key = source["needs_key"];
+	    }
+	}
 	export class ExportResult {
 	    filename: string;
 	    mime: string;
@@ -360,6 +420,20 @@ export namespace app {
 	        this.compact_at_percent = source["compact_at_percent"];
 	    }
 	}
+	export class ModelInfo {
+	    id: string;
+	    owned_by: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelInfo(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.owned_by = source["owned_by"];
+	    }
+	}
 	export class SendResult {
 	    conversation_id: string;
 	    message_id: string;
@@ -408,6 +482,82 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class SearchInput {
+	    provider: string;
+	    keys?: Record<string, string>;
+	    clear_keys?: string[];
+	    language: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.keys = source["keys"];
+	        this.clear_keys = source["clear_keys"];
+	        this.language = source["language"];
+	    }
+	}
+	export class SearchProviderView {
+	    id: string;
+	    name: string;
+	    needs_key: boolean;
+	    needs_url: boolean;
+	    key_url: string;
+	    key_stored: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchProviderView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.needs_key = source["needs_key"];
+	        this.needs_url = source["needs_url"];
+	        this.key_url = source["key_url"];
+	        this.key_stored = source["key_stored"];
+	    }
+	}
+	export class SearchTestResult {
+	    ok: boolean;
+	    provider: string;
+	    results: number;
+	    latency_ms: number;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchTestResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.provider = source["provider"];
+	        this.results = source["results"];
+	        this.latency_ms = source["latency_ms"];
+	        this.error = source["error"];
+	    }
+	}
+	export class SearchView {
+	    provider: string;
+	    keys_stored: string[];
+	    language: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.provider = source["provider"];
+	        this.keys_stored = source["keys_stored"];
+	        this.language = source["language"];
+	    }
+	}
 	export class SendRequest {
 	    conversation_id: string;
 	    content: string;
@@ -440,6 +590,9 @@ export namespace app {
 	    compact_at_percent: number;
 	    tool_permissions: Record<string, string>;
 	    permission_timeout_seconds: number;
+	    search?: SearchInput;
+	    lead?: AgentModelSettings;
+	    sub_agents?: AgentModelSettings;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -459,7 +612,28 @@ export namespace app {
 	        this.compact_at_percent = source["compact_at_percent"];
 	        this.tool_permissions = source["tool_permissions"];
 	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
+	        this.search = this.convertValues(source["search"], SearchInput);
+	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
+	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class SettingsView {
 	    base_url: string;
@@ -475,6 +649,12 @@ export namespace app {
 	    tool_permissions: Record<string, string>;
 	    permission_timeout_seconds: number;
 	    data_dir: string;
+	    search: SearchView;
+	    search_providers: SearchProviderView[];
+	    search_ready: boolean;
+	    search_problem: string;
+	    lead: AgentModelSettings;
+	    sub_agents: AgentModelSettings;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -495,7 +675,31 @@ export namespace app {
 	        this.tool_permissions = source["tool_permissions"];
 	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
 	        this.data_dir = source["data_dir"];
+	        this.search = this.convertValues(source["search"], SearchView);
+	        this.search_providers = this.convertValues(source["search_providers"], SearchProviderView);
+	        this.search_ready = source["search_ready"];
+	        this.search_problem = source["search_problem"];
+	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
+	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class UploadFile {
 	    name: string;
