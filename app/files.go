@@ -38,7 +38,8 @@ const (
 )
 
 // Export renders one version of an artifact (0 = the current content, including a running
-// research's unsaved changes) as markdown, html or docx. In the window it asks where to
+// research's unsaved changes) as markdown, html or docx, with the references its [n]
+// citations make to the conversation's sources. In the window it asks where to
 // save and writes the file; in browser mode it returns the bytes.
 func (s *ArtifactService) Export(conversationID, artifactID string, version int, format string) (ExportResult, error) {
 	ctx, cancel := s.core.ctx()
@@ -47,7 +48,11 @@ func (s *ArtifactService) Export(conversationID, artifactID string, version int,
 	if err != nil {
 		return ExportResult{}, err
 	}
-	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version}
+	list, err := s.core.db.Sources(ctx, conversationID) // the [n] of the export resolve against these (issue 9)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version, Sources: list}
 	var res ExportResult
 	switch format {
 	case FormatMarkdown:

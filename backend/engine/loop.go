@@ -366,6 +366,7 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 	rs.em.emit(ctx, events.ToolStart, cfg.Name, events.DataToolStart{CallID: call.ID, Tool: call.Name, Params: paramsJSON})
 
 	var res tools.Result
+	executed := false // the tool ran (not refused, unknown or unreadable)
 	tool := findTool(agentTools, call.Name)
 	switch {
 	case call.Err != nil && call.Name == "":
@@ -384,6 +385,7 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 		if denied != nil {
 			res = *denied
 		} else {
+			executed = true
 			res = tool.Execute(tools.WithCall(ctx, tools.CallInfo{ConversationID: rs.r.ConversationID, MessageID: rs.r.MessageID,
 				CallID: call.ID, ToolName: call.Name, Agent: cfg.Name}), params)
 		}
@@ -408,7 +410,9 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 	}
 	rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
 		Success: res.Success, Result: res.Data, Error: res.Error, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
-	rs.web.add(call.Name, res)
+	if executed {
+		rs.web.add(call.Name, res)
+	}
 	if snap, ok := res.Metadata[tools.MetaArtifact].(events.ArtifactSnapshot); ok {
 		rs.em.emit(ctx, events.ArtifactChanged, cfg.Name, events.DataArtifactChanged{Artifact: snap})
 	}

@@ -56,7 +56,9 @@ type webTally struct {
 	firstSearch, firstFetch string // the first failure of each, for the footer
 }
 
-// add counts one finished call of tool name with result res; other tools are ignored.
+// add counts one executed call of tool name with result res; other tools are ignored, and
+// so are calls that never ran (an unknown tool for the agent, an unreadable call, a call
+// the user denied): those are the model's or the user's doing, not the web's.
 // A failure's message is the tool's MetaFailure (naming the provider or the URL), else
 // its error text.
 func (t *webTally) add(name string, res tools.Result) {
