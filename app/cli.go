@@ -93,6 +93,8 @@ func (g *globalFlags) finish() error {
 //	artifactflow serve [flags] --addr ADDR     browser mode on a loopback address
 //	artifactflow artifacts list|add|rm ...     declared artifacts, through the running
 //	                                           app's local API or the database
+//	artifactflow eval [flags] questions.jsonl  runs a question set headless, writes a
+//	                                           table of measures (app/eval.go)
 //
 // The window and serve also start the local API (package localapi) on --api-addr, a
 // random 127.0.0.1 port by default, and write <data-dir>/api.json while they run.
@@ -113,11 +115,13 @@ func Main(ctx context.Context, env Env) int {
 		return runServe(ctx, env, args)
 	case "artifacts":
 		return runArtifacts(ctx, env, args)
+	case "eval":
+		return runEval(ctx, env, args)
 	case "help":
 		fmt.Fprint(env.Stdout, usage)
 		return ExitOK
 	default:
-		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, help)\n", cmd)
+		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, help)\n", cmd)
 		return ExitUsage
 	}
 }
@@ -138,6 +142,12 @@ Usage:
   artifactflow artifacts rm --conversation ID [--client-id C] [--json] ARTIFACT_ID
         declared artifacts (links and files) of a conversation, through the running app's
         local API (<data-dir>/api.json) or, when no app runs, the database
+  artifactflow eval [flags] [--out DIR] [--judge] [--concurrency N] questions.jsonl
+        runs each question (JSONL: {"id", "question", "reference"?, "tags"?}) as a new
+        conversation and writes a table (time, tokens, rounds, searches, fetches, sources,
+        citations, report length) to DIR/eval-<timestamp>.md and .json and to stdout
+        --judge              grade each answer against its reference with the same model
+        --approve-tools      approve tools set to confirm in Settings (default: deny)
 
 Flags for every command:
   --data-dir DIR  --base-url URL  --api-key KEY  --model NAME
