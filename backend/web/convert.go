@@ -18,13 +18,14 @@ import (
 
 // HTMLToMarkdown converts an HTML document held in memory (an uploaded .html file, say) to
 // Markdown with the same extraction web_fetch uses: the main content found by
-// go-trafilatura, or the whole <body> when that finds too little, with GFM tables. Like
-// every conversion of a document of unknown origin it runs in a child process (see
-// convertHTML) that ctx or its 30 s deadline kills.
+// Readability (see htmlToPage), or the whole <body> when that finds too little, with GFM
+// tables. Like every conversion of a document of unknown origin it runs in a child process
+// (see convertHTML) that ctx or its 30 s deadline kills.
 //
 // data is decoded to UTF-8 from, in order, a byte-order mark, the charset parameter of
-// contentType (e.g. "text/html; charset=gbk"; "" for none), a <meta charset> in the first
-// 1024 bytes, else UTF-8 when valid and Windows-1252 otherwise. baseURL, when not "", must
+// contentType (e.g. "text/html; charset=gbk"; "" for none), UTF-8 when the bytes are valid
+// UTF-8 with some above 0x7F, a <meta charset> in the document's head (see decodeText),
+// else UTF-8 when valid and Windows-1252 otherwise. baseURL, when not "", must
 // be an absolute http(s) URL; relative links are resolved against it (or against a
 // <base href> in the document). With baseURL "" they are resolved against "/", so
 // "other.html" becomes "/other.html" (such links point nowhere outside their site anyway).

@@ -1,23 +1,27 @@
 package web
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
+	readability "codeberg.org/readeck/go-readability/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
-	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // mdConverter turns HTML into CommonMark with GFM tables. Cells are not padded to their
@@ -51,15 +55,22 @@ const (
 var ErrTooLarge = errors.New("document too large to convert")
 
 // decodeText converts a text or HTML body to valid UTF-8. The encoding comes, in order,
-// from a byte-order mark, the charset parameter of contentType, a <meta charset> (or
-// http-equiv) in the first 1024 bytes (charset.DetermineEncoding), and else UTF-8 when the
-// whole body is valid UTF-8 and Windows-1252 otherwise. (charset.NewReader would guess
-// Windows-1252 for an undeclared UTF-8 page whose first 1024 bytes are ASCII.)
+// from:
+//
+//  1. a byte-order mark, then the charset parameter of contentType (charset.DetermineEncoding);
+//  2. UTF-8 when the body has bytes above 0x7F and is valid UTF-8 throughout: a <meta>
+//     declaring another encoding is then stale (a page re-encoded when it was saved, say),
+//     and text in a legacy multi-byte encoding is practically never valid UTF-8;
+//  3. a <meta charset> or <meta http-equiv="Content-Type" content="…; charset=…"> in the
+//     document's head (metaCharset: up to <body> or maxMetaScan bytes, not only the first
+//     1024 bytes as the WHATWG prescan does; rp.pl declared windows-1250 after 2 KB of
+//     script);
+//  4. else UTF-8 when the whole body is valid UTF-8 and Windows-1252 otherwise.
+//
+// (charset.NewReader would guess Windows-1252 for an undeclared UTF-8 page whose first 1024
+// bytes are ASCII.) A leading byte-order mark is dropped and invalid sequences become U+FFFD.
 func decodeText(body []byte, contentType string) string {
-	enc, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain && name == "windows-1252" && utf8.Valid(body) {
-		enc = encoding.Nop
-	}
+	enc := textEncoding(body, contentType)
 	s := string(body)
 	if enc != encoding.Nop {
 		if b, err := enc.NewDecoder().Bytes(body); err == nil {
@@ -69,10 +80,101 @@ func decodeText(body []byte, contentType string) string {
 	return strings.ToValidUTF8(strings.TrimPrefix(s, "\uFEFF"), "\uFFFD")
 }
 
+// textEncoding picks body's encoding by decodeText's rules; encoding.Nop means UTF-8.
+func textEncoding(body []byte, contentType string) encoding.Encoding {
+	if enc, _, certain := charset.DetermineEncoding(body, contentType); certain {
+		return enc
+	}
+	valid := utf8.Valid(body)
+	if valid && hasHighBit(body) {
+		return encoding.Nop
+	}
+	if enc := metaCharset(body); enc != nil {
+		return enc
+	}
+	if valid {
+		return encoding.Nop
+	}
+	return charmap.Windows1252 // the WHATWG default for undeclared legacy pages
+}
+
+// hasHighBit reports whether b has a byte above 0x7F.
+func hasHighBit(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxMetaScan is how far into a document metaCharset looks for a <meta> declaring the
+// encoding, in bytes. Browsers find such a late declaration while parsing the head and
+// reload the page with it; here the head is tokenized up to <body> or this many bytes.
+const maxMetaScan = 64 << 10
+
+// metaCharset returns the encoding a <meta> element in body's head declares, or nil: the
+// first <meta charset="…"> or <meta http-equiv="Content-Type" content="…charset=…">
+// before <body> (or any other element that starts the body) within maxMetaScan bytes. A
+// declared UTF-16 means UTF-8, as in the WHATWG prescan (the bytes were read as ASCII to
+// find it); an unknown label is ignored.
+func metaCharset(body []byte) encoding.Encoding {
+	z := html.NewTokenizer(bytes.NewReader(body[:min(len(body), maxMetaScan)]))
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return nil
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
+			continue
+		}
+		name, hasAttr := z.TagName()
+		switch string(name) {
+		case "meta":
+		case "html", "head", "title", "script", "style", "link", "base", "noscript", "template", "object":
+			continue
+		default:
+			return nil // the body has begun
+		}
+		var label, httpEquiv, content string
+		for hasAttr {
+			var k, v []byte
+			k, v, hasAttr = z.TagAttr()
+			switch strings.ToLower(string(k)) {
+			case "charset":
+				label = string(v)
+			case "http-equiv":
+				httpEquiv = string(v)
+			case "content":
+				content = string(v)
+			}
+		}
+		if label == "" && strings.EqualFold(strings.TrimSpace(httpEquiv), "content-type") {
+			if _, params, err := mime.ParseMediaType(content); err == nil {
+				label = params["charset"]
+			}
+		}
+		if label == "" {
+			continue
+		}
+		enc, encName := charset.Lookup(label)
+		if enc == nil {
+			continue
+		}
+		if strings.HasPrefix(encName, "utf-16") {
+			return encoding.Nop
+		}
+		return enc
+	}
+}
+
 // htmlToPage returns the title and the Markdown of the main content of an HTML document
 // fetched from final. Links are made absolute against the page's <base href> or final.
-// The main content comes from go-trafilatura; when it fails, panics or finds too little
-// (see extractMain), the whole <body> is converted instead.
+// The main content comes from Readability (codeberg.org/readeck/go-readability/v2, a Go
+// port of Mozilla's Readability.js; see extractMain); when it fails, panics or finds too
+// little, the whole <body> is converted instead. Images, video, frames and other embedded
+// media are left out: their Markdown is only URLs, which the window does not load anyway.
 func htmlToPage(text string, final *url.URL) (title, markdown string, err error) {
 	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {
@@ -82,14 +184,17 @@ func htmlToPage(text string, final *url.URL) (title, markdown string, err error)
 	absolutizeLinks(doc, linkBase)
 	boundTables(doc)
 
-	var res *trafilatura.ExtractResult
+	var main *html.Node
 	err = errTooManyElements
 	if countElements(doc, maxMainElements+1) <= maxMainElements {
-		res, err = extractMain(doc, linkBase)
+		// Readability works on clones; the document itself only loses its scripts,
+		// styles and comments and has runs of <br> turned into paragraphs, so it still
+		// serves the fallback below.
+		title, main, err = extractMain(doc, linkBase)
 	}
 	if err == nil {
-		title = res.Metadata.Title
-		markdown, err = toMarkdown(res.ContentNode, linkBase)
+		dropMedia(main)
+		markdown, err = toMarkdown(main, linkBase)
 	}
 	if err != nil || strings.TrimSpace(markdown) == "" {
 		slog.Debug("web: main-content extraction gave nothing, converting the whole body", "url", final.Redacted(), "err", err)
@@ -97,6 +202,7 @@ func htmlToPage(text string, final *url.URL) (title, markdown string, err error)
 		if body == nil {
 			body = doc
 		}
+		dropMedia(body)
 		if markdown, err = toMarkdown(body, linkBase); err != nil {
 			return "", "", err
 		}
@@ -107,6 +213,58 @@ func htmlToPage(text string, final *url.URL) (title, markdown string, err error)
 		}
 	}
 	return strings.Join(strings.Fields(title), " "), capMarkdown(strings.TrimSpace(markdown)), nil
+}
+
+// mediaTags are the elements dropMedia removes.
+var mediaTags = map[atom.Atom]bool{
+	atom.Img: true, atom.Picture: true, atom.Svg: true, atom.Video: true, atom.Audio: true,
+	atom.Iframe: true, atom.Frame: true, atom.Embed: true, atom.Object: true, atom.Canvas: true,
+	atom.Map: true,
+}
+
+// emptiedTags are the elements dropMedia removes once they hold no text: a link around an
+// image would become "[](url)", a table of images rows of empty cells.
+var emptiedTags = map[atom.Atom]bool{
+	atom.A: true, atom.Table: true, atom.Figure: true, atom.P: true, atom.Li: true,
+	atom.Ul: true, atom.Ol: true,
+}
+
+// dropMedia removes images, SVG, video, audio, frames, embedded objects, canvases and image
+// maps under n, then the links, tables, figures, paragraphs and lists left without text;
+// figure captions and all text stay.
+func dropMedia(n *html.Node) {
+	var drop []*html.Node
+	for d := range n.Descendants() {
+		if d.Type == html.ElementNode && mediaTags[d.DataAtom] {
+			drop = append(drop, d)
+		}
+	}
+	for _, d := range drop {
+		if d.Parent != nil {
+			d.Parent.RemoveChild(d)
+		}
+	}
+	dropEmpty(n)
+}
+
+// dropEmpty removes the emptiedTags elements under n that hold no text other than white
+// space, innermost first, and reports whether n itself holds any such text.
+func dropEmpty(n *html.Node) (hasText bool) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch c.Type {
+		case html.TextNode:
+			hasText = hasText || strings.TrimSpace(c.Data) != ""
+		case html.ElementNode:
+			if dropEmpty(c) {
+				hasText = true
+			} else if emptiedTags[c.DataAtom] {
+				n.RemoveChild(c)
+			}
+		}
+		c = next
+	}
+	return hasText
 }
 
 // capMarkdown cuts md to at most MaxMarkdownBytes at the last line break before the cap
@@ -229,8 +387,8 @@ func flattenTable(t *html.Node) {
 }
 
 // maxMainElements is the most elements a document may have for main-content extraction;
-// go-trafilatura clones and re-queries the tree many times over (about 400 bytes
-// allocated per byte of a large page), so a larger document is converted whole. Real
+// a larger one is converted whole. Readability scores every element and clones the
+// document once per attempt (up to four), so its cost grows with the element count. Real
 // articles have a few thousand elements; a long encyclopedia page about 30,000.
 const maxMainElements = 50_000
 
@@ -251,36 +409,58 @@ func countElements(doc *html.Node, limit int) int {
 	return n
 }
 
-// minMainText is the main-content length, in runes, below which extraction is judged to
-// have failed; it is trafilatura's own threshold for rescuing an extraction.
-var minMainText = trafilatura.DefaultConfig().MinExtractedSize
+// minMainText is the main-content length, in characters (runes, white space runs counted
+// as one), below which extraction is judged to have failed and the whole body is used: a
+// page that is mostly a list of links (an index, a search page) keeps its links that way.
+// 250 is trafilatura's threshold for the same decision.
+const minMainText = 250
 
-// extractMain runs go-trafilatura on doc (which it does not modify). It fails when the
-// library errors, panics on hostile markup, or finds under minMainText runes of text, so
-// the caller can fall back to the whole body.
-func extractMain(doc *html.Node, pageURL *url.URL) (res *trafilatura.ExtractResult, err error) {
+// extractMain runs Readability on doc, which loses its scripts, styles and comments and
+// has runs of <br> made paragraphs (everything else Readability does happens on clones).
+// It returns the article's title ("" when Readability finds none) and the element holding
+// the main content. It fails when Readability errors, panics on hostile markup, or finds
+// under minMainText characters of text, so the caller can fall back to the whole body.
+func extractMain(doc *html.Node, pageURL *url.URL) (title string, main *html.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("trafilatura panicked: %v", r)
+			title, main, err = "", nil, fmt.Errorf("readability panicked: %v", r)
 		}
 	}()
-	res, err = trafilatura.ExtractDocument(doc, trafilatura.Options{
-		OriginalURL:     pageURL,
-		IncludeLinks:    true,
-		ExcludeComments: true,
-		HtmlDateMode:    trafilatura.Disabled, // the date is not used; skipping it saves most of the time
-	})
+	p := readability.NewParser()
+	p.MaxElemsToParse = maxMainElements
+	article, err := p.ParseAndMutate(doc, pageURL)
 	switch {
 	case err != nil:
-		return nil, err
-	case res.ContentNode == nil:
-		return nil, errors.New("no main content found")
-	case utf8.RuneCountInString(res.ContentText) < minMainText:
-		// trafilatura then falls back to a flat text dump (its "baseline"); the whole
-		// body as Markdown keeps more, links included.
-		return nil, fmt.Errorf("main content too short (%d characters)", utf8.RuneCountInString(res.ContentText))
+		return "", nil, fmt.Errorf("readability: %w", err)
+	case article.Node == nil:
+		return "", nil, errors.New("readability found no main content")
 	}
-	return res, nil
+	if n := textLength(article.Node); n < minMainText {
+		return "", nil, fmt.Errorf("main content too short (%d characters)", n)
+	}
+	return article.Title(), article.Node, nil
+}
+
+// textLength returns the characters of n's text, each run of white space counted as one.
+func textLength(n *html.Node) int {
+	count, space := 0, true
+	for d := range n.Descendants() {
+		if d.Type != html.TextNode {
+			continue
+		}
+		for _, r := range d.Data {
+			if unicode.IsSpace(r) {
+				if !space {
+					count++
+				}
+				space = true
+				continue
+			}
+			count++
+			space = false
+		}
+	}
+	return count
 }
 
 // toMarkdown converts n to Markdown, resolving any remaining relative URL against linkBase.
@@ -314,8 +494,8 @@ func documentBase(doc *html.Node, final *url.URL) *url.URL {
 }
 
 // absolutizeLinks rewrites every <a href> in doc to an absolute URL against linkBase
-// (RFC 3986 resolution; go-trafilatura's own joining mishandles "page.html" relative to a
-// file path). Unparseable hrefs are left alone.
+// (RFC 3986 resolution), so that the main content keeps working links wherever it is cut
+// from. Unparseable hrefs are left alone.
 func absolutizeLinks(doc *html.Node, linkBase *url.URL) {
 	for n := range doc.Descendants() {
 		if n.Type != html.ElementNode || n.Data != "a" {
