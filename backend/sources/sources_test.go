@@ -162,3 +162,15 @@ func TestSplitSection(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCited reads the citations of a 100 KB report with code blocks.
+func BenchmarkCited(b *testing.B) {
+	para := "The Moon is 384,400 km away [1], and tides follow it [2, 3]. See `a[4]` and [5-7].\n\n```\nx[8]\n```\n\n"
+	text := strings.Repeat(para, 100_000/len(para))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if len(Cited(text)) != 6 {
+			b.Fatal("wrong citations")
+		}
+	}
+}

@@ -208,3 +208,26 @@ func TestSourcesGoWithTheirConversation(t *testing.T) {
 		t.Errorf("rows left after deleting the conversation: %d, %v", n, err)
 	}
 }
+
+// BenchmarkAddSource measures recording a search's results: half new URLs, half known
+// ones (the upsert's both paths), in a conversation that already holds 500 sources.
+func BenchmarkAddSource(b *testing.B) {
+	db := openTestDB(b)
+	ctx := context.Background()
+	createConv(b, db, "c")
+	for i := range 500 {
+		if _, err := db.AddSource(ctx, "c", webSource(fmt.Sprintf("https://example.com/seed/%d", i), "T")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		u := fmt.Sprintf("https://example.com/seed/%d", i%500)
+		if i%2 == 1 {
+			u = fmt.Sprintf("https://example.com/new/%d", i)
+		}
+		if _, err := db.AddSource(ctx, "c", webSource(u, "T")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
