@@ -75,13 +75,15 @@ type FileChunkHit struct {
 }
 
 // FileIndexStats counts the files of one root: Indexed, Skipped and Failed by status,
-// Bytes the total size on disk of the indexed files, ByExt the indexed files by extension.
+// Bytes the total size on disk of the indexed files, ByExt the indexed files by extension,
+// Uploads the indexed files whose path starts with "@uploads/" (the conversation's uploads).
 type FileIndexStats struct {
 	Indexed int
 	Skipped int
 	Failed  int
 	Bytes   int64
 	ByExt   map[string]int
+	Uploads int
 }
 
 // FileRootOf returns the file index root of conversationID, creating it for workspace when
@@ -352,12 +354,15 @@ func (db *DB) IndexedFile(ctx context.Context, rootID int64, path string) (Index
 
 // FileChunks returns, in order, the chunks of an indexed file of root that hold lines
 // fromLine to toLine (1-based, inclusive; the first chunk may start before fromLine and
-// the last end after toLine). Terms is left empty. A file that is not indexed, or a range
-// past its end, gives no chunks and no error.
+// the last end after toLine). A line longer than a chunk is split over several chunks
+// with the same Line; the first returned is the one its text starts in. Terms is left
+// empty. A file that is not indexed gives no chunks and no error.
 func (db *DB) FileChunks(ctx context.Context, rootID int64, path string, fromLine, toLine int) ([]FileChunk, error) {
 	rows, err := db.sql.QueryContext(ctx, `
 		WITH f AS (SELECT id FROM file_index_files WHERE root_id = ? AND path = ?),
-		first AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM file_index_chunks WHERE file_id = (SELECT id FROM f) AND line <= ?)
+		start AS (SELECT MAX(line) AS line FROM file_index_chunks WHERE file_id = (SELECT id FROM f) AND line <= ?),
+		first AS (SELECT COALESCE(MIN(seq), 0) AS seq FROM file_index_chunks
+			WHERE file_id = (SELECT id FROM f) AND line = (SELECT line FROM start))
 		SELECT line, page, text FROM file_index_chunks
 		WHERE file_id = (SELECT id FROM f) AND seq >= (SELECT seq FROM first) AND line <= ?
 		ORDER BY seq`, rootID, path, fromLine, toLine)
@@ -382,17 +387,18 @@ func (db *DB) FileChunks(ctx context.Context, rootID int64, path string, fromLin
 // FileIndexStats counts the files of root by status and the indexed ones by extension.
 func (db *DB) FileIndexStats(ctx context.Context, rootID int64) (FileIndexStats, error) {
 	st := FileIndexStats{ByExt: map[string]int{}}
-	rows, err := db.sql.QueryContext(ctx, `SELECT status, ext, count(*), COALESCE(SUM(size), 0)
-		FROM file_index_files WHERE root_id = ? GROUP BY status, ext`, rootID)
+	rows, err := db.sql.QueryContext(ctx, `SELECT status, ext, substr(path, 1, 9) = '@uploads/', count(*), COALESCE(SUM(size), 0)
+		FROM file_index_files WHERE root_id = ? GROUP BY 1, 2, 3`, rootID)
 	if err != nil {
 		return st, fmt.Errorf("store: file index stats of root %d: %w", rootID, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var status, ext string
+		var upload bool
 		var n int
 		var size int64
-		if err := rows.Scan(&status, &ext, &n, &size); err != nil {
+		if err := rows.Scan(&status, &ext, &upload, &n, &size); err != nil {
 			return st, fmt.Errorf("store: file index stats of root %d: %w", rootID, err)
 		}
 		switch status {
@@ -400,6 +406,9 @@ func (db *DB) FileIndexStats(ctx context.Context, rootID int64) (FileIndexStats,
 			st.Indexed += n
 			st.Bytes += size
 			st.ByExt[ext] += n
+			if upload {
+				st.Uploads += n
+			}
 		case FileSkipped:
 			st.Skipped += n
 		case FileFailed:
@@ -444,3 +453,42 @@ func (db *DB) UnindexedFiles(ctx context.Context, rootID int64, limit int) ([]In
 // rootToken is the token of root id in the index's root column ("r42"): one unicode61
 // token, which porter leaves alone.
 func rootToken(id int64) string { return "r" + strconv.FormatInt(id, 10) }
+
+// UploadInfo describes an uploaded artifact of a conversation without its content: its
+// artifact ID, Title (the original file name), ContentType ("binary" when its text could
+// not be read), Size (bytes of its stored text) and UpdatedAt (changes with every new
+// version).
+type UploadInfo struct {
+	ID          string
+	Title       string
+	ContentType string
+	Size        int
+	UpdatedAt   time.Time
+}
+
+// UploadInfos returns the artifacts of conversationID that were uploaded (source
+// "user_upload"), by id, without their content. An unknown conversation has none.
+func (db *DB) UploadInfos(ctx context.Context, conversationID string) ([]UploadInfo, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, title, content_type, length(CAST(content AS BLOB)), updated_at
+		FROM artifacts WHERE session_id = ? AND source = 'user_upload' ORDER BY id`, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("store: uploads of %q: %w", conversationID, err)
+	}
+	defer rows.Close()
+	var out []UploadInfo
+	for rows.Next() {
+		var u UploadInfo
+		var at sql.NullString
+		if err := rows.Scan(&u.ID, &u.Title, &u.ContentType, &u.Size, &at); err != nil {
+			return nil, fmt.Errorf("store: uploads of %q: %w", conversationID, err)
+		}
+		if u.UpdatedAt, err = parseTime(at); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: uploads of %q: %w", conversationID, err)
+	}
+	return out, nil
+}

@@ -202,6 +202,17 @@ func TestFileChunksByLineRange(t *testing.T) {
 			t.Errorf("lines %d-%d: chunks %v, want %v", tc.from, tc.to, got, tc.want)
 		}
 	}
+	// A line split over chunks: reading it starts at its first piece.
+	split := indexed("split.txt", 1, chunk(1, "aaaa"), chunk(1, "bbbb"), chunk(1, "cc\n"), chunk(2, "d\n"))
+	if err := db.PutIndexedFiles(ctx, r.ID, []FileWrite{split}); err != nil {
+		t.Fatal(err)
+	}
+	if cs, err := db.FileChunks(ctx, r.ID, "split.txt", 1, 1); err != nil || len(cs) != 3 || cs[0].Text != "aaaa" {
+		t.Fatalf("chunks of a split line = %+v, %v; want its three pieces", cs, err)
+	}
+	if cs, err := db.FileChunks(ctx, r.ID, "split.txt", 2, 2); err != nil || len(cs) != 1 || cs[0].Text != "d\n" {
+		t.Fatalf("chunk after a split line = %+v, %v", cs, err)
+	}
 	if cs, err := db.FileChunks(ctx, r.ID, "missing.txt", 1, 10); err != nil || len(cs) != 0 {
 		t.Fatalf("chunks of a missing file = %v, %v", cs, err)
 	}
