@@ -73,6 +73,8 @@ want build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev ca-certificat
 if [ "$mode" = test ]; then
   # The real-window test: an X server, xdotool, and a GTK drag source (scripts/dragsrc.py).
   want xvfb xauth x11-utils xdotool imagemagick python3 python3-gi gir1.2-gtk-3.0
+  # pdftotext, the reference of the PDF corpus test (backend/web TestPDFCorpusAgreesWithPdftotext).
+  want poppler-utils
   # Debian packages Chromium as chromium; Ubuntu only as chromium-browser (a snap).
   if grep -qx 'ID=ubuntu' /etc/os-release 2>/dev/null; then
     command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || want chromium-browser
