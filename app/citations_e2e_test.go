@@ -1,0 +1,39 @@
+package app
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestBrowserE2ECitations runs the real frontend in headless Chromium against browser mode
+// (frontend/e2e/citations.mjs) with the scripted research that cites [1] (the fetched Moon
+// page) and [2] (a result only listed): the answer's chips, the hover card kept inside the
+// window, focus and Enter, the answer's Sources list, the activity summary's counts, chips
+// in the report and the panel's Sources tab with its filter. Needs AF_E2E=1 and a built
+// frontend, like TestBrowserE2E.
+func TestBrowserE2ECitations(t *testing.T) {
+	if os.Getenv("AF_E2E") != "1" {
+		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
+	}
+	dist, _ := filepath.Abs("../frontend/dist")
+	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+		t.Fatalf("frontend not built (%v): run make frontend", err)
+	}
+	w := newWorld(t, "native", (*world).citingResearch)
+	_, srv, hs := newBrowserServer(t, w, dist)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/citations.mjs", hs.URL+"/?token="+srv.Token())
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_SOURCE1_URL="+w.pageURL,
+		"AF_SOURCE1_TITLE=Moon facts", "AF_SOURCE2_TITLE=Unrelated")
+	out, err := cmd.CombinedOutput()
+	t.Logf("citations.mjs output:\n%s", out)
+	if err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+}
