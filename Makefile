@@ -11,17 +11,33 @@ export CHROMIUM_PATH ?= $(firstword $(shell command -v chromium chromium-browser
 endif
 GO_TAGS := webkit2_41,sqlite_fts5
 BIN := build/bin/artifactflow
+# The command line and browser mode alone, without the window: no GTK or WebKit linked.
+CLI_BIN := build/bin/artifactflow-cli
 GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"
 # Our packages: ./... would also find Go files that npm packages ship under node_modules.
 GO_PKGS = $$(go list ./... | grep -v /node_modules/)
 
-.PHONY: run build test deps deps-test frontend frontend-deps go-test frontend-test window-test lint clean
+.PHONY: run build cli startup test deps deps-test frontend frontend-deps go-test frontend-test window-test lint clean
 
 run: build
 	./$(BIN)
 
 build: deps frontend
 	go build $(GOFLAGS_BUILD) -o $(BIN) .
+
+cli: deps frontend
+	go build -tags nowindow,sqlite_fts5 -ldflags "-w -s" -o $(CLI_BIN) .
+
+# Start-up cost of both binaries (docs/ARCHITECTURE.md, "Start-up"): every init over 0.1 ms
+# or 100 KB (GODEBUG=inittrace=1), the peak RSS of --help (which exits 2, as for any usage
+# message), then BenchmarkStartup.
+startup: build cli
+	@for b in $(BIN) $(CLI_BIN); do \
+	  echo "== $$b --help"; \
+	  GODEBUG=inittrace=1 ./$$b --help 2>&1 >/dev/null | awk '$$5+0 >= 0.1 || $$8+0 >= 100000'; \
+	  /usr/bin/time -q -f "peak RSS %M KB, %e s" ./$$b --help >/dev/null || true; \
+	done
+	go test -tags $(GO_TAGS) -run '^$$' -bench BenchmarkStartup -benchtime 20x .
 
 deps:
 	@scripts/setup.sh run
@@ -39,7 +55,7 @@ frontend: frontend-deps
 	cd frontend && npm run build
 
 lint: frontend-deps
-	@test -z "$$(gofmt -l app backend main.go)" || { gofmt -l app backend main.go; echo "gofmt: files above need formatting"; exit 1; }
+	@test -z "$$(gofmt -l app backend *.go)" || { gofmt -l app backend *.go; echo "gofmt: files above need formatting"; exit 1; }
 	go vet -tags $(GO_TAGS) $(GO_PKGS)
 	cd frontend && npm run typecheck && npm run lint
 

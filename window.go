@@ -1,0 +1,63 @@
+//go:build !nowindow
+
+package main
+
+import (
+	"context"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"artifactflow/app"
+	"artifactflow/backend/events"
+)
+
+// window runs the Wails window on core until the user closes it. Run events reach the
+// page as runtime events named app.RunEventName.
+func window(core *app.Core) error {
+	var removeSink func()
+	return wails.Run(&options.App{
+		Title:       "ArtifactFlow",
+		Width:       1280,
+		Height:      860,
+		MinWidth:    960,
+		MinHeight:   600,
+		AssetServer: &assetserver.Options{Assets: assets},
+		// Navigation away from the app is refused in the page (frontend/src/navigation.ts):
+		// Wails v2 has no navigation-policy hook (on Linux it connects no decide-policy
+		// handler to the WebKitGTK view and exposes no view to connect one). Should the
+		// window still reach another origin, Wails refuses its bound calls: only the start
+		// URL's origin may use them (BindingsAllowedOrigins is left empty on purpose).
+		// Files dropped anywhere on the window reach the page as paths (runtime OnFileDrop),
+		// which it uploads through ArtifactService.UploadPaths. DisableWebViewDrop stays
+		// off: on Linux it unsets the web view as a GTK drop target, so no drop arrives at
+		// all (Wails issue 3563, seen under Xvfb). The page cancels the drag's default so
+		// the web view never opens a dropped file (frontend listenForDrops).
+		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true},
+		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
+		OnStartup: func(ctx context.Context) {
+			core.SetDialogs(dialogs{ctx})
+			removeSink = core.AddSink(app.SinkFunc(func(ev events.Event) {
+				runtime.EventsEmit(ctx, app.RunEventName, ev)
+			}))
+		},
+		OnShutdown: func(context.Context) {
+			if removeSink != nil {
+				removeSink()
+			}
+		},
+		Bind: core.Bindings(),
+	})
+}
+
+// dialogs are the window's native dialogs (app.Dialogs).
+type dialogs struct{ ctx context.Context }
+
+// SaveFile shows the native save dialog; "" means the user cancelled.
+func (d dialogs) SaveFile(defaultName string) (string, error) {
+	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
+		Title: "Export artifact", DefaultFilename: defaultName, CanCreateDirectories: true,
+	})
+}
