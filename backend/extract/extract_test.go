@@ -115,7 +115,7 @@ func TestTextConverts(t *testing.T) {
 			wantSub: []string{"## Findings", "**strong**", "| q | n |", "| Q1 | 5 |"}, notSub: []string{"evil", "<script"}, wantEnc: "UTF-8", wantType: "markdown"},
 		{file: "gbk.htm", data: gbkHTML, wantSub: []string{"# 结论", zhHans}, wantEnc: "gbk", wantType: "markdown"},
 		{file: "undeclared.html", data: undeclaredGBKHTML, wantSub: []string{"## 摘要", zhHans}, wantEnc: "GB18030", wantType: "markdown"},
-		{file: "paper.pdf", data: testdocs.BuildPDF("Paper", "Abstract text here", "Second page"), want: "Abstract text here\n\nSecond page", wantType: "markdown"},
+		{file: "paper.pdf", data: testdocs.BuildPDF("Paper", "Abstract text here", "Second page"), want: "[Page 1]\nAbstract text here\n\n[Page 2]\nSecond page", wantType: "markdown"},
 		{file: "report.docx", data: docx, want: wantDOCX, wantType: "markdown"},
 		{file: "crlf.docx", data: buildDOCX(t, para("", "a\r\nb")), want: "a\nb", wantType: "markdown"},
 	}

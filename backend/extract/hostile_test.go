@@ -2,6 +2,8 @@ package extract
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +13,8 @@ import (
 // TestTextHostile reads the uploads that crashed or hung the app: a 32 KB .docx whose
 // table has a 100,000-cell first row over 100,000 one-cell rows (filling every row up was
 // 10 billion cells), the table pages of backend/web, and the PDFs that declare two billion
-// pages or loop. Each gives bounded text or a reason, never a crash.
+// pages or whose /Parent chain loops (PDFium reads the one real page of each). Each gives
+// bounded text or a reason, never a crash.
 func TestTextHostile(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -23,8 +26,8 @@ func TestTextHostile(t *testing.T) {
 		{"wide.docx", testdocs.WideTableDOCX(), 2 << 20, true, "| h | h | h |"},
 		{"padding.html", testdocs.TablePaddingHTML(), len(testdocs.TablePaddingHTML()), true, "HHHH"},
 		{"wide.html", testdocs.WideTableHTML(), len(testdocs.WideTableHTML()), true, "c | c"},
-		{"count.pdf", testdocs.PDFCountBomb(), 100, true, "one real page"},
-		{"cycle.pdf", testdocs.PDFParentCycle(), 0, false, "too complex"},
+		{"count.pdf", testdocs.PDFCountBomb(), 100, true, "[Page 1]\none real page"},
+		{"cycle.pdf", testdocs.PDFParentCycle(), 100, true, "[Page 1]\ntext behind a loop"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,5 +70,26 @@ func TestTextStops(t *testing.T) {
 	res, err := Text(ctx, "paper.pdf", testdocs.BuildPDF("T", "text"))
 	if err == nil || !strings.Contains(err.Error(), "context canceled") || res.Readable {
 		t.Fatalf("Text = %+v, %v; want a context error", res, err)
+	}
+}
+
+// TestTextRealPDF uploads a real PDF of backend/web's corpus (pdfTeX, 17 pages): its text
+// reads like the page, words separated and each page headed by its [Page N] line.
+func TestTextRealPDF(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "web", "testdata", "pdf", "shared-mime-info-spec.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Text(context.Background(), "shared-mime-info-spec.pdf", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Readable {
+		t.Fatalf("not readable: %s", res.Reason)
+	}
+	for _, want := range []string{"[Page 1]\n", "Shared MIME-info Database", "X Desktop Group", "\n[Page 17]\n"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("text lacks %q; it starts %.300q", want, res.Text)
+		}
 	}
 }
