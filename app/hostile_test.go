@@ -33,7 +33,7 @@ type hostileInput struct {
 // TestHostileInputsUnderMemoryLimit.
 var hostileInputs = []hostileInput{
 	{"page-pdf-count-bomb", "application/pdf", testdocs.PDFCountBomb, "one real page"},
-	{"page-pdf-parent-cycle", "application/pdf", testdocs.PDFParentCycle, "PDF is too complex to read"},
+	{"page-pdf-parent-cycle", "application/pdf", testdocs.PDFParentCycle, "text behind a loop"},
 	{"page-table-padding", "text/html", testdocs.TablePaddingHTML, "HHHHHHHH"},
 	{"page-table-wide", "text/html", testdocs.WideTableHTML, "c | c | c"},
 	{"page-table-spans", "text/html", testdocs.SpanTableHTML, "| a | b |"},
