@@ -279,6 +279,16 @@ func TestLayoutPage(t *testing.T) {
 			gappedWords(200, 100, 8, 0.3, "Preprint", "submitted", "to", "a", "journal,", "page", "1"),
 		), "A Title Across Both Columns Of The Page Here\n\nleft one " + fill + "\nleft two " + fill +
 			"\n\nright one " + fill + "\nright two " + fill + "\n\nPreprint submitted to a journal, page 1"},
+		{"a page number over the gutter comes last", concat(
+			column(50, 700, "left one "+fill, "left two "+fill),
+			column(320, 700, "right one "+fill, "right two "+fill),
+			gappedWords(300, 100, 8, 0.3, "7"),
+		), "left one " + fill + "\nleft two " + fill + "\n\nright one " + fill + "\nright two " + fill + "\n\n7"},
+		{"a running head over the gutter comes first", concat(
+			column(50, 700, "left one "+fill, "left two "+fill),
+			column(320, 700, "right one "+fill, "right two "+fill),
+			gappedWords(296, 740, 8, 0.3, "Head"),
+		), "Head\n\nleft one " + fill + "\nleft two " + fill + "\n\nright one " + fill + "\nright two " + fill},
 		{"ligatures spelt out", glyphsOf("\ufb01ne \ufb02ow e\ufb03cient", 100, 700, 10), "fine flow efficient"},
 		{"an accent painted after its letter composes with it", append(umlaut, accent), "für"},
 		{"a word hyphenated at a line end is joined", concat(

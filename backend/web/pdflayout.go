@@ -470,8 +470,9 @@ func buildBlocks(lines []*layoutLine) []*layoutBlock {
 // overlaps horizontally and is above; and before one that lies wholly to its right
 // unless a third block between them vertically spans both (a heading or a figure across
 // the columns). Blocks are then taken in that partial order, the highest (then the
-// leftmost) first among those free to go. Pages with over maxOrderBlocks blocks are read
-// top to bottom, left to right.
+// leftmost) first among those free to go; a block above all others comes first and one
+// below all others last. Pages with over maxOrderBlocks blocks are read top to bottom,
+// left to right.
 func orderBlocks(blocks []*layoutBlock) {
 	byPosition := func(a, b *layoutBlock) int {
 		if c := cmp.Compare(b.top, a.top); c != 0 {
@@ -485,8 +486,26 @@ func orderBlocks(blocks []*layoutBlock) {
 		return
 	}
 	xOverlap := func(a, b *layoutBlock) bool { return min(a.x1, b.x1)-max(a.x0, b.x0) > 0 }
+	// A block above all the others (a running head) comes first and one below all the
+	// others (a page number) last, even when it sits over the gutter between two columns
+	// and overlaps neither.
+	rank := make([]int, n) // 0 above all others, 1 among them, 2 below all others
 	for i, a := range blocks {
 		a.order, a.preds, a.after = i, 0, nil
+		othersTop, othersBot := math.Inf(-1), math.Inf(1)
+		for j, b := range blocks {
+			if i != j {
+				othersTop, othersBot = max(othersTop, b.top), min(othersBot, b.bot)
+			}
+		}
+		switch {
+		case a.bot >= othersTop:
+			rank[i] = 0
+		case a.top <= othersBot:
+			rank[i] = 2
+		default:
+			rank[i] = 1
+		}
 	}
 	for i, a := range blocks {
 		for j, b := range blocks {
@@ -495,6 +514,8 @@ func orderBlocks(blocks []*layoutBlock) {
 			}
 			before := false
 			switch {
+			case rank[i] != rank[j]:
+				before = rank[i] < rank[j]
 			case xOverlap(a, b):
 				before = a.top > b.top || (a.top == b.top && i < j)
 			case a.x1 <= b.x0:
