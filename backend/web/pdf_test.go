@@ -346,3 +346,28 @@ func BenchmarkPDFInProcess(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLayoutPage lays out pages of pdfMaxPageGlyphs glyphs: dense text (two columns
+// of 10-point lines), and a hostile page whose glyphs sit on thousands of baselines
+// 0.01 points apart, which the row and block searches must handle in linear time.
+func BenchmarkLayoutPage(b *testing.B) {
+	dense := make([]pdfGlyph, 0, pdfMaxPageGlyphs)
+	for len(dense) < pdfMaxPageGlyphs {
+		line := len(dense) / 100
+		x := 50.0 + float64(line%2)*270
+		dense = append(dense, gappedWords(x, 800-float64(line/2%70)*11, 10, 0.3, "lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod", "tempor", "incid")...)
+	}
+	close := make([]pdfGlyph, pdfMaxPageGlyphs)
+	for i := range close {
+		y := 700 - float64(i/10)*0.01
+		x := 50 + float64(i%10)*5
+		close[i] = pdfGlyph{Text: "a", X: x, Y: y, Left: x, Right: x + 5, Bottom: y - 2, Top: y + 8, Size: 10}
+	}
+	for name, glyphs := range map[string][]pdfGlyph{"dense-text": dense[:pdfMaxPageGlyphs], "close-baselines": close} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				layoutPage(glyphs)
+			}
+		})
+	}
+}

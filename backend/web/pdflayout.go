@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"math"
 	"slices"
@@ -51,6 +52,10 @@ const (
 	// sizeRatio: a line joins a block only when their font sizes differ by at most this
 	// factor.
 	sizeRatio = 1.3
+	// maxOpen bounds the rows and blocks a word or line is tried against (the most recent
+	// ones, nearest to it), so that a page of glyphs on thousands of close baselines takes
+	// linear time.
+	maxOpen = 64
 	// maxOrderBlocks bounds the blocks ordered by the column rules on one page; a page
 	// with more (a chart of scattered labels) is read top to bottom, left to right.
 	maxOrderBlocks = 400
@@ -359,7 +364,7 @@ func buildLines(words []*layoutWord) []*layoutLine {
 			open++
 		}
 		var best *row
-		for _, r := range rows[open:] {
+		for _, r := range rows[max(open, len(rows)-maxOpen):] {
 			if r.base-w.base > baseShift*max(r.size, w.size) {
 				continue
 			}
@@ -451,7 +456,7 @@ func buildBlocks(lines []*layoutLine) []*layoutBlock {
 				best, bestDist = blk, dist
 			}
 		}
-		open = kept
+		open = kept[max(0, len(kept)-maxOpen):]
 		if best == nil {
 			best = &layoutBlock{x0: l.x0, x1: l.x1, top: l.top, bot: l.bot, size: l.size}
 			blocks = append(blocks, best)
@@ -570,28 +575,26 @@ func orderBlocks(blocks []*layoutBlock) {
 // writeBlock writes blk's lines, top to bottom, joining a word hyphenated at the end of
 // a line with its rest on the next.
 func writeBlock(b *strings.Builder, blk *layoutBlock) {
-	var cur strings.Builder
+	var line []byte // the output line being written: lines joined at a hyphen grow it
 	for i, l := range blk.lines {
 		if i > 0 {
-			s := cur.String()
-			r, _ := utf8.DecodeLastRuneInString(strings.TrimSuffix(s, "-"))
-			if strings.HasSuffix(s, "-") && unicode.IsLetter(r) && startsLower(l) {
-				cur.Reset()
-				cur.WriteString(s[:len(s)-1])
+			r, _ := utf8.DecodeLastRune(bytes.TrimSuffix(line, []byte("-")))
+			if bytes.HasSuffix(line, []byte("-")) && unicode.IsLetter(r) && startsLower(l) {
+				line = line[:len(line)-1]
 			} else {
-				b.WriteString(s)
+				b.Write(line)
 				b.WriteByte('\n')
-				cur.Reset()
+				line = line[:0]
 			}
 		}
 		for j, w := range l.words {
 			if j > 0 && (w.spaceBefore || w.x0-l.words[j-1].x1 > wordGap*w.size) {
-				cur.WriteByte(' ')
+				line = append(line, ' ')
 			}
-			cur.WriteString(w.text.String())
+			line = append(line, w.text.String()...)
 		}
 	}
-	b.WriteString(cur.String())
+	b.Write(line)
 }
 
 // startsLower reports whether l's first word starts with a lower-case letter.
