@@ -113,15 +113,19 @@ func hasHighBit(b []byte) bool {
 // reload the page with it; here the head is tokenized up to <body> or this many bytes.
 const maxMetaScan = 64 << 10
 
-// metaCharset returns the encoding a <meta> element in body's head declares, or nil: the
-// first <meta charset="…"> or <meta http-equiv="Content-Type" content="…charset=…">
-// before <body> (or any other element that starts the body) within maxMetaScan bytes. A
-// declared UTF-16 means UTF-8, as in the WHATWG prescan (the bytes were read as ASCII to
-// find it); an unknown label is ignored.
+// metaCharset returns the encoding a <meta> element declares, or nil: the first
+// <meta charset="…"> or <meta http-equiv="Content-Type" content="…charset=…"> within
+// maxMetaScan bytes that is in the first 1024 bytes (anywhere, as in the WHATWG prescan)
+// or before the body starts (<body> or any other element that does not belong in the
+// head). A declared UTF-16 means UTF-8, as in the prescan (the bytes were read as ASCII
+// to find it); an unknown label is ignored.
 func metaCharset(body []byte) encoding.Encoding {
 	z := html.NewTokenizer(bytes.NewReader(body[:min(len(body), maxMetaScan)]))
+	read := 0 // bytes tokenized so far, the current token included
+	inBody := false
 	for {
 		tt := z.Next()
+		read += len(z.Raw())
 		switch tt {
 		case html.ErrorToken:
 			return nil
@@ -132,10 +136,16 @@ func metaCharset(body []byte) encoding.Encoding {
 		name, hasAttr := z.TagName()
 		switch string(name) {
 		case "meta":
-		case "html", "head", "title", "script", "style", "link", "base", "noscript", "template", "object":
+			if inBody && read > 1024 {
+				return nil
+			}
+		case "html", "head", "title", "script", "style", "link", "base", "noscript", "template":
 			continue
 		default:
-			return nil // the body has begun
+			if inBody = true; read > 1024 {
+				return nil // the body has begun
+			}
+			continue
 		}
 		var label, httpEquiv, content string
 		for hasAttr {

@@ -251,6 +251,8 @@ func TestDecodeTextEncodings(t *testing.T) {
 			mustEncode(t, japanese.ISO2022JP, page(`<meta charset="iso-2022-jp">`, ja)), ja},
 		{"meta in the body is not the page's", "text/html",
 			mustEncode(t, charmap.ISO8859_1, "<html><head><title>T</title></head><body><p>"+strings.Repeat("x", 2000)+`</p><meta charset="shift_jis"><p>déjà vu</p></body></html>`), "déjà vu"},
+		{"meta after a body element within 1024 bytes, as the WHATWG prescan finds it", "text/html",
+			mustEncode(t, charmap.Windows1250, `<div>x</div><meta charset="windows-1250"><p>`+pl+"</p>"), pl},
 		{"unknown label ignored", "text/html",
 			mustEncode(t, charmap.Windows1252, page(script+`<meta charset="no-such-charset">`, "naïve façade")), "naïve façade"},
 	}
