@@ -165,6 +165,12 @@ func pdfText(ctx context.Context, data []byte, cacheDir string) (title, text str
 		return "", "", errors.New("broken PDF: the file is empty")
 	}
 	pool, p, err := newPDFium(ctx, cacheDir)
+	if err != nil && cacheDir != "" {
+		// wazero fails the compilation when it cannot write the cache (a full disk, a
+		// read-only folder): compile without one.
+		slog.Debug("web: PDF reader without its compilation cache", "dir", cacheDir, "err", err)
+		pool, p, err = newPDFium(ctx, "")
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("broken PDF: %w", err)
 	}
