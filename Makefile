@@ -72,10 +72,11 @@ test: deps-test frontend lint
 	$(MAKE) window-test
 
 # The real window under Xvfb: files dragged onto it are uploaded; a link the scripted lead
-# records shows in Links & files and opens in the system browser; and the built binary,
+# records shows in Links & files and opens in the system browser; a cited answer's chip
+# [1] shows its hover card under the mouse and opens its page; and the built binary,
 # killed with SIGKILL mid-run, leaves a database that recovers.
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact' ./app/
+	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations' ./app/
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/node_modules
