@@ -32,9 +32,10 @@ type Config struct {
 
 // Defaults returns the three agents of seed 001 with their tools and limits:
 // lead_agent (artifact tools, record_artifact and call_subagent, 100 rounds),
-// search_agent (web_search, 3), crawl_agent (web_fetch, 2). record_artifact (seed 002) is
-// offered only when the engine has a declared-artifact store; the lead's prompt says when
-// to use it.
+// search_agent (web_search and search_files, 3), crawl_agent (web_fetch and read_file, 2).
+// record_artifact (seed 002) is offered only when the engine has a declared-artifact
+// store; the lead's prompt says when to use it. search_files and read_file (issue 9, item
+// 6) are offered only when the conversation's local-file index holds files.
 func Defaults() []Config {
 	return []Config{
 		{Name: Lead, Description: "Task coordinator and information integrator",
@@ -42,10 +43,10 @@ func Defaults() []Config {
 			MaxToolRounds: 100, RolePrompt: mustPrompt("lead_agent.md")},
 		{Name: Search, Description: "Web search and information retrieval specialist",
 			Capabilities: []string{"Web search", "Information retrieval"},
-			Tools:        []string{"web_search"}, MaxToolRounds: 3, RolePrompt: mustPrompt("search_agent.md")},
+			Tools:        []string{"web_search", "search_files"}, MaxToolRounds: 3, RolePrompt: mustPrompt("search_agent.md")},
 		{Name: Crawl, Description: "Web content extraction and cleaning specialist",
 			Capabilities: []string{"Deep content extraction", "Web scraping", "IMPORTANT: Instructions must include a specific URL to crawl"},
-			Tools:        []string{"web_fetch"}, MaxToolRounds: 2, RolePrompt: mustPrompt("crawl_agent.md")},
+			Tools:        []string{"web_fetch", "read_file"}, MaxToolRounds: 2, RolePrompt: mustPrompt("crawl_agent.md")},
 	}
 }
 
@@ -57,19 +58,23 @@ func mustPrompt(name string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// PromptContext is the dynamic part of a system prompt. TaskPlan and Inventory are used
-// for the lead only; ToolInstructions is appended for every agent.
+// PromptContext is the dynamic part of a system prompt. TaskPlan, Inventory and
+// LocalFiles are used for the lead only; ToolInstructions is appended for every agent.
+// LocalFiles says what the conversation's indexed local files are (issue 9, item 6;
+// localfiles.Summary.Describe); "" when there are none, and then no <local_files> block.
 type PromptContext struct {
 	Now              time.Time
 	TaskPlan         string
 	Inventory        string
 	SubAgents        []Config
+	LocalFiles       string
 	ToolInstructions string
 }
 
 // SystemPrompt assembles c's system prompt (seed 001, build_system_prompt; seed 000, the
 // task plan is injected in full): role prompt, <system_time>, and for the lead the
-// <task_plan>, <artifacts_inventory> and <available_subagents> blocks, then the tool
+// <task_plan>, <artifacts_inventory> and <available_subagents> blocks and, when the
+// conversation has indexed local files, <local_files> (issue 9, item 6), then the tool
 // instructions.
 func (c Config) SystemPrompt(pc PromptContext) string {
 	var b strings.Builder
@@ -95,6 +100,11 @@ func (c Config) SystemPrompt(pc PromptContext) string {
 				b.WriteString("\n")
 			}
 			b.WriteString("</available_subagents>\n")
+		}
+		if pc.LocalFiles != "" {
+			b.WriteString("\n<local_files>\n")
+			b.WriteString(pc.LocalFiles)
+			b.WriteString("\n</local_files>\n")
 		}
 	}
 	if pc.ToolInstructions != "" {

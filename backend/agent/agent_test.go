@@ -16,8 +16,8 @@ func TestDefaults(t *testing.T) {
 		rounds int
 	}{
 		{Lead, []string{"create_artifact", "update_artifact", "rewrite_artifact", "read_artifact", "record_artifact", "call_subagent"}, 100},
-		{Search, []string{"web_search"}, 3},
-		{Crawl, []string{"web_fetch"}, 2},
+		{Search, []string{"web_search", "search_files"}, 3},
+		{Crawl, []string{"web_fetch", "read_file"}, 2},
 	}
 	got := Defaults()
 	if len(got) != len(want) {
@@ -62,6 +62,25 @@ func TestSystemPrompt(t *testing.T) {
 	}
 	if empty := d[0].SystemPrompt(PromptContext{}); !strings.Contains(empty, `create the artifact "task_plan" first`) {
 		t.Errorf("lead prompt without a plan does not ask for one")
+	}
+}
+
+// TestLocalFilesBlock (issue 9, item 6): the lead's prompt has a <local_files> block with
+// the given text only when there is one; sub-agents never get it.
+func TestLocalFilesBlock(t *testing.T) {
+	d := Defaults()
+	pc := PromptContext{LocalFiles: "3 files (2 .md, 1 .pdf). Ask search_agent."}
+	lead := d[0].SystemPrompt(pc)
+	if !strings.Contains(lead, "\n<local_files>\n3 files (2 .md, 1 .pdf). Ask search_agent.\n</local_files>\n") {
+		t.Errorf("lead prompt lacks the local_files block:\n%s", lead)
+	}
+	if strings.Contains(d[0].SystemPrompt(PromptContext{}), "<local_files>") {
+		t.Error("lead prompt has a local_files block without local files")
+	}
+	for _, sub := range d[1:] {
+		if strings.Contains(sub.SystemPrompt(pc), "<local_files>") {
+			t.Errorf("%s prompt has the lead's local_files block", sub.Name)
+		}
 	}
 }
 

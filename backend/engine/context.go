@@ -69,10 +69,11 @@ type historyBuilder struct {
 }
 
 // parseTools returns tools with the names and parameters of agentName's tools, for reading
-// xml tool calls back from recorded replies; they are never executed. record_artifact is
-// among them whether or not this run offers it, since an earlier run may have.
+// xml tool calls back from recorded replies; they are never executed. record_artifact,
+// search_files and read_file are among them whether or not this run offers them, since
+// an earlier run may have.
 func (e *Engine) parseTools(agentName string) []tools.Tool {
-	return toolRegistry(nil, nil, Deps{}, tools.RecordArtifact{}).Subset(e.agents[agentName].Tools)
+	return toolRegistry(nil, nil, Deps{Files: parseOnlyFiles{}}, tools.RecordArtifact{}).Subset(e.agents[agentName].Tools)
 }
 
 // message adds one run: the user's message (for the lead), then the agent's events.

@@ -83,6 +83,12 @@ type Deps struct {
 	// Sources numbers the sources the tools find (issue 9). nil, the normal case: each run
 	// records into Store and emits source_added; a test may set its own.
 	Sources sources.Recorder
+	// Files is the conversations' local-file index (issue 9, item 6); nil: no local files.
+	// At the start of each run Files.Prepare brings the conversation's index up to date (a
+	// bounded wait); when it holds files, search_agent is offered search_files, crawl_agent
+	// read_file, and the lead's system prompt gets a <local_files> block saying what is
+	// there (localfiles.Summary.Describe).
+	Files LocalFiles
 }
 
 // Tool permission policies (issue 4, permission).

@@ -49,6 +49,7 @@ type runState struct {
 	// threshold (compactIfNeeded waits for more history before trying again).
 	stuck map[string]bool
 	web   webTally // the run's web_search and web_fetch calls (sources.go)
+	files string   // the lead's <local_files> text; "" when the conversation has none (files.go)
 }
 
 // runTools is the registry of every tool a run offers its agents (each agent gets its
@@ -72,6 +73,9 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 	}
 	all = append(all, tools.CallSubagent{Agents: subagents})
 	all = append(all, tools.WebSearch{S: deps.Searcher, Sources: deps.Sources}, tools.WebFetch{F: deps.Fetcher, Sources: deps.Sources})
+	if deps.Files != nil { // only when the conversation has local files (prepareFiles)
+		all = append(all, tools.SearchFiles{Index: deps.Files, Sources: deps.Sources}, tools.ReadFile{Index: deps.Files, Sources: deps.Sources})
+	}
 	return tools.NewRegistry(all...)
 }
 
@@ -86,7 +90,9 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	if deps.Sources == nil {
 		deps.Sources = &runRecorder{st: e.cfg.Store, em: em}
 	}
-	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID,
+	var filesNote string
+	deps.Files, filesNote = e.prepareFiles(ctx, r.ConversationID, deps.Files)
+	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID, files: filesNote,
 		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}}
 	rs.setModels(deps)
 
@@ -311,6 +317,7 @@ func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentToo
 			return "", fmt.Errorf("engine: build inventory: %w", err)
 		}
 		pc.SubAgents = e.cfg.Agents[1:]
+		pc.LocalFiles = rs.files
 	}
 	switch {
 	case final:

@@ -68,21 +68,21 @@ func TestChineseAndJapaneseQueries(t *testing.T) {
 		query string
 		want  []string // paths, sorted
 	}{
-		{"数据", []string{"mixed.md", "zh.md"}},     // two characters inside 数据库 and 大数据
-		{"数据库", []string{"mixed.md", "zh.md"}},    // three
-		{"数据库系统", []string{"zh.md"}},             // five
+		{"数据", []string{"mixed.md", "zh.md"}},  // two characters inside 数据库 and 大数据
+		{"数据库", []string{"mixed.md", "zh.md"}}, // three
+		{"数据库系统", []string{"zh.md"}},           // five
 		{"全文检索", []string{"zh.md"}},
 		{"检索", []string{"zh.md"}},
-		{"库", []string{"mixed.md", "zh.md"}},      // one character
-		{"天気", []string{"ja.md"}},                // Japanese, two characters
-		{"天気予報", []string{"ja.md"}},              // four
+		{"库", []string{"mixed.md", "zh.md"}}, // one character
+		{"天気", []string{"ja.md"}},            // Japanese, two characters
+		{"天気予報", []string{"ja.md"}},          // four
 		{"東京都", []string{"ja.md"}},
-		{"データベース", []string{"ja.md"}},           // Katakana
-		{"明日 雨", []string{"ja.md"}},              // two terms
-		{"SQLite数据库", []string{"mixed.md"}},      // Latin and Han in one term
-		{"数系", nil},                             // the characters, but not next to each other
-		{"统支持全", []string{"zh.md"}},              // across word boundaries: any substring matches
-		{"予報、明日", []string{"ja.md"}},             // CJK punctuation separates terms
+		{"データベース", []string{"ja.md"}},       // Katakana
+		{"明日 雨", []string{"ja.md"}},         // two terms
+		{"SQLite数据库", []string{"mixed.md"}}, // Latin and Han in one term
+		{"数系", nil},                         // the characters, but not next to each other
+		{"统支持全", []string{"zh.md"}},         // across word boundaries: any substring matches
+		{"予報、明日", []string{"ja.md"}},        // CJK punctuation separates terms
 	}
 	for _, tc := range tests {
 		got := f.paths(tc.query)

@@ -106,11 +106,13 @@ func hitOf(c store.FileChunkHit, terms []string) Hit {
 	if at >= 0 {
 		h.Line += strings.Count(string(rs[:at]), "\n")
 		start = max(0, at-snippetLead)
-		// Start at the beginning of a word or line when one is near.
-		for k := start; k < at && k < start+20; k++ {
-			if unicode.IsSpace(rs[k]) {
-				start = k + 1
-				break
+		// A cut inside a word moves on to the next word when one starts near.
+		if start > 0 && !unicode.IsSpace(rs[start-1]) {
+			for k := start; k < at && k < start+20; k++ {
+				if unicode.IsSpace(rs[k]) {
+					start = k + 1
+					break
+				}
 			}
 		}
 	}

@@ -36,14 +36,14 @@ func isCJK(r rune) bool {
 	case r <= 0x3007: // 々 〆 〇
 		return true
 	case r >= 0x3040 && r <= 0x30FF, // Hiragana, Katakana (ー included)
-		r >= 0x31F0 && r <= 0x31FF, // Katakana phonetic extensions
-		r >= 0x3400 && r <= 0x4DBF, // CJK extension A
-		r >= 0x4E00 && r <= 0x9FFF, // CJK unified ideographs
-		r >= 0xAC00 && r <= 0xD7AF, // Hangul syllables
-		r >= 0x1100 && r <= 0x11FF, // Hangul jamo
-		r >= 0x3130 && r <= 0x318F, // Hangul compatibility jamo
-		r >= 0xF900 && r <= 0xFAFF, // CJK compatibility ideographs
-		r >= 0xFF66 && r <= 0xFF9F, // half-width Katakana
+		r >= 0x31F0 && r <= 0x31FF,   // Katakana phonetic extensions
+		r >= 0x3400 && r <= 0x4DBF,   // CJK extension A
+		r >= 0x4E00 && r <= 0x9FFF,   // CJK unified ideographs
+		r >= 0xAC00 && r <= 0xD7AF,   // Hangul syllables
+		r >= 0x1100 && r <= 0x11FF,   // Hangul jamo
+		r >= 0x3130 && r <= 0x318F,   // Hangul compatibility jamo
+		r >= 0xF900 && r <= 0xFAFF,   // CJK compatibility ideographs
+		r >= 0xFF66 && r <= 0xFF9F,   // half-width Katakana
 		r >= 0x20000 && r <= 0x3FFFF: // CJK extensions B and later
 		return r != 0x30FB // ・ (the Katakana middle dot) separates words
 	}
