@@ -113,6 +113,33 @@ Germany pays the highest share for low-income households; France scales by incom
     base_url: 'http://localhost:11434/v1', api_key_set: true, model: 'qwen3:14b', tool_call_mode: 'native',
     searxng_url: 'http://localhost:8888', allow_private_network: false, data_dir: '/home/user/.config/ArtifactFlow',
     max_upload_mb: 20,
+    search: { provider: 'searxng', keys_stored: [], language: '' },
+    search_providers: [
+      { id: 'duckduckgo', name: 'DuckDuckGo', needs_key: false, needs_url: false, key_url: '', key_stored: false },
+      { id: 'wikipedia', name: 'Wikipedia', needs_key: false, needs_url: false, key_url: '', key_stored: false },
+      { id: 'searxng', name: 'SearXNG', needs_key: false, needs_url: true, key_url: 'https://docs.searxng.org/admin/installation.html', key_stored: false },
+      { id: 'tavily', name: 'Tavily', needs_key: true, needs_url: false, key_url: 'https://app.tavily.com/home', key_stored: false },
+      { id: 'brave', name: 'Brave Search', needs_key: true, needs_url: false, key_url: 'https://api-dashboard.search.brave.com/app/keys', key_stored: false },
+    ],
+    search_ready: true, search_problem: '',
+    lead: { model: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
+    sub_agents: { model: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
+  };
+  // Keys the fake SettingsService holds (never sent to the page, as in the real one).
+  const searchKeys = {};
+  const providerNames = { duckduckgo: 'DuckDuckGo', wikipedia: 'Wikipedia', searxng: 'SearXNG', tavily: 'Tavily', brave: 'Brave Search' };
+  const searchView = () => {
+    const provider = settings.search.provider;
+    const p = settings.search_providers.find((x) => x.id === provider);
+    let problem = '';
+    if (p?.needs_key && !searchKeys[provider]) problem = `web search is not configured: ${p.name} needs an API key: get one at ${p.key_url} and enter it in Settings → Search`;
+    if (p?.needs_url && !settings.searxng_url) problem = 'web search is not configured: set the SearXNG URL in Settings or pass --searxng-url';
+    settings = {
+      ...settings,
+      search: { ...settings.search, keys_stored: Object.keys(searchKeys).sort() },
+      search_providers: settings.search_providers.map((x) => ({ ...x, key_stored: Boolean(searchKeys[x.id]) })),
+      search_ready: problem === '', search_problem: problem,
+    };
   };
   // For e2e/fake-artifacts.js (versions, edits, exports, uploads), which extends this fake.
   fake.state = { conversations, messages, artifacts, settings: () => settings, art, emit };
@@ -421,6 +448,12 @@ Sulfides look closest to mass-market cars. See the [2025 review](https://example
           if (!['', 'native', 'xml'].includes(input.tool_call_mode)) problems.push(`tool_call_mode: "${input.tool_call_mode}" is not native or xml`);
           const mb = input.max_upload_mb ?? 0;
           if (!Number.isInteger(mb) || mb < 0 || mb > 1024) problems.push(`max_upload_mb: ${mb} is outside 1–1024`);
+          for (const kind of ['lead', 'sub_agents']) {
+            const a = input[kind];
+            if (a?.temperature != null && (a.temperature < 0 || a.temperature > 2)) problems.push(`${kind}.temperature: ${a.temperature} is outside 0–2`);
+            if (a?.top_p != null && (a.top_p < 0 || a.top_p > 1)) problems.push(`${kind}.top_p: ${a.top_p} is outside 0–1`);
+          }
+          if (input.search && !(input.search.provider in providerNames)) problems.push(`search.provider: "${input.search.provider}" is not one of ${Object.keys(providerNames).join(', ')}`);
           if (problems.length) return reject(`invalid settings: ${problems.join('; ')}`);
           settings = {
             ...settings, base_url: input.base_url, model: input.model, tool_call_mode: input.tool_call_mode,
@@ -428,8 +461,46 @@ Sulfides look closest to mass-market cars. See the [2025 review](https://example
             max_upload_mb: input.max_upload_mb || 20,
             api_key_set: input.api_key ? true : input.clear_api_key ? false : settings.api_key_set,
           };
+          if (input.search) {
+            for (const id of input.search.clear_keys ?? []) delete searchKeys[id];
+            Object.assign(searchKeys, input.search.keys ?? {});
+            settings.search = { ...settings.search, provider: input.search.provider, language: input.search.language };
+          }
+          if (input.lead) settings.lead = { ...input.lead };
+          if (input.sub_agents) settings.sub_agents = { ...input.sub_agents };
+          searchView();
           return reply(settings);
         }),
+        Presets: record('SettingsService', 'Presets', () =>
+          reply([
+            { name: 'OpenAI', base_url: 'https://api.openai.com/v1', example_model: 'gpt-4.1-mini', needs_key: true },
+            { name: 'DeepSeek', base_url: 'https://api.deepseek.com/v1', example_model: 'deepseek-chat', needs_key: true },
+            { name: 'Qwen (DashScope)', base_url: 'https://dashscope.aliyuncs.com/compatible-mode/v1', example_model: 'qwen-plus', needs_key: true },
+            { name: 'Ollama', base_url: 'http://localhost:11434/v1', example_model: 'qwen3:8b', needs_key: false },
+            { name: 'LM Studio', base_url: 'http://localhost:1234/v1', example_model: 'the loaded model', needs_key: false },
+            { name: 'vLLM', base_url: 'http://localhost:8000/v1', example_model: 'the served model', needs_key: false },
+          ]),
+        ),
+        // Ollama "serves" two models; any other endpoint is unreachable.
+        ListModels: record('SettingsService', 'ListModels', (base) =>
+          (base || settings.base_url).startsWith('http://localhost:11434')
+            ? reply([{ id: 'llama3.1:8b', owned_by: 'library' }, { id: 'qwen3:14b', owned_by: 'library' }])
+            : reject(`llm: GET ${base}/models: network error: dial tcp: lookup ${new URL(base).hostname}: no such host`),
+        ),
+        TestConnection: record('SettingsService', 'TestConnection', (base, _key, model) =>
+          reply(
+            model === 'missing'
+              ? { ok: false, latency_ms: 0, error: `llm: POST ${base}/chat/completions: 404 Not Found: model "missing" not found, try pulling it first`, endpoint: `${base}/chat/completions`, model }
+              : { ok: true, latency_ms: 312, error: '', endpoint: `${base}/chat/completions`, model },
+          ),
+        ),
+        TestSearch: record('SettingsService', 'TestSearch', (provider, key) =>
+          reply(
+            (provider === 'tavily' || provider === 'brave') && !key && !searchKeys[provider]
+              ? { ok: false, provider, results: 0, latency_ms: 0, error: `web search is not configured: ${providerNames[provider]} needs an API key` }
+              : { ok: true, provider, results: 5, latency_ms: 380, error: '' },
+          ),
+        ),
       },
     },
   };

@@ -47,7 +47,7 @@ await check('the app still works after a reload, without the token in the URL', 
   await page.getByRole('button', { name: /^Settings/ }).first().click();
   const dialog = page.getByRole('dialog');
   await dialog.waitFor();
-  const model = dialog.getByRole('textbox', { name: /^Model/ }).first();
+  const model = dialog.getByRole('combobox', { name: /^Model/ }).first();
   await model.waitFor();
   assert((await model.inputValue()) === 'test-model', `the settings read model "${await model.inputValue()}"`);
   await page.keyboard.press('Escape');

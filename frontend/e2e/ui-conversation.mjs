@@ -202,12 +202,12 @@ await check('settings: tools auto/ask, permission wait and model context', async
   const percentBox = dialog.getByRole('textbox', { name: /Compact at/ });
   await dialog.locator('.hint code', { hasText: 'qwen3:14b' }).waitFor();
   assert((await windowBox.inputValue()) === '128000' && (await percentBox.inputValue()) === '75', 'stored context not shown');
-  await dialog.getByRole('textbox', { name: /^Model/ }).fill('llama3.1:8b');
+  await dialog.getByRole('combobox', { name: /^Model/ }).fill('llama3.1:8b');
   assert(await dialog.getByRole('button', { name: 'Save' }).isDisabled(), 'Save enabled before the typed model\'s context arrived');
   await dialog.locator('.hint code', { hasText: 'llama3.1:8b' }).waitFor();
   assert((await windowBox.inputValue()) === '' && (await percentBox.inputValue()) === '80', `llama context: "${await windowBox.inputValue()}" ${await percentBox.inputValue()}%`);
   assert((await windowBox.getAttribute('placeholder'))?.includes('64'), 'auto window not shown as the placeholder');
-  await dialog.getByRole('textbox', { name: /^Model/ }).fill('qwen3:14b');
+  await dialog.getByRole('combobox', { name: /^Model/ }).fill('qwen3:14b');
   await dialog.locator('.hint code', { hasText: 'qwen3:14b' }).waitFor();
   await dialog.getByRole('button', { name: 'Save' }).waitFor();
   assert((await windowBox.inputValue()) === '128000' && (await percentBox.inputValue()) === '75', 'qwen3:14b context lost after switching models');

@@ -206,6 +206,80 @@ await check('settings show validation errors from the backend', async () => {
   await dialog.waitFor({ state: 'detached' });
 });
 
+await check('settings: endpoint preset, model list, test connection, per-agent models and search provider', async () => {
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.waitFor();
+  const preset = dialog.getByRole('combobox', { name: /^Endpoint preset/ });
+  await preset.waitFor();
+  assert((await preset.inputValue()) === 'Ollama', `preset shows "${await preset.inputValue()}" for the Ollama URL`);
+  // The model field suggests the endpoint's /v1/models list and stays free text.
+  await page.waitForFunction(() => document.querySelectorAll('datalist#endpoint-models option').length === 2);
+  await shot('settings-endpoint');
+  const model = dialog.getByRole('combobox', { name: /^Model/ });
+  assert((await model.getAttribute('list')) === 'endpoint-models', 'the model field offers no list');
+  await dialog.getByText('2 models offered by the endpoint').waitFor();
+  // Test connection, from the keyboard.
+  await dialog.getByRole('button', { name: 'Test connection' }).focus();
+  await page.keyboard.press('Enter');
+  await dialog.locator('.test-result.ok', { hasText: 'qwen3:14b answered in 312 ms' }).waitFor();
+  await model.fill('missing');
+  await dialog.getByRole('button', { name: 'Test connection' }).click();
+  await dialog.locator('.test-result.err', { hasText: '404 Not Found: model "missing" not found' }).waitFor();
+  await model.fill('qwen3:14b');
+  // A preset fills the base URL; an unreachable endpoint's list error is shown, not thrown.
+  await preset.selectOption('DeepSeek');
+  const base = dialog.getByRole('textbox', { name: /Base URL/ });
+  assert((await base.inputValue()) === 'https://api.deepseek.com/v1', `base URL after the preset: ${await base.inputValue()}`);
+  await dialog.getByText(/Could not list the endpoint’s models: .*no such host/).waitFor();
+  await preset.selectOption('Ollama');
+  // Per-agent models: an out-of-range value is refused next to its field, nothing is sent.
+  const savesBefore = (await calls('SettingsService', 'Save')).length;
+  await dialog.getByRole('combobox', { name: 'Lead agent: model' }).fill('qwen3:32b');
+  const temp = dialog.getByRole('textbox', { name: 'Lead agent: temperature' });
+  await temp.fill('3');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.locator('#err-lead-temperature', { hasText: '0 to 2' }).waitFor();
+  assert((await temp.getAttribute('aria-invalid')) === 'true', 'temperature not marked invalid');
+  assert((await calls('SettingsService', 'Save')).length === savesBefore, 'an invalid temperature was sent');
+  await temp.fill('0.2');
+  await dialog.getByRole('combobox', { name: 'Sub-agents: model' }).fill('llama3.1:8b');
+  await dialog.getByRole('textbox', { name: 'Sub-agents: max tokens' }).fill('2048');
+  // Search: Tavily needs a key; its Test says so until one is typed.
+  const provider = dialog.getByRole('combobox', { name: /^Search provider/ });
+  const labels = await provider.locator('option').allTextContents();
+  assert(labels.includes('DuckDuckGo — no key needed') && labels.includes('Wikipedia — no key needed'), `provider options: ${labels.join(' | ')}`);
+  await provider.selectOption('tavily');
+  await dialog.getByRole('button', { name: 'Test Tavily' }).click();
+  await dialog.locator('.test-result.err', { hasText: 'needs an API key' }).waitFor();
+  await dialog.getByLabel(/^Tavily API key/).fill('tvly-e2e');
+  await dialog.getByRole('button', { name: 'Test Tavily' }).click();
+  await dialog.locator('.test-result.ok', { hasText: '5 results in 380 ms' }).waitFor();
+  await shot('settings-models');
+  await provider.scrollIntoViewIfNeeded();
+  await shot('settings-search');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByText('Saved').waitFor();
+  const input = (await calls('SettingsService', 'Save')).at(-1)[0];
+  assert(input.lead?.model === 'qwen3:32b' && input.lead?.temperature === 0.2 && input.lead?.top_p === null, `lead ${JSON.stringify(input.lead)}`);
+  assert(input.sub_agents?.model === 'llama3.1:8b' && input.sub_agents?.max_tokens === 2048, `sub_agents ${JSON.stringify(input.sub_agents)}`);
+  assert(input.search?.provider === 'tavily' && input.search?.keys?.tavily === 'tvly-e2e', `search ${JSON.stringify(input.search)}`);
+  // The key is stored, never shown: the field is empty again with a "stored" badge.
+  const key = dialog.getByLabel(/^Tavily API key/);
+  assert((await key.inputValue()) === '', 'the key field still holds the key after saving');
+  await dialog.locator('.badge', { hasText: 'stored' }).nth(0).waitFor();
+  // Back to what the later checks expect.
+  await provider.selectOption('searxng');
+  await dialog.getByRole('combobox', { name: 'Lead agent: model' }).fill('');
+  await temp.fill('');
+  await dialog.getByRole('combobox', { name: 'Sub-agents: model' }).fill('');
+  await dialog.getByRole('textbox', { name: 'Sub-agents: max tokens' }).fill('');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByText('Saved').waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+});
+
 await check('a missing model offers to open settings', async () => {
   await page.keyboard.press('Control+n');
   await page.evaluate(() => {

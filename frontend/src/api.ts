@@ -213,6 +213,43 @@ export interface UploadResult {
   error: string;
 }
 
+/**
+ * The model of one kind of agent (app.AgentModelSettings): the lead, or the sub-agents
+ * (search and crawl). Empty fields inherit the model above: model "" and tool_call_mode ""
+ * its name and mode, context_window 0 its window (tokens). temperature (0–2), top_p (0–1)
+ * and max_tokens (per answer) are sent to the model only when set (null / 0 = unset).
+ */
+export interface AgentModelSettings {
+  model: string;
+  tool_call_mode: string;
+  context_window: number;
+  temperature: number | null;
+  top_p: number | null;
+  max_tokens: number;
+}
+
+/** One web search provider as the dialog lists it (app.SearchProviderView). */
+export interface SearchProvider {
+  id: string;
+  name: string;
+  /** An API key is required. */
+  needs_key: boolean;
+  /** A server URL is required (SearXNG). */
+  needs_url: boolean;
+  /** Where to get a key (or how to run the server); "" when none. */
+  key_url: string;
+  /** A key for this provider is stored (the key itself is never sent). */
+  key_stored: boolean;
+}
+
+/** The stored search choice (app.SearchView): provider in effect, providers with a stored key, Wikipedia's language. */
+export interface SearchSettings {
+  provider: string;
+  keys_stored: string[];
+  /** Wikipedia's language code; "" = from the question's script. */
+  language: string;
+}
+
 /** The settings as shown in the dialog (app.SettingsView); the API key itself is never sent. */
 export interface Settings {
   base_url: string;
@@ -224,6 +261,26 @@ export interface Settings {
   /** Size limit of one uploaded file, in MiB (1–1024; the backend's default is 20). */
   max_upload_mb: number;
   data_dir: string;
+  search: SearchSettings;
+  /** Every provider, the default (DuckDuckGo) first. */
+  search_providers: SearchProvider[];
+  /** False when the provider in effect lacks its key or URL; search_problem says why. */
+  search_ready: boolean;
+  search_problem: string;
+  lead: AgentModelSettings;
+  sub_agents: AgentModelSettings;
+}
+
+/**
+ * The search part of SettingsInput (app.SearchInput): keys typed per provider id (an empty
+ * or missing key keeps the stored one), providers whose stored key is removed, and
+ * Wikipedia's language.
+ */
+export interface SearchInput {
+  provider: string;
+  keys: Record<string, string>;
+  clear_keys: string[];
+  language: string;
 }
 
 /** What the settings dialog saves (app.SettingsInput); empty api_key keeps the stored key. */
@@ -237,6 +294,10 @@ export interface SettingsInput {
   allow_private_network: boolean;
   /** Size limit of one uploaded file, in MiB (1–1024; 0 = the default, 20). */
   max_upload_mb: number;
+  /** Left out: the stored search choice and agent models are kept. */
+  search?: SearchInput;
+  lead?: AgentModelSettings;
+  sub_agents?: AgentModelSettings;
 }
 
 /** Ids of a run that has started (app.SendResult). */
@@ -333,9 +394,42 @@ function artifactSummary(v: unknown): ArtifactSummary {
   };
 }
 
-function settings(v: unknown): Settings {
+const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Normalizes an app.AgentModelSettings (missing fields: inherit / unset). */
+export function agentModelSettings(v: unknown): AgentModelSettings {
   const x = o(v);
   return {
+    model: s(x.model),
+    tool_call_mode: s(x.tool_call_mode),
+    context_window: n(x.context_window),
+    temperature: numOrNull(x.temperature),
+    top_p: numOrNull(x.top_p),
+    max_tokens: n(x.max_tokens),
+  };
+}
+
+function searchProvider(v: unknown): SearchProvider {
+  const x = o(v);
+  return { id: s(x.id), name: s(x.name) || s(x.id), needs_key: b(x.needs_key), needs_url: b(x.needs_url), key_url: s(x.key_url), key_stored: b(x.key_stored) };
+}
+
+function settings(v: unknown): Settings {
+  const x = o(v);
+  const search = o(x.search);
+  return {
+    search: {
+      // An older backend without providers searched SearXNG when its URL was set.
+      provider: s(search.provider) || (s(x.searxng_url) !== '' ? 'searxng' : 'duckduckgo'),
+      keys_stored: list(search.keys_stored).filter((k): k is string => typeof k === 'string'),
+      language: s(search.language),
+    },
+    search_providers: list(x.search_providers).map(searchProvider).filter((p) => p.id !== ''),
+    // An older backend without the field could search only when a SearXNG URL was set.
+    search_ready: typeof x.search_ready === 'boolean' ? x.search_ready : s(x.searxng_url) !== '',
+    search_problem: s(x.search_problem),
+    lead: agentModelSettings(x.lead),
+    sub_agents: agentModelSettings(x.sub_agents),
     base_url: s(x.base_url),
     api_key_set: b(x.api_key_set),
     model: s(x.model),

@@ -1,13 +1,42 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api';
+import { agentTexts, EMPTY_AGENT_TEXTS, parseAgentTexts, searchInputOf, type AgentTexts, type SearchForm } from '../settings-form';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
 import { useConversationSettingsForm } from './ConversationSettings';
+import { AgentModelFields, ConnectionTest, PresetPicker, useModelList, usePresets } from './ModelSettings';
+import { SearchSettings } from './SearchSettings';
 
-/** A settings field that validation errors can name. */
-export type SettingsField = 'base_url' | 'api_key' | 'model' | 'tool_call_mode' | 'searxng_url' | 'max_upload_mb';
+/** The agent fields errors can name, after "lead." or "sub_agents.". */
+const AGENT_FIELDS = ['model', 'tool_call_mode', 'context_window', 'temperature', 'top_p', 'max_tokens'] as const;
 
-const FIELDS: readonly SettingsField[] = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb'];
+/**
+ * A settings field that validation errors can name: a top-level field, an agent's
+ * (`lead.temperature`, `sub_agents.max_tokens` ...) or a search field (`search.provider`,
+ * `search.language`, `search.keys`, `search.keys.<provider>`).
+ */
+export type SettingsField =
+  | 'base_url'
+  | 'api_key'
+  | 'model'
+  | 'tool_call_mode'
+  | 'searxng_url'
+  | 'max_upload_mb'
+  | `${'lead' | 'sub_agents'}.${(typeof AGENT_FIELDS)[number]}`
+  | 'search.provider'
+  | 'search.language'
+  | 'search.keys'
+  | `search.keys.${string}`;
+
+const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb'] as const;
+
+/** Reports whether `name` is a field the dialog shows errors for (see SettingsField). */
+export function isSettingsField(name: string): name is SettingsField {
+  if ((TOP_FIELDS as readonly string[]).includes(name)) return true;
+  const agent = /^(lead|sub_agents)\.([a-z_]+)$/.exec(name);
+  if (agent) return (AGENT_FIELDS as readonly string[]).includes(agent[2] ?? '');
+  return name === 'search.provider' || name === 'search.language' || name === 'search.keys' || /^search\.keys\.[a-z0-9_-]+$/.test(name);
+}
 
 /** A Save error split into per-field messages and the rest. */
 export interface SettingsErrors {
@@ -18,17 +47,18 @@ export interface SettingsErrors {
 
 /**
  * Splits a Save validation error into per-field messages. The backend writes
- * "invalid settings: base_url: must be ...; searxng_url: must be ..." (config.Validate):
- * each "; "-separated part that starts with a field name goes to that field.
+ * "invalid settings: base_url: must be ...; lead.temperature: 3 is outside 0–2"
+ * (config.Validate): each "; "-separated part that starts with a field name the dialog
+ * knows (SettingsField) goes to that field.
  */
 export function parseSettingsErrors(message: string): SettingsErrors {
   const body = message.replace(/^invalid settings:\s*/i, '');
   const fields: Partial<Record<SettingsField, string>> = {};
   const rest: string[] = [];
   for (const part of body.split(/;\s+/)) {
-    const m = /^([a-z_]+):\s*(.+)$/s.exec(part.trim());
-    const field = m ? FIELDS.find((f) => f === m[1]) : undefined;
-    if (m && field) fields[field] = m[2];
+    const m = /^([a-z_]+(?:\.[a-z0-9_-]+)*):\s*(.+)$/s.exec(part.trim());
+    const name = m?.[1] ?? '';
+    if (m && isSettingsField(name)) fields[name] = m[2];
     else if (part.trim() !== '') rest.push(part.trim());
   }
   return { fields, general: rest.length > 0 ? (Object.keys(fields).length > 0 ? rest.join('; ') : message) : '' };
@@ -45,6 +75,45 @@ export function parseUploadLimit(text: string): number | null {
   return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
 }
 
+/** The per-agent sections and the search choice as typed, beside SettingsInput. */
+export interface ExtraForm {
+  lead: AgentTexts;
+  sub: AgentTexts;
+  search: SearchForm;
+}
+
+/** The extra form for stored settings: their agents' fields and search choice, no key typed. */
+export function extraFormOf(s: Settings): ExtraForm {
+  return {
+    lead: agentTexts(s.lead),
+    sub: agentTexts(s.sub_agents),
+    search: { provider: s.search.provider, keys: {}, clear: [], language: s.search.language },
+  };
+}
+
+/**
+ * Builds what Save sends from the form: `base` with the upload limit as typed, the
+ * per-agent sections parsed and the search input (only keys typed; removals). Returns the
+ * errors instead (by field name) when a field is not valid, so nothing is sent.
+ */
+export function buildSettingsInput(
+  base: SettingsInput,
+  limitText: string,
+  extra: ExtraForm,
+): { input: SettingsInput; errors: null } | { input: null; errors: Partial<Record<SettingsField, string>> } {
+  const errors: Record<string, string> = {};
+  const limit = parseUploadLimit(limitText);
+  if (limit === null) errors.max_upload_mb = `enter a whole number of MB from 1 to ${String(MAX_UPLOAD_MB_LIMIT)}`;
+  const lead = parseAgentTexts('lead', extra.lead);
+  const sub = parseAgentTexts('sub_agents', extra.sub);
+  Object.assign(errors, lead.errors, sub.errors);
+  if (Object.keys(errors).length > 0 || limit === null) return { input: null, errors };
+  return {
+    input: { ...base, max_upload_mb: limit, search: searchInputOf(extra.search), lead: lead.value, sub_agents: sub.value },
+    errors: null,
+  };
+}
+
 /** Props of SettingsDialog. */
 export interface SettingsDialogProps {
   onClose: () => void;
@@ -52,10 +121,16 @@ export interface SettingsDialogProps {
   onSaved: (s: Settings) => void;
 }
 
+/** The id of the datalist of the endpoint's models, shared by every model field. */
+const MODELS_LIST_ID = 'endpoint-models';
+
 /**
- * The settings dialog: model endpoint, API key (never shown; "stored" when one is set and an
- * empty field keeps it), model, tool-call mode, SearXNG URL and the private-network switch.
- * Save shows the backend's validation error next to the field it names.
+ * The settings dialog: endpoint preset, base URL, API key (never shown; "stored" when one
+ * is set and an empty field keeps it), model (with the endpoint's /v1/models list as
+ * suggestions) and "Test connection", tool-call mode; the lead's and the sub-agents' own
+ * models and sampling; the web search provider with its key, URL or language and a Test
+ * button; the private-network switch, upload limit, model context and tools. Save shows the
+ * backend's validation error next to the field it names.
  */
 export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const [loaded, setLoaded] = useState<Settings | null>(null);
@@ -70,12 +145,19 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     allow_private_network: false,
     max_upload_mb: DEFAULT_MAX_UPLOAD_MB,
   });
+  const [extraForm, setExtraForm] = useState<ExtraForm>({
+    lead: EMPTY_AGENT_TEXTS,
+    sub: EMPTY_AGENT_TEXTS,
+    search: { provider: 'duckduckgo', keys: {}, clear: [], language: '' },
+  });
   // The upload limit as typed (validated on save; the backend accepts 1–1024).
   const [limitText, setLimitText] = useState(String(DEFAULT_MAX_UPLOAD_MB));
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<SettingsErrors | null>(null);
   const [saved, setSaved] = useState(false);
   const extra = useConversationSettingsForm(loaded === null, form.model);
+  const presets = usePresets();
+  const modelList = useModelList(form.base_url, form.clear_api_key ? '' : form.api_key, loaded !== null);
 
   useEffect(() => {
     let stale = false;
@@ -93,6 +175,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           allow_private_network: s.allow_private_network,
           max_upload_mb: s.max_upload_mb,
         });
+        setExtraForm(extraFormOf(s));
         setLimitText(String(s.max_upload_mb));
       },
       (e: unknown) => {
@@ -104,28 +187,43 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     };
   }, []);
 
+  const clearErrors = (...names: string[]) => {
+    setSaved(false);
+    if (!error) return;
+    const fields = Object.fromEntries(Object.entries(error.fields).filter(([k]) => !names.includes(k)));
+    setError({ ...error, fields });
+  };
   const set = <K extends keyof SettingsInput>(k: K, v: SettingsInput[K]) => {
     setForm((f) => ({ ...f, [k]: v }));
-    setSaved(false);
-    if (error) setError({ ...error, fields: { ...error.fields, [k]: undefined } });
+    clearErrors(k);
+  };
+  const setAgent = (which: 'lead' | 'sub', t: AgentTexts) => {
+    setExtraForm((x) => ({ ...x, [which]: t }));
+    const kind = which === 'lead' ? 'lead' : 'sub_agents';
+    clearErrors(...AGENT_FIELDS.map((f) => `${kind}.${f}`));
+  };
+  const setSearch = (search: SearchForm) => {
+    setExtraForm((x) => ({ ...x, search }));
+    clearErrors('search.provider', 'search.language', 'search.keys', `search.keys.${search.provider}`);
   };
 
   const submit = (e: SyntheticEvent) => {
     e.preventDefault();
-    const limit = parseUploadLimit(limitText);
-    if (limit === null) {
-      setError({ fields: { max_upload_mb: `enter a whole number of MB from 1 to ${String(MAX_UPLOAD_MB_LIMIT)}` }, general: '' });
+    const built = buildSettingsInput({ ...form, ...extra.input }, limitText, extraForm);
+    if (built.input === null) {
+      setError({ fields: built.errors, general: '' });
       return;
     }
     setSaving(true);
     setError(null);
-    saveSettings({ ...form, max_upload_mb: limit, ...extra.input }).then(
+    saveSettings(built.input).then(
       (s) => {
         extra.saved();
         setSaving(false);
         setSaved(true);
         setLoaded(s);
         setForm((f) => ({ ...f, api_key: '', clear_api_key: false }));
+        setExtraForm(extraFormOf(s));
         onSaved(s);
       },
       (err: unknown) => {
@@ -135,18 +233,21 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     );
   };
 
+  const errorOf = (f: SettingsField) => error?.fields[f];
   const fieldError = (f: SettingsField) =>
-    error?.fields[f] ? (
+    errorOf(f) ? (
       <p className="field-error" id={`err-${f}`} role="alert">
-        {error.fields[f]}
+        {errorOf(f)}
       </p>
     ) : null;
   const invalid = (f: SettingsField) => ({
-    'aria-invalid': Boolean(error?.fields[f]),
-    'aria-describedby': error?.fields[f] ? `err-${f}` : undefined,
+    'aria-invalid': Boolean(errorOf(f)),
+    'aria-describedby': errorOf(f) ? `err-${f}` : undefined,
   });
 
   const keyStored = loaded?.api_key_set === true && !form.clear_api_key;
+  const errorMap: Record<string, string | undefined> = error?.fields ?? {};
+  const examplePlaceholder = presets.find((p) => p.base_url === form.base_url)?.example_model;
 
   return (
     <Modal
@@ -177,8 +278,14 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             {error.general}
           </div>
         ) : null}
+        <datalist id={MODELS_LIST_ID}>
+          {modelList.models.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
         <fieldset disabled={loaded === null}>
           <legend>Model</legend>
+          <PresetPicker presets={presets} baseUrl={form.base_url} onPick={(p) => set('base_url', p.base_url)} />
           <label className="field">
             <span className="label">Base URL</span>
             <input
@@ -223,14 +330,26 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             <span className="label">Model</span>
             <input
               className="input"
+              list={MODELS_LIST_ID}
               value={form.model}
-              placeholder="gpt-4o-mini"
+              placeholder={examplePlaceholder ?? 'gpt-4o-mini'}
               spellCheck={false}
+              autoComplete="off"
               onChange={(e) => set('model', e.target.value)}
               {...invalid('model')}
             />
+            <span className="hint">
+              {modelList.loading
+                ? 'Asking the endpoint for its models…'
+                : modelList.models.length > 0
+                  ? `${String(modelList.models.length)} models offered by the endpoint; type or pick one.`
+                  : modelList.error !== ''
+                    ? `Could not list the endpoint’s models: ${modelList.error}`
+                    : 'The model name as the endpoint knows it.'}
+            </span>
             {fieldError('model')}
           </label>
+          <ConnectionTest baseUrl={form.base_url} apiKey={form.clear_api_key ? '' : form.api_key} model={form.model} disabled={loaded === null} />
           <div className="field" role="radiogroup" aria-label="Tool-call mode">
             <span className="label">Tool-call mode</span>
             <div className="segmented">
@@ -251,22 +370,59 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             {fieldError('tool_call_mode')}
           </div>
         </fieldset>
+        <AgentModelFields
+          kind="lead"
+          texts={extraForm.lead}
+          onChange={(t) => setAgent('lead', t)}
+          inheritedModel={form.model.trim()}
+          inheritedMode={form.tool_call_mode}
+          listId={MODELS_LIST_ID}
+          errors={errorMap}
+          disabled={loaded === null}
+        />
+        <AgentModelFields
+          kind="sub_agents"
+          texts={extraForm.sub}
+          onChange={(t) => setAgent('sub', t)}
+          inheritedModel={form.model.trim()}
+          inheritedMode={form.tool_call_mode}
+          listId={MODELS_LIST_ID}
+          errors={errorMap}
+          disabled={loaded === null}
+        />
+        {loaded !== null && loaded.search_providers.length > 0 ? (
+          <SearchSettings
+            providers={loaded.search_providers}
+            form={extraForm.search}
+            onChange={setSearch}
+            searxngUrl={form.searxng_url}
+            onSearxngUrl={(u) => set('searxng_url', u)}
+            storedProvider={loaded.search.provider}
+            storedProblem={loaded.search_ready ? '' : loaded.search_problem}
+            errors={errorMap}
+            disabled={false}
+          />
+        ) : (
+          <fieldset disabled={loaded === null}>
+            <legend>Web search</legend>
+            <label className="field">
+              <span className="label">SearXNG URL</span>
+              <input
+                className="input"
+                type="url"
+                value={form.searxng_url}
+                placeholder="http://localhost:8888"
+                spellCheck={false}
+                onChange={(e) => set('searxng_url', e.target.value)}
+                {...invalid('searxng_url')}
+              />
+              <span className="hint">The search engine the search agent queries.</span>
+              {fieldError('searxng_url')}
+            </label>
+          </fieldset>
+        )}
         <fieldset disabled={loaded === null}>
-          <legend>Web</legend>
-          <label className="field">
-            <span className="label">SearXNG URL</span>
-            <input
-              className="input"
-              type="url"
-              value={form.searxng_url}
-              placeholder="http://localhost:8888"
-              spellCheck={false}
-              onChange={(e) => set('searxng_url', e.target.value)}
-              {...invalid('searxng_url')}
-            />
-            <span className="hint">The search engine the search agent queries.</span>
-            {fieldError('searxng_url')}
-          </label>
+          <legend>Web pages</legend>
           <label className="check">
             <input
               type="checkbox"

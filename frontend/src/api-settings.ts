@@ -1,0 +1,102 @@
+// Typed wrappers over the settings dialog's checks (issue 9, item 7): endpoint presets, the
+// endpoint's model list, "Test connection" and the search provider's "Test". Like api.ts,
+// every call resolves with normalized objects or rejects with an ApiError; nothing else in
+// the UI imports these bindings.
+
+import * as SettingsService from '../wailsjs/go/app/SettingsService';
+import { ApiError, toApiError } from './api';
+
+type Loose = Record<string, unknown>;
+const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const b = (v: unknown): boolean => v === true;
+const o = (v: unknown): Loose => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+
+function isObject(v: unknown): v is Loose {
+  return (typeof v === 'object' || typeof v === 'function') && v !== null;
+}
+
+/**
+ * Runs SettingsService.`method`. Rejects with ApiError "unavailable" without a backend,
+ * "unsupported" when the backend does not bind the method (an older one), else with the
+ * call's error as an ApiError.
+ */
+async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
+  const go: unknown = (window as unknown as Loose).go;
+  const bound = isObject(go) && isObject(go.app) ? go.app : null;
+  if (bound === null) throw new ApiError('unavailable', 'The ArtifactFlow backend is not connected to this page.');
+  const svc = bound.SettingsService;
+  if (!isObject(svc) || typeof svc[method] !== 'function') {
+    throw new ApiError('unsupported', `This backend has no SettingsService.${method}.`);
+  }
+  try {
+    return await fn();
+  } catch (e) {
+    throw toApiError(e);
+  }
+}
+
+/** A well-known OpenAI-compatible endpoint (app.EndpointPreset). */
+export interface EndpointPreset {
+  name: string;
+  base_url: string;
+  example_model: string;
+  /** The endpoint needs an API key (local servers do not). */
+  needs_key: boolean;
+}
+
+/** The endpoint presets: OpenAI, DeepSeek, Qwen (DashScope), Ollama, LM Studio, vLLM (SettingsService.Presets). */
+export async function getPresets(): Promise<EndpointPreset[]> {
+  return list(await call('Presets', () => SettingsService.Presets())).map((v) => {
+    const x = o(v);
+    return { name: s(x.name), base_url: s(x.base_url), example_model: s(x.example_model), needs_key: b(x.needs_key) };
+  });
+}
+
+/**
+ * The model ids the endpoint offers, sorted (SettingsService.ListModels: GET {baseUrl}/models).
+ * baseUrl "" means the stored one; apiKey "" the stored key. Rejects with the endpoint's error.
+ */
+export async function listModels(baseUrl: string, apiKey: string): Promise<string[]> {
+  return list(await call('ListModels', () => SettingsService.ListModels(baseUrl, apiKey)))
+    .map((v) => s(o(v).id))
+    .filter((id) => id !== '');
+}
+
+/** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error. */
+export interface ConnectionResult {
+  ok: boolean;
+  latency_ms: number;
+  error: string;
+  endpoint: string;
+  model: string;
+}
+
+/**
+ * Makes one max_tokens-1 call to the endpoint and model (SettingsService.TestConnection);
+ * empty arguments mean the stored values. A failed call resolves with ok false and the error.
+ */
+export async function testConnection(baseUrl: string, apiKey: string, model: string): Promise<ConnectionResult> {
+  const x = o(await call('TestConnection', () => SettingsService.TestConnection(baseUrl, apiKey, model)));
+  return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model) };
+}
+
+/** The outcome of a search test (app.SearchTestResult): result count and latency, or the provider-named error. */
+export interface SearchTestResult {
+  ok: boolean;
+  provider: string;
+  results: number;
+  latency_ms: number;
+  error: string;
+}
+
+/**
+ * Runs one search for "test" through `provider` (SettingsService.TestSearch) with `apiKey`
+ * (or its stored key when "") and, for SearXNG, `baseUrl` (or the stored URL when ""). A
+ * failed search resolves with ok false and the error.
+ */
+export async function testSearch(provider: string, apiKey: string, baseUrl: string): Promise<SearchTestResult> {
+  const x = o(await call('TestSearch', () => SettingsService.TestSearch(provider, apiKey, baseUrl)));
+  return { ok: b(x.ok), provider: s(x.provider), results: n(x.results), latency_ms: n(x.latency_ms), error: s(x.error) };
+}

@@ -1,0 +1,258 @@
+import { useEffect, useState } from 'react';
+import { getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset } from '../api-settings';
+import { connectionText, presetOf, type AgentKind, type AgentMode, type AgentTexts } from '../settings-form';
+import { Spinner } from './icons';
+import './settings.css';
+
+/** How long the model list waits after the base URL or key was typed before asking the endpoint. */
+export const MODEL_LIST_DELAY_MS = 500;
+
+/** The endpoint's models as the model fields suggest them. */
+export interface ModelList {
+  models: string[];
+  /** Why the list could not be had ("" when it could, or was not asked for). */
+  error: string;
+  loading: boolean;
+}
+
+/**
+ * The models the endpoint at `baseUrl` offers (SettingsService.ListModels), asked again
+ * MODEL_LIST_DELAY_MS after `baseUrl` or `apiKey` change; apiKey "" uses the stored key.
+ * Nothing is asked while `enabled` is false or the base URL is not an http(s) URL; a backend
+ * without the method gives an empty list and no error.
+ */
+export function useModelList(baseUrl: string, apiKey: string, enabled: boolean): ModelList {
+  const [state, setState] = useState<ModelList>({ models: [], error: '', loading: false });
+  const url = baseUrl.trim();
+  const ok = enabled && /^https?:\/\/[^/\s]+/i.test(url);
+  useEffect(() => {
+    if (!ok) return;
+    let stale = false;
+    const timer = setTimeout(() => {
+      setState((s) => ({ ...s, loading: true }));
+      listModels(url, apiKey.trim()).then(
+        (models) => {
+          if (!stale) setState({ models, error: '', loading: false });
+        },
+        (e: unknown) => {
+          if (stale) return;
+          const err = e as { code?: string; message?: string };
+          const quiet = err.code === 'unsupported' || err.code === 'unavailable';
+          setState({ models: [], error: quiet ? '' : String(err.message ?? e), loading: false });
+        },
+      );
+    }, MODEL_LIST_DELAY_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [ok, url, apiKey]);
+  return ok ? state : { models: [], error: '', loading: false };
+}
+
+/** The endpoint presets (SettingsService.Presets); empty until they arrive or when the backend has none. */
+export function usePresets(): EndpointPreset[] {
+  const [presets, setPresets] = useState<EndpointPreset[]>([]);
+  useEffect(() => {
+    let stale = false;
+    getPresets().then(
+      (p) => {
+        if (!stale) setPresets(p);
+      },
+      () => undefined,
+    );
+    return () => {
+      stale = true;
+    };
+  }, []);
+  return presets;
+}
+
+/** Props of PresetPicker. */
+export interface PresetPickerProps {
+  presets: readonly EndpointPreset[];
+  baseUrl: string;
+  /** Called with the chosen preset: the dialog fills the base URL from it. */
+  onPick: (p: EndpointPreset) => void;
+}
+
+/**
+ * The endpoint preset picker (issue 9: "endpoint presets fill the base URL"): shows the
+ * preset the base URL is, or "Custom"; choosing one calls onPick.
+ */
+export function PresetPicker({ presets, baseUrl, onPick }: PresetPickerProps) {
+  if (presets.length === 0) return null;
+  const current = presetOf(baseUrl, presets);
+  return (
+    <label className="field">
+      <span className="label">Endpoint preset</span>
+      <select
+        className="input"
+        value={current?.name ?? ''}
+        onChange={(e) => {
+          const p = presets.find((x) => x.name === e.target.value);
+          if (p) onPick(p);
+        }}
+      >
+        <option value="">Custom</option>
+        {presets.map((p) => (
+          <option key={p.name} value={p.name}>
+            {p.name} — {p.base_url}
+          </option>
+        ))}
+      </select>
+      <span className="hint">Fills in the base URL. Local servers (Ollama, LM Studio, vLLM) need no API key.</span>
+    </label>
+  );
+}
+
+/** Props of ConnectionTest. */
+export interface ConnectionTestProps {
+  baseUrl: string;
+  /** The key typed ("" = the stored one). */
+  apiKey: string;
+  model: string;
+  disabled?: boolean;
+}
+
+/**
+ * The "Test connection" button (issue 9): one call of one token to the endpoint and model as
+ * typed, then the latency or the exact error inline. The result is cleared when the endpoint,
+ * key or model change.
+ */
+export function ConnectionTest({ baseUrl, apiKey, model, disabled }: ConnectionTestProps) {
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ for: string; r: ConnectionResult } | null>(null);
+  const key = `${baseUrl}\n${apiKey}\n${model}`;
+  const shown = result !== null && result.for === key ? result.r : null;
+  const run = () => {
+    setBusy(true);
+    testConnection(baseUrl.trim(), apiKey.trim(), model.trim()).then(
+      (r) => {
+        setBusy(false);
+        setResult({ for: key, r });
+      },
+      (e: unknown) => {
+        setBusy(false);
+        const message = e instanceof Error ? e.message : String(e);
+        setResult({ for: key, r: { ok: false, latency_ms: 0, error: message, endpoint: baseUrl, model } });
+      },
+    );
+  };
+  return (
+    <div className="test-row">
+      <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy || model.trim() === ''}>
+        {busy ? <Spinner size={12} /> : null}
+        Test connection
+      </button>
+      <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
+        {busy ? 'Calling the model…' : shown === null ? '' : connectionText(shown)}
+      </span>
+    </div>
+  );
+}
+
+const AGENT_TITLES: Record<AgentKind, { legend: string; aria: string; what: string }> = {
+  lead: { legend: 'Lead agent', aria: 'Lead agent', what: 'Plans, writes the artifacts and answers.' },
+  sub_agents: { legend: 'Sub-agents (search and crawl)', aria: 'Sub-agents', what: 'Search the web and read pages for the lead: a fast model does well here.' },
+};
+
+/** Props of AgentModelFields. */
+export interface AgentModelFieldsProps {
+  kind: AgentKind;
+  texts: AgentTexts;
+  onChange: (t: AgentTexts) => void;
+  /** The model and mode the agent inherits when its own are empty (the model above). */
+  inheritedModel: string;
+  inheritedMode: string;
+  /** The id of the datalist of the endpoint's models. */
+  listId: string;
+  /** Errors by the backend's field names ("lead.temperature"). */
+  errors: Record<string, string | undefined>;
+  disabled: boolean;
+}
+
+/**
+ * One agent's model section (issue 9, item 7): model (empty = the model above), tool-call
+ * mode, context window, temperature, top_p and max tokens (empty = not sent). Each field's
+ * accessible name starts with the agent ("Lead agent: temperature"), and its error (by the
+ * backend's field name) is shown under it.
+ */
+export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled }: AgentModelFieldsProps) {
+  const t = AGENT_TITLES[kind];
+  const set = <K extends keyof AgentTexts>(k: K, v: AgentTexts[K]) => onChange({ ...texts, [k]: v });
+  const err = (field: string) => errors[`${kind}.${field}`];
+  const describe = (field: string) => {
+    const e = err(field);
+    return { 'aria-invalid': Boolean(e), 'aria-describedby': e ? `err-${kind}-${field}` : undefined };
+  };
+  const fieldError = (field: string) => {
+    const e = err(field);
+    return e ? (
+      <p className="field-error" id={`err-${kind}-${field}`} role="alert">
+        {e}
+      </p>
+    ) : null;
+  };
+  const same = inheritedModel !== '' ? `same as above (${inheritedModel})` : 'same as above';
+  const num = (field: 'window' | 'temperature' | 'top_p' | 'max_tokens', label: string, backendField: string, placeholder: string, unit?: string) => (
+    <label className="field agent-num">
+      <span className="label">{label}</span>
+      <span className="num-unit">
+        <input
+          className="input"
+          inputMode={field === 'temperature' || field === 'top_p' ? 'decimal' : 'numeric'}
+          value={texts[field]}
+          placeholder={placeholder}
+          aria-label={`${t.aria}: ${label.toLowerCase()}`}
+          onChange={(e) => set(field, e.target.value)}
+          {...describe(backendField)}
+        />
+        {unit ? <span className="muted">{unit}</span> : null}
+      </span>
+      {fieldError(backendField)}
+    </label>
+  );
+  return (
+    <fieldset disabled={disabled} className="agent-model">
+      <legend>{t.legend}</legend>
+      <p className="hint tools-intro">{t.what} Empty fields follow the model above; sampling left empty is not sent.</p>
+      <div className="agent-grid">
+        <label className="field agent-model-name">
+          <span className="label">Model</span>
+          <input
+            className="input"
+            list={listId}
+            value={texts.model}
+            placeholder={same}
+            spellCheck={false}
+            autoComplete="off"
+            aria-label={`${t.aria}: model`}
+            onChange={(e) => set('model', e.target.value)}
+            {...describe('model')}
+          />
+          {fieldError('model')}
+        </label>
+        <label className="field">
+          <span className="label">Tool calls</span>
+          <select
+            className="input"
+            value={texts.mode}
+            aria-label={`${t.aria}: tool calls`}
+            onChange={(e) => set('mode', e.target.value as AgentMode)}
+            {...describe('tool_call_mode')}
+          >
+            <option value="">Same as above ({inheritedMode === 'xml' ? 'XML' : 'native'})</option>
+            <option value="native">Native tools</option>
+            <option value="xml">XML in text</option>
+          </select>
+          {fieldError('tool_call_mode')}
+        </label>
+        {num('window', 'Window', 'context_window', 'as the model', 'tokens')}
+        {num('max_tokens', 'Max tokens', 'max_tokens', 'unset', 'per answer')}
+        {num('temperature', 'Temperature', 'temperature', 'unset', '0–2')}
+        {num('top_p', 'Top P', 'top_p', 'unset', '0–1')}
+      </div>
+    </fieldset>
+  );
+}

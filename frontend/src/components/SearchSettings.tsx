@@ -1,0 +1,167 @@
+import { useState } from 'react';
+import { openExternal, type SearchProvider } from '../api';
+import { testSearch, type SearchTestResult } from '../api-settings';
+import { providerNeeds, searchTestText, type SearchForm } from '../settings-form';
+import { Spinner } from './icons';
+import './settings.css';
+
+/** Props of SearchSettings. */
+export interface SearchSettingsProps {
+  providers: readonly SearchProvider[];
+  form: SearchForm;
+  onChange: (f: SearchForm) => void;
+  /** The SearXNG URL as typed (SettingsInput.searxng_url). */
+  searxngUrl: string;
+  onSearxngUrl: (url: string) => void;
+  /** The provider stored and, when it cannot search, why (Settings.search_problem). */
+  storedProvider: string;
+  storedProblem: string;
+  /** Errors by the backend's field names ("search.provider", "search.keys.brave", "searxng_url" ...). */
+  errors: Record<string, string | undefined>;
+  disabled: boolean;
+}
+
+/**
+ * The web search section (issue 9, item 1): the provider (DuckDuckGo by default; those that
+ * need nothing say "no key needed"), the chosen provider's API key (never shown: "stored"
+ * when one is, an empty field keeps it, a box removes it) with where to get one, SearXNG's
+ * URL, Wikipedia's language, and a Test button that runs one search with what is typed and
+ * shows the result inline.
+ */
+export function SearchSettings(props: SearchSettingsProps) {
+  const { providers, form, onChange, searxngUrl, onSearxngUrl, storedProvider, storedProblem, errors, disabled } = props;
+  const p = providers.find((x) => x.id === form.provider) ?? providers[0];
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ for: string; r: SearchTestResult } | null>(null);
+  if (p === undefined) return null;
+  const typedKey = form.keys[p.id] ?? '';
+  const clearing = form.clear.includes(p.id);
+  const keyStored = p.key_stored && !clearing;
+  const testKey = `${p.id}\n${typedKey}\n${searxngUrl}\n${form.language}`;
+  const shown = result !== null && result.for === testKey ? result.r : null;
+
+  const err = (field: string) => errors[field];
+  const describe = (field: string) => ({
+    'aria-invalid': Boolean(err(field)),
+    'aria-describedby': err(field) ? `err-${field.replace(/\./g, '-')}` : undefined,
+  });
+  const fieldError = (field: string) =>
+    err(field) ? (
+      <p className="field-error" id={`err-${field.replace(/\./g, '-')}`} role="alert">
+        {err(field)}
+      </p>
+    ) : null;
+  const keyField = `search.keys.${p.id}`;
+
+  const run = () => {
+    setBusy(true);
+    testSearch(p.id, clearing ? '' : typedKey.trim(), p.needs_url ? searxngUrl.trim() : '').then(
+      (r) => {
+        setBusy(false);
+        setResult({ for: testKey, r });
+      },
+      (e: unknown) => {
+        setBusy(false);
+        setResult({ for: testKey, r: { ok: false, provider: p.id, results: 0, latency_ms: 0, error: e instanceof Error ? e.message : String(e) } });
+      },
+    );
+  };
+
+  return (
+    <fieldset disabled={disabled}>
+      <legend>Web search</legend>
+      <label className="field">
+        <span className="label">Search provider</span>
+        <select className="input" value={p.id} onChange={(e) => onChange({ ...form, provider: e.target.value })} {...describe('search.provider')}>
+          {providers.map((x) => (
+            <option key={x.id} value={x.id}>
+              {x.name} — {providerNeeds(x)}
+            </option>
+          ))}
+        </select>
+        {p.id === storedProvider && storedProblem !== '' ? <span className="hint warn">{storedProblem}</span> : null}
+        {fieldError('search.provider')}
+      </label>
+      {p.needs_key ? (
+        <label className="field">
+          <span className="label">
+            {p.name} API key
+            {keyStored ? <span className="badge badge-ok">stored</span> : null}
+          </span>
+          <input
+            className="input"
+            type="password"
+            value={typedKey}
+            autoComplete="off"
+            placeholder={keyStored ? 'Stored — leave empty to keep it' : 'Paste your key'}
+            onChange={(e) => onChange({ ...form, keys: { ...form.keys, [p.id]: e.target.value } })}
+            {...describe(keyField)}
+          />
+          {p.key_stored ? (
+            <label className="check small">
+              <input
+                type="checkbox"
+                checked={clearing}
+                onChange={(e) =>
+                  onChange({ ...form, clear: e.target.checked ? [...form.clear, p.id] : form.clear.filter((id) => id !== p.id) })
+                }
+              />
+              Remove the stored key
+            </label>
+          ) : null}
+          {p.key_url !== '' ? (
+            <span className="hint">
+              Get a key at{' '}
+              <button type="button" className="link-like" onClick={() => openExternal(p.key_url)}>
+                {p.key_url.replace(/^https?:\/\//, '')}
+              </button>
+              . It is stored in config.json on this computer, like the model key.
+            </span>
+          ) : null}
+          {fieldError(keyField)}
+          {fieldError('search.keys')}
+        </label>
+      ) : null}
+      {p.needs_url ? (
+        <label className="field">
+          <span className="label">SearXNG URL</span>
+          <input
+            className="input"
+            type="url"
+            value={searxngUrl}
+            placeholder="http://localhost:8888"
+            spellCheck={false}
+            onChange={(e) => onSearxngUrl(e.target.value)}
+            {...describe('searxng_url')}
+          />
+          <span className="hint">Your instance, with the JSON format enabled (search: formats: [html, json]).</span>
+          {fieldError('searxng_url')}
+        </label>
+      ) : null}
+      {p.id === 'wikipedia' ? (
+        <label className="field">
+          <span className="label">Wikipedia language</span>
+          <input
+            className="input input-narrow"
+            value={form.language}
+            placeholder="auto"
+            spellCheck={false}
+            onChange={(e) => onChange({ ...form, language: e.target.value })}
+            {...describe('search.language')}
+          />
+          <span className="hint">A language code such as en, zh or de; empty follows the question’s script.</span>
+          {fieldError('search.language')}
+        </label>
+      ) : null}
+      <div className="test-row">
+        <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy}>
+          {busy ? <Spinner size={12} /> : null}
+          Test {p.name}
+        </button>
+        <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
+          {busy ? 'Searching for “test”…' : shown === null ? '' : searchTestText(shown)}
+        </span>
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,218 @@
+// @vitest-environment jsdom
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MODEL_LIST_DELAY_MS } from './components/ModelSettings';
+import { SettingsDialog } from './components/SettingsDialog';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+type Loose = Record<string, unknown>;
+const win = window as unknown as Loose;
+// jsdom has <dialog> without showModal.
+const proto = HTMLDialogElement.prototype as unknown as Loose;
+proto.showModal ??= function (this: HTMLDialogElement) {
+  this.open = true;
+};
+proto.close ??= function (this: HTMLDialogElement) {
+  this.open = false;
+};
+
+const stored = {
+  base_url: 'http://localhost:11434/v1', api_key_set: false, model: 'qwen3:8b', tool_call_mode: 'native', searxng_url: '',
+  allow_private_network: false, max_upload_mb: 20, data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
+  effective_context_window: 32768, compact_at_percent: 80, tool_permissions: {}, permission_timeout_seconds: 120,
+  search: { provider: 'duckduckgo', keys_stored: ['brave'], language: '' },
+  search_providers: [
+    { id: 'duckduckgo', name: 'DuckDuckGo', needs_key: false, needs_url: false, key_url: '', key_stored: false },
+    { id: 'wikipedia', name: 'Wikipedia', needs_key: false, needs_url: false, key_url: '', key_stored: false },
+    { id: 'searxng', name: 'SearXNG', needs_key: false, needs_url: true, key_url: 'https://docs.searxng.org', key_stored: false },
+    { id: 'brave', name: 'Brave Search', needs_key: true, needs_url: false, key_url: 'https://brave.com/search/api/', key_stored: true },
+    { id: 'tavily', name: 'Tavily', needs_key: true, needs_url: false, key_url: 'https://tavily.com', key_stored: false },
+  ],
+  search_ready: true, search_problem: '',
+  lead: { model: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
+  sub_agents: { model: 'qwen3:4b', tool_call_mode: '', context_window: 0, temperature: 0.3, top_p: null, max_tokens: 0 },
+};
+
+let root: Root | null = null;
+const host = document.createElement('div');
+document.body.appendChild(host);
+const makeService = () => ({
+    Get: vi.fn(() => Promise.resolve(stored)),
+    Save: vi.fn((input: Loose) => Promise.resolve({ ...stored, ...input })),
+    ModelContext: vi.fn((m: string) => Promise.resolve({ model: m, context_window: 0, effective_context_window: 32768, compact_at_percent: 80 })),
+    Presets: vi.fn(() =>
+      Promise.resolve([
+        { name: 'OpenAI', base_url: 'https://api.openai.com/v1', example_model: 'gpt-4.1-mini', needs_key: true },
+        { name: 'DeepSeek', base_url: 'https://api.deepseek.com/v1', example_model: 'deepseek-chat', needs_key: true },
+        { name: 'Ollama', base_url: 'http://localhost:11434/v1', example_model: 'qwen3:8b', needs_key: false },
+      ]),
+    ),
+    ListModels: vi.fn(() => Promise.resolve([{ id: 'llama3.1:8b', owned_by: 'library' }, { id: 'qwen3:8b', owned_by: 'library' }])),
+    TestConnection: vi.fn((_b: string, _k: string, model: string) => Promise.resolve({ ok: true, latency_ms: 840, error: '', endpoint: 'x', model })),
+    TestSearch: vi.fn((provider: string) => Promise.resolve({ ok: true, provider, results: 2, latency_ms: 420 })),
+});
+let svc: ReturnType<typeof makeService>;
+
+beforeEach(() => {
+  svc = makeService();
+  win.go = { app: { SettingsService: svc } };
+});
+
+afterEach(() => {
+  act(() => root?.unmount());
+  root = null;
+  delete win.go;
+});
+
+const wait = (ms: number) => act(() => new Promise((r) => setTimeout(r, ms)));
+
+async function open() {
+  await act(async () => {
+    root ??= createRoot(host);
+    root.render(<SettingsDialog onClose={() => undefined} onSaved={() => undefined} />);
+    await Promise.resolve();
+  });
+  await wait(0);
+}
+
+/** The control whose aria-label or wrapping label text starts with `name`. */
+function control(name: string): HTMLElement {
+  for (const el of host.querySelectorAll<HTMLElement>('input, select')) {
+    const label = el.getAttribute('aria-label') ?? el.closest('label')?.textContent ?? '';
+    if (label.startsWith(name)) return el;
+  }
+  throw new Error(`no field ${name}`);
+}
+
+/** The text field named `name` (see control). */
+function field(name: string): HTMLInputElement {
+  const el = control(name);
+  if (!(el instanceof HTMLInputElement)) throw new Error(`${name} is not an input`);
+  return el;
+}
+
+/** The select named `name` (see control). */
+function select(name: string): HTMLSelectElement {
+  const el = control(name);
+  if (!(el instanceof HTMLSelectElement)) throw new Error(`${name} is not a select`);
+  return el;
+}
+
+function type(el: HTMLInputElement | HTMLSelectElement, value: string) {
+  act(() => {
+    const p = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(p, 'value')?.set?.call(el, value);
+    el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
+  });
+}
+
+function click(el: Element) {
+  act(() => {
+    el.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  });
+}
+
+const button = (text: string) => {
+  const b = [...host.querySelectorAll('button')].find((x) => x.textContent.trim() === text);
+  if (!b) throw new Error(`no button ${text}`);
+  return b;
+};
+
+async function save() {
+  const form = host.querySelector('form');
+  if (!form) throw new Error('no form');
+  await act(async () => {
+    form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    await Promise.resolve();
+  });
+  await wait(0);
+}
+
+describe('settings dialog', () => {
+  it('fills the base URL from a preset and offers the endpoint’s models', async () => {
+    await open();
+    const preset = select('Endpoint preset');
+    expect(preset.value).toBe('Ollama');
+    await wait(MODEL_LIST_DELAY_MS + 50);
+    expect(svc.ListModels).toHaveBeenCalledWith('http://localhost:11434/v1', '');
+    const options = [...host.querySelectorAll('datalist#endpoint-models option')].map((o) => o.getAttribute('value'));
+    expect(options).toEqual(['llama3.1:8b', 'qwen3:8b']);
+    expect(field('Model').getAttribute('list')).toBe('endpoint-models');
+    type(preset, 'DeepSeek');
+    expect(field('Base URL').value).toBe('https://api.deepseek.com/v1');
+    type(field('API key'), 'sk-typed');
+    await wait(MODEL_LIST_DELAY_MS + 50);
+    expect(svc.ListModels).toHaveBeenLastCalledWith('https://api.deepseek.com/v1', 'sk-typed');
+  });
+
+  it('tests the connection with what is typed and shows the latency inline', async () => {
+    await open();
+    type(field('Model'), 'llama3.1:8b');
+    click(button('Test connection'));
+    await wait(0);
+    expect(svc.TestConnection).toHaveBeenCalledWith('http://localhost:11434/v1', '', 'llama3.1:8b');
+    expect(host.querySelector('.test-result.ok')?.textContent).toBe('llama3.1:8b answered in 840 ms');
+    svc.TestConnection.mockResolvedValueOnce({ ok: false, latency_ms: 0, error: 'llm: POST http://x/v1/chat/completions: 401 Unauthorized: Incorrect API key provided', endpoint: 'x', model: 'm' });
+    click(button('Test connection'));
+    await wait(0);
+    expect(host.querySelector('.test-result.err')?.textContent).toContain('401 Unauthorized: Incorrect API key provided');
+  });
+
+  it('chooses a search provider, keeps its stored key and tests it', async () => {
+    await open();
+    const provider = select('Search provider');
+    expect([...provider.options].map((o) => o.textContent)).toContain('DuckDuckGo — no key needed');
+    expect(host.textContent).not.toContain('Brave Search API key');
+    type(provider, 'brave');
+    const key = field('Brave Search API key');
+    expect(key.type).toBe('password');
+    expect(key.placeholder).toContain('Stored');
+    click(button('Test Brave Search'));
+    await wait(0);
+    expect(svc.TestSearch).toHaveBeenCalledWith('brave', '', '');
+    expect(host.querySelector('.test-result.ok')?.textContent).toBe('2 results in 420 ms');
+    type(provider, 'searxng');
+    type(field('SearXNG URL'), 'http://localhost:8888');
+    click(button('Test SearXNG'));
+    await wait(0);
+    expect(svc.TestSearch).toHaveBeenLastCalledWith('searxng', '', 'http://localhost:8888');
+    type(provider, 'tavily');
+    type(field('Tavily API key'), 'tvly-typed');
+    await save();
+    const input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
+    expect(input.search).toMatchObject({ provider: 'tavily', keys: { tavily: 'tvly-typed' }, clear_keys: [] });
+    expect(input.searxng_url).toBe('http://localhost:8888');
+  });
+
+  it('saves the per-agent models, and refuses out-of-range values next to their field', async () => {
+    await open();
+    expect(field('Sub-agents: model').value).toBe('qwen3:4b');
+    expect(field('Sub-agents: temperature').value).toBe('0.3');
+    expect(field('Lead agent: model').placeholder).toBe('same as above (qwen3:8b)');
+    type(field('Lead agent: model'), 'qwen3:32b');
+    type(field('Lead agent: temperature'), '3');
+    await save();
+    expect(svc.Save).not.toHaveBeenCalled();
+    const temp = field('Lead agent: temperature');
+    expect(temp.getAttribute('aria-invalid')).toBe('true');
+    expect(host.querySelector(`#${temp.getAttribute('aria-describedby') ?? 'none'}`)?.textContent).toContain('0 to 2');
+    type(temp, '0');
+    type(select('Lead agent: tool calls'), 'xml');
+    await save();
+    const input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
+    expect(input.lead).toMatchObject({ model: 'qwen3:32b', tool_call_mode: 'xml', temperature: 0, top_p: null, max_tokens: 0 });
+    expect(input.sub_agents).toMatchObject({ model: 'qwen3:4b', temperature: 0.3 });
+  });
+
+  it('shows the backend’s error next to the field it names', async () => {
+    svc.Save.mockRejectedValueOnce('invalid settings: sub_agents.top_p: 1.5 is outside 0–1');
+    await open();
+    await save();
+    const topP = field('Sub-agents: top p');
+    expect(topP.getAttribute('aria-invalid')).toBe('true');
+    expect(host.querySelector('.form-error')).toBeNull();
+    expect(host.querySelector(`#${topP.getAttribute('aria-describedby') ?? 'none'}`)?.textContent).toBe('1.5 is outside 0–1');
+  });
+});

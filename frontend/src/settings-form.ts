@@ -1,0 +1,177 @@
+// The settings dialog's logic without React (issue 9, item 7 and item 1's Settings side):
+// the per-agent model fields as typed and their parsing, the search input built from the
+// form, the endpoint preset a base URL matches, and the words for test results.
+
+import type { AgentModelSettings, SearchInput, SearchProvider } from './api';
+import type { ConnectionResult, EndpointPreset, SearchTestResult } from './api-settings';
+
+/** Which agents' model a section edits: the lead, or the sub-agents (search and crawl). */
+export type AgentKind = 'lead' | 'sub_agents';
+
+/** The tool-call mode of an agent: "" = same as the model above. */
+export type AgentMode = '' | 'native' | 'xml';
+
+/** The per-agent model fields as typed (every text may be empty: inherit / unset). */
+export interface AgentTexts {
+  model: string;
+  mode: AgentMode;
+  window: string;
+  temperature: string;
+  top_p: string;
+  max_tokens: string;
+}
+
+/** An agent section with nothing set: everything as above, no sampling sent. */
+export const EMPTY_AGENT_TEXTS: AgentTexts = { model: '', mode: '', window: '', temperature: '', top_p: '', max_tokens: '' };
+
+/** Bounds the backend holds the agents' fields to (config.Validate). */
+export const AGENT_LIMITS = {
+  temperature: { min: 0, max: 2 },
+  top_p: { min: 0, max: 1 },
+  max_tokens: { min: 1, max: 10_000_000 },
+  window: { min: 2048, max: 10_000_000 },
+} as const;
+
+/** The texts the form shows for stored agent settings (unset fields empty). */
+export function agentTexts(a: AgentModelSettings): AgentTexts {
+  const mode: AgentMode = a.tool_call_mode === 'native' || a.tool_call_mode === 'xml' ? a.tool_call_mode : '';
+  return {
+    model: a.model,
+    mode,
+    window: a.context_window > 0 ? String(a.context_window) : '',
+    temperature: a.temperature === null ? '' : String(a.temperature),
+    top_p: a.top_p === null ? '' : String(a.top_p),
+    max_tokens: a.max_tokens > 0 ? String(a.max_tokens) : '',
+  };
+}
+
+/**
+ * Parses a decimal within [min, max] ("0.7", ".5", "1", "0,7" with a decimal comma):
+ * undefined for an empty field (unset), null for anything else that is not such a number.
+ */
+export function parseDecimal(text: string, min: number, max: number): number | null | undefined {
+  const t = text.trim().replace(',', '.');
+  if (t === '') return undefined;
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(t)) return null;
+  const v = Number(t);
+  return Number.isFinite(v) && v >= min && v <= max ? v : null;
+}
+
+/**
+ * A whole number within [min, max], separators allowed ("128,000", "4 096"): undefined
+ * for an empty field (unset), null for anything else.
+ */
+export function parseWholeNumber(text: string, min: number, max: number): number | null | undefined {
+  const t = text.trim().replace(/[\s,_]/g, '');
+  if (t === '') return undefined;
+  if (!/^\d+$/.test(t)) return null;
+  const v = Number(t);
+  return v >= min && v <= max ? v : null;
+}
+
+/** The result of parsing an agent section: the settings to save, or errors by field name. */
+export interface ParsedAgent {
+  value: AgentModelSettings;
+  /** By the backend's field names ("lead.temperature"); empty when every field is valid. */
+  errors: Record<string, string>;
+}
+
+const fmt = (v: number): string => v.toLocaleString('en-US');
+
+/**
+ * Parses one agent section as typed. Empty fields become unset (model "", mode "", window 0,
+ * temperature and top_p null, max tokens 0); a field out of range gets an error under the
+ * name the backend uses for it (`${kind}.temperature` ...), so the dialog shows it where the
+ * backend's own error would go.
+ */
+export function parseAgentTexts(kind: AgentKind, t: AgentTexts): ParsedAgent {
+  const errors: Record<string, string> = {};
+  const L = AGENT_LIMITS;
+  const temperature = parseDecimal(t.temperature, L.temperature.min, L.temperature.max);
+  if (temperature === null) errors[`${kind}.temperature`] = `enter a number from ${String(L.temperature.min)} to ${String(L.temperature.max)}, or leave it empty`;
+  const topP = parseDecimal(t.top_p, L.top_p.min, L.top_p.max);
+  if (topP === null) errors[`${kind}.top_p`] = `enter a number from ${String(L.top_p.min)} to ${String(L.top_p.max)}, or leave it empty`;
+  const maxTokens = parseWholeNumber(t.max_tokens, L.max_tokens.min, L.max_tokens.max);
+  if (maxTokens === null) errors[`${kind}.max_tokens`] = `enter a whole number of tokens from 1 to ${fmt(L.max_tokens.max)}, or leave it empty`;
+  const window = parseWholeNumber(t.window, L.window.min, L.window.max);
+  if (window === null) errors[`${kind}.context_window`] = `enter a number of tokens from ${fmt(L.window.min)} to ${fmt(L.window.max)}, or leave it empty`;
+  return {
+    value: {
+      model: t.model.trim(),
+      tool_call_mode: t.mode,
+      context_window: window ?? 0,
+      temperature: temperature ?? null,
+      top_p: topP ?? null,
+      max_tokens: maxTokens ?? 0,
+    },
+    errors,
+  };
+}
+
+/** The search choice as the form holds it: keys typed this time, stored keys to remove. */
+export interface SearchForm {
+  provider: string;
+  /** Keys typed in this dialog, by provider id ("" = keep the stored one). */
+  keys: Record<string, string>;
+  /** Providers whose stored key is to be removed. */
+  clear: string[];
+  language: string;
+}
+
+/**
+ * The SearchInput to save: only keys actually typed (trimmed), and removals only for
+ * providers without a new key typed.
+ */
+export function searchInputOf(f: SearchForm): SearchInput {
+  const keys: Record<string, string> = {};
+  for (const [id, key] of Object.entries(f.keys)) {
+    if (key.trim() !== '') keys[id] = key.trim();
+  }
+  return {
+    provider: f.provider,
+    keys,
+    clear_keys: f.clear.filter((id) => !(id in keys)),
+    language: f.language.trim(),
+  };
+}
+
+/** What a provider needs, in words for its option: "no key needed", "API key", "server URL". */
+export function providerNeeds(p: SearchProvider): string {
+  if (p.needs_url) return 'needs your server’s URL';
+  if (p.needs_key) return p.key_stored ? 'API key stored' : 'needs an API key';
+  return 'no key needed';
+}
+
+/** Normalizes a base URL for comparison: trimmed, without trailing slashes, lower-case scheme and host. */
+function normalizeBase(u: string): string {
+  const t = u.trim().replace(/\/+$/, '');
+  try {
+    const p = new URL(t);
+    return `${p.protocol}//${p.host}${p.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return t;
+  }
+}
+
+/** The preset whose base URL the form's base URL is (trailing slash and case of the host ignored), or undefined. */
+export function presetOf(baseUrl: string, presets: readonly EndpointPreset[]): EndpointPreset | undefined {
+  const want = normalizeBase(baseUrl);
+  return want === '' ? undefined : presets.find((p) => normalizeBase(p.base_url) === want);
+}
+
+/** A latency for people: "840 ms", "2.4 s". */
+export function formatLatency(ms: number): string {
+  return ms < 1000 ? `${String(Math.max(1, Math.round(ms)))} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The words for a connection test's result: "qwen3:8b answered in 840 ms", or the error as is. */
+export function connectionText(r: ConnectionResult): string {
+  return r.ok ? `${r.model || 'The model'} answered in ${formatLatency(r.latency_ms)}` : r.error || 'The test failed without an error message.';
+}
+
+/** The words for a search test's result: "5 results in 420 ms", or the error as is. */
+export function searchTestText(r: SearchTestResult): string {
+  if (!r.ok) return r.error || 'The search failed without an error message.';
+  const what = r.results === 1 ? '1 result' : `${String(r.results)} results`;
+  return `${what} in ${formatLatency(r.latency_ms)}`;
+}
