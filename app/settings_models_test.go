@@ -386,3 +386,49 @@ func TestRunUsesEachAgentsModel(t *testing.T) {
 		t.Fatalf("sub-agent models with --sub-model flag-sub: %v", subModels)
 	}
 }
+
+// TestSearchAndModelFlags: the new flags are checked before anything runs: --search-key
+// needs --search-provider, and a provider or tool-call mode that does not exist is refused
+// naming the setting; --search-provider with --search-key searches there with that key.
+func TestSearchAndModelFlags(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	tests := []struct {
+		name   string
+		extra  []string
+		code   int
+		stderr string
+	}{
+		{"key without provider", []string{"--search-key", "k"}, ExitUsage, "--search-key needs --search-provider"},
+		{"unknown provider", []string{"--search-provider", "altavista"}, ExitError, `search.provider: "altavista" is not one of`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := w.ask(context.Background(), append(tc.extra, question)...)
+			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
+				t.Fatalf("exit %d, stderr %q; want %d with %q", code, stderr, tc.code, tc.stderr)
+			}
+		})
+	}
+	if w.model.Calls() != 0 {
+		t.Fatalf("a refused command called the model %d times", w.model.Calls())
+	}
+	// Brave with the key given on the command line: the stand-in answers only that key.
+	code, _, stderr := w.ask(context.Background(), "--allow-private-network", "--search-provider", "brave", "--search-key", goodBraveKey, question)
+	if code != ExitOK {
+		t.Fatalf("ask with brave: exit %d: %s", code, stderr)
+	}
+	found := false
+	for _, r := range w.model.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == openai.ChatMessageRoleTool && strings.Contains(m.Content, "en.wikipedia.org/wiki/Test") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no web_search result from the Brave stand-in reached the search agent")
+	}
+	if s, _ := config.Load(w.dataDir); s.Search.Key("brave") != "" {
+		t.Fatal("a key given as a flag was written to config.json")
+	}
+}
