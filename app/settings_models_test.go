@@ -432,3 +432,43 @@ func TestSearchAndModelFlags(t *testing.T) {
 		t.Fatal("a key given as a flag was written to config.json")
 	}
 }
+
+// TestDepsPerAgent: each agent's model, mode, context and sampling reach the engine;
+// with only the lead's model set, the sub-agents use it (with their own other fields);
+// a sub-agent model brings its own stored context window and threshold.
+func TestDepsPerAgent(t *testing.T) {
+	dir := t.TempDir()
+	s := config.Settings{BaseURL: "http://localhost:11434/v1",
+		Lead:      config.AgentModel{Model: "big", ToolCallMode: "xml", ContextWindow: 50_000, Temperature: fptr(0.1)},
+		SubAgents: config.AgentModel{MaxTokens: 700},
+	}.WithModelContext("small", config.ModelContext{ContextWindow: 8192, CompactAtPercent: 60})
+	if err := config.Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	core, svc := newSettingsCore(t, dir)
+	d, err := core.deps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ModelName != "big" || d.Mode != "xml" || d.ContextWindow != 50_000 || d.LeadSampling.Temperature == nil || *d.LeadSampling.Temperature != 0.1 || d.LeadSampling.MaxTokens != 0 {
+		t.Fatalf("lead: %s %s window %d sampling %+v", d.ModelName, d.Mode, d.ContextWindow, d.LeadSampling)
+	}
+	if sub := d.SubAgents; sub == nil || sub.Name != "big" || sub.Mode != "native" || sub.Sampling.MaxTokens != 700 || sub.Sampling.Temperature != nil {
+		t.Fatalf("sub-agents with only the lead's model set: %+v", d.SubAgents)
+	}
+	v, err := svc.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := inputFromView(v)
+	in.SubAgents.Model = "small"
+	if _, err := svc.Save(in); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = core.deps(); err != nil {
+		t.Fatal(err)
+	}
+	if sub := d.SubAgents; sub.Name != "small" || sub.ContextWindow != 8192 || sub.CompactAt != 0.6 {
+		t.Fatalf("sub-agents on small: %+v", sub)
+	}
+}
