@@ -56,9 +56,10 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // uploads file contents through ArtifactService.Upload instead) or open files and folders
 // on this computer, which a page served to a browser must not be able to make happen.
 var desktopOnly = map[string]string{
-	"ArtifactService/UploadPaths":    "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
-	"ArtifactService/OpenDeclared":   "desktop_only: browser mode does not open files on this computer; copy the file's path from the menu and open it yourself",
-	"ArtifactService/RevealDeclared": "desktop_only: browser mode does not open folders on this computer; copy the file's path from the menu instead",
+	"ArtifactService/UploadPaths":         "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
+	"ArtifactService/OpenDeclared":        "desktop_only: browser mode does not open files on this computer; copy the file's path from the menu and open it yourself",
+	"ArtifactService/RevealDeclared":      "desktop_only: browser mode does not open folders on this computer; copy the file's path from the menu instead",
+	"ConversationService/ChooseWorkspace": "desktop_only: browser mode has no folder dialog; choose the research folder in the desktop window",
 }
 
 // maxBindBody caps a bound-method request body (uploads come through their own path).

@@ -234,6 +234,7 @@ var browserReviewed = []string{
 	"ConversationService/Delete", "ConversationService/Events", "ConversationService/Get", "ConversationService/History",
 	"ConversationService/List", "ConversationService/Rename", "ConversationService/Search", "ConversationService/SwitchBranch",
 	"ConversationService/Sources",
+	"ConversationService/WorkspaceStatus", "ConversationService/Reindex", "ConversationService/ResetWorkspace", "ConversationService/WorkspaceFailures",
 	"SettingsService/Get", "SettingsService/ModelContext", "SettingsService/Save",
 	"SettingsService/ListModels", "SettingsService/Presets", "SettingsService/TestConnection", "SettingsService/TestSearch",
 }

@@ -22,6 +22,7 @@ import (
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/localfiles"
 	"artifactflow/backend/store"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/web"
@@ -70,6 +71,7 @@ type Core struct {
 	eng       *engine.Engine
 	declared  *declared.Service
 	workspace func(ctx context.Context, conversationID string) (string, error)
+	files     *localfiles.Manager // the local-file index's passes (workspace.go)
 
 	mu       sync.Mutex
 	settings config.Settings // as stored in config.json
@@ -127,6 +129,10 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	}
 	c.workspace = declared.DefaultWorkspace(db, opts.DataDir)
 	c.declared = declared.New(db, declared.Options{Workspace: c.workspace, Publish: c.publishDeclared})
+	if c.files, err = c.newFiles(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance})
 	if err != nil {
 		db.Close()
@@ -176,6 +182,7 @@ func (c *Core) Close(ctx context.Context) error {
 	var err error
 	c.closeOnce.Do(func() {
 		err = c.eng.Close(ctx)
+		c.files.Close() // after the runs, which may still be reading the index
 		close(c.stopBeat)
 		<-c.beatDone
 		if rerr := c.db.RemoveInstance(context.WithoutCancel(ctx), c.instance); rerr != nil {
@@ -322,7 +329,7 @@ func (c *Core) deps() (engine.Deps, error) {
 		ContextWindow: leadModel.ContextWindow, CompactAt: leadModel.CompactAt, SubAgents: &subModel,
 		Fetcher:     web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
-		Declared: c.declared, Workspace: c.workspace, Hooks: s.Hooks}
+		Declared: c.declared, Workspace: c.workspace, Hooks: s.Hooks, Files: c.files}
 	searcher, err := c.newSearcher(s, s.SearchProvider(), "", "")
 	if err != nil {
 		c.log.Warn("web search is not available", "provider", s.SearchProvider(), "err", err)

@@ -143,6 +143,7 @@ func (s *ConversationService) Delete(id string) error {
 	if err != nil {
 		return err
 	}
+	s.core.files.Forget(id) // its indexing pass ends before its rows go
 	if err := s.core.db.DeleteConversation(ctx, id); err != nil {
 		return err
 	}

@@ -42,12 +42,17 @@ const (
 	Error               Type = "error"
 )
 
+// IndexProgress reports an indexing pass of a conversation's local files (issue 9, item 6):
+// data is localfiles.Progress, the message id is empty and seq 0. It comes from outside
+// any run and is never stored.
+const IndexProgress Type = "index_progress"
+
 // Terminal reports whether t ends a run (complete, cancelled or error).
 func (t Type) Terminal() bool { return t == Complete || t == Cancelled || t == Error }
 
 // Persisted reports whether events of type t are written to message_events
-// (everything but llm_chunk, DESIGN.md "Events").
-func (t Type) Persisted() bool { return t != LLMChunk }
+// (everything but llm_chunk, DESIGN.md "Events", and index_progress, which no run emits).
+func (t Type) Persisted() bool { return t != LLMChunk && t != IndexProgress }
 
 // Event is one record of a run. Seq is assigned by the engine's emitter, starts at 1 and
 // increases by one per event within a conversation (llm_chunk events share the seq of the

@@ -315,7 +315,7 @@ func (ix *Index) read(ctx context.Context, conversationID string, rootID int64, 
 	const maxBatchFiles, maxBatchBytes = 64, 8 << 20
 	var batch []store.FileWrite
 	batchBytes := 0
-	var lastReport time.Time
+	lastReport := time.Now() // the pass has just reported the start of this phase
 	var werr error
 	flush := func() {
 		if len(batch) == 0 || werr != nil {

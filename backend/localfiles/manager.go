@@ -17,9 +17,11 @@ import (
 // wait long on a big first indexing (which goes on in the background).
 const DefaultPrepareWait = 3 * time.Second
 
-// ManagerOptions configure a Manager. Report receives every progress of every pass with
-// its conversation; it is called from the pass's goroutine and must not block long.
-// PrepareWait defaults to DefaultPrepareWait.
+// ManagerOptions configure a Manager. Report receives the progress of passes with their
+// conversation: every progress of a pass asked for with Start, and of a pass Prepare
+// started only what follows the scan when it found files to read or remove (a run's
+// check of an unchanged folder reports nothing). It is called from the pass's goroutine
+// and must not block long. PrepareWait defaults to DefaultPrepareWait.
 type ManagerOptions struct {
 	Report      func(conversationID string, p Progress)
 	PrepareWait time.Duration
@@ -47,10 +49,11 @@ type Manager struct {
 // pass is the indexing of one conversation, possibly followed by more passes asked for
 // while it ran.
 type pass struct {
-	cancel context.CancelFunc
-	done   chan struct{}
-	again  bool // run once more when this one ends
-	force  bool // the next run is forced
+	cancel   context.CancelFunc
+	done     chan struct{}
+	again    bool // run once more when this one ends
+	force    bool // the next run is forced
+	announce bool // report all progress (a Start), not only work found (Prepare)
 }
 
 // NewManager returns a manager of ix's passes.
@@ -78,6 +81,11 @@ var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return
 // Start while a pass runs makes one more, forced, pass follow it. After Close, Start does
 // nothing and returns a closed channel.
 func (m *Manager) Start(conversationID string, force bool) <-chan struct{} {
+	return m.start(conversationID, force, true)
+}
+
+// start is Start; announce false starts a pass that reports only work it found (Prepare).
+func (m *Manager) start(conversationID string, force, announce bool) <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -87,10 +95,11 @@ func (m *Manager) Start(conversationID string, force bool) <-chan struct{} {
 		if force {
 			p.again, p.force = true, true
 		}
+		p.announce = p.announce || announce
 		return p.done
 	}
 	ctx, cancel := context.WithCancel(m.base)
-	p := &pass{cancel: cancel, done: make(chan struct{}), force: force}
+	p := &pass{cancel: cancel, done: make(chan struct{}), force: force, announce: announce}
 	m.running[conversationID] = p
 	m.wg.Add(1)
 	go m.run(ctx, conversationID, p)
@@ -109,8 +118,11 @@ func (m *Manager) run(ctx context.Context, conversationID string, p *pass) {
 		_, err := m.ix.Pass(ctx, conversationID, PassOptions{Force: force, Report: func(pr Progress) {
 			m.mu.Lock()
 			m.last[conversationID] = pr
+			tell := p.announce || pr.Phase != PhaseScanning && (pr.Changed > 0 || pr.Removed > 0)
 			m.mu.Unlock()
-			m.opts.Report(conversationID, pr)
+			if tell {
+				m.opts.Report(conversationID, pr)
+			}
 		}})
 		if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrNotFound) {
 			m.ix.opts.Logger.Warn("localfiles: indexing pass failed", "conversation", conversationID, "err", err)
@@ -209,10 +221,10 @@ func (m *Manager) Summary(ctx context.Context, conversationID string) (Summary, 
 
 // Prepare readies conversationID's index for a run: it starts an incremental pass (or
 // joins the running one) and waits for it up to PrepareWait, then returns the summary. A
-// pass still running goes on in the background (Summary.Indexing). Errors: ctx's, and the
-// database's.
+// pass still running goes on in the background (Summary.Indexing). The pass reports its
+// progress only when it finds files to read or remove. Errors: ctx's, and the database's.
 func (m *Manager) Prepare(ctx context.Context, conversationID string) (Summary, error) {
-	done := m.Start(conversationID, false)
+	done := m.start(conversationID, false, false)
 	t := time.NewTimer(m.opts.PrepareWait)
 	defer t.Stop()
 	select {

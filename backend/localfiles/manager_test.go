@@ -184,3 +184,47 @@ func TestPrepareWaitsBoundedAndDescribes(t *testing.T) {
 		t.Fatal("Prepare with a cancelled context did not fail")
 	}
 }
+
+// TestPrepareReportsOnlyWork: the pass a run starts reports nothing when the folder is
+// unchanged, and its indexing and end when there is work; a Start always reports.
+func TestPrepareReportsOnlyWork(t *testing.T) {
+	f := newFixture(t, Options{})
+	var mu sync.Mutex
+	var phases []string
+	m := NewManager(f.ix, ManagerOptions{Report: func(_ string, p Progress) {
+		mu.Lock()
+		phases = append(phases, p.Phase)
+		mu.Unlock()
+	}})
+	defer m.Close()
+	got := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		s := strings.Join(phases, " ")
+		phases = nil
+		return s
+	}
+	prepare := func() {
+		t.Helper()
+		if s, err := m.Prepare(context.Background(), f.conv); err != nil || s.Indexing {
+			t.Fatalf("prepare = %+v, %v", s, err)
+		}
+	}
+	prepare() // an empty folder
+	if s := got(); s != "" {
+		t.Fatalf("a pass with nothing to do reported %q", s)
+	}
+	f.write("a.md", []byte("alpha\n"))
+	prepare()
+	if s := got(); s != "indexing done" {
+		t.Fatalf("a pass with a new file reported %q, want indexing and done", s)
+	}
+	prepare()
+	if s := got(); s != "" {
+		t.Fatalf("an unchanged folder reported %q", s)
+	}
+	<-m.Start(f.conv, false)
+	if s := got(); s != "scanning indexing done" {
+		t.Fatalf("a Start reported %q, want every phase", s)
+	}
+}

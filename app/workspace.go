@@ -1,0 +1,259 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"artifactflow/backend/events"
+	"artifactflow/backend/localfiles"
+	"artifactflow/backend/store"
+)
+
+// FolderChooser is the native dialog that picks a folder. The window's Dialogs implement
+// it; browser mode and the command line have none, and ChooseWorkspace then fails with
+// ErrNoFolderDialog.
+type FolderChooser interface {
+	// ChooseFolder asks for a folder, starting in defaultDir when it is set; "" with a nil
+	// error means the user cancelled.
+	ChooseFolder(title, defaultDir string) (string, error)
+}
+
+// ErrNoFolderDialog: ChooseWorkspace was called where there is no native folder dialog
+// (browser mode, the command line). Its text is the code the page's ApiError reads.
+var ErrNoFolderDialog = errors.New("desktop_only")
+
+// maxFailuresShown bounds the files WorkspaceFailures lists.
+const maxFailuresShown = 500
+
+// WorkspaceStatus is what the workspace bar shows of a conversation's workspace folder and
+// its local-file index (issue 9, item 6):
+//
+//   - Folder is the absolute folder; Chosen whether the user chose it (else it is the
+//     default <data-dir>/workspaces/<conversation-id>, which may not exist); Exists
+//     whether it is a folder on disk now.
+//   - CanChoose whether a native folder dialog is at hand (the desktop window).
+//   - Indexing whether a pass is running; Progress the last progress reported since the
+//     app started (nil before the first), with Phase, Total, Done, Failed, Skipped and
+//     Bytes (localfiles.Progress).
+//   - Files, Uploads, Skipped, Failed, Bytes and ByExt count what the index holds now.
+type WorkspaceStatus struct {
+	ConversationID string               `json:"conversation_id"`
+	Folder         string               `json:"folder"`
+	Chosen         bool                 `json:"chosen"`
+	Exists         bool                 `json:"exists"`
+	CanChoose      bool                 `json:"can_choose"`
+	Indexing       bool                 `json:"indexing"`
+	Progress       *localfiles.Progress `json:"progress,omitempty"`
+	Files          int                  `json:"files"`
+	Uploads        int                  `json:"uploads"`
+	Skipped        int                  `json:"skipped"`
+	Failed         int                  `json:"failed"`
+	Bytes          int64                `json:"bytes"`
+	ByExt          map[string]int       `json:"by_ext"`
+}
+
+// IndexFailure is a file of the workspace the index left out: its workspace-relative Path,
+// Status ("skipped" by policy: too large, binary, a link leading outside; or "failed": it
+// could not be read) and the Reason in words.
+type IndexFailure struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+	Size   int64  `json:"size"`
+}
+
+// newFiles makes the local-file index of the core's database and its manager, whose
+// progress reaches every sink as index_progress events.
+func (c *Core) newFiles() (*localfiles.Manager, error) {
+	ix, err := localfiles.New(localfiles.Options{DB: c.db, Workspace: c.workspace, Logger: c.log})
+	if err != nil {
+		return nil, err
+	}
+	return localfiles.NewManager(ix, localfiles.ManagerOptions{Report: c.emitIndexProgress}), nil
+}
+
+// emitIndexProgress sends an indexing pass's progress to every sink as an index_progress
+// event of the conversation, with no message and seq 0 (it is not stored).
+func (c *Core) emitIndexProgress(conversationID string, p localfiles.Progress) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		c.log.Error("app: encode index progress", "err", err)
+		return
+	}
+	c.emit(events.Event{Type: events.IndexProgress, ConversationID: conversationID, CreatedAt: time.Now().UTC(), Data: data})
+}
+
+// Files returns the local-file index manager (for the command line and tests).
+func (c *Core) Files() *localfiles.Manager { return c.files }
+
+// WorkspaceStatus returns the conversation's workspace folder and what its index holds.
+// It starts no indexing. Errors: store.ErrNotFound (wrapped) for an unknown conversation.
+func (s *ConversationService) WorkspaceStatus(conversationID string) (WorkspaceStatus, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.workspaceStatus(ctx, conversationID)
+}
+
+// Reindex starts an indexing pass of the conversation's workspace folder and uploads in
+// the background, reading again the files that failed or were skipped before (a pass
+// already running is followed by this one), and returns the status at once; progress
+// arrives as index_progress events. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation.
+func (s *ConversationService) Reindex(conversationID string) (WorkspaceStatus, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return WorkspaceStatus{}, err
+	}
+	s.core.files.Start(conversationID, true)
+	return s.core.workspaceStatus(ctx, conversationID)
+}
+
+// ChooseWorkspace asks for a folder with the native dialog and makes it the
+// conversation's workspace folder: the index of the old folder is dropped and the new one
+// is indexed in the background (index_progress events). conversationID "" creates a
+// conversation named after the folder once one is chosen. A cancelled dialog changes
+// nothing and returns the current status ("" conversation: an empty status).
+//
+// Desktop only: browser mode refuses it (desktopOnly) and where there is no folder dialog
+// it fails with ErrNoFolderDialog. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation; a chosen path that is not a folder.
+func (s *ConversationService) ChooseWorkspace(conversationID string) (WorkspaceStatus, error) {
+	s.core.mu.Lock()
+	fc, ok := s.core.dialogs.(FolderChooser)
+	s.core.mu.Unlock()
+	if !ok {
+		return WorkspaceStatus{}, fmt.Errorf("%w: choosing a folder needs the desktop window", ErrNoFolderDialog)
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	start := ""
+	if conversationID != "" {
+		st, err := s.core.workspaceStatus(ctx, conversationID)
+		if err != nil {
+			return WorkspaceStatus{}, err
+		}
+		if st.Exists {
+			start = st.Folder
+		}
+	}
+	// The dialog waits for the user, so it runs outside the call's timeout.
+	dir, err := fc.ChooseFolder("Choose the folder for this research", start)
+	if err != nil {
+		return WorkspaceStatus{}, fmt.Errorf("folder dialog: %w", err)
+	}
+	ctx2, cancel2 := s.core.ctx()
+	defer cancel2()
+	if dir == "" {
+		if conversationID == "" {
+			return WorkspaceStatus{}, nil
+		}
+		return s.core.workspaceStatus(ctx2, conversationID)
+	}
+	return s.core.setWorkspace(ctx2, conversationID, dir)
+}
+
+// ResetWorkspace makes the conversation's workspace the default folder again
+// (<data-dir>/workspaces/<conversation-id>): the chosen folder's index is dropped and the
+// default folder is indexed. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation.
+func (s *ConversationService) ResetWorkspace(conversationID string) (WorkspaceStatus, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.setWorkspace(ctx, conversationID, "")
+}
+
+// WorkspaceFailures lists the files of the conversation's workspace (and uploads) that the
+// index left out, by path, with the reason (at most 500). Errors: store.ErrNotFound
+// (wrapped) for an unknown conversation.
+func (s *ConversationService) WorkspaceFailures(conversationID string) ([]IndexFailure, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return nil, err
+	}
+	files, err := s.core.files.Unindexed(ctx, conversationID, maxFailuresShown)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]IndexFailure, len(files))
+	for i, f := range files {
+		out[i] = IndexFailure{Path: f.Path, Status: f.Status, Reason: f.Reason, Size: f.Size}
+	}
+	return out, nil
+}
+
+// setWorkspace makes dir (absolute; "" for the default folder) conversationID's
+// workspace folder ("" conversation: a new conversation named after the folder), stops the
+// old folder's pass and starts indexing the new one.
+func (c *Core) setWorkspace(ctx context.Context, conversationID, dir string) (WorkspaceStatus, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return WorkspaceStatus{}, fmt.Errorf("workspace folder %s: %w", dir, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return WorkspaceStatus{}, fmt.Errorf("workspace folder: %w", err)
+		}
+		if !fi.IsDir() {
+			return WorkspaceStatus{}, fmt.Errorf("workspace folder: %s is not a folder", abs)
+		}
+		dir = abs
+	}
+	if conversationID == "" {
+		if dir == "" {
+			return WorkspaceStatus{}, fmt.Errorf("%w: no conversation and no folder", store.ErrInvalid)
+		}
+		conversationID = uuid.NewString()
+		if err := c.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip("Folder: "+filepath.Base(dir), 60)}); err != nil {
+			return WorkspaceStatus{}, err
+		}
+	}
+	c.files.Stop(conversationID) // the old folder's pass must not write after the switch
+	if err := c.db.SetConversationWorkspace(ctx, conversationID, dir); err != nil {
+		return WorkspaceStatus{}, err
+	}
+	_ = c.db.TouchConversation(ctx, conversationID)
+	c.files.Start(conversationID, false)
+	return c.workspaceStatus(ctx, conversationID)
+}
+
+// workspaceStatus builds conversationID's WorkspaceStatus.
+func (c *Core) workspaceStatus(ctx context.Context, conversationID string) (WorkspaceStatus, error) {
+	chosen, err := c.db.ConversationWorkspace(ctx, conversationID)
+	if err != nil {
+		return WorkspaceStatus{}, err
+	}
+	folder, err := c.workspace(ctx, conversationID)
+	if err != nil {
+		return WorkspaceStatus{}, err
+	}
+	st := WorkspaceStatus{ConversationID: conversationID, Folder: folder, Chosen: chosen != "", ByExt: map[string]int{}}
+	if fi, err := os.Stat(folder); err == nil && fi.IsDir() {
+		st.Exists = true
+	}
+	c.mu.Lock()
+	_, st.CanChoose = c.dialogs.(FolderChooser)
+	c.mu.Unlock()
+	p, running := c.files.Status(conversationID)
+	st.Indexing = running
+	if p.Phase != "" {
+		st.Progress = &p
+	}
+	sum, err := c.files.Summary(ctx, conversationID)
+	if err != nil {
+		return WorkspaceStatus{}, err
+	}
+	if sum.Workspace == "" || sum.Workspace == folder { // an index of an older folder says nothing of this one
+		st.Files, st.Uploads, st.Skipped, st.Failed, st.Bytes, st.ByExt = sum.Files, sum.Uploads, sum.Skipped, sum.Failed, sum.Bytes, sum.ByExt
+	}
+	return st, nil
+}
