@@ -55,6 +55,14 @@ func window(core *app.Core) error {
 // dialogs are the window's native dialogs (app.Dialogs).
 type dialogs struct{ ctx context.Context }
 
+// ChooseFolder shows the native folder dialog (app.FolderChooser); "" means the user
+// cancelled.
+func (d dialogs) ChooseFolder(title, defaultDir string) (string, error) {
+	return runtime.OpenDirectoryDialog(d.ctx, runtime.OpenDialogOptions{
+		Title: title, DefaultDirectory: defaultDir, CanCreateDirectories: true,
+	})
+}
+
 // SaveFile shows the native save dialog; "" means the user cancelled.
 func (d dialogs) SaveFile(defaultName string) (string, error) {
 	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
