@@ -401,6 +401,24 @@ export namespace app {
 	        this.latest = source["latest"];
 	    }
 	}
+	export class IndexFailure {
+	    path: string;
+	    status: string;
+	    reason: string;
+	    size: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new IndexFailure(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.reason = source["reason"];
+	        this.size = source["size"];
+	    }
+	}
 	
 	export class ModelContextView {
 	    model: string;
@@ -831,6 +849,60 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class WorkspaceStatus {
+	    conversation_id: string;
+	    folder: string;
+	    chosen: boolean;
+	    exists: boolean;
+	    can_choose: boolean;
+	    indexing: boolean;
+	    progress?: localfiles.Progress;
+	    files: number;
+	    uploads: number;
+	    skipped: number;
+	    failed: number;
+	    bytes: number;
+	    by_ext: Record<string, number>;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation_id = source["conversation_id"];
+	        this.folder = source["folder"];
+	        this.chosen = source["chosen"];
+	        this.exists = source["exists"];
+	        this.can_choose = source["can_choose"];
+	        this.indexing = source["indexing"];
+	        this.progress = this.convertValues(source["progress"], localfiles.Progress);
+	        this.files = source["files"];
+	        this.uploads = source["uploads"];
+	        this.skipped = source["skipped"];
+	        this.failed = source["failed"];
+	        this.bytes = source["bytes"];
+	        this.by_ext = source["by_ext"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 
@@ -928,6 +1000,45 @@ export namespace events {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace localfiles {
+	
+	export class Progress {
+	    phase: string;
+	    workspace: string;
+	    total: number;
+	    done: number;
+	    changed: number;
+	    failed: number;
+	    skipped: number;
+	    removed: number;
+	    bytes: number;
+	    total_bytes: number;
+	    truncated?: boolean;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Progress(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.phase = source["phase"];
+	        this.workspace = source["workspace"];
+	        this.total = source["total"];
+	        this.done = source["done"];
+	        this.changed = source["changed"];
+	        this.failed = source["failed"];
+	        this.skipped = source["skipped"];
+	        this.removed = source["removed"];
+	        this.bytes = source["bytes"];
+	        this.total_bytes = source["total_bytes"];
+	        this.truncated = source["truncated"];
+	        this.error = source["error"];
+	    }
 	}
 
 }
