@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"artifactflow/backend/config"
 )
 
 // TestBrowserE2ECitations runs the real frontend in headless Chromium against browser mode
@@ -33,6 +36,48 @@ func TestBrowserE2ECitations(t *testing.T) {
 		"AF_SOURCE1_TITLE=Moon facts", "AF_SOURCE2_TITLE=Unrelated")
 	out, err := cmd.CombinedOutput()
 	t.Logf("citations.mjs output:\n%s", out)
+	if err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+}
+
+// TestBrowserE2ESearchFailed runs frontend/e2e/citations-failed.mjs against browser mode
+// with search set to Brave and no key: the banner says search is not set up and opens the
+// settings; the scripted research then runs with its one search failing (the crawl still
+// reads the page, source 1), and the page shows the failure line in the answer's footer,
+// the failed search in the activity summary, the banner for a run whose searches all
+// failed, and [2] (never recorded) as an unresolved chip. Needs AF_E2E=1 and a built
+// frontend, like TestBrowserE2E.
+func TestBrowserE2ESearchFailed(t *testing.T) {
+	if os.Getenv("AF_E2E") != "1" {
+		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
+	}
+	dist, _ := filepath.Abs("../frontend/dist")
+	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+		t.Fatalf("frontend not built (%v): run make frontend", err)
+	}
+	w := newWorld(t, "native", (*world).citingResearch)
+	// Not newBrowserServer: its SearXNG URL would choose SearXNG over the stored Brave.
+	overrides := config.Settings{BaseURL: w.model.URL(), Model: "test-model", ToolCallMode: w.mode, AllowPrivateNetwork: true,
+		Search: config.SearchSettings{Provider: "brave"}}
+	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: overrides})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = core.Close(context.Background()) })
+	srv, err := NewBrowserServer(core, os.DirFS(dist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/citations-failed.mjs", hs.URL+"/?token="+srv.Token())
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_PROBLEM=needs an API key")
+	out, err := cmd.CombinedOutput()
+	t.Logf("citations-failed.mjs output:\n%s", out)
 	if err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}

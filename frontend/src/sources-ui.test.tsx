@@ -399,7 +399,9 @@ describe('the search banner', () => {
 
   it('offers the settings, and is dismissed until the reason changes', async () => {
     const open = vi.fn();
-    await render(<SearchBanner reason={{ kind: 'not-ready', problem: 'Tavily needs an API key' }} onOpenSettings={open} />);
+    const notReady = { kind: 'not-ready', problem: 'Tavily needs an API key' } as const;
+    const failed = { kind: 'all-failed', error: 'duckduckgo search: 403 Forbidden', messageId: 'm2' } as const;
+    await render(<SearchBanner reasons={[notReady]} onOpenSettings={open} />);
     expect(host.textContent).toContain('Web search is not set up.');
     expect(host.textContent).toContain('Tavily needs an API key');
     const [openBtn, dismiss] = Array.from(host.querySelectorAll<HTMLButtonElement>('.search-banner button'));
@@ -414,10 +416,19 @@ describe('the search banner', () => {
       await Promise.resolve();
     });
     expect(host.querySelector('.search-banner')).toBeNull();
-    await render(<SearchBanner reason={{ kind: 'all-failed', error: 'duckduckgo search: 403 Forbidden', messageId: 'm2' }} onOpenSettings={open} />);
+    // Still not set up, and now a run's searches all failed: that news shows.
+    await render(<SearchBanner reasons={[notReady, failed]} onOpenSettings={open} />);
     expect(host.textContent).toContain('Every web search of the last run failed.');
-    expect(host.textContent).toContain('duckduckgo search: 403 Forbidden');
-    await render(<SearchBanner reason={null} onOpenSettings={open} />);
+    expect(host.textContent).toContain('duckduckgo search: 403 Forbidden. Check the search provider in Settings.');
+    await act(async () => {
+      host.querySelectorAll<HTMLButtonElement>('.search-banner button')[1]!.click();
+      await Promise.resolve();
+    });
+    expect(host.querySelector('.search-banner')).toBeNull();
+    // A different problem is news too.
+    await render(<SearchBanner reasons={[{ kind: 'not-ready', problem: 'SearXNG needs its URL' }, failed]} onOpenSettings={open} />);
+    expect(host.textContent).toContain('SearXNG needs its URL');
+    await render(<SearchBanner reasons={[]} onOpenSettings={open} />);
     expect(host.querySelector('.search-banner')).toBeNull();
   });
 });

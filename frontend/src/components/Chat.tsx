@@ -282,11 +282,9 @@ export function ChatView(p: ChatViewProps) {
   const lastItem = shownItems.at(-1);
   const lastRun = lastItem !== undefined ? runOf(lastItem) : undefined;
   const lastWeb = lastRun !== undefined && lastRun.status !== 'running' ? runWeb(lastRun) : null;
-  const banner: SearchBannerReason | null = !search.ready
-    ? { kind: 'not-ready', problem: search.problem }
-    : lastRun !== undefined && allSearchesFailed(lastWeb)
-      ? { kind: 'all-failed', error: lastWeb?.errors[0] ?? '', messageId: lastRun.messageId }
-      : null;
+  const banner: SearchBannerReason[] = [];
+  if (!search.ready) banner.push({ kind: 'not-ready', problem: search.problem });
+  if (lastRun !== undefined && allSearchesFailed(lastWeb)) banner.push({ kind: 'all-failed', error: lastWeb?.errors[0] ?? '', messageId: lastRun.messageId });
 
   return (
     <main className="chat" aria-label="Conversation">
@@ -409,7 +407,7 @@ export function ChatView(p: ChatViewProps) {
         running={p.running}
         sending={p.sending}
         textareaRef={p.composerRef}
-        banner={<SearchBanner reason={banner} onOpenSettings={p.onOpenSettings} />}
+        banner={<SearchBanner reasons={banner} onOpenSettings={p.onOpenSettings} />}
       />
     </main>
   );

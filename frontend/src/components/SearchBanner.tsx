@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import * as SettingsService from '../../wailsjs/go/app/SettingsService';
 import { SETTINGS_SAVED_EVENT } from '../api-conversation';
+import { clip } from '../format';
 import { AlertIcon, XIcon } from './icons';
 import './citations.css';
 
@@ -56,8 +57,15 @@ export type SearchBannerReason = { kind: 'not-ready'; problem: string } | { kind
 
 /** Props of SearchBanner. */
 export interface SearchBannerProps {
-  reason: SearchBannerReason | null;
+  /** Why it may show, most important first; the first one not dismissed shows. */
+  reasons: readonly SearchBannerReason[];
   onOpenSettings: () => void;
+}
+
+/** An error message as a sentence of at most 200 characters, with a space after ("" for none). */
+function sentence(text: string): string {
+  const t = clip(text.trim(), 200);
+  return t === '' ? '' : /[.!?…]$/.test(t) ? `${t} ` : `${t}. `;
 }
 
 /** The identity of a banner: dismissing it hides that one, and a new reason shows again. */
@@ -68,11 +76,13 @@ function reasonKey(r: SearchBannerReason): string {
 /**
  * The banner above the composer (issue 9, item 2): with web search not set up ("Tavily
  * needs an API key") or after a run whose every search failed, it says so and offers
- * "Open Settings"; the ✕ dismisses it until the reason changes.
+ * "Open Settings"; the ✕ dismisses that reason, and the next one not dismissed (a new
+ * failed run, a different problem) shows.
  */
-export function SearchBanner({ reason, onOpenSettings }: SearchBannerProps) {
+export function SearchBanner({ reasons, onOpenSettings }: SearchBannerProps) {
   const [dismissed, setDismissed] = useState<string[]>([]);
-  if (reason === null || dismissed.includes(reasonKey(reason))) return null;
+  const reason = reasons.find((r) => !dismissed.includes(reasonKey(r)));
+  if (reason === undefined) return null;
   const text =
     reason.kind === 'not-ready' ? (
       <>
@@ -81,8 +91,8 @@ export function SearchBanner({ reason, onOpenSettings }: SearchBannerProps) {
       </>
     ) : (
       <>
-        <strong>Every web search of the last run failed.</strong> {reason.error ? `${reason.error} ` : ''}Check the search
-        provider in Settings.
+        <strong>Every web search of the last run failed.</strong> {sentence(reason.error)}Check the search provider in
+        Settings.
       </>
     );
   return (
