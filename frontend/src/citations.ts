@@ -90,7 +90,9 @@ const MARKER_RE = /\[( *[1-9]\d{0,3}(?: *[-–] *[1-9]\d{0,3})?(?: *[,;，、] *
 export function parseCitation(inner: string): number[] | null {
   const out: number[] = [];
   for (const part of inner.split(/[,;，、]/)) {
-    const [a, b] = part.split(/[-–]/).map((x) => Number(x.trim()));
+    const ends = part.split(/[-–]/).map((x) => x.trim());
+    if (ends.length > 2 || !ends.every((x) => /^[1-9]\d{0,3}$/.test(x))) return null;
+    const [a, b] = ends.map(Number);
     if (a === undefined || !Number.isInteger(a) || a < 1 || a > MAX_N) return null;
     const end = b ?? a;
     if (!Number.isInteger(end) || (b !== undefined && end <= a) || end > MAX_N || end - a > MAX_RANGE) return null;
