@@ -179,6 +179,19 @@ describe('citation chips in Markdown', () => {
     expect(host.textContent).toContain('Loading [1].');
   });
 
+  it('close the card when the text is rendered again (a streaming answer)', async () => {
+    const view = (text: string) => (
+      <CitationProvider sources={[MOON]}>
+        <Markdown source={text} cite />
+      </CitationProvider>
+    );
+    await render(view('Streaming [1]'));
+    await fire(host.querySelector('button.cite')!, 'mouseover');
+    expect(card()).not.toBeNull();
+    await render(view('Streaming [1] and more'));
+    expect(card()).toBeNull();
+  });
+
   it('re-render when a source arrives: an unresolved chip becomes a button', async () => {
     await render(
       <CitationProvider sources={[]}>

@@ -26,6 +26,8 @@ export interface Citations {
   hide: (now?: boolean) => void;
   /** Opens source `n` in the system browser; returns whether it did (web sources only). */
   open: (n: number) => boolean;
+  /** Closes the card if its chip has left the page (its Markdown was rendered again). */
+  prune: () => void;
 }
 
 const CitationsContext = createContext<Citations | null>(null);
@@ -76,6 +78,7 @@ export function CitationProvider({ sources, error = '', children }: CitationProv
     if (now) setCard(null);
     else timer.current = window.setTimeout(() => setCard(null), HIDE_DELAY_MS);
   }, []);
+  const prune = useCallback(() => setCard((c) => (c !== null && !c.anchor.isConnected ? null : c)), []);
   const open = useCallback(
     (n: number) => {
       const s = byNumber.get(n);
@@ -116,7 +119,10 @@ export function CitationProvider({ sources, error = '', children }: CitationProv
 
   useEffect(() => () => window.clearTimeout(timer.current), []);
 
-  const value = useMemo<Citations>(() => ({ sources, error, byNumber, resolve, show, hide, open }), [sources, error, byNumber, resolve, show, hide, open]);
+  const value = useMemo<Citations>(
+    () => ({ sources, error, byNumber, resolve, show, hide, open, prune }),
+    [sources, error, byNumber, resolve, show, hide, open, prune],
+  );
   const source = card !== null ? byNumber.get(card.n) : undefined;
   return (
     <CitationsContext.Provider value={value}>

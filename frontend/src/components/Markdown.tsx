@@ -59,6 +59,11 @@ export function Markdown({ source, className, highlight = false, cite = false }:
   const citations = useCitations();
   const resolve = cite ? citations?.resolve : undefined;
   const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve }), [source, highlight, ready, resolve]); // eslint-disable-line react-hooks/exhaustive-deps
+  // New HTML replaced the chips: a card left open on one of them closes.
+  const prune = citations?.prune;
+  useEffect(() => {
+    if (resolve !== undefined) prune?.();
+  }, [html, resolve, prune]);
   // A resolved chip (a button) shows its source's card on hover or focus, and a click or
   // Enter opens the source; unresolved chips are spans and do nothing.
   const chip = (target: EventTarget | null) => {
