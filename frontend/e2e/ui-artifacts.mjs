@@ -33,7 +33,7 @@ export async function dropFiles(page, files, { selector = 'main.chat', hover = f
 /** Runs the artifact checks; `check`, `shot` and `calls` come from ui.mjs. */
 export async function artifactChecks({ page, check, shot, calls }) {
   const row = (id) => page.locator('.artifact-row', { hasText: id });
-  const tab = (name) => page.getByRole('tab', { name: new RegExp(`^${name}`) });
+  const tab = (name) => page.getByRole('tab', { name: new RegExp(`^${name}(?!s)`) });
   const versionSelect = page.getByRole('combobox', { name: 'Version', exact: true });
   const openHeat = async () => {
     await page.getByRole('button', { name: /^Heat pump subsidies/ }).first().click();
