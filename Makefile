@@ -10,10 +10,14 @@ ifeq ($(wildcard /usr/bin/chromium),)
 export CHROMIUM_PATH ?= $(firstword $(shell command -v chromium chromium-browser 2>/dev/null))
 endif
 GO_TAGS := webkit2_41,sqlite_fts5
+# `make build` gives two executables (docs/ARCHITECTURE.md, "Start-up"). BIN is built without
+# the window (tag nowindow: no GTK or WebKit linked): every command, browser mode and the
+# parsers' child processes; asked for the window it hands over to WINDOW_BIN beside it.
+# WINDOW_BIN is the Wails build, which also runs every command on its own.
 BIN := build/bin/artifactflow
-# The command line and browser mode alone, without the window: no GTK or WebKit linked.
-CLI_BIN := build/bin/artifactflow-cli
+WINDOW_BIN := build/bin/artifactflow-window
 GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"
+GOFLAGS_CLI := -tags nowindow,sqlite_fts5 -ldflags "-w -s"
 # Our packages: ./... would also find Go files that npm packages ship under node_modules.
 GO_PKGS = $$(go list ./... | grep -v /node_modules/)
 
@@ -23,16 +27,18 @@ run: build
 	./$(BIN)
 
 build: deps frontend
-	go build $(GOFLAGS_BUILD) -o $(BIN) .
+	go build $(GOFLAGS_BUILD) -o $(WINDOW_BIN) .
+	go build $(GOFLAGS_CLI) -o $(BIN) .
 
+# BIN alone (the window then says it is not installed).
 cli: deps frontend
-	go build -tags nowindow,sqlite_fts5 -ldflags "-w -s" -o $(CLI_BIN) .
+	go build $(GOFLAGS_CLI) -o $(BIN) .
 
 # Start-up cost of both binaries (docs/ARCHITECTURE.md, "Start-up"): every init over 0.1 ms
 # or 100 KB (GODEBUG=inittrace=1), the peak RSS of --help (which exits 2, as for any usage
 # message), then BenchmarkStartup.
-startup: build cli
-	@for b in $(BIN) $(CLI_BIN); do \
+startup: build
+	@for b in $(BIN) $(WINDOW_BIN); do \
 	  echo "== $$b --help"; \
 	  GODEBUG=inittrace=1 ./$$b --help 2>&1 >/dev/null | awk '$$5+0 >= 0.1 || $$8+0 >= 100000'; \
 	  /usr/bin/time -q -f "peak RSS %M KB, %e s" ./$$b --help >/dev/null || true; \
@@ -74,9 +80,11 @@ test: deps-test frontend lint
 # The real window under Xvfb: files dragged onto it are uploaded; a link the scripted lead
 # records shows in Links & files and opens in the system browser; a cited answer's chip
 # [1] shows its hover card under the mouse and opens its page; and the built binary,
-# killed with SIGKILL mid-run, leaves a database that recovers.
+# killed with SIGKILL mid-run, leaves a database that recovers. The window starts through
+# BIN, which hands it to WINDOW_BIN in the same process; TestLauncher checks that pair.
 window-test: build
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations' ./app/
+	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/node_modules

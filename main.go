@@ -5,7 +5,10 @@
 // Built with the tag nowindow (nowindow.go), it is the command line and browser mode alone:
 // no Wails, GTK or WebKit is linked, so a command such as `ask` or `--help` starts in about
 // a third of the memory (WebKitGTK's libraries cost about 48 MB of RSS to any process that
-// links them, before main runs; see docs/ARCHITECTURE.md, "Start-up").
+// links them, before main runs; see docs/ARCHITECTURE.md, "Start-up"). `make build`
+// installs that build as `artifactflow` and the desktop build beside it as
+// `artifactflow-window`; asked for the window, the first hands over to the second
+// (launcher.go), and the parsers' child processes run the first.
 package main
 
 import (
@@ -15,17 +18,20 @@ import (
 	"os"
 
 	"artifactflow/app"
+	"artifactflow/backend/sandbox"
 )
 
 //go:embed all:frontend/dist
 var assets embed.FS
 
 func main() {
+	sandbox.CheckUnhandled() // a parser's child for a job this build does not serve
 	dist, err := fs.Sub(assets, "frontend/dist")
 	if err != nil {
 		panic(err) // the embed pattern guarantees the directory
 	}
 	os.Exit(app.Main(context.Background(), app.Env{
 		Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Assets: dist, Window: window,
+		LaunchWindow: launch,
 	}))
 }

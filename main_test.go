@@ -147,8 +147,9 @@ func TestInitCost(t *testing.T) {
 }
 
 // BenchmarkStartup measures starting a process and exiting at once: this test binary
-// with no test selected (this package's inits only) and, when they have been built, the
-// desktop binary and the window-less one (`make build`, `make cli`) with --help. Besides
+// with no test selected (this package's inits only) and, when `make build` has built them,
+// the window-less binary (artifactflow) and the desktop one (artifactflow-window) with
+// --help. Besides
 // the time per start it reports the peak resident set size of the process (peak-RSS-KB).
 func BenchmarkStartup(b *testing.B) {
 	exe, err := os.Executable()
@@ -162,7 +163,7 @@ func BenchmarkStartup(b *testing.B) {
 	}{
 		{"test-binary", []string{exe, "-test.run=^$", "-test.count=1"}, false},
 		{"artifactflow--help", []string{filepath.Join("build", "bin", "artifactflow"), "--help"}, true},
-		{"artifactflow-cli--help", []string{filepath.Join("build", "bin", "artifactflow-cli"), "--help"}, true},
+		{"artifactflow-window--help", []string{filepath.Join("build", "bin", "artifactflow-window"), "--help"}, true},
 	}
 	for _, tg := range targets {
 		b.Run(tg.name, func(b *testing.B) {

@@ -14,6 +14,9 @@ import (
 	"artifactflow/backend/events"
 )
 
+// launch is nil: this build opens the window itself.
+var launch app.LaunchFunc
+
 // window runs the Wails window on core until the user closes it. Run events reach the
 // page as runtime events named app.RunEventName.
 func window(core *app.Core) error {

@@ -41,14 +41,22 @@ const (
 // because only main imports Wails.
 type WindowFunc func(core *Core) error
 
+// LaunchFunc hands the window request to the executable that has the window, with the
+// same arguments. It returns only when that process did not take this one's place: with
+// its exit code once it ended (Windows, where it runs as a child), or with an error when
+// it could not be started (its message is shown as is).
+type LaunchFunc func(args []string) (int, error)
+
 // Env is what Main needs from its process: arguments without the program name, the
-// standard streams, the frontend's built files (for browser mode) and the window opener.
+// standard streams, the frontend's built files (for browser mode) and the window opener,
+// or, in a build without the window, what hands the window to the executable that has it.
 type Env struct {
-	Args   []string
-	Stdout io.Writer
-	Stderr io.Writer
-	Assets fs.FS
-	Window WindowFunc
+	Args         []string
+	Stdout       io.Writer
+	Stderr       io.Writer
+	Assets       fs.FS
+	Window       WindowFunc
+	LaunchWindow LaunchFunc
 }
 
 // globalFlags are the flags every command takes (DESIGN.md, "Command line").
@@ -210,6 +218,15 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 	if err := localapi.CheckAddr(apiAddr); err != nil {
 		fmt.Fprintf(env.Stderr, "artifactflow: --api-addr: %v\n", err)
 		return ExitUsage
+	}
+	if env.Window == nil && env.LaunchWindow != nil {
+		// The flags are checked above, so --help and typos never start the window.
+		code, err := env.LaunchWindow(env.Args)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+			return ExitError
+		}
+		return code
 	}
 	if env.Window == nil {
 		fmt.Fprintln(env.Stderr, "artifactflow: this build has no window; use ask or serve")

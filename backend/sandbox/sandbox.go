@@ -16,6 +16,16 @@
 // binary that links the owning package, the app and each test binary alike, can therefore
 // serve its jobs without further set-up. Handle costs one environment lookup when the
 // variable is not set.
+//
+// A process may name another executable as its job host: ARTIFACTFLOW_JOB_HOST, set to an
+// absolute path, makes Run start that file instead (when it is a regular executable file;
+// otherwise Run falls back to os.Executable()). The window-less `artifactflow` sets it to
+// itself when it hands the window to `artifactflow-window`, so that every parser's child
+// starts the light binary instead of one that links WebKitGTK (about 48 MB of RSS before
+// main). The variable is read once, when this package initialises, and removed from the
+// process's environment then, so no child, hook or browser the app starts inherits it.
+// Both binaries are built from the same source and serve the same jobs; a host that does
+// not know a job exits through CheckUnhandled with a job error.
 package sandbox
 
 import (
@@ -26,6 +36,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -37,7 +48,32 @@ import (
 const (
 	envJob    = "ARTIFACTFLOW_SANDBOX_JOB"
 	envMemory = "ARTIFACTFLOW_SANDBOX_MEMORY"
+	// EnvJobHost names the executable that Run starts for a job, when it is not this one.
+	EnvJobHost = "ARTIFACTFLOW_JOB_HOST"
 )
+
+// jobHost is the value of EnvJobHost at start-up (takeJobHost).
+var jobHost = takeJobHost()
+
+// takeJobHost returns EnvJobHost's value and removes it from the environment.
+func takeJobHost() string {
+	h := os.Getenv(EnvJobHost)
+	if h != "" {
+		_ = os.Unsetenv(EnvJobHost)
+	}
+	return h
+}
+
+// executable returns the file a job's child runs: host when it is an absolute path to a
+// regular executable file, else os.Executable().
+func executable(host string) (string, error) {
+	if host != "" && filepath.IsAbs(host) {
+		if fi, err := os.Stat(host); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0) {
+			return host, nil
+		}
+	}
+	return os.Executable()
+}
 
 // Exit codes of a child process besides 0 (the output is the job's result).
 const (
@@ -115,6 +151,16 @@ func Handle(name string, fn Func) {
 	os.Exit(serve(fn, os.Stdin, os.Stdout, os.Getenv(envMemory)))
 }
 
+// CheckUnhandled ends a process started for a job that no package registered (a job host
+// built from other sources): it writes a job error and exits, so that the child never
+// runs the program itself. main calls it first; it costs one environment lookup.
+func CheckUnhandled() {
+	if name := os.Getenv(envJob); name != "" {
+		fmt.Fprintf(os.Stdout, "this program has no job %q (is %s from another version?)", name, filepath.Base(os.Args[0]))
+		os.Exit(exitJobError)
+	}
+}
+
 // serve runs fn on all of in under the memory cap (bytes, in decimal) and writes its output
 // or error message to out; it returns the process exit code.
 func serve(fn Func, in io.Reader, out io.Writer, memory string) int {
@@ -151,8 +197,8 @@ func runJob(fn Func, input []byte) (res []byte, err error) {
 	return fn(input)
 }
 
-// Run runs the job called name in a child process with input on its stdin and returns the
-// job's output. The child is killed when ctx is done (Run then returns ctx's error,
+// Run runs the job called name in a child process (of the job host, else of this
+// executable) with input on its stdin and returns the job's output. The child is killed when ctx is done (Run then returns ctx's error,
 // wrapped) or when lim.Timeout passes (ErrTimeout). A job error comes back with the job's
 // message; a child that exceeds lim.MaxMemory gives ErrOutOfMemory, one that dies
 // otherwise ErrCrashed with the last line of its stderr, more than lim.MaxOutput bytes of
@@ -168,7 +214,7 @@ func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, er
 	case <-ctx.Done():
 		return nil, fmt.Errorf("stopped: %w", ctx.Err())
 	}
-	exe, err := os.Executable()
+	exe, err := executable(jobHost)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s): %w", ErrStart, name, err)
 	}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +36,10 @@ func init() {
 	Handle("test.exit", func([]byte) ([]byte, error) { os.Exit(7); return nil, nil })
 	Handle("test.flood", func([]byte) ([]byte, error) { return bytes.Repeat([]byte{'y'}, 3<<20), nil })
 	Handle("test.env", func([]byte) ([]byte, error) { return []byte(strings.Join(os.Environ(), "\n")), nil })
+	Handle("test.exe", func([]byte) ([]byte, error) {
+		exe, err := os.Executable()
+		return []byte(exe), err
+	})
 }
 
 func TestRun(t *testing.T) {
@@ -113,4 +120,92 @@ func TestRunCancel(t *testing.T) {
 func TestHandleIgnoresOtherJobs(t *testing.T) {
 	t.Setenv(envJob, "test.other")
 	Handle("test.upper", func([]byte) ([]byte, error) { t.Fatal("job ran"); return nil, nil })
+}
+
+// TestJobHost checks that Run starts the job host named by ARTIFACTFLOW_JOB_HOST (here a
+// copy of this test binary, which serves the same jobs), that the variable is taken out
+// of the environment so no child inherits it, and that a host that is missing, relative,
+// a directory or not executable leaves Run on os.Executable().
+func TestJobHost(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	host := filepath.Join(dir, "artifactflow")
+	if runtime.GOOS == "windows" {
+		host += ".exe"
+	}
+	copyFile(t, self, host, 0o755)
+	plain := filepath.Join(dir, "not-executable")
+	copyFile(t, self, plain, 0o644)
+
+	t.Setenv(EnvJobHost, host)
+	if got := takeJobHost(); got != host {
+		t.Fatalf("takeJobHost = %q, want %q", got, host)
+	}
+	if v, ok := os.LookupEnv(EnvJobHost); ok {
+		t.Fatalf("%s is still in the environment (%q)", EnvJobHost, v)
+	}
+	t.Setenv(EnvJobHost, host) // as if it had been kept: Run must still not pass it on
+
+	setHost := func(h string) {
+		old := jobHost
+		jobHost = h
+		t.Cleanup(func() { jobHost = old })
+	}
+	ran := func() string {
+		t.Helper()
+		out, err := Run(context.Background(), "test.exe", nil, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	same := func(a, b string) bool {
+		fa, errA := os.Stat(a)
+		fb, errB := os.Stat(b)
+		return errA == nil && errB == nil && os.SameFile(fa, fb)
+	}
+
+	setHost(host)
+	if got := ran(); !same(got, host) {
+		t.Errorf("with the job host %s set, the child ran %s", host, got)
+	}
+	out, err := Run(context.Background(), "test.env", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), EnvJobHost) {
+		t.Errorf("the child inherited %s:\n%s", EnvJobHost, out)
+	}
+
+	for _, h := range []string{filepath.Join(dir, "missing"), "artifactflow", dir, plain} {
+		if h == plain && runtime.GOOS == "windows" {
+			continue // no executable bit there
+		}
+		setHost(h)
+		if got := ran(); !same(got, self) {
+			t.Errorf("with the job host %q, the child ran %s, want this test binary %s", h, got, self)
+		}
+	}
+}
+
+func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
