@@ -398,6 +398,10 @@ export default function App() {
           onAddFiles={uploads.addFiles}
           declared={declared.items}
           onDeclaredRemoved={declared.remove}
+          onWorkspaceConversation={(id) => {
+            setListTick((t) => t + 1);
+            openConversation(id);
+          }}
           onDeleted={(id) => {
             if (selectedId !== null) forgetDocument(selectedId, id);
             refreshArtifacts();

@@ -24,6 +24,7 @@ export type EventType =
   | 'artifact_changed'
   | 'hook_result'
   | 'source_added'
+  | 'index_progress' // an indexing pass of the conversation's local files (no message, never stored)
   | 'complete'
   | 'cancelled'
   | 'error';

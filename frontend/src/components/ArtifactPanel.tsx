@@ -11,6 +11,7 @@ import { LinkIcon, TrashIcon } from './declared-icons';
 import { DocIcon, ListCheckIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
 import { ConfirmDialog } from './Modal';
+import { WorkspaceBar } from './WorkspaceBar';
 import { SourcesList } from './SourcesList';
 import './artifacts.css';
 import './declared.css';
@@ -115,6 +116,8 @@ export interface ArtifactPanelProps {
   onDeclaredRemoved?: (artifactId: string) => void;
   /** A document was deleted by the user (its artifact_changed event follows). */
   onDeleted?: (artifactId: string) => void;
+  /** Choosing a research folder with no conversation open started this one: open it. */
+  onWorkspaceConversation?: (conversationId: string) => void;
 }
 
 const isUpload = (r: ArtifactRow) => r.source === 'user_upload' || r.source === 'upload';
@@ -143,6 +146,7 @@ export function ArtifactPanel({
   declared = [],
   onDeclaredRemoved,
   onDeleted,
+  onWorkspaceConversation,
 }: ArtifactPanelProps) {
   const fileInput = useRef<HTMLInputElement>(null);
   const [tab, setTab] = useState<PanelTab>('artifacts');
@@ -191,6 +195,7 @@ export function ArtifactPanel({
 
   return (
     <aside className="panel" aria-label="Task plan and artifacts">
+      <WorkspaceBar conversationId={conversationId} onConversation={onWorkspaceConversation} />
       <section className="plan" aria-label="Task plan">
         <header className="panel-head">
           <ListCheckIcon size={15} />
