@@ -86,15 +86,9 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
         <span className="ws-icon">
           <FolderIcon size={15} />
         </span>
-        <div className="ws-main">
-          <div className="ws-name" title={st?.folder ?? ''} data-testid="ws-name">
-            {name}
-            {st !== null && !st.chosen && st.exists ? <span className="ws-default"> (default)</span> : null}
-          </div>
-          <div className="ws-line" role="status" aria-live="polite" data-testid="ws-status">
-            {ws.indexing ? <Spinner size={11} /> : null}
-            {line}
-          </div>
+        <div className="ws-name" title={st?.folder ?? ''} data-testid="ws-name">
+          {name}
+          {st !== null && !st.chosen && st.exists ? <span className="ws-default"> (default)</span> : null}
         </div>
         <div className="ws-actions">
           <button
@@ -132,6 +126,10 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
             </button>
           ) : null}
         </div>
+      </div>
+      <div className="ws-line" role="status" aria-live="polite" data-testid="ws-status">
+        {ws.indexing ? <Spinner size={11} /> : null}
+        {line}
       </div>
       {ws.indexing && ws.progress !== null && ws.progress.phase === 'indexing' && ws.progress.total > 0 ? (
         <progress className="ws-progress" max={ws.progress.total} value={ws.progress.done} aria-label="Indexing progress" />
