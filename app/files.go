@@ -187,6 +187,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 		results[i].ConversationID = conversationID
 	}
 	_ = s.core.db.TouchConversation(ctx, conversationID)
+	s.core.files.Refresh(conversationID) // the uploads become searchable (search_files) in the background
 	return results, nil
 }
 

@@ -201,6 +201,33 @@ func TestWorkspaceChooseIndexStatus(t *testing.T) {
 	}
 }
 
+// TestUploadsAreIndexed: an upload is indexed in the background right away (an
+// index_progress pass with work), and the status counts it under uploads.
+func TestUploadsAreIndexed(t *testing.T) {
+	core, err := NewCore(context.Background(), Options{DataDir: filepath.Join(t.TempDir(), "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = core.Close(context.Background()) })
+	log := &progressLog{ch: make(chan localfiles.Progress, 100)}
+	defer core.AddSink(log)()
+	res, err := (&ArtifactService{core}).Upload("", []UploadFile{{Name: "notes.md", Data: []byte("the quokka\n")}})
+	if err != nil || len(res) != 1 || res[0].Error != "" {
+		t.Fatalf("upload = %+v, %v", res, err)
+	}
+	if p := log.waitDone(t); p.Changed != 1 {
+		t.Fatalf("progress = %+v; want the upload read", p)
+	}
+	st, err := (&ConversationService{core}).WorkspaceStatus(res[0].ConversationID)
+	if err != nil || st.Files != 1 || st.Uploads != 1 {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+	hits, err := core.Files().Search(context.Background(), res[0].ConversationID, "quokka", 5)
+	if err != nil || len(hits) != 1 || hits[0].Path != "@uploads/notes.md" {
+		t.Fatalf("hits = %+v, %v", hits, err)
+	}
+}
+
 // TestWorkspaceInBrowserMode: browser mode refuses ChooseWorkspace (desktop only) and
 // serves the status; index_progress reaches the page's event stream.
 func TestWorkspaceInBrowserMode(t *testing.T) {

@@ -51,6 +51,10 @@ func TestPassIndexesEveryReadableType(t *testing.T) {
 	if got := f.paths("zebra"); len(got) != 0 {
 		t.Errorf("zebra found in %v: hidden, dependency, unsupported or reserved files were indexed", got)
 	}
+	// The PDF reader marks pages: a hit on the second page says so.
+	if hits, err := f.ix.Search(context.Background(), f.conv, "okapi", 5); err != nil || len(hits) != 1 || hits[0].Page != 2 {
+		t.Errorf("okapi hit = %+v, %v; want page 2 of the PDF", hits, err)
+	}
 	s, err := NewManager(f.ix, ManagerOptions{}).Summary(context.Background(), f.conv)
 	if err != nil || s.Files != 8 || s.ByExt["md"] != 1 || s.ByExt["pdf"] != 1 || s.Workspace != f.ws {
 		t.Fatalf("summary = %+v, %v", s, err)

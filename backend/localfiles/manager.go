@@ -140,6 +140,11 @@ func (m *Manager) run(ctx context.Context, conversationID string, p *pass) {
 	}
 }
 
+// Refresh starts an incremental pass of conversationID in the background, like the one
+// Prepare starts (it reports progress only when it finds files to read or remove), and
+// returns at once: the app calls it after the user uploads files.
+func (m *Manager) Refresh(conversationID string) { m.start(conversationID, false, false) }
+
 // Stop cancels conversationID's pass, if one runs, and waits for it to end. The files it
 // stored stay; nothing is removed. A Start while it stops joins the stopping pass; a Start
 // after Stop returned runs a new pass.
