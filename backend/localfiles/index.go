@@ -348,7 +348,9 @@ func (ix *Index) read(ctx context.Context, conversationID string, rootID int64, 
 		}
 		batch = append(batch, fw)
 		batchBytes += fw.File.TextBytes
-		if len(batch) >= maxBatchFiles || batchBytes >= maxBatchBytes {
+		// A batch is stored when full, or after half a second, so that slow files (PDFs
+		// read in a child process) still show progress.
+		if len(batch) >= maxBatchFiles || batchBytes >= maxBatchBytes || time.Since(lastReport) >= 500*time.Millisecond {
 			flush()
 		}
 	}
