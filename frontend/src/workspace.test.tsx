@@ -151,6 +151,7 @@ describe('WorkspaceBar', () => {
     bind({ ChooseWorkspace: choose });
     const opened = vi.fn();
     await render(<WorkspaceBar conversationId={null} onConversation={opened} />);
+    expect(text('ws-status')).toBe('Pick a folder of your files to research them');
     const b = button('Choose folder…');
     expect(b.disabled).toBe(false);
     await click(b);

@@ -73,7 +73,12 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
   const [showFailures, setShowFailures] = useState(false);
   const st = ws.status;
   const notIndexed = st !== null ? st.skipped + st.failed : 0;
-  const line = statusLine(st, ws.progress, ws.indexing);
+  const line =
+    conversationId === null
+      ? ws.canChoose
+        ? 'Pick a folder of your files to research them'
+        : 'Folders can be chosen in the desktop app'
+      : statusLine(st, ws.progress, ws.indexing);
   const chooseTitle = ws.canChoose
     ? conversationId === null
       ? 'Choose a folder of your files for a new research'
