@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,16 +98,32 @@ func TestWindowRecordArtifact(t *testing.T) {
 	if shots == "" {
 		shots = t.TempDir()
 	}
-	shot := exec.CommandContext(ctx, "import", "-window", "root", filepath.Join(shots, "window-record-artifact.png"))
+	path := filepath.Join(shots, "window-record-artifact.png")
+	shot := exec.CommandContext(ctx, "import", "-window", "root", path)
 	shot.Env = env
 	if out, err := shot.CombinedOutput(); err != nil {
-		t.Logf("screenshot: %v %s", err, out)
+		t.Fatalf("screenshot: %v %s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
 	}
 
-	// The link is the only item of Links & files, under the empty task plan and artifact
-	// list in the right column of the 1280x900 window (docs/window-record-artifact.png):
-	// its title at about (1040, 298).
-	xdo("mousemove", "1040", "300")
+	// The link is the only item of Links & files in the right column of the 1280x900
+	// window (docs/window-record-artifact.png). Its icon is the first accent-coloured
+	// pixel of the column's left edge below the panel's header rows (the Research folder
+	// bar, the task plan and the tabs move it as the panel grows); its title sits on the
+	// same row, about 125 px right of the icon.
+	icon, ok := firstAccentPixel(img, image.Rect(895, 250, 935, 800))
+	if !ok {
+		t.Fatalf("no link icon in Links & files (%s)", path)
+	}
+	xdo("mousemove", fmt.Sprint(icon.X+125), fmt.Sprint(icon.Y+6))
 	xdo("click", "1")
 	waitFor(ctx, t, 10*time.Second, "the system browser to be asked to open the link", func() bool {
 		b, _ := os.ReadFile(opened)
