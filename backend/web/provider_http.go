@@ -268,7 +268,9 @@ func advice(resp *apiResponse, parseErr errorParser, def string) string {
 }
 
 // excerpt returns ": <provider message>" (or ": <start of the body as text>"), or "" for an
-// empty body. It is cut to maxErrorExcerpt runes; the key is redacted later by fail.
+// empty body. The key is redacted before the text is cut to maxErrorExcerpt runes, so a
+// key straddling the cut leaves none of its characters (fail redacts the whole message
+// again).
 func (a *apiClient) excerpt(resp *apiResponse, parseErr errorParser) string {
 	msg := ""
 	if parseErr != nil {
@@ -277,7 +279,7 @@ func (a *apiClient) excerpt(resp *apiResponse, parseErr errorParser) string {
 	if msg == "" {
 		msg = resultText(string(resp.body))
 	}
-	msg = cutEllipsis(oneLine(msg), maxErrorExcerpt)
+	msg = cutEllipsis(a.redact(oneLine(msg)), maxErrorExcerpt)
 	if msg == "" {
 		return ""
 	}
@@ -307,10 +309,10 @@ func (a *apiClient) retryAfter(h http.Header) (time.Duration, bool) {
 }
 
 // decodeJSON decodes an answer's body into v; the error says the body was not the
-// provider's JSON format.
+// provider's JSON format and quotes its start, the key redacted before the cut.
 func (a *apiClient) decodeJSON(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
-		return a.fail(nil, "the answer is not %s's JSON format (%v): %s", a.name, err, cutEllipsis(oneLine(resultText(string(body))), 80))
+		return a.fail(nil, "the answer is not %s's JSON format (%v): %s", a.name, err, cutEllipsis(a.redact(oneLine(resultText(string(body)))), 80))
 	}
 	return nil
 }
