@@ -213,7 +213,8 @@ type evalTotals struct {
 // number of questions in the file; Results holds the ones run, in the file's order
 // (Interrupted: the user stopped the eval before all ran). Model is the lead's model,
 // SubAgentModel the sub-agents' when it differs. Endpoint is the model's base
-// URL with any password redacted; no key is ever written.
+// URL without user name, password, fragment or query values (redactURL); no key is ever
+// written.
 type evalReport struct {
 	StartedAt     time.Time  `json:"started_at"`
 	FinishedAt    time.Time  `json:"finished_at"`
@@ -964,13 +965,28 @@ func replaceFile(path string, data []byte) error {
 	return nil
 }
 
-// redactURL returns raw with any password hidden (url.URL.Redacted); "" stays "".
+// redactURL returns raw without what may be a credential: the user name and password are
+// dropped, every query value becomes "redacted" (a parameter without "=" as a whole), the
+// fragment goes; "" stays "".
 func redactURL(raw string) string {
 	if raw == "" {
 		return ""
 	}
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(invalid URL)"
 	}
-	return "(invalid URL)"
+	u.User, u.Fragment, u.RawFragment, u.ForceQuery = nil, "", "", false
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			if name, _, ok := strings.Cut(p, "="); ok && name != "" {
+				parts[i] = name + "=redacted"
+			} else {
+				parts[i] = "redacted"
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	return u.String()
 }

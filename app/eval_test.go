@@ -648,3 +648,31 @@ func TestMeasure(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactURLHidesKeys checks that no credential of a base URL reaches the eval table:
+// userinfo goes, every query value is redacted, and the rest stays readable.
+func TestRedactURLHidesKeys(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"https://api.example.com/v1", "https://api.example.com/v1"},
+		{"https://user:sk-PASS@api.example.com/v1", "https://api.example.com/v1"},
+		{"https://sk-USERKEY@api.example.com/v1", "https://api.example.com/v1"},
+		{"https://x.openai.azure.com/openai?api-version=2024-02-01&api-key=sk-QUERYKEY",
+			"https://x.openai.azure.com/openai?api-version=redacted&api-key=redacted"},
+		{"https://generativelanguage.googleapis.com/v1beta?key=AIzaSECRET", "https://generativelanguage.googleapis.com/v1beta?key=redacted"},
+		{"http://localhost:8080/v1?sk-BAREKEY", "http://localhost:8080/v1?redacted"},
+		{"http://localhost:8080/v1?#sk-FRAGMENT", "http://localhost:8080/v1"},
+		{"http://[::1", "(invalid URL)"},
+	}
+	for _, tc := range tests {
+		got := redactURL(tc.in)
+		if got != tc.want {
+			t.Errorf("redactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for _, secret := range []string{"PASS", "USERKEY", "QUERYKEY", "SECRET", "BAREKEY", "FRAGMENT"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("redactURL(%q) = %q keeps a secret", tc.in, got)
+			}
+		}
+	}
+}
