@@ -194,9 +194,10 @@ func sourcesSection(lines []string) string {
 }
 
 // withSourcesSection returns content with its managed Sources section listing the
-// sources its body cites (resolved against list), replacing the section it had; without
-// a resolved citation the section is removed. The second result is false when nothing
-// changes.
+// sources its body cites (resolved against list), replacing the section it had; text
+// written after that section is body (sources.SplitSection), kept above the new section,
+// and its citations count. Without a resolved citation the section is removed. The second
+// result is false when nothing changes.
 func withSourcesSection(content string, list []sources.Source) (string, bool) {
 	body, old := sources.SplitSection(content)
 	body = strings.TrimRight(body, " \t\r\n")

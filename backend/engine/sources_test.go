@@ -88,7 +88,8 @@ func terminalData(t *testing.T, db *store.DB, conversationID, messageID string) 
 // no line), its report gets a managed Sources section in the run's one version, the
 // terminal event carries the web tally and the cited numbers, and source_added events
 // announce each source. A later run that edits the report replaces the section instead of
-// adding another, and an answer citing nothing after no web call has no footer.
+// adding another, and an answer citing nothing after no web call has no footer. Text a
+// later run appends after the section's last line is kept, above the section.
 func TestRunCitesSources(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -180,6 +181,25 @@ func TestRunCitesSources(t *testing.T) {
 	if report.Content != wantReport || report.CurrentVersion != 2 {
 		t.Errorf("report v%d after the second run =\n%s\nwant\n%s", report.CurrentVersion, report.Content, wantReport)
 	}
+
+	// A third run appends to the report after its last source line: the new text stays,
+	// above the section, which now lists [2] too.
+	mu.Lock()
+	script = leadScript(
+		call("update_artifact", `{"id":"report","old_str":"- [1] [Moon A](<https://moon.example/a>) · moon.example · 2024-05-01",`+
+			`"new_str":"- [1] [Moon A](<https://moon.example/a>) · moon.example · 2024-05-01\n\n## Findings added later\n\nTides follow it [2]."}`),
+		llmtest.Reply{Content: "Added the tides."},
+	)
+	mu.Unlock()
+	if res3, err := e.Ask(ctx, Request{ConversationID: res.ConversationID, Content: "Add the tides."}); err != nil || res3.Status != events.Complete {
+		t.Fatalf("third run: %v %+v", err, res3)
+	}
+	report, _ = db.GetArtifact(ctx, res.ConversationID, "report")
+	wantReport = "# Moon\n\nIt is far [1]. Eclipses [1].\n\n```\nnot a citation [3]\n```\n\n## Findings added later\n\nTides follow it [2].\n\n" +
+		"<!-- sources -->\n## Sources\n\n" + sourcesList
+	if report.Content != wantReport || report.CurrentVersion != 3 {
+		t.Errorf("report v%d after the third run =\n%s\nwant\n%s", report.CurrentVersion, report.Content, wantReport)
+	}
 }
 
 // failingSearch fails the queries named in fail, with their error.
@@ -261,8 +281,10 @@ func TestRunFooterReportsFailedSearches(t *testing.T) {
 	}
 }
 
-// TestSourcesSection: the managed section is found by its marker line outside code,
-// replaced, removed when nothing resolves, and left alone when already right.
+// TestSourcesSection: the managed section is found by its marker line outside code (or,
+// when a model dropped the marker, as a trailing "## Sources" list), replaced, removed when
+// nothing resolves, and left alone when already right; text written after it is kept
+// above it and its citations are listed.
 func TestSourcesSection(t *testing.T) {
 	list := []sources.Source{{N: 1, Kind: sources.KindWeb, Location: "https://a.example/x", Title: "A [x]", Site: "a.example"},
 		{N: 2, Kind: sources.KindFile, Location: "docs/b.pdf", Page: 4}}
@@ -278,11 +300,22 @@ func TestSourcesSection(t *testing.T) {
 		{"removed when nothing resolves", "Text [5].\n\n" + sec1, "Text [5].\n", true},
 		{"nothing cited, no section", "Text.\n", "Text.\n", false},
 		{"marker in code is content", "```\n<!-- sources -->\n```\nText [1].", "```\n<!-- sources -->\n```\nText [1].\n\n" + sec1, true},
+		{"text written after the section is kept, above it, and its citations listed",
+			"Text [1].\n\n" + sec1 + "\n## Findings added later\n\nMore [2].\n",
+			"Text [1].\n\n## Findings added later\n\nMore [2].\n\n<!-- sources -->\n## Sources\n\n" +
+				"- [1] [A \\[x\\]](<https://a.example/x>) · a.example\n- [2] docs/b.pdf (p. 4)\n", true},
+		{"text after a section that no longer resolves", "Text [5].\n\n" + sec1 + "Later [5].", "Text [5].\n\nLater [5].\n", true},
+		{"marker dropped, the lead's copy of the section replaced", "Text [2].\n\n## Sources\n\n- [1] [A \\[x\\]](<https://a.example/x>) · a.example\n",
+			"Text [2].\n\n<!-- sources -->\n## Sources\n\n- [2] docs/b.pdf (p. 4)\n", true},
 	}
 	for _, tc := range tests {
 		got, changed := withSourcesSection(tc.in, list)
 		if got != tc.want || changed != tc.changed {
 			t.Errorf("%s: got (%v)\n%s\nwant (%v)\n%s", tc.name, changed, got, tc.changed, tc.want)
+		}
+		// A later run finds the section it wrote and leaves it alone: one section, never two.
+		if again, changed := withSourcesSection(got, list); again != got || changed {
+			t.Errorf("%s: a second pass changed it (%v) to\n%s", tc.name, changed, again)
 		}
 	}
 }

@@ -242,36 +242,106 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // SectionMarker is the line that opens the managed Sources section at the end of a
 // Markdown report (issue 9): an HTML comment, which Markdown renderers hide. The engine
-// writes the section (the marker, "## Sources" and one line per cited source) and
-// replaces it on every run that changes the report, so there is never more than one;
-// exports see it and add no reference list of their own.
+// writes the section (the marker, SectionHeading and one line per cited source, "- " +
+// Line) and replaces it on every run that changes the report, so there is never more
+// than one; exports see it and add no reference list of their own.
 const SectionMarker = "<!-- sources -->"
 
-// SplitSection splits a Markdown document into its body and its managed Sources section:
-// the section runs from the last line that is exactly SectionMarker (surrounding spaces
-// ignored, outside fenced code) to the end. body + section == content; section is ""
-// when there is none.
+// SectionHeading is the heading line of the managed Sources section.
+const SectionHeading = "## Sources"
+
+// SplitSection splits a Markdown document into its body and its managed Sources section.
+//
+// The section starts at the last line that is exactly SectionMarker (surrounding spaces
+// ignored, outside fenced code) and holds the lines the engine writes there: the marker,
+// SectionHeading, blank lines and source lines ("- [n] …"). It ends at the first other
+// line: text written after the section (a model appending to a report "after the last
+// source") is not part of it but of the body, so whoever rewrites the section keeps that
+// text. Without a marker line (a model rewrote the report and dropped it), a
+// SectionHeading line outside code followed only by blank lines and source lines up to
+// the end is the section.
+//
+// When nothing follows the section, body + section == content. When text follows it,
+// body is the text before the section, a blank line, the text after it and a blank line,
+// so that body + section is the document with the section moved to the end (section then
+// ends with one line break). section is "" when there is none (and body is content).
 func SplitSection(content string) (body, section string) {
-	at := -1
+	type line struct {
+		start, end int    // content[start:end] is the line with its line break
+		text       string // without the line break
+		code       bool   // inside a fenced code block, its fences included
+	}
+	var lines []line
 	fence := ""
 	off := 0
-	for line := range strings.Lines(content) {
-		body := strings.TrimRight(line, "\r\n")
-		marker, isFence := fenceMarker(body)
+	for raw := range strings.Lines(content) {
+		text := strings.TrimRight(raw, "\r\n")
+		code := fence != ""
+		marker, isFence := fenceMarker(text)
 		switch {
 		case fence != "":
-			if isFence && closesFence(body, marker, fence) {
+			if isFence && closesFence(text, marker, fence) {
 				fence = ""
 			}
 		case isFence:
 			fence = marker
-		case strings.TrimSpace(body) == SectionMarker:
-			at = off
+			code = true
 		}
-		off += len(line)
+		lines = append(lines, line{off, off + len(raw), text, code})
+		off += len(raw)
+	}
+	at := -1 // the index of the section's first line
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !lines[i].code && strings.TrimSpace(lines[i].text) == SectionMarker {
+			at = i
+			break
+		}
+	}
+	end := len(lines) // the index of the first line after the section
+	if at >= 0 {
+		for end = at + 1; end < len(lines) && isSectionLine(lines[end].text); end++ {
+		}
+	} else {
+		// No marker: a heading followed only by section lines up to the end.
+		for i := len(lines) - 1; i >= 0 && !lines[i].code; i-- {
+			if strings.TrimSpace(lines[i].text) == SectionHeading {
+				at = i
+				break
+			}
+			if !isSectionLine(lines[i].text) {
+				break
+			}
+		}
 	}
 	if at < 0 {
 		return content, ""
 	}
-	return content[:at], content[at:]
+	from := lines[at].start
+	if end == len(lines) {
+		return content[:from], content[from:]
+	}
+	to := lines[end].start
+	section = strings.TrimRight(content[from:to], " \t\r\n") + "\n"
+	before := strings.TrimRight(content[:from], " \t\r\n")
+	after := strings.TrimRight(content[to:], " \t\r\n")
+	if before != "" {
+		before += "\n\n"
+	}
+	return before + after + "\n\n", section
+}
+
+// isSectionLine reports whether line (without its line break) may stand in the managed
+// Sources section after the marker: SectionHeading, a blank line, or a source line as
+// the engine writes it, "- [n] " and the rest of Line.
+func isSectionLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || t == SectionHeading {
+		return true
+	}
+	rest, ok := strings.CutPrefix(t, "- [")
+	if !ok {
+		return false
+	}
+	_, j, ok := number(rest, 0)
+	return ok && strings.HasPrefix(rest[j:], "] ")
 }

@@ -154,6 +154,19 @@ func TestSplitSection(t *testing.T) {
 		{"A\n  " + SectionMarker + "  \nold\n" + sec, "A\n  " + SectionMarker + "  \nold\n", sec},
 		{"````\n```\n" + SectionMarker + "\n````\nText\n", "````\n```\n" + SectionMarker + "\n````\nText\n", ""},
 		{"Text " + SectionMarker + "\n", "Text " + SectionMarker + "\n", ""},
+		// Text after the section is body, moved before it; the section ends at its first
+		// line that is not the heading, a blank line or a source line.
+		{"Report [1].\n\n" + sec + "\n## Later\n\nMore [2].\n", "Report [1].\n\n## Later\n\nMore [2].\n\n", sec},
+		{"Report [1].\n\n" + sec + "More [2].", "Report [1].\n\nMore [2].\n\n", sec},
+		{"Report [1].\n\n" + sec + "- [2] not the engine's? it is\n1. item\n", "Report [1].\n\n1. item\n\n", sec + "- [2] not the engine's? it is\n"},
+		{sec + "More [2].\r\n", "More [2].\n\n", sec},
+		{"A\n" + sec + "```\n" + SectionMarker + "\n```\n", "A\n\n```\n" + SectionMarker + "\n```\n\n", sec},
+		// No marker (a model dropped it): a trailing heading with only source lines is the section.
+		{"Report [1].\n\n## Sources\n\n- [1] x\n- [2] y\n\n", "Report [1].\n\n", "## Sources\n\n- [1] x\n- [2] y\n\n"},
+		{"Report.\n\n## Sources\n\nMy own notes.\n", "Report.\n\n## Sources\n\nMy own notes.\n", ""},
+		{"## Sources\n\n- [1] x\n\nMore.\n", "## Sources\n\n- [1] x\n\nMore.\n", ""},
+		{"```\n## Sources\n- [1] x\n```\n", "```\n## Sources\n- [1] x\n```\n", ""},
+		{"Text\n\n## Sources\n- [01] x\n", "Text\n\n## Sources\n- [01] x\n", ""},
 	}
 	for _, tc := range tests {
 		body, section := SplitSection(tc.in)
