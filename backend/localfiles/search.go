@@ -40,8 +40,8 @@ type Hit struct {
 // most MaxSearchLimit), no more than two per file while other files match. When no place
 // holds every word, places holding any of them are returned instead.
 //
-// Query syntax: words separated by spaces (or CJK punctuation); text in double quotes is a
-// phrase. Chinese and Japanese need no spaces: 数据 finds 数据库 and 大数据. English words
+// Query syntax (store.QueryTerms): words separated by spaces (or CJK punctuation, or
+// control characters); text in double quotes is a phrase. Chinese and Japanese need no spaces: 数据 finds 数据库 and 大数据. English words
 // match their inflections (index finds indexing). Case and diacritics are ignored. FTS
 // syntax in a query is searched for as text.
 //
@@ -71,7 +71,7 @@ func (ix *Index) Search(ctx context.Context, conversationID, query string, limit
 	if err != nil {
 		return nil, fmt.Errorf("localfiles: search for %q: %w", query, err)
 	}
-	terms := queryTerms(query)
+	terms := store.QueryTerms(query)
 	perFile := map[string]int{}
 	var hits, extra []Hit
 	for _, c := range chunks {

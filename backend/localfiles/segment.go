@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"artifactflow/backend/store"
 )
 
 // Chinese, Japanese and Korean text has no spaces between words, and FTS5's unicode61
@@ -95,51 +97,6 @@ func Terms(text string) string {
 	return b.String()
 }
 
-// maxQueryTerms bounds the terms taken from one query.
-const maxQueryTerms = 16
-
-// queryTerms splits a search query into terms: white space and CJK punctuation separate
-// terms, text in double quotes is one term, terms without a letter or digit and repeated
-// terms (ignoring case) are dropped, and at most maxQueryTerms are kept.
-func queryTerms(query string) []string {
-	var terms []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		t = strings.TrimSpace(t)
-		if t == "" || !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
-			return
-		}
-		if k := strings.ToLower(t); !seen[k] && len(terms) < maxQueryTerms {
-			seen[k] = true
-			terms = append(terms, t)
-		}
-	}
-	var cur strings.Builder
-	quoted := false
-	for _, r := range query {
-		switch {
-		case r == '"' || r == '“' || r == '”':
-			add(cur.String())
-			cur.Reset()
-			quoted = !quoted
-		case !quoted && (unicode.IsSpace(r) || isCJKPunct(r)):
-			add(cur.String())
-			cur.Reset()
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	add(cur.String())
-	return terms
-}
-
-// isCJKPunct reports whether r is punctuation of the CJK Symbols and Punctuation block or a
-// full-width form (，。、；：？！「」（）【】《》 …), which Chinese and Japanese text uses where
-// other languages use spaces.
-func isCJKPunct(r rune) bool {
-	return (unicode.IsPunct(r) || unicode.IsSymbol(r)) && ((r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF) || r == 0x30FB)
-}
-
 // termExpr returns the FTS5 expression of one query term: its CJK runs and its other
 // parts, each as a quoted string, joined with AND. A CJK run of two or more characters is
 // the phrase of its two-character pieces, one character a prefix query. It returns "" for
@@ -176,13 +133,15 @@ func termExpr(term string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// matchExprs returns the FTS5 expressions for query: every term required (all), and, for
-// a query of several terms, any term (any; "" otherwise). Both are "" when the query has
-// nothing to search. Every term is quoted, so FTS5 syntax in a query (AND, NEAR, *,
-// column:, parentheses) is searched for as text and never fails.
+// matchExprs returns the FTS5 expressions for query, split into terms by store.QueryTerms
+// (the splitter conversation search uses too): every term required (all), and, for a
+// query of several terms, any term (any; "" otherwise). Both are "" when the query has
+// nothing to search. Every term is quoted and free of control characters, so FTS5 syntax
+// in a query (AND, NEAR, *, column:, ^, quotes, parentheses) is searched for as text and
+// never fails.
 func matchExprs(query string) (all, any string) {
 	var exprs []string
-	for _, t := range queryTerms(query) {
+	for _, t := range store.QueryTerms(query) {
 		if e := termExpr(t); e != "" {
 			exprs = append(exprs, "("+e+")")
 		}

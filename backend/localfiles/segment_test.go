@@ -1,6 +1,8 @@
 package localfiles
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -102,6 +104,34 @@ func TestPageMarker(t *testing.T) {
 		n, ok := pageMarker(in)
 		if n != want || ok != (want > 0) {
 			t.Errorf("pageMarker(%q) = %d, %v; want %d", in, n, ok, want)
+		}
+	}
+}
+
+// TestSearchNeverFailsOnQuerySyntax searches a real index with queries holding control
+// characters and FTS5 syntax: each either searches (no error) or, when nothing is left to
+// search for, gives ErrEmptyQuery.
+func TestSearchNeverFailsOnQuerySyntax(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.write("notes.md", []byte("the database index holds 数据库 text\n"))
+	f.pass(PassOptions{})
+	searches := []string{
+		"data\x00base", "\x00database", "database\x00", "index\x01\x02\x1f holds", "\x1b[31mdatabase", "data\x7fbase",
+		`"database`, `database"`, `"data"base"`, `NEAR(database`, `NEAR(database index)`, `database*`, `text:database`,
+		`^database`, `(database`, `database)`, `((database index)`, `database AND`, `OR index`, `-database`, `数据\x00库`,
+		"\"\x00database\"", "\u0085database",
+	}
+	for _, q := range searches {
+		if _, err := f.ix.Search(context.Background(), f.conv, q, 0); err != nil {
+			t.Errorf("search %q: %v", q, err)
+		}
+	}
+	if hits, err := f.ix.Search(context.Background(), f.conv, "database\x00index", 0); err != nil || len(hits) != 1 {
+		t.Errorf(`search "database\x00index" = %v, %v; want the file (a control character separates words)`, hits, err)
+	}
+	for _, q := range []string{"\x00", "\x00\x01\x1f\x7f", `"`, `""`, "\"\x00\"", "*", "^", "(", ")", "()", ":", "  \x00 ，。 "} {
+		if _, err := f.ix.Search(context.Background(), f.conv, q, 0); !errors.Is(err, ErrEmptyQuery) {
+			t.Errorf("search %q: %v, want ErrEmptyQuery", q, err)
 		}
 	}
 }

@@ -14,8 +14,6 @@ const (
 	DefaultSearchLimit = 50
 	// MaxSearchLimit is the largest limit; larger ones are lowered to it.
 	MaxSearchLimit = 500
-	// maxSearchTerms bounds the number of terms taken from one query.
-	maxSearchTerms = 16
 	// snippetRunes is the length of a snippet, snippetLead how much of it comes before the
 	// first match.
 	snippetRunes = 120
@@ -36,10 +34,10 @@ type SearchHit struct {
 // first (issue 4, item 9), at most limit of them (DefaultSearchLimit when limit <= 0, at
 // most MaxSearchLimit).
 //
-// The query is split into terms at white space and at CJK punctuation (，。、 …); text in
-// double quotes is one term; terms without a letter or digit are dropped. Matching is by
-// substring, case- and diacritic-insensitive, through the FTS5 trigram index of migration
-// 0002, so Chinese and Japanese need no spaces. Terms are always quoted before they reach
+// The query is split into terms by QueryTerms: at white space, control characters and CJK
+// punctuation (，。、 …); text in double quotes is one term; terms without a letter or
+// digit are dropped. Matching is by substring, case- and diacritic-insensitive, through
+// the FTS5 trigram index of migration 0002, so Chinese and Japanese need no spaces. Terms are always quoted before they reach
 // FTS5, so FTS syntax in a query (AND, NEAR, *, column:, parentheses, quotes) is searched
 // for literally and never fails. Terms of one or two characters cannot use the trigram
 // index and are matched with LIKE (case-insensitive for ASCII only) over the indexed text.
@@ -54,7 +52,7 @@ func (db *DB) SearchConversations(ctx context.Context, query string, limit int) 
 		limit = DefaultSearchLimit
 	}
 	limit = min(limit, MaxSearchLimit)
-	terms := searchTerms(query)
+	terms := QueryTerms(query)
 	if len(terms) == 0 {
 		convs, err := db.ListConversations(ctx, limit, 0)
 		if err != nil {
@@ -130,49 +128,6 @@ type extraScanner struct {
 
 // Scan scans dest followed by the extra destinations.
 func (e extraScanner) Scan(dest ...any) error { return e.rowScanner.Scan(append(dest, e.extra...)...) }
-
-// searchTerms splits a search query into terms (see SearchConversations): white space and
-// CJK punctuation separate terms, double quotes group words into one term, terms without a
-// letter or digit are dropped, duplicates (ignoring case) are dropped, and at most
-// maxSearchTerms are kept.
-func searchTerms(query string) []string {
-	var terms []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		t = strings.TrimSpace(t)
-		if t == "" || !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
-			return
-		}
-		if k := strings.ToLower(t); !seen[k] && len(terms) < maxSearchTerms {
-			seen[k] = true
-			terms = append(terms, t)
-		}
-	}
-	var cur strings.Builder
-	quoted := false
-	for _, r := range query {
-		switch {
-		case r == '"' || r == '“' || r == '”':
-			add(cur.String())
-			cur.Reset()
-			quoted = !quoted
-		case !quoted && (unicode.IsSpace(r) || isCJKPunct(r)):
-			add(cur.String())
-			cur.Reset()
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	add(cur.String())
-	return terms
-}
-
-// isCJKPunct reports whether r is punctuation of the CJK Symbols and Punctuation block or a
-// full-width form (，。、；：？！「」（）【】《》 …), which Chinese and Japanese text uses where
-// other languages use spaces.
-func isCJKPunct(r rune) bool {
-	return unicode.IsPunct(r) && ((r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF))
-}
 
 // snippet returns plain text from the one of texts that contains the most terms (the
 // first on a tie; case-insensitive), starting a little before the first occurrence of a

@@ -220,15 +220,27 @@ func TestSearchTerms(t *testing.T) {
 		{`... ?! -- ""`, nil},
 		{"", nil},
 		{strings.Repeat("w ", 40) + strings.Repeat("x", 3), []string{"w", "xxx"}},
+		// Control characters separate terms (a space inside quotes) and never reach FTS5.
+		{"moon\x00distance", []string{"moon", "distance"}},
+		{"\x00\x01moon\x1f\x7f\u0085", []string{"moon"}},
+		{"\"moon\x00distance\"", []string{"moon distance"}},
+		{"\x00 \x1b", nil},
+		// The Katakana middle dot separates words; CJK symbols stay in a term like ASCII ones.
+		{"ジョン・スミス", []string{"ジョン", "スミス"}},
+		{"ｼﾞｮﾝ･ｽﾐｽ", []string{"ｼﾞｮﾝ", "ｽﾐｽ"}},
+		{"￥100 ＋税 〒100", []string{"￥100", "＋税", "〒100"}},
+		{"「東京」（とうきょう）〜大阪", []string{"東京", "とうきょう", "大阪"}},
+		// FTS5 syntax stays text; the caller quotes it.
+		{`NEAR(a title:b ^c d* (e`, []string{"NEAR(a", "title:b", "^c", "d*", "(e"}},
 	}
 	for _, tt := range tests {
-		if got := searchTerms(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("searchTerms(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := QueryTerms(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("QueryTerms(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	many := searchTerms(strings.Repeat("a b c d e f g h i j k l m n o p q r s t ", 2))
-	if len(many) != maxSearchTerms {
-		t.Errorf("%d terms kept, want %d", len(many), maxSearchTerms)
+	many := QueryTerms(strings.Repeat("a b c d e f g h i j k l m n o p q r s t ", 2))
+	if len(many) != MaxQueryTerms {
+		t.Errorf("%d terms kept, want %d", len(many), MaxQueryTerms)
 	}
 }
 
@@ -284,5 +296,23 @@ func TestSearchRanking(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(hitIDs(hits), tt.want) {
 			t.Errorf("SearchConversations(%q) = %v, %v; want %v", tt.query, hitIDs(hits), err, tt.want)
 		}
+	}
+}
+
+// TestSearchConversationsNeverFailsOnControlCharacters searches with control characters
+// (a NUL made FTS5 report an unterminated string) and FTS5 syntax: never an error.
+func TestSearchConversationsNeverFailsOnControlCharacters(t *testing.T) {
+	db := openTestDB(t)
+	searchFixture(t, db)
+	ctx := context.Background()
+	for _, q := range []string{"Earth\x00radius", "\x00Earth", "Earth\x00", "radius\x01\x1f\x7f", "\"\x00Earth radius\"", "\x00",
+		"月球\x00距离", `NEAR(Earth`, `title:Earth`, `^Earth`, `(Earth`, `Earth)`, `Earth*`, `"Earth`} {
+		if _, err := db.SearchConversations(ctx, q, 0); err != nil {
+			t.Errorf("search %q: %v", q, err)
+		}
+	}
+	hits, err := db.SearchConversations(ctx, "Earth\x00radius", 0)
+	if err != nil || !reflect.DeepEqual(hitIDs(hits), []string{"earth"}) {
+		t.Errorf("search %q = %v, %v; want [earth]", "Earth\x00radius", hitIDs(hits), err)
 	}
 }
