@@ -34,6 +34,11 @@ var (
 	// ErrNotText: the path is a folder, a file type that is not read, a binary or
 	// unreadable file, or a file over the size limit.
 	ErrNotText = errors.New("not a readable text file")
+	// ErrNotIndexedFile: the path names no file of the conversation's index: a hidden file
+	// or folder (a name starting with "."), a dependency or cache folder (node_modules,
+	// venv, …), the real top-level "@uploads" folder, or a file no pass has recorded (new
+	// since the last pass, or the conversation's folder not indexed yet).
+	ErrNotIndexedFile = errors.New("not an indexed file of the workspace")
 )
 
 // Excerpt is part of a file's text, as Read returns it: Path (clean, as the index names
@@ -57,22 +62,32 @@ type Excerpt struct {
 // text of file p of conversationID's workspace, or of an upload ("@uploads/<artifact
 // id>").
 //
-// The path is checked by the containment rules of declared workspace files
+// Only files of the conversation's index are read: a workspace file must have a row from
+// the last pass over the conversation's current folder (so it is one a pass takes: not
+// hidden, not in a dependency folder, of a type the extractor reads), and a path with a
+// hidden or dependency-folder segment is refused before the disk is looked at. The path is
+// also checked by the containment rules of declared workspace files
 // (declared.ResolveWorkspacePath) every time, so a file swapped for a link leading
 // outside is refused even when its text is indexed. The text comes from the index when the
-// file is indexed and unchanged (same size and modification time), else from the same
-// extractor the index uses.
+// file is indexed and unchanged (same size and modification time); a file the pass
+// skipped and that is unchanged is refused with the pass's reason; a file changed since,
+// or one that failed, is read with the same extractor the index uses.
 //
-// Errors: ErrOutside, ErrNoFile or ErrNotText (wrapped, with the reason); a failure to
-// resolve the workspace or read the database.
+// Errors: ErrOutside, ErrNoFile, ErrNotText or ErrNotIndexedFile (wrapped, with the
+// reason); a failure to resolve the workspace or read the database.
 func (ix *Index) Read(ctx context.Context, conversationID, p string, offset, limit int) (Excerpt, error) {
 	offset = max(offset, 1)
 	if limit <= 0 {
 		limit = DefaultReadLines
 	}
 	limit = min(limit, MaxReadLines)
-	if rest, ok := strings.CutPrefix(strings.TrimPrefix(strings.ReplaceAll(p, `\`, "/"), "./"), UploadsDir+"/"); ok {
-		return ix.readUpload(ctx, conversationID, rest, offset, limit)
+	if clean, err := declared.CleanWorkspacePath(p); err == nil {
+		if rest, ok := strings.CutPrefix(clean, UploadsDir+"/"); ok {
+			return ix.readUpload(ctx, conversationID, rest, offset, limit)
+		}
+		if !walked(clean) {
+			return Excerpt{}, fmt.Errorf("%w: %s: hidden folders and dependency folders are not read", ErrNotIndexedFile, clean)
+		}
 	}
 	ws, err := ix.opts.Workspace(ctx, conversationID)
 	if err != nil {
@@ -98,15 +113,34 @@ func (ix *Index) Read(ctx context.Context, conversationID, p string, offset, lim
 	case !fi.Mode().IsRegular():
 		return Excerpt{}, fmt.Errorf("%w: %s is not a regular file", ErrNotText, clean)
 	}
-	ex := Excerpt{Path: clean, Title: path.Base(clean)}
-	if root, err := ix.opts.DB.FileRoot(ctx, conversationID); err == nil && root.Workspace == ws {
-		row, err := ix.opts.DB.IndexedFile(ctx, root.ID, clean)
-		if err == nil && row.Status == store.FileIndexed && row.Size == fi.Size() && row.ModTime == fi.ModTime().UnixNano() {
-			return ix.readIndexed(ctx, root.ID, row, ex, offset, limit)
-		}
-	}
 	if _, ok := extract.Supported(clean); !ok {
 		return Excerpt{}, fmt.Errorf("%w: %s is not a file type the app reads (text, Markdown, CSV, JSON, HTML, PDF, Word, source code)", ErrNotText, clean)
+	}
+	notIndexed := fmt.Errorf("%w: %s (search_files finds the files that are; hidden folders and dependency folders are not read, and a new file only after the next indexing)", ErrNotIndexedFile, clean)
+	root, err := ix.opts.DB.FileRoot(ctx, conversationID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Excerpt{}, notIndexed
+	case err != nil:
+		return Excerpt{}, fmt.Errorf("localfiles: read %s: %w", clean, err)
+	case root.Workspace != ws:
+		return Excerpt{}, notIndexed // the rows are of another folder
+	}
+	row, err := ix.opts.DB.IndexedFile(ctx, root.ID, clean)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Excerpt{}, notIndexed
+	case err != nil:
+		return Excerpt{}, fmt.Errorf("localfiles: read %s: %w", clean, err)
+	}
+	ex := Excerpt{Path: clean, Title: path.Base(clean)}
+	if row.Size == fi.Size() && row.ModTime == fi.ModTime().UnixNano() {
+		switch row.Status {
+		case store.FileIndexed:
+			return ix.readIndexed(ctx, root.ID, row, ex, offset, limit)
+		case store.FileSkipped:
+			return Excerpt{}, fmt.Errorf("%w: %s could not be read: %s", ErrNotText, clean, row.Reason)
+		}
 	}
 	if fi.Size() > ix.opts.MaxFileBytes {
 		return Excerpt{}, fmt.Errorf("%w: %s is larger than the %d MB limit", ErrNotText, clean, ix.opts.MaxFileBytes>>20)
@@ -122,6 +156,22 @@ func (ix *Index) Read(ctx context.Context, conversationID, p string, offset, lim
 	chunks, lines := chunkText(text, paged)
 	ex.TotalLines = lines
 	return sliceLines(ex, chunks, offset, limit, paged), nil
+}
+
+// walked reports whether a pass would walk to the clean workspace path rel: no segment is
+// hidden (starts with ".") or a dependency or cache folder (skipDirs, in any case, since
+// file systems may ignore it), and it is not under the real top-level "@uploads" folder.
+func walked(rel string) bool {
+	segs := strings.Split(rel, "/")
+	if segs[0] == UploadsDir {
+		return false
+	}
+	for _, s := range segs {
+		if strings.HasPrefix(s, ".") || skipDirs[strings.ToLower(s)] {
+			return false
+		}
+	}
+	return true
 }
 
 // readUpload reads the text of upload id of conversationID.

@@ -108,11 +108,15 @@ func TestReadByLines(t *testing.T) {
 	if err != nil || ex.Text != "rewritten\n" || ex.TotalLines != 1 {
 		t.Fatalf("read after a change: %+v, %v", ex, err)
 	}
-	// A file not indexed yet is read all the same.
+	// A file not indexed yet is refused until a pass records it.
 	f.write("fresh.md", []byte("not yet indexed\n"))
+	if _, err = f.ix.Read(context.Background(), f.conv, "./fresh.md", 0, 0); !errors.Is(err, ErrNotIndexedFile) {
+		t.Fatalf("read of a new file: %v, want ErrNotIndexedFile", err)
+	}
+	f.pass(PassOptions{})
 	ex, err = f.ix.Read(context.Background(), f.conv, "./fresh.md", 0, 0)
 	if err != nil || ex.Path != "fresh.md" || ex.Text != "not yet indexed\n" {
-		t.Fatalf("read of a new file: %+v, %v", ex, err)
+		t.Fatalf("read of a new file after a pass: %+v, %v", ex, err)
 	}
 }
 
@@ -127,5 +131,72 @@ func TestReadCutsAnOverlongLine(t *testing.T) {
 	ex, err = f.ix.Read(context.Background(), f.conv, "min.json", 2, 1)
 	if err != nil || ex.Text != "second\n" {
 		t.Fatalf("the line after: %+v, %v", ex, err)
+	}
+}
+
+// TestReadServesOnlyIndexedFiles checks that read_file reads only what a pass indexes:
+// hidden files and folders (credentials such as .docker/config.json), dependency folders
+// and files no pass recorded are refused, however the path is spelled, while an indexed
+// file and an upload still read.
+func TestReadServesOnlyIndexedFiles(t *testing.T) {
+	f := newFixture(t, Options{})
+	secrets := map[string]string{
+		".docker/config.json":          `{"auths":{"r":{"auth":"c2VjcmV0LWRvY2tlcg=="}}}`,
+		".config/gh/hosts.yml.txt":     "oauth_token: gho_SECRETGH\n",
+		".env.md":                      "API_KEY=sk-SECRETENV\n",
+		"node_modules/pkg/README.md":   "SECRETDEP in a dependency\n",
+		"proj/venv/lib/notes.txt":      "SECRETVENV in a virtual environment\n",
+		"proj/__pycache__/cache.json":  `{"SECRETPYC":1}`,
+		"notes/.hidden/inner.md":       "SECRETINNER in a hidden folder\n",
+		"@uploads/real-folder-file.md": "SECRETUPFOLDER in a real @uploads folder\n",
+	}
+	for p, content := range secrets {
+		f.write(p, []byte(content))
+	}
+	f.write("notes/plan.md", []byte("the plan\n"))
+	f.upload("report.md", "uploaded report\n")
+	f.pass(PassOptions{})
+	f.write("later.md", []byte("SECRETLATER written after the pass\n"))
+
+	refused := []string{
+		".docker/config.json", "./.docker/config.json", `.docker\config.json`,
+		"node_modules/../.docker/config.json", "notes/../.docker/config.json",
+		".config/gh/hosts.yml.txt", ".env.md",
+		"node_modules/pkg/README.md", "proj/venv/lib/notes.txt", "proj/__pycache__/cache.json",
+		"Node_Modules/pkg/README.md", "notes/.hidden/inner.md",
+		"@uploads", "later.md",
+		".docker/missing.json",
+	}
+	for _, p := range refused {
+		ex, err := f.ix.Read(context.Background(), f.conv, p, 0, 0)
+		if !errors.Is(err, ErrNotIndexedFile) {
+			t.Errorf("read %q: %v; want ErrNotIndexedFile", p, err)
+		} else if !strings.Contains(err.Error(), "not an indexed file") {
+			t.Errorf("read %q: %v; the error should say the file is not indexed", p, err)
+		}
+		if strings.Contains(ex.Text, "SECRET") || strings.Contains(ex.Text, "c2VjcmV0") {
+			t.Errorf("read %q returned a secret: %q", p, ex.Text)
+		}
+	}
+	// The real top-level @uploads folder is never read: its path names an upload.
+	if ex, err := f.ix.Read(context.Background(), f.conv, "a/../@uploads/real-folder-file.md", 0, 0); !errors.Is(err, ErrNoFile) || ex.Text != "" {
+		t.Errorf("read of the real @uploads folder's file = %q, %v; want ErrNoFile (no such upload)", ex.Text, err)
+	}
+	for _, p := range []string{".docker/config.json", "node_modules/pkg/README.md"} {
+		if _, err := f.ix.Read(context.Background(), f.conv, p, 0, 0); err == nil ||
+			!strings.Contains(err.Error(), "hidden folders and dependency folders are not read") {
+			t.Errorf("read %q: %v; want the reason", p, err)
+		}
+	}
+
+	for p, want := range map[string]string{"notes/plan.md": "the plan\n", "./notes/plan.md": "the plan\n", "@uploads/report.md": "uploaded report\n"} {
+		if ex, err := f.ix.Read(context.Background(), f.conv, p, 0, 0); err != nil || ex.Text != want {
+			t.Errorf("read %q = %q, %v; want %q", p, ex.Text, err, want)
+		}
+	}
+	// A file new since the last pass reads once a pass has indexed it.
+	f.pass(PassOptions{})
+	if ex, err := f.ix.Read(context.Background(), f.conv, "later.md", 0, 0); err != nil || !strings.Contains(ex.Text, "written after") {
+		t.Errorf("read later.md after a pass = %q, %v", ex.Text, err)
 	}
 }

@@ -121,7 +121,8 @@ func where(page, line int) string {
 
 // ReadFile is the read_file tool (issue 9, item 6; crawl_agent, offered only when the
 // conversation's index has files): the text of one local file by lines, confined to the
-// conversation's workspace folder by the containment rules of declared workspace files.
+// conversation's workspace folder by the containment rules of declared workspace files and
+// to the files its index holds (never hidden or dependency folders; localfiles.Index.Read).
 // Sources, when set, records the file as a fetched source and the result starts with its
 // number.
 type ReadFile struct {
@@ -135,7 +136,8 @@ func (ReadFile) Name() string { return "read_file" }
 // Description tells the model what the tool does.
 func (ReadFile) Description() string {
 	return "Read one of the user's local files as text, by lines: a file of the conversation's workspace folder " +
-		"(a path relative to it, as search_files shows it) or an uploaded file (@uploads/name). PDF, Word and HTML are converted to text."
+		"(a path relative to it, as search_files shows it) or an uploaded file (@uploads/name). PDF, Word and HTML are converted to text. " +
+		"Only indexed files are read: never hidden files or folders or dependency folders."
 }
 
 // Params returns path, offset and limit.
@@ -150,7 +152,8 @@ func (ReadFile) Params() []Param {
 // Execute reads the lines asked for and returns "Source [n]: path" ("File: path" when it
 // could not be numbered), which lines of how many (and the PDF page they start on), the
 // text, and how to read on when more lines follow. A path outside the workspace, a missing
-// file or one that is not text gives a failed Result saying so.
+// file, one that is not text or one the index does not hold gives a failed Result saying
+// so.
 func (t ReadFile) Execute(ctx context.Context, p map[string]any) Result {
 	fp, err := String(p, "path", true)
 	if err != nil {
