@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	neturl "net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -185,33 +187,95 @@ type ModelInfo struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-// endpoint returns the base URL and key to use: the given ones, else the effective
-// settings' (the stored key when apiKey is "").
-func (c *Core) endpoint(baseURL, apiKey string) (string, string) {
+// endpoint returns the base URL and key a check of the dialog uses: baseURL, else the
+// effective one; apiKey when one is typed, else the effective (stored) key, but only when
+// noStoredKey is false and baseURL has the effective base URL's origin (sameKeyOrigin), so
+// that the stored key never goes to a server it was not given for (a preset picked or a
+// URL typed in the dialog). withheld is the effective base URL's host when the stored key
+// was kept back because the origins differ, else "" (for withheldNote).
+func (c *Core) endpoint(baseURL, apiKey string, noStoredKey bool) (url, key, withheld string) {
 	st := c.Settings()
 	if baseURL = strings.TrimSpace(baseURL); baseURL == "" {
 		baseURL = st.BaseURL
 	}
-	if apiKey = strings.TrimSpace(apiKey); apiKey == "" {
-		apiKey = st.APIKey
+	if key = strings.TrimSpace(apiKey); key != "" || noStoredKey || st.APIKey == "" {
+		return baseURL, key, ""
 	}
-	return baseURL, apiKey
+	if !sameKeyOrigin(baseURL, st.BaseURL) {
+		return baseURL, "", originHost(st.BaseURL)
+	}
+	return baseURL, st.APIKey, ""
+}
+
+// origin is the scheme, host and port of an http(s) URL: lower case, the host without a
+// trailing dot, the port made explicit (80 for http, 443 for https).
+type origin struct{ scheme, host, port string }
+
+// originOf returns raw's origin; ok is false unless raw is an absolute http(s) URL with a
+// host.
+func originOf(raw string) (o origin, ok bool) {
+	u, err := neturl.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return origin{}, false
+	}
+	o = origin{scheme: strings.ToLower(u.Scheme), host: strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), port: u.Port()}
+	if o.host == "" || (o.scheme != "http" && o.scheme != "https") {
+		return origin{}, false
+	}
+	if o.port == "" {
+		o.port = map[string]string{"http": "80", "https": "443"}[o.scheme]
+	}
+	return o, true
+}
+
+// sameKeyOrigin reports whether the http(s) URLs a and b have the same scheme, host and port
+// (case, a trailing slash or dot and a default port written out make no difference).
+func sameKeyOrigin(a, b string) bool {
+	oa, okA := originOf(a)
+	ob, okB := originOf(b)
+	return okA && okB && oa == ob
+}
+
+// originHost is the host (and port, when written) of the http(s) URL raw as the note on a
+// withheld key names it, or raw itself when it is not such a URL.
+func originHost(raw string) string {
+	if u, err := neturl.Parse(strings.TrimSpace(raw)); err == nil && u.Host != "" {
+		return strings.ToLower(u.Host)
+	}
+	return strings.TrimSpace(raw)
+}
+
+// refusedStatus matches the HTTP status of an llm error for a refused key: 401 or 403.
+var refusedStatus = regexp.MustCompile(`: 40[13]\b`)
+
+// withheldNote adds to err, when the endpoint refused the call (401 or 403) and the stored
+// key was kept back from it (withheld, the stored key's host; see Core.endpoint), why no
+// key was sent: "… 401 Unauthorized: … (no key sent: the stored key belongs to
+// api.openai.com)". Other errors come back unchanged.
+func withheldNote(err error, withheld string) error {
+	if err == nil || withheld == "" || !errors.Is(err, llm.ErrRejected) || !refusedStatus.MatchString(err.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w (no key sent: the stored key belongs to %s)", err, withheld)
 }
 
 // ListModels returns the models the endpoint at baseURL offers (GET {baseURL}/models),
 // sorted by id, for the dialog's model field (issue 9: "the model field offers the
-// endpoint's /v1/models list"). baseURL "" means the stored one; apiKey "" means the
-// stored key. The call gives up after 15 s. Errors name the endpoint and say what went
+// endpoint's /v1/models list"). baseURL "" means the stored one. apiKey "" means the
+// stored key, sent only to the stored base URL's origin (scheme, host and port) and never
+// when noStoredKey is set (the dialog's "Remove the stored key" is ticked); elsewhere no
+// key is sent, and a 401 or 403 says so ("no key sent: the stored key belongs to
+// api.openai.com"). The call gives up after 15 s. Errors name the endpoint and say what went
 // wrong (llm.ListModels): "llm: GET http://localhost:11434/v1/models: network error: dial
 // tcp 127.0.0.1:11434: connect: connection refused", a 401 with the server's message, a
 // timeout, or "not a model list" for a base URL that is not an API root.
-func (s *SettingsService) ListModels(baseURL, apiKey string) ([]ModelInfo, error) {
-	baseURL, apiKey = s.core.endpoint(baseURL, apiKey)
+func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) ([]ModelInfo, error) {
+	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	ctx, cancel := context.WithTimeout(context.Background(), listModelsTimeout)
 	defer cancel()
 	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout})
 	if err != nil {
-		return nil, err
+		return nil, withheldNote(err, withheld)
 	}
 	out := make([]ModelInfo, len(ms))
 	for i, m := range ms {
@@ -234,10 +298,12 @@ type ConnectionResult struct {
 
 // TestConnection makes one streamed call with max_tokens 1 to the endpoint and model
 // (issue 9: "Test connection makes a one-token call and reports latency or the exact
-// error"), tried once. Empty arguments mean the stored base URL, key and model. A failed
-// call is a result with OK false, not an error.
-func (s *SettingsService) TestConnection(baseURL, apiKey, model string) ConnectionResult {
-	baseURL, apiKey = s.core.endpoint(baseURL, apiKey)
+// error"), tried once. Empty arguments mean the stored base URL, key and model; the stored
+// key goes only to the stored base URL's origin and never when noStoredKey is set, as for
+// ListModels (a 401 or 403 then says that no key was sent). A failed call is a result with
+// OK false, not an error.
+func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStoredKey bool) ConnectionResult {
+	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	if model = strings.TrimSpace(model); model == "" {
 		model = s.core.Settings().Model
 	}
@@ -251,7 +317,7 @@ func (s *SettingsService) TestConnection(baseURL, apiKey, model string) Connecti
 	d, err := llm.TestConnection(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Logger: s.core.log,
 		FirstByteTimeout: testConnectionTimeout, IdleTimeout: testConnectionTimeout})
 	if err != nil {
-		res.Error = oneLine(err)
+		res.Error = oneLine(withheldNote(err, withheld))
 		return res
 	}
 	res.OK, res.LatencyMS = true, max(d.Milliseconds(), 1)

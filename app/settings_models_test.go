@@ -1,19 +1,25 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/backend/config"
+	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/web"
 )
@@ -234,22 +240,153 @@ func TestSettingsListModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, svc := newSettingsCore(t, dir)
-	ms, err := svc.ListModels("", "")
+	ms, err := svc.ListModels("", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ms) != 2 || ms[0].ID != "llama3.1:8b" || ms[1].ID != "qwen3:8b" || ms[1].OwnedBy != "library" {
 		t.Fatalf("models = %+v", ms)
 	}
-	if _, err := svc.ListModels(hs.URL+"/v1", "sk-typed"); err != nil {
+	if _, err := svc.ListModels(hs.URL+"/v1", "sk-typed", false); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(auth, []string{"Bearer sk-stored", "Bearer sk-typed"}) {
 		t.Fatalf("keys sent = %q", auth)
 	}
-	_, err = svc.ListModels(hs.URL+"/api", "")
+	_, err = svc.ListModels(hs.URL+"/api", "", false)
 	if err == nil || !strings.Contains(err.Error(), hs.URL+"/api/models") || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("wrong path: err = %v", err)
+	}
+}
+
+// TestSettingsStoredKeyOnlyToItsOrigin (review S2): the dialog's ListModels and
+// TestConnection send the stored key only to the stored base URL's scheme, host and port
+// (written in any case, with a trailing slash); to another host, port or scheme they send
+// no key and a 401 says why; a typed key is sent wherever it is typed for; and "Remove the
+// stored key" (noStoredKey) sends none even to the stored endpoint.
+func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
+	var mu sync.Mutex
+	var auth []string
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if r.URL.Path == "/v1/models" && r.Header.Get("Authorization") != "" {
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"m1","object":"model","owned_by":"me"}]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":{"message":"You didn't provide an API key.","type":"invalid_request_error"}}`))
+	})
+	stored := httptest.NewServer(handler)
+	t.Cleanup(stored.Close)
+	other := httptest.NewServer(handler) // another port on the same host
+	t.Cleanup(other.Close)
+	storedHost := strings.TrimPrefix(stored.URL, "http://")
+	port := storedHost[strings.LastIndex(storedHost, ":")+1:]
+
+	tests := []struct {
+		name        string
+		storedBase  string // the stored base URL ("" = the stored server's /v1)
+		base, key   string
+		noStoredKey bool
+		wantAuth    string
+		note        bool // the 401 says the stored key was kept back
+	}{
+		{name: "the stored base URL", base: "", wantAuth: "Bearer sk-stored"},
+		{name: "same origin written otherwise", base: "HTTP://LocalHost:" + port + "/v1/", storedBase: "http://localhost:" + port + "/v1", wantAuth: "Bearer sk-stored"},
+		{name: "another port", base: other.URL + "/v1", note: true},
+		{name: "another host", base: "http://localhost:" + port + "/v1", note: true},
+		{name: "another scheme", base: stored.URL + "/v1", storedBase: "https://" + storedHost + "/v1", note: true},
+		{name: "a typed key to another host", base: other.URL + "/v1", key: "sk-typed", wantAuth: "Bearer sk-typed"},
+		{name: "clear ticked", base: stored.URL + "/v1", noStoredKey: true},
+		{name: "clear ticked with a key typed", base: stored.URL + "/v1", key: "sk-new", noStoredKey: true, wantAuth: "Bearer sk-new"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			storedBase := cmp.Or(tc.storedBase, stored.URL+"/v1")
+			if err := config.Save(dir, config.Settings{BaseURL: storedBase, APIKey: "sk-stored", Model: "m1"}); err != nil {
+				t.Fatal(err)
+			}
+			_, svc := newSettingsCore(t, dir)
+			mu.Lock()
+			auth = nil
+			mu.Unlock()
+			_, listErr := svc.ListModels(tc.base, tc.key, tc.noStoredKey)
+			res := svc.TestConnection(tc.base, tc.key, "", tc.noStoredKey)
+			mu.Lock()
+			got := slices.Clone(auth)
+			mu.Unlock()
+			if !reflect.DeepEqual(got, []string{tc.wantAuth, tc.wantAuth}) {
+				t.Fatalf("Authorization sent by ListModels and TestConnection = %q, want %q", got, tc.wantAuth)
+			}
+			if (tc.wantAuth == "") != (listErr != nil) {
+				t.Fatalf("ListModels err = %v", listErr)
+			}
+			note := "no key sent: the stored key belongs to " + strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(storedBase, "https://"), "http://"))
+			note = strings.TrimSuffix(note, "/v1")
+			for _, msg := range []string{fmt.Sprint(listErr), res.Error} {
+				if strings.Contains(msg, note) != tc.note {
+					t.Errorf("error %q: want the note %q: %v", msg, note, tc.note)
+				}
+				if strings.Contains(msg, "sk-stored") {
+					t.Errorf("error quotes the stored key: %s", msg)
+				}
+			}
+			if tc.note && !errors.Is(listErr, llm.ErrRejected) {
+				t.Errorf("ListModels err %v does not wrap llm.ErrRejected", listErr)
+			}
+		})
+	}
+}
+
+// TestSettingsTestSearchKeyStaysWithItsProvider (review S2): a keyed provider's stored key
+// goes only to that provider's API, whatever URL the dialog passes; the URL is SearXNG's
+// alone (web.NewSearXNG takes no key).
+func TestSettingsTestSearchKeyStaysWithItsProvider(t *testing.T) {
+	var hits atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(elsewhere.Close)
+	dir := t.TempDir()
+	if err := config.Save(dir, config.Settings{Search: config.SearchSettings{Keys: map[string]string{"brave": goodBraveKey}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, svc := newSettingsCore(t, dir)
+	if r := svc.TestSearch("brave", "", elsewhere.URL); !r.OK || r.Results != 2 {
+		t.Fatalf("TestSearch(brave, \"\", other URL) = %+v", r)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the URL given for brave got %d requests", n)
+	}
+}
+
+// TestSameKeyOrigin: scheme, host and port decide; case, a trailing slash or dot, the path
+// and a default port written out do not.
+func TestSameKeyOrigin(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"https://api.openai.com/v1", "https://API.OpenAI.com:443/v1/", true},
+		{"https://api.openai.com/v1", "https://api.openai.com./other", true},
+		{"http://localhost/v1", "http://localhost:80", true},
+		{"http://[::1]:8000/v1", "http://[::1]:8000/", true},
+		{"https://api.openai.com/v1", "http://api.openai.com/v1", false},
+		{"https://api.openai.com/v1", "https://api.openai.com:8443/v1", false},
+		{"https://api.openai.com/v1", "https://api.openai.com.evil.example/v1", false},
+		{"https://api.openai.com/v1", "https://api.deepseek.com/v1", false},
+		{"https://api.openai.com/v1", "api.openai.com/v1", false},
+		{"", "", false},
+	}
+	for _, tc := range tests {
+		if got := sameKeyOrigin(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameKeyOrigin(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }
 
@@ -267,14 +404,14 @@ func TestSettingsTestConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, svc := newSettingsCore(t, dir)
-	res := svc.TestConnection("", "", "")
+	res := svc.TestConnection("", "", "", false)
 	if !res.OK || res.LatencyMS <= 0 || res.Model != "stored-model" || res.Error != "" {
 		t.Fatalf("TestConnection = %+v", res)
 	}
 	if r := srv.Requests(); len(r) != 1 || r[0].MaxTokens != 1 || r[0].Model != "stored-model" {
 		t.Fatalf("requests = %+v", r)
 	}
-	res = svc.TestConnection(srv.URL(), "", "missing")
+	res = svc.TestConnection(srv.URL(), "", "missing", false)
 	if res.OK || !strings.Contains(res.Error, "404") || !strings.Contains(res.Error, "model 'missing' not found, try pulling it first") {
 		t.Fatalf("unknown model: %+v", res)
 	}

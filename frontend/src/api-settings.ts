@@ -56,10 +56,12 @@ export async function getPresets(): Promise<EndpointPreset[]> {
 
 /**
  * The model ids the endpoint offers, sorted (SettingsService.ListModels: GET {baseUrl}/models).
- * baseUrl "" means the stored one; apiKey "" the stored key. Rejects with the endpoint's error.
+ * baseUrl "" means the stored one. apiKey "" means the stored key, which the backend sends
+ * only to the stored base URL's scheme, host and port, and never when `noStoredKey` is true
+ * (the dialog's "Remove the stored key" is ticked). Rejects with the endpoint's error.
  */
-export async function listModels(baseUrl: string, apiKey: string): Promise<string[]> {
-  return list(await call('ListModels', () => SettingsService.ListModels(baseUrl, apiKey)))
+export async function listModels(baseUrl: string, apiKey: string, noStoredKey: boolean): Promise<string[]> {
+  return list(await call('ListModels', () => SettingsService.ListModels(baseUrl, apiKey, noStoredKey)))
     .map((v) => s(o(v).id))
     .filter((id) => id !== '');
 }
@@ -75,10 +77,11 @@ export interface ConnectionResult {
 
 /**
  * Makes one max_tokens-1 call to the endpoint and model (SettingsService.TestConnection);
- * empty arguments mean the stored values. A failed call resolves with ok false and the error.
+ * empty arguments mean the stored values, the stored key going only where listModels sends
+ * it (never when `noStoredKey` is true). A failed call resolves with ok false and the error.
  */
-export async function testConnection(baseUrl: string, apiKey: string, model: string): Promise<ConnectionResult> {
-  const x = o(await call('TestConnection', () => SettingsService.TestConnection(baseUrl, apiKey, model)));
+export async function testConnection(baseUrl: string, apiKey: string, model: string, noStoredKey: boolean): Promise<ConnectionResult> {
+  const x = o(await call('TestConnection', () => SettingsService.TestConnection(baseUrl, apiKey, model, noStoredKey)));
   return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model) };
 }
 

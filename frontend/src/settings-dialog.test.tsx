@@ -136,7 +136,7 @@ describe('settings dialog', () => {
     const preset = select('Endpoint preset');
     expect(preset.value).toBe('Ollama');
     await wait(MODEL_LIST_DELAY_MS + 50);
-    expect(svc.ListModels).toHaveBeenCalledWith('http://localhost:11434/v1', '');
+    expect(svc.ListModels).toHaveBeenCalledWith('http://localhost:11434/v1', '', false);
     const options = [...host.querySelectorAll('datalist#endpoint-models option')].map((o) => o.getAttribute('value'));
     expect(options).toEqual(['llama3.1:8b', 'qwen3:8b']);
     expect(field('Model').getAttribute('list')).toBe('endpoint-models');
@@ -144,7 +144,27 @@ describe('settings dialog', () => {
     expect(field('Base URL').value).toBe('https://api.deepseek.com/v1');
     type(field('API key'), 'sk-typed');
     await wait(MODEL_LIST_DELAY_MS + 50);
-    expect(svc.ListModels).toHaveBeenLastCalledWith('https://api.deepseek.com/v1', 'sk-typed');
+    expect(svc.ListModels).toHaveBeenLastCalledWith('https://api.deepseek.com/v1', 'sk-typed', false);
+  });
+
+  it('sends no stored key while "Remove the stored key" is ticked (review S2)', async () => {
+    svc.Get.mockResolvedValue({ ...stored, base_url: 'https://api.openai.com/v1', api_key_set: true, model: 'gpt-4.1-mini' });
+    await open();
+    await wait(MODEL_LIST_DELAY_MS + 50);
+    expect(svc.ListModels).toHaveBeenLastCalledWith('https://api.openai.com/v1', '', false);
+    const clear = [...host.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].find((c) => c.closest('label')?.textContent.includes('Remove the stored key'));
+    if (!clear) throw new Error('no "Remove the stored key" box');
+    click(clear);
+    expect(clear.checked).toBe(true);
+    await wait(MODEL_LIST_DELAY_MS + 50);
+    expect(svc.ListModels).toHaveBeenLastCalledWith('https://api.openai.com/v1', '', true);
+    click(button('Test connection'));
+    await wait(0);
+    expect(svc.TestConnection).toHaveBeenLastCalledWith('https://api.openai.com/v1', '', 'gpt-4.1-mini', true);
+    // A key typed is what would be saved: it is sent, still with the stored one barred.
+    type(field('API key'), 'sk-new');
+    await wait(MODEL_LIST_DELAY_MS + 50);
+    expect(svc.ListModels).toHaveBeenLastCalledWith('https://api.openai.com/v1', 'sk-new', true);
   });
 
   it('tests the connection with what is typed and shows the latency inline', async () => {
@@ -152,7 +172,7 @@ describe('settings dialog', () => {
     type(field('Model'), 'llama3.1:8b');
     click(button('Test connection'));
     await wait(0);
-    expect(svc.TestConnection).toHaveBeenCalledWith('http://localhost:11434/v1', '', 'llama3.1:8b');
+    expect(svc.TestConnection).toHaveBeenCalledWith('http://localhost:11434/v1', '', 'llama3.1:8b', false);
     expect(host.querySelector('.test-result.ok')?.textContent).toBe('llama3.1:8b answered in 840 ms');
     svc.TestConnection.mockResolvedValueOnce({ ok: false, latency_ms: 0, error: 'llm: POST http://x/v1/chat/completions: 401 Unauthorized: Incorrect API key provided', endpoint: 'x', model: 'm' });
     click(button('Test connection'));

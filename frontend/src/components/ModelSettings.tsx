@@ -17,11 +17,12 @@ export interface ModelList {
 
 /**
  * The models the endpoint at `baseUrl` offers (SettingsService.ListModels), asked again
- * MODEL_LIST_DELAY_MS after `baseUrl` or `apiKey` change; apiKey "" uses the stored key.
- * Nothing is asked while `enabled` is false or the base URL is not an http(s) URL; a backend
+ * MODEL_LIST_DELAY_MS after `baseUrl`, `apiKey` or `noStoredKey` change. apiKey "" uses the
+ * stored key, which the backend sends only to the stored endpoint's origin and never when
+ * `noStoredKey` is true ("Remove the stored key" ticked). Nothing is asked while `enabled` is false or the base URL is not an http(s) URL; a backend
  * without the method gives an empty list and no error.
  */
-export function useModelList(baseUrl: string, apiKey: string, enabled: boolean): ModelList {
+export function useModelList(baseUrl: string, apiKey: string, noStoredKey: boolean, enabled: boolean): ModelList {
   const [state, setState] = useState<ModelList>({ models: [], error: '', loading: false });
   const url = baseUrl.trim();
   const ok = enabled && /^https?:\/\/[^/\s]+/i.test(url);
@@ -30,7 +31,7 @@ export function useModelList(baseUrl: string, apiKey: string, enabled: boolean):
     let stale = false;
     const timer = setTimeout(() => {
       setState((s) => ({ ...s, loading: true }));
-      listModels(url, apiKey.trim()).then(
+      listModels(url, apiKey.trim(), noStoredKey).then(
         (models) => {
           if (!stale) setState({ models, error: '', loading: false });
         },
@@ -46,7 +47,7 @@ export function useModelList(baseUrl: string, apiKey: string, enabled: boolean):
       stale = true;
       clearTimeout(timer);
     };
-  }, [ok, url, apiKey]);
+  }, [ok, url, apiKey, noStoredKey]);
   return ok ? state : { models: [], error: '', loading: false };
 }
 
@@ -109,8 +110,10 @@ export function PresetPicker({ presets, baseUrl, onPick }: PresetPickerProps) {
 /** Props of ConnectionTest. */
 export interface ConnectionTestProps {
   baseUrl: string;
-  /** The key typed ("" = the stored one). */
+  /** The key typed ("" = the stored one, sent only to the stored endpoint's origin). */
   apiKey: string;
+  /** Send no stored key at all ("Remove the stored key" is ticked). */
+  noStoredKey?: boolean;
   model: string;
   disabled?: boolean;
 }
@@ -120,14 +123,14 @@ export interface ConnectionTestProps {
  * typed, then the latency or the exact error inline. The result is cleared when the endpoint,
  * key or model change.
  */
-export function ConnectionTest({ baseUrl, apiKey, model, disabled }: ConnectionTestProps) {
+export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, disabled }: ConnectionTestProps) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ for: string; r: ConnectionResult } | null>(null);
-  const key = `${baseUrl}\n${apiKey}\n${model}`;
+  const key = `${baseUrl}\n${apiKey}\n${String(noStoredKey)}\n${model}`;
   const shown = result !== null && result.for === key ? result.r : null;
   const run = () => {
     setBusy(true);
-    testConnection(baseUrl.trim(), apiKey.trim(), model.trim()).then(
+    testConnection(baseUrl.trim(), apiKey.trim(), model.trim(), noStoredKey).then(
       (r) => {
         setBusy(false);
         setResult({ for: key, r });

@@ -157,7 +157,8 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const [saved, setSaved] = useState(false);
   const extra = useConversationSettingsForm(loaded === null, form.model);
   const presets = usePresets();
-  const modelList = useModelList(form.base_url, form.clear_api_key ? '' : form.api_key, loaded !== null);
+  // A key typed wins over "Remove the stored key", as on save; with it ticked the stored key is never sent.
+  const modelList = useModelList(form.base_url, form.api_key, form.clear_api_key, loaded !== null);
 
   useEffect(() => {
     let stale = false;
@@ -349,7 +350,13 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             </span>
             {fieldError('model')}
           </label>
-          <ConnectionTest baseUrl={form.base_url} apiKey={form.clear_api_key ? '' : form.api_key} model={form.model} disabled={loaded === null} />
+          <ConnectionTest
+            baseUrl={form.base_url}
+            apiKey={form.api_key}
+            noStoredKey={form.clear_api_key}
+            model={form.model}
+            disabled={loaded === null}
+          />
           <div className="field" role="radiogroup" aria-label="Tool-call mode">
             <span className="label">Tool-call mode</span>
             <div className="segmented">

@@ -4,7 +4,7 @@ import {app} from '../models';
 
 export function Get():Promise<app.SettingsView>;
 
-export function ListModels(arg1:string,arg2:string):Promise<Array<app.ModelInfo>>;
+export function ListModels(arg1:string,arg2:string,arg3:boolean):Promise<Array<app.ModelInfo>>;
 
 export function ModelContext(arg1:string):Promise<app.ModelContextView>;
 
@@ -12,6 +12,6 @@ export function Presets():Promise<Array<app.EndpointPreset>>;
 
 export function Save(arg1:app.SettingsInput):Promise<app.SettingsView>;
 
-export function TestConnection(arg1:string,arg2:string,arg3:string):Promise<app.ConnectionResult>;
+export function TestConnection(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.ConnectionResult>;
 
 export function TestSearch(arg1:string,arg2:string,arg3:string):Promise<app.SearchTestResult>;

@@ -6,8 +6,8 @@ export function Get() {
   return window['go']['app']['SettingsService']['Get']();
 }
 
-export function ListModels(arg1, arg2) {
-  return window['go']['app']['SettingsService']['ListModels'](arg1, arg2);
+export function ListModels(arg1, arg2, arg3) {
+  return window['go']['app']['SettingsService']['ListModels'](arg1, arg2, arg3);
 }
 
 export function ModelContext(arg1) {
@@ -22,8 +22,8 @@ export function Save(arg1) {
   return window['go']['app']['SettingsService']['Save'](arg1);
 }
 
-export function TestConnection(arg1, arg2, arg3) {
-  return window['go']['app']['SettingsService']['TestConnection'](arg1, arg2, arg3);
+export function TestConnection(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['SettingsService']['TestConnection'](arg1, arg2, arg3, arg4);
 }
 
 export function TestSearch(arg1, arg2, arg3) {
