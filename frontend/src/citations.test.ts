@@ -13,11 +13,13 @@ import {
   sourceTitle,
   splitAnswer,
   toWebTally,
+  unchipCitations,
   upsertSource,
   webSummary,
   type CiteResolver,
 } from './citations';
 import { renderMarkdown } from './markdown';
+import shared from '../../backend/sources/testdata/citations.json';
 
 const src = (n: number, over: Partial<Source> = {}): Source => ({
   n,
@@ -77,6 +79,25 @@ describe('parseCitation and findCitations', () => {
   });
 });
 
+describe('the citation rule shared with the engine', () => {
+  // The same table backend/sources reads (TestCited): the footer's list and the window's
+  // chips come from one rule. The window reads rendered Markdown, so this runs the text
+  // through renderMarkdown and reads the chips, each number once in order of first use.
+  const every: CiteResolver = (n) => ({ title: `Title ${String(n)}` });
+  it('has the table', () => {
+    expect(shared.cases.length).toBeGreaterThanOrEqual(30);
+  });
+  it.each(shared.cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const el = dom(renderMarkdown(c.text, { cite: every }));
+    const cited: number[] = [];
+    for (const chip of el.querySelectorAll<HTMLElement>('.cite[data-cite]')) {
+      const n = Number(chip.getAttribute('data-cite'));
+      if (!cited.includes(n)) cited.push(n);
+    }
+    expect(cited).toEqual(c.cited);
+  });
+});
+
 describe('renderMarkdown with citations', () => {
   it('turns resolved numbers into buttons and others into unresolved chips', () => {
     const el = dom(renderMarkdown('Distance is 384,400 km [1], measured by laser [2, 9] over [1-3].', { cite: resolve123 }));
@@ -133,6 +154,21 @@ describe('renderMarkdown with citations', () => {
     const el = dom(renderMarkdown('![x](https://evil.example/?d=1) [1]', { cite: resolve123 }));
     expect(el.querySelector('img')?.getAttribute('src')).toBeNull();
     expect(chips(el)).toEqual(['1']);
+  });
+
+  it('writes chips back as their markers for copying, whole or in part', () => {
+    const el = dom(renderMarkdown('Far [1]; see [2, 9] and [1 – 3].', { cite: resolve123 }));
+    const part = el.cloneNode(true) as HTMLElement;
+    expect(unchipCitations(el)).toBe(3);
+    expect(el.innerHTML).toBe('<p>Far [1]; see [2, 9] and [1 – 3].</p>\n');
+    // A selection that ends inside a group: only its chips are there.
+    part.querySelectorAll('.cite-group')[2]?.lastElementChild?.remove();
+    unchipCitations(part);
+    expect(part.textContent).toBe('Far [1]; see [2, 9] and [1, 2].\n');
+    // A chip outside a group (a source list's).
+    const li = dom('<span class="cite">4</span> Title');
+    unchipCitations(li);
+    expect(li.textContent).toBe('[4] Title');
   });
 
   it('finds chips from events on them or inside them', () => {

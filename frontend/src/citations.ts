@@ -77,9 +77,14 @@ const MAX_N = 9999;
 /** A range wider than this ("[1-500]") is not a citation. */
 const MAX_RANGE = 50;
 
-// "[3]", "[1, 2]", "[3-5]", "[1,3–4]", "[2、5]": numbers without a leading zero separated by
-// ",", ";", "，" or "、", and ranges (hyphen or en dash), between square brackets. The
-// same rule as the engine's sources.Citations, which decides what the footer lists.
+// "[3]", "[1, 2]", "[3-5]", "[1,3–4]", "[2、5]", "[3 - 5]": numbers without a leading zero
+// separated by ",", ";", "，" or "、", and ranges (hyphen or en dash), between square
+// brackets, with spaces allowed inside and around separators and dashes. The same rule as
+// the engine's sources.Citations, which decides what the footer lists; the rest of it
+// (code, links, escaped brackets) is the rendered Markdown's: code and links are skipped
+// below, and renderMarkdown renders an escaped bracket as an element of its own, so it is
+// never part of a text node's marker. backend/sources/testdata/citations.json holds the
+// cases both sides' tests check.
 const MARKER_RE = /\[( *[1-9]\d{0,3}(?: *[-–] *[1-9]\d{0,3})?(?: *[,;，、] *[1-9]\d{0,3}(?: *[-–] *[1-9]\d{0,3})?)* *)\]/g;
 
 /**
@@ -140,7 +145,8 @@ export function missingTitle(n: number): string {
 /**
  * Replaces the citation markers in the text of `root` (rendered, already sanitized
  * Markdown) with chips, leaving code, `pre`, links, buttons and existing chips alone. Each
- * marker becomes `<span class="cite-group">` holding one chip per number, in order:
+ * marker becomes `<span class="cite-group" data-marker="[1-3]">` (the marker as written,
+ * for copying) holding one chip per number, in order:
  * - a number `resolve` knows: `<button type="button" class="cite" data-cite="n"
  *   aria-label="Source n: title">n</button>` (keyboard-focusable; the Markdown component
  *   shows its card and opens it);
@@ -169,6 +175,7 @@ export function linkCitations(root: Node, resolve: CiteResolver): number {
       if (m.start > at) frag.appendChild(doc.createTextNode(t.data.slice(at, m.start)));
       const group = doc.createElement('span');
       group.className = 'cite-group';
+      group.setAttribute('data-marker', t.data.slice(m.start, m.end));
       for (const n of m.numbers) {
         group.appendChild(chipElement(doc, n, resolve(n)));
         made++;
@@ -199,6 +206,58 @@ function chipElement(doc: Document, n: number, target: CiteTarget | undefined): 
   b.setAttribute('aria-label', target.title ? `Source ${num}: ${clip(target.title, 120)}` : `Source ${num}`);
   b.textContent = num;
   return b;
+}
+
+/**
+ * Writes the chips in `root` (a copy of selected content, changed in place) back as the
+ * text they stand for: a marker's group of chips becomes the marker as written ("[3–5]"),
+ * or, when only some of its chips are there (a selection that starts or ends inside it),
+ * those numbers ("[4, 5]"); any other chip becomes "[n]". Returns how many it replaced.
+ */
+export function unchipCitations(root: ParentNode): number {
+  const doc = (root as Node).ownerDocument ?? (root as Document);
+  let made = 0;
+  for (const group of Array.from(root.querySelectorAll('.cite-group'))) {
+    const numbers = Array.from(group.querySelectorAll(`.${CITE_CLASS}`)).map((c) => c.textContent.trim());
+    const marker = group.getAttribute('data-marker') ?? '';
+    const whole = parseCitation(marker.slice(1, -1))?.join(',') === numbers.join(',');
+    group.replaceWith(doc.createTextNode(whole ? marker : numbers.length > 0 ? `[${numbers.join(', ')}]` : ''));
+    made++;
+  }
+  for (const chip of Array.from(root.querySelectorAll(`.${CITE_CLASS}`))) {
+    chip.replaceWith(doc.createTextNode(`[${chip.textContent.trim()}]`));
+    made++;
+  }
+  return made;
+}
+
+/**
+ * Handles a `copy` event on the page: when the selection holds citation chips, it puts the
+ * selection on the clipboard with each chip written as its marker (see unchipCitations),
+ * as plain text (laid out like the page's own copy: the browser's innerText of an
+ * off-screen copy, or its text content where there is no layout) and as HTML, and cancels
+ * the default copy, which would give the bare numbers ("average 1;"). A selection without
+ * chips, or an event without clipboard data, is left to the browser. Returns whether it
+ * wrote the clipboard.
+ */
+export function copyCitations(e: ClipboardEvent, sel: Selection | null): boolean {
+  if (e.clipboardData === null || sel === null || sel.isCollapsed || sel.rangeCount === 0) return false;
+  const doc = sel.anchorNode?.ownerDocument ?? document;
+  const box = doc.createElement('div');
+  for (let i = 0; i < sel.rangeCount; i++) box.appendChild(sel.getRangeAt(i).cloneContents());
+  if (unchipCitations(box) === 0) return false;
+  box.setAttribute('aria-hidden', 'true');
+  box.style.cssText = 'position:fixed;left:-100000px;top:0;width:800px;white-space:normal';
+  doc.body.appendChild(box);
+  try {
+    const laidOut = (box as { innerText?: unknown }).innerText;
+    e.clipboardData.setData('text/plain', typeof laidOut === 'string' ? laidOut : box.textContent);
+    e.clipboardData.setData('text/html', box.innerHTML);
+  } finally {
+    box.remove();
+  }
+  e.preventDefault();
+  return true;
 }
 
 /**

@@ -55,6 +55,15 @@ const options: MarkedExtension = {
     marks.set(item, mark);
   },
   renderer: {
+    text(token) {
+      // An escaped bracket ("\[1]", "[1\]") is rendered apart from the text around it, so the
+      // citation chips (citations.linkCitations, which read one text node at a time) find
+      // no citation in it: the engine's rule (sources.Citations) does not count one either.
+      if (token.type === 'escape' && (token.text === '[' || token.text === ']')) {
+        return `<span class="md-escaped">${token.text === '[' ? '&#91;' : '&#93;'}</span>`;
+      }
+      return false;
+    },
     checkbox() {
       // Rendered by listitem as a marker span; inputs are not allowed through the sanitizer.
       return '';
@@ -155,7 +164,8 @@ function blockRemoteLoads(node: Element): void {
  * With `cite`, citation markers (`[1]`, `[1, 2]`, `[3-5]`) outside code and links become
  * chips (citations.linkCitations) after sanitizing: the chips are made on the sanitized
  * DOM with DOM calls, so the sanitizer's rules (no buttons from the source) still hold for
- * everything else.
+ * everything else. A backslash-escaped bracket (`\[1]`) is rendered as
+ * `<span class="md-escaped">[</span>`, so it never makes a chip (as in the engine's rule).
  */
 export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver } = {}): string {
   installHooks();

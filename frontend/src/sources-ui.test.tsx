@@ -222,6 +222,60 @@ describe('citation chips in Markdown', () => {
   });
 });
 
+describe('copying text with chips', () => {
+  /** Selects the contents of `el` and fires a copy event; returns what was put on the clipboard. */
+  const copy = (el: Node) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = document.getSelection()!;
+    sel.removeAllRanges();
+    sel.addRange(range);
+    const data = new Map<string, string>();
+    const ev = new Event('copy', { bubbles: true, cancelable: true }) as ClipboardEvent;
+    Object.defineProperty(ev, 'clipboardData', { value: { setData: (type: string, v: string) => data.set(type, v) } });
+    act(() => {
+      (sel.anchorNode?.parentElement ?? document.body).dispatchEvent(ev);
+    });
+    sel.removeAllRanges();
+    return { data, cancelled: ev.defaultPrevented };
+  };
+
+  it('gives each chip as its marker, "[1]", not a bare number', async () => {
+    await render(
+      <CitationProvider sources={[MOON, PDF]}>
+        <Markdown source={'The Moon is 384,400 km away on average [1]; see also [2, 7] and [1–2].\n\nNext paragraph `x[3]`.'} cite />
+        <AnswerFooter parts={splitAnswer('A [1].\n\n---\n**Sources**\n- [1] [Moon facts](<https://space.example.org/moon>) · space.example.org')} />
+      </CitationProvider>,
+    );
+    const md = host.querySelector('.markdown')!;
+    expect(md.querySelectorAll('.cite')).toHaveLength(5);
+    const { data, cancelled } = copy(md);
+    expect(cancelled).toBe(true);
+    // jsdom has no layout (innerText): the text content stands in for it here.
+    expect(data.get('text/plain')).toContain('The Moon is 384,400 km away on average [1]; see also [2, 7] and [1–2].');
+    expect(data.get('text/plain')).toContain('Next paragraph x[3].');
+    expect(data.get('text/html')).toContain('<p>The Moon is 384,400 km away on average [1]; see also [2, 7] and [1–2].</p>');
+    expect(data.get('text/html')).not.toMatch(/<button|cite/);
+    // The page itself keeps its chips.
+    expect(md.querySelectorAll('.cite')).toHaveLength(5);
+
+    // A chip made by React (an answer's source list) copies the same way.
+    const item = host.querySelector('.answer-sources li')!;
+    expect(copy(item).data.get('text/plain')).toMatch(/^\[1\] ?Moon facts/);
+  });
+
+  it('leaves a selection without chips to the browser', async () => {
+    await render(
+      <CitationProvider sources={[MOON]}>
+        <Markdown source={'Nothing cited here.'} cite />
+      </CitationProvider>,
+    );
+    const { data, cancelled } = copy(host.querySelector('.markdown p')!);
+    expect(cancelled).toBe(false);
+    expect(data.size).toBe(0);
+  });
+});
+
 describe('the answer footer', () => {
   const answer =
     'Answer [1].\n\n---\n> 2 of 5 searches failed: brave search: 429 Too Many Requests.\n\n**Sources**\n- [1] [Moon facts](<https://space.example.org/moon>) · space.example.org · 2024-05-01\n- [3] notes/gone.md (line 4)';

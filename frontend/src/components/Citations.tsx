@@ -6,7 +6,7 @@
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { openExternal } from '../api';
-import { isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, type CiteResolver, type Source } from '../citations';
+import { copyCitations, isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, type CiteResolver, type Source } from '../citations';
 import { clip, shortUrl } from '../format';
 import './citations.css';
 
@@ -55,7 +55,8 @@ export interface CitationProviderProps {
  * Holds the open conversation's sources for every chip below it and renders the one hover
  * card (in document.body, fixed, placed by citations.placeCard so it is never clipped).
  * The card closes on Escape (which then does nothing else, e.g. does not stop the run), on
- * scrolling, on resizing, and when its chip leaves the page.
+ * scrolling, on resizing, and when its chip leaves the page. While it is mounted, copying a
+ * selection that holds chips writes them as "[n]" (citations.copyCitations).
  */
 export function CitationProvider({ sources, error = '', children }: CitationProviderProps) {
   const [card, setCard] = useState<{ n: number; anchor: HTMLElement } | null>(null);
@@ -118,6 +119,15 @@ export function CitationProvider({ sources, error = '', children }: CitationProv
   }, [card]);
 
   useEffect(() => () => window.clearTimeout(timer.current), []);
+
+  // Copying a selection with chips gives "[1]", not a bare "1" (see citations.copyCitations).
+  useEffect(() => {
+    const onCopy = (e: ClipboardEvent) => {
+      copyCitations(e, document.getSelection());
+    };
+    document.addEventListener('copy', onCopy);
+    return () => document.removeEventListener('copy', onCopy);
+  }, []);
 
   const value = useMemo<Citations>(
     () => ({ sources, error, byNumber, resolve, show, hide, open, prune }),
