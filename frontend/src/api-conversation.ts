@@ -9,39 +9,9 @@ import * as ChatService from '../wailsjs/go/app/ChatService';
 import * as ConversationService from '../wailsjs/go/app/ConversationService';
 import * as SettingsService from '../wailsjs/go/app/SettingsService';
 import { app } from '../wailsjs/go/models';
-import { ApiError, getConversation, toApiError, type Conversation, type ConversationDetail, type SendResult } from './api';
+import { getConversation, type Conversation, type ConversationDetail, type SendResult } from './api';
+import { callService as call, asString as s, asNumber as n, asBool as b, asObject as o, asList as list } from './api-call';
 import { parseEvent, type RunEvent } from './events';
-
-type Loose = Record<string, unknown>;
-const s = (v: unknown): string => (typeof v === 'string' ? v : '');
-const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const b = (v: unknown): boolean => v === true;
-const o = (v: unknown): Loose => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
-
-function isObject(v: unknown): v is Loose {
-  return (typeof v === 'object' || typeof v === 'function') && v !== null;
-}
-
-/**
- * Runs a bound call of `service.method`. Rejects with ApiError "unavailable" when no backend
- * is attached, "unsupported" when the backend does not bind that method (an older backend,
- * or a test double without it), else with the call's error as an ApiError.
- */
-async function call<T>(service: string, method: string, fn: () => Promise<T>): Promise<T> {
-  const go: unknown = (window as unknown as Loose).go;
-  const bound = isObject(go) && isObject(go.app) ? go.app : null;
-  if (bound === null) throw new ApiError('unavailable', 'The ArtifactFlow backend is not connected to this page.');
-  const svc = bound[service];
-  if (!isObject(svc) || typeof svc[method] !== 'function') {
-    throw new ApiError('unsupported', `This backend has no ${service}.${method}.`);
-  }
-  try {
-    return await fn();
-  } catch (e) {
-    throw toApiError(e);
-  }
-}
 
 /**
  * Edit and resend (ChatService.Send with edit_of): `content` becomes a new sibling of the

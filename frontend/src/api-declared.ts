@@ -4,36 +4,10 @@
 // the UI imports these bindings.
 
 import * as ArtifactService from '../wailsjs/go/app/ArtifactService';
-import { ApiError, toApiError } from './api';
+import { callService, asString as s, asObject as o, asList as list } from './api-call';
 
-type Loose = Record<string, unknown>;
-const s = (v: unknown): string => (typeof v === 'string' ? v : '');
-const o = (v: unknown): Loose => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
-
-function isObject(v: unknown): v is Loose {
-  return (typeof v === 'object' || typeof v === 'function') && v !== null;
-}
-
-/**
- * Runs the bound call ArtifactService.`method`. Rejects with ApiError "unavailable" when no
- * backend is attached, "unsupported" when the backend does not bind that method (an older
- * backend, or a test double without it), else with the call's error as an ApiError.
- */
-async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
-  const go: unknown = (window as unknown as Loose).go;
-  const bound = isObject(go) && isObject(go.app) ? go.app : null;
-  if (bound === null) throw new ApiError('unavailable', 'The ArtifactFlow backend is not connected to this page.');
-  const svc = bound.ArtifactService;
-  if (!isObject(svc) || typeof svc[method] !== 'function') {
-    throw new ApiError('unsupported', `This backend has no ArtifactService.${method}.`);
-  }
-  try {
-    return await fn();
-  } catch (e) {
-    throw toApiError(e);
-  }
-}
+/** Runs the bound call ArtifactService.`method` (callService). */
+const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('ArtifactService', method, fn);
 
 /** How a declared artifact is stored (seed 002); other values may come from newer backends. */
 export type DeclaredStorage = 'workspace' | 'managed' | 'external_url' | 'published';

@@ -4,38 +4,10 @@
 // the UI imports these bindings.
 
 import * as SettingsService from '../wailsjs/go/app/SettingsService';
-import { ApiError, toApiError } from './api';
+import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list } from './api-call';
 
-type Loose = Record<string, unknown>;
-const s = (v: unknown): string => (typeof v === 'string' ? v : '');
-const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const b = (v: unknown): boolean => v === true;
-const o = (v: unknown): Loose => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Loose) : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
-
-function isObject(v: unknown): v is Loose {
-  return (typeof v === 'object' || typeof v === 'function') && v !== null;
-}
-
-/**
- * Runs SettingsService.`method`. Rejects with ApiError "unavailable" without a backend,
- * "unsupported" when the backend does not bind the method (an older one), else with the
- * call's error as an ApiError.
- */
-async function call<T>(method: string, fn: () => Promise<T>): Promise<T> {
-  const go: unknown = (window as unknown as Loose).go;
-  const bound = isObject(go) && isObject(go.app) ? go.app : null;
-  if (bound === null) throw new ApiError('unavailable', 'The ArtifactFlow backend is not connected to this page.');
-  const svc = bound.SettingsService;
-  if (!isObject(svc) || typeof svc[method] !== 'function') {
-    throw new ApiError('unsupported', `This backend has no SettingsService.${method}.`);
-  }
-  try {
-    return await fn();
-  } catch (e) {
-    throw toApiError(e);
-  }
-}
+/** Runs the bound call SettingsService.`method` (callService). */
+const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('SettingsService', method, fn);
 
 /** A well-known OpenAI-compatible endpoint (app.EndpointPreset). */
 export interface EndpointPreset {

@@ -4,9 +4,7 @@
 // else in the UI imports this binding.
 
 import * as ConversationService from '../wailsjs/go/app/ConversationService';
-import { ApiError, toApiError } from './api';
-
-type Loose = Record<string, unknown>;
+import { asString as str, callService, type Loose } from './api-call';
 
 /**
  * One source of a conversation (sources.Source's JSON). `n` starts at 1 and never changes;
@@ -31,7 +29,6 @@ export interface Source {
   added_at: string;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const int = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : 0);
 
 /**
@@ -67,21 +64,7 @@ export function normalizeSource(v: unknown): Source | null {
  * attached, "unsupported" when the backend has no Sources method, else the call's error.
  */
 export async function listSources(conversationId: string): Promise<Source[]> {
-  const go: unknown = (window as unknown as Loose).go;
-  const app = typeof go === 'object' && go !== null ? (go as Loose).app : undefined;
-  if (typeof app !== 'object' || app === null) {
-    throw new ApiError('unavailable', 'The ArtifactFlow backend is not connected to this page.');
-  }
-  const svc = (app as Loose).ConversationService;
-  if (typeof svc !== 'object' || svc === null || typeof (svc as Loose).Sources !== 'function') {
-    throw new ApiError('unsupported', 'This backend has no ConversationService.Sources.');
-  }
-  let raw: unknown;
-  try {
-    raw = await ConversationService.Sources(conversationId);
-  } catch (e) {
-    throw toApiError(e);
-  }
+  const raw: unknown = await callService('ConversationService', 'Sources', () => ConversationService.Sources(conversationId));
   if (!Array.isArray(raw)) return [];
   return (raw as unknown[]).map(normalizeSource).filter((s): s is Source => s !== null).sort((a, b) => a.n - b.n);
 }
