@@ -29,9 +29,10 @@ type SearchHit struct {
 	Snippet string
 }
 
-// SearchConversations finds conversations whose title or message text (the user's content
-// and the graph_response answer, on every branch) contains every term of query, best match
-// first (issue 4, item 9), at most limit of them (DefaultSearchLimit when limit <= 0, at
+// SearchConversations finds conversations whose title, message text (the user's content
+// and the graph_response answer, on every branch) or artifact (title and current content,
+// migration 0007, issue 10 item 4) contains every term of query, best match first (issue
+// 4, item 9), at most limit of them (DefaultSearchLimit when limit <= 0, at
 // most MaxSearchLimit).
 //
 // The query is split into terms by QueryTerms: at white space, control characters and CJK
@@ -42,7 +43,8 @@ type SearchHit struct {
 // for literally and never fails. Terms of one or two characters cannot use the trigram
 // index and are matched with LIKE (case-insensitive for ASCII only) over the indexed text.
 //
-// Ranking: each title and message is a document; all terms must occur in one document; a
+// Ranking: each title, message and artifact is a document (an artifact's title counts as
+// a title, its content as an answer); all terms must occur in one document; a
 // conversation ranks by its best document (bm25, title weighted 3, question 2, answer 1),
 // ties and LIKE-only queries by most recently updated. An empty query, or one of
 // punctuation only, returns the most recently updated conversations with empty snippets,

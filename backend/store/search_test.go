@@ -316,3 +316,129 @@ func TestSearchConversationsNeverFailsOnControlCharacters(t *testing.T) {
 		t.Errorf("search %q = %v, %v; want [earth]", "Earth\x00radius", hitIDs(hits), err)
 	}
 }
+
+// TestSearchFindsArtifactText checks that the search covers artifact text (issue 10, item
+// 4): a word only a report holds finds its conversation, with a plain-text snippet from
+// the report; updating, deleting the artifact and deleting the conversation keep the
+// index in step.
+func TestSearchFindsArtifactText(t *testing.T) {
+	db := openTestDB(t)
+	ctx := context.Background()
+	search := func(q string) []SearchHit {
+		t.Helper()
+		hits, err := db.SearchConversations(ctx, q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	if err := db.CreateConversation(ctx, Conversation{ID: "c", Title: "Battery research"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddMessage(ctx, Message{ID: "m", ConversationID: "c", Content: "Compare battery chemistries"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateConversation(ctx, Conversation{ID: "other", Title: "Unrelated"}); err != nil {
+		t.Fatal(err)
+	}
+	w := ArtifactWrite{SessionID: "c", ID: "report", ContentType: "text/markdown", Title: "Battery report",
+		Content: "# Findings\n\nSodium-ion <b>cells</b> cost less than lithium iron phosphate.", Version: 1, UpdateType: "create"}
+	if _, err := db.CreateArtifact(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	hits := search("sodium-ion")
+	if got := hitIDs(hits); !reflect.DeepEqual(got, []string{"c"}) {
+		t.Fatalf("search sodium-ion = %v, want [c]", got)
+	}
+	if s := hits[0].Snippet; !strings.Contains(s, "Sodium-ion <b>cells</b> cost less") {
+		t.Errorf("snippet = %q, want the report's text as written (plain text, markup not interpreted)", s)
+	}
+	if got := hitIDs(search("钠离子")); got != nil {
+		t.Errorf("search 钠离子 before the update = %v, want none", got)
+	}
+
+	w.Content, w.Version, w.ExpectedLockVersion, w.UpdateType = "钠离子电池更便宜", 2, 1, "rewrite"
+	if _, err := db.UpdateArtifactContent(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitIDs(search("钠离子")); !reflect.DeepEqual(got, []string{"c"}) {
+		t.Errorf("after update, search 钠离子 = %v, want [c]", got)
+	}
+	if got := hitIDs(search("sodium-ion")); got != nil {
+		t.Errorf("after update, search sodium-ion (old content only) = %v, want none", got)
+	}
+	if got := hitIDs(search("battery report")); !reflect.DeepEqual(got, []string{"c"}) {
+		t.Errorf("search by artifact title = %v, want [c]", got)
+	}
+
+	if _, err := db.DeleteArtifact(ctx, "c", "report"); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitIDs(search("钠离子")); got != nil {
+		t.Errorf("after artifact delete, search = %v, want none", got)
+	}
+
+	if _, err := db.CreateArtifact(ctx, ArtifactWrite{SessionID: "c", ID: "notes", ContentType: "text/markdown",
+		Title: "Notes", Content: "solid-state electrolytes", Version: 1, UpdateType: "create"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteConversation(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitIDs(search("electrolytes")); got != nil {
+		t.Errorf("after conversation delete, search = %v, want none", got)
+	}
+	var docs int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM search_docs WHERE conversation_id = 'c'`).Scan(&docs); err != nil {
+		t.Fatal(err)
+	}
+	if docs != 0 {
+		t.Errorf("after conversation delete: %d search_docs rows of c left, want none", docs)
+	}
+}
+
+// TestSearchArtifactMigrationBackfills reopens a database whose artifacts predate
+// migration 0007 and checks that the migration indexes them.
+func TestSearchArtifactMigrationBackfills(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "artifactflow.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TRIGGER search_artifacts_ai`, `DROP TRIGGER search_artifacts_au`,
+		`DROP TRIGGER search_artifacts_ad`, `DELETE FROM schema_migrations WHERE version = 7`} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := db.CreateConversation(ctx, Conversation{ID: "old", Title: "Old"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateArtifact(ctx, ArtifactWrite{SessionID: "old", ID: "r", ContentType: "text/markdown",
+		Title: "Report", Content: "perovskite tandem cells", Version: 1, UpdateType: "create"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitIDs(mustSearch(t, db, "perovskite")); got != nil {
+		t.Fatalf("before the migration, search = %v, want none (the test setup is wrong)", got)
+	}
+	db.Close()
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := hitIDs(mustSearch(t, db, "perovskite")); !reflect.DeepEqual(got, []string{"old"}) {
+		t.Errorf("after backfill, search = %v, want [old]", got)
+	}
+}
+
+// mustSearch runs SearchConversations with the default limit, failing the test on error.
+func mustSearch(t *testing.T, db *DB, q string) []SearchHit {
+	t.Helper()
+	hits, err := db.SearchConversations(context.Background(), q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
