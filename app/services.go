@@ -277,7 +277,9 @@ func (s *SettingsService) Get() (SettingsView, error) {
 // other models keep theirs. in.Search, in.Lead and in.SubAgents replace the stored ones
 // (search keys: see SearchInput); left out (nil), they are kept. What the dialog does not
 // edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
-// name the field ("lead.temperature: 3 is outside 0–2").
+// name the field ("lead.temperature: 3 is outside 0–2"). A field that a command-line flag or
+// OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever in
+// says (issue 10, item 6); every other saved value is used from the next run on.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
 	c.mu.Lock()
@@ -302,12 +304,14 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	if in.ToolPermissions == nil {
 		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
 	}
-	c.mu.Unlock()
 	if key := strings.TrimSpace(in.APIKey); key != "" {
 		next.APIKey = key
 	} else if in.ClearAPIKey {
 		next.APIKey = ""
 	}
+	next.LoadRemoteImages = in.LoadRemoteImages
+	next = keepOverridden(next, c.settings, c.overrideSources()) // issue 10, item 6: flag values are never saved
+	c.mu.Unlock()
 	if err := config.Save(c.dataDir, next); err != nil {
 		return SettingsView{}, err
 	}
@@ -340,7 +344,11 @@ func (c *Core) settingsView() SettingsView {
 		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
-		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents)}
+		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents), SetBy: c.overrideSources(),
+		LoadRemoteImages: s.LoadRemoteImages}
+	if v.LoadRemoteImages == "" {
+		v.LoadRemoteImages = config.LoadImagesAsk
+	}
 	if v.ToolPermissions == nil {
 		v.ToolPermissions = map[string]string{}
 	}

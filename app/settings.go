@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	neturl "net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -367,4 +368,80 @@ func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTes
 	}
 	res.OK, res.Results, res.LatencyMS = true, len(results), max(time.Since(start).Milliseconds(), 1)
 	return res
+}
+
+// SourceEnvAPIKey is the SettingsView.SetBy value of "api_key" when the key in use comes
+// from the OPENAI_API_KEY environment variable (issue 10, item 6).
+const SourceEnvAPIKey = "OPENAI_API_KEY"
+
+// overrideSources returns what sets each setting this session instead of config.json
+// (issue 10, item 6: "Settings show which values come from flags"), keyed by the
+// SettingsView field's JSON name ("model", "base_url", "api_key", "tool_call_mode",
+// "searxng_url", "allow_private_network", "search.provider", "search.keys.<provider id>",
+// "lead.model", "sub_agents.model"): the flag as typed ("--model"), or SourceEnvAPIKey for
+// a key from the environment. A field not in the map comes from config.json (or its
+// default). The map is never nil.
+func (c *Core) overrideSources() map[string]string {
+	o := c.overrides
+	src := map[string]string{}
+	set := func(field, flag string, on bool) {
+		if on {
+			src[field] = flag
+		}
+	}
+	set("api_key", SourceEnvAPIKey, os.Getenv("OPENAI_API_KEY") != "")
+	set("api_key", "--api-key", o.APIKey != "")
+	set("base_url", "--base-url", o.BaseURL != "")
+	set("model", "--model", o.Model != "")
+	set("tool_call_mode", "--tool-call-mode", o.ToolCallMode != "")
+	set("searxng_url", "--searxng-url", o.SearxngURL != "")
+	set("allow_private_network", "--allow-private-network", o.AllowPrivateNetwork)
+	set("search.provider", "--searxng-url", o.SearxngURL != "") // Merge: a SearXNG URL also picks SearXNG
+	set("search.provider", "--search-provider", o.Search.Provider != "")
+	for id, key := range o.Search.Keys {
+		set("search.keys."+id, "--search-key", key != "")
+	}
+	set("lead.model", "--lead-model", o.Lead.Model != "")
+	set("sub_agents.model", "--sub-model", o.SubAgents.Model != "")
+	return src
+}
+
+// keepOverridden returns next, the settings the dialog is saving, with every field that a
+// flag (or OPENAI_API_KEY) sets this session put back to its stored value: the dialog
+// shows such a field read-only with the flag's value, and that value must never reach
+// config.json (issue 10, item 6). Fields without an override are next's.
+func keepOverridden(next, stored config.Settings, src map[string]string) config.Settings {
+	if src["api_key"] != "" {
+		next.APIKey = stored.APIKey
+	}
+	if src["base_url"] != "" {
+		next.BaseURL = stored.BaseURL
+	}
+	if src["model"] != "" {
+		next.Model = stored.Model
+	}
+	if src["tool_call_mode"] != "" {
+		next.ToolCallMode = stored.ToolCallMode
+	}
+	if src["searxng_url"] != "" {
+		next.SearxngURL = stored.SearxngURL
+	}
+	if src["allow_private_network"] != "" {
+		next.AllowPrivateNetwork = stored.AllowPrivateNetwork
+	}
+	if src["search.provider"] != "" {
+		next.Search.Provider = stored.Search.Provider
+	}
+	for field := range src {
+		if id, ok := strings.CutPrefix(field, "search.keys."); ok {
+			next.Search = next.Search.WithKey(id, stored.Search.Key(id))
+		}
+	}
+	if src["lead.model"] != "" {
+		next.Lead.Model = stored.Lead.Model
+	}
+	if src["sub_agents.model"] != "" {
+		next.SubAgents.Model = stored.SubAgents.Model
+	}
+	return next
 }

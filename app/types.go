@@ -127,6 +127,16 @@ type SettingsView struct {
 	// (empty fields inherit the model above; see AgentModelSettings).
 	Lead      AgentModelSettings `json:"lead"`
 	SubAgents AgentModelSettings `json:"sub_agents"`
+	// SetBy names, by field ("model", "base_url", "api_key", "tool_call_mode",
+	// "searxng_url", "allow_private_network", "search.provider", "search.keys.<id>",
+	// "lead.model", "sub_agents.model"), the command-line flag ("--model") or
+	// SourceEnvAPIKey that sets the field for this session (issue 10, item 6). The field
+	// shows that value, the dialog shows it read-only, and Save keeps the stored value.
+	// Fields not listed come from config.json. Never nil.
+	SetBy map[string]string `json:"set_by"`
+	// LoadRemoteImages is "ask" (remote images in markdown load after a click on "Load
+	// images") or "always" (config.Settings.LoadRemoteImages; issue 10, item 7).
+	LoadRemoteImages string `json:"load_remote_images"`
 }
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
@@ -163,6 +173,8 @@ type SettingsInput struct {
 	Search    *SearchInput        `json:"search,omitempty"`
 	Lead      *AgentModelSettings `json:"lead,omitempty"`
 	SubAgents *AgentModelSettings `json:"sub_agents,omitempty"`
+	// LoadRemoteImages is "ask" or "" (load remote images after a click) or "always".
+	LoadRemoteImages string `json:"load_remote_images"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the

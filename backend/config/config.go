@@ -64,7 +64,18 @@ type Settings struct {
 	// top-level Model and ToolCallMode (issue 9, item 7; see AgentModel and Agent).
 	Lead      AgentModel `json:"lead,omitzero"`
 	SubAgents AgentModel `json:"sub_agents,omitzero"`
+	// LoadRemoteImages says whether remote (http(s)) images in markdown are fetched:
+	// LoadImagesAsk ("" or "ask", the default) shows them only after the user clicks "Load
+	// images" on the message or artifact, LoadImagesAlways fetches them at once (issue 10,
+	// item 7; seed 002 warns that a remote image tells its server what was read).
+	LoadRemoteImages string `json:"load_remote_images,omitempty"`
 }
+
+// Values of Settings.LoadRemoteImages.
+const (
+	LoadImagesAsk    = "ask"
+	LoadImagesAlways = "always"
+)
 
 // ModelContext is the user's choice for one model's context: its window in tokens (0 =
 // by model name, else 2048–10,000,000) and the compaction threshold in percent of it (0 =
@@ -196,6 +207,11 @@ func (s Settings) Validate() error {
 			problems = append(problems, fmt.Sprintf("tool_permissions: %s: %q is not auto or confirm", tool, p))
 		}
 	}
+	switch s.LoadRemoteImages {
+	case "", LoadImagesAsk, LoadImagesAlways:
+	default:
+		problems = append(problems, fmt.Sprintf("load_remote_images: %q is not ask or always", s.LoadRemoteImages))
+	}
 	if s.PermissionTimeoutSeconds < 0 || s.PermissionTimeoutSeconds > 3600 {
 		problems = append(problems, fmt.Sprintf("permission_timeout_seconds: %d is outside 1–3600", s.PermissionTimeoutSeconds))
 	}
@@ -207,7 +223,7 @@ func (s Settings) Validate() error {
 		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
+		return &InvalidError{Problems: problems}
 	}
 	return nil
 }

@@ -77,6 +77,9 @@ func TestValidate(t *testing.T) {
 		{"unknown policy", Settings{ToolPermissions: map[string]string{"web_fetch": "ask"}}, false},
 		{"negative upload limit", Settings{MaxUploadMB: -1}, false},
 		{"huge upload limit", Settings{MaxUploadMB: MaxUploadMBLimit + 1}, false},
+		{"images ask", Settings{LoadRemoteImages: LoadImagesAsk}, true},
+		{"images always", Settings{LoadRemoteImages: LoadImagesAlways}, true},
+		{"images unknown", Settings{LoadRemoteImages: "never"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
