@@ -105,7 +105,7 @@ func ValidateHook(event string, i int, h Hook) error {
 		problems = hookProblems(event, i, h)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
+		return &InvalidError{Problems: problems}
 	}
 	return nil
 }
