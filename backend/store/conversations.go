@@ -20,6 +20,11 @@ type Conversation struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	Metadata     json.RawMessage
+	// LastStatus is the status (Status*) of the active branch's last message, the
+	// conversation's latest run: "" when it has no message. Read-only: filled by
+	// GetConversation and ListConversations (issue 10: the sidebar's failed and stopped
+	// badges).
+	LastStatus string
 }
 
 // Message statuses (messages.status). A message is running while its run is active and ends
@@ -60,12 +65,13 @@ type Message struct {
 	Owner string
 }
 
-const conversationCols = `id, title, COALESCE(active_branch, ''), COALESCE(user_id, ''), created_at, updated_at, metadata`
+const conversationCols = `id, title, COALESCE(active_branch, ''), COALESCE(user_id, ''), created_at, updated_at, metadata,
+	COALESCE((SELECT m.status FROM messages m WHERE m.id = conversations.active_branch), '')`
 
 func scanConversation(sc rowScanner) (Conversation, error) {
 	var c Conversation
 	var created, updated, meta sql.NullString
-	if err := sc.Scan(&c.ID, &c.Title, &c.ActiveBranch, &c.UserID, &created, &updated, &meta); err != nil {
+	if err := sc.Scan(&c.ID, &c.Title, &c.ActiveBranch, &c.UserID, &created, &updated, &meta, &c.LastStatus); err != nil {
 		return Conversation{}, err
 	}
 	var err error
