@@ -66,9 +66,10 @@ func (d dialogs) ChooseFolder(title, defaultDir string) (string, error) {
 	})
 }
 
-// SaveFile shows the native save dialog; "" means the user cancelled.
-func (d dialogs) SaveFile(defaultName string) (string, error) {
+// SaveFile shows the native save dialog starting in defaultDir; "" means the user
+// cancelled.
+func (d dialogs) SaveFile(defaultDir, defaultName string) (string, error) {
 	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
-		Title: "Export artifact", DefaultFilename: defaultName, CanCreateDirectories: true,
+		Title: "Export artifact", DefaultDirectory: defaultDir, DefaultFilename: defaultName, CanCreateDirectories: true,
 	})
 }

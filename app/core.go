@@ -76,6 +76,7 @@ type Core struct {
 	mu       sync.Mutex
 	settings config.Settings // as stored in config.json
 	dialogs  Dialogs
+	exported map[string]bool // paths Export saved to, for RevealExport (files.go)
 	sinks    map[int]EventSink
 	nextSink int
 	// declaredSubs receive declared-artifact changes with their change-log seq.

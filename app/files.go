@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/google/uuid"
@@ -19,8 +21,10 @@ import (
 // Dialogs are the native dialogs of the window; browser mode and the command line have
 // none. main supplies them through Core.SetDialogs.
 type Dialogs interface {
-	// SaveFile asks where to save a file; "" with a nil error means the user cancelled.
-	SaveFile(defaultName string) (string, error)
+	// SaveFile asks where to save a file, starting in defaultDir (absolute; "" leaves
+	// the choice to the system) with defaultName filled in; "" with a nil error means the
+	// user cancelled.
+	SaveFile(defaultDir, defaultName string) (string, error)
 }
 
 // SetDialogs installs the window's native dialogs.
@@ -79,14 +83,121 @@ func (s *ArtifactService) Export(conversationID, artifactID string, version int,
 	if d == nil {
 		return res, nil
 	}
-	path, err := d.SaveFile(res.Filename)
+	path, err := d.SaveFile(s.core.exportDir(ctx, conversationID), res.Filename)
 	if err != nil || path == "" {
 		return ExportResult{Filename: res.Filename}, err
 	}
 	if err := os.WriteFile(path, res.Data, 0o644); err != nil {
 		return ExportResult{}, fmt.Errorf("export: write %s: %w", path, err)
 	}
+	s.core.rememberExport(path)
 	return ExportResult{Filename: res.Filename, MIME: res.MIME, SavedPath: path}, nil
+}
+
+// ErrNotExported: RevealExport was asked for a path this app did not save an export to.
+var ErrNotExported = errors.New("not an exported file")
+
+// RevealExport opens the folder holding a file that Export saved in this session (the
+// SavedPath of its result) in the system's file manager: the exported notice's "Show in
+// folder" (issue 10, item 4). Only paths Export wrote are accepted, so a page cannot make
+// the computer open an arbitrary folder; browser mode refuses the method (desktopOnly).
+// Errors: ErrNotExported; ErrFileUnavailable when the file is gone; ErrOpenFailed.
+func (s *ArtifactService) RevealExport(path string) error {
+	return s.core.revealExport(path, systemOpen)
+}
+
+// revealExport is RevealExport with the opener injected (tests pass a fake).
+func (c *Core) revealExport(path string, launch opener) error {
+	c.mu.Lock()
+	ok := c.exported[path]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNotExported, path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrFileUnavailable, filepath.Base(path), err)
+	}
+	ctx, cancel := c.ctx()
+	defer cancel()
+	if err := launch(ctx, filepath.Dir(path)); err != nil {
+		return fmt.Errorf("%w: %w", ErrOpenFailed, err)
+	}
+	return nil
+}
+
+// rememberExport records a path Export saved to, for RevealExport.
+func (c *Core) rememberExport(path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exported == nil {
+		c.exported = map[string]bool{}
+	}
+	c.exported[path] = true
+}
+
+// exportDir is the folder the export dialog starts in (issue 10, item 4): the
+// conversation's workspace folder (Core.Workspace), created if missing; else the user's
+// Documents folder (documentsDir); else "" (the system's choice). It never returns the
+// directory the app was launched from unless that is one of these.
+func (c *Core) exportDir(ctx context.Context, conversationID string) string {
+	if ws, err := c.Workspace(ctx, conversationID); err == nil && ws != "" {
+		err := os.MkdirAll(ws, 0o755)
+		if err == nil {
+			return ws
+		}
+		c.log.Warn("export: workspace folder unavailable, using Documents", "dir", ws, "err", err)
+	}
+	return documentsDir()
+}
+
+// documentsDir returns the user's Documents folder if it exists: on Linux and the BSDs
+// XDG_DOCUMENTS_DIR from $XDG_CONFIG_HOME/user-dirs.dirs (the xdg-user-dirs file, which
+// names it in the user's language, e.g. "$HOME/文档"), else ~/Documents; else the home
+// folder; else "".
+func documentsDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	var candidates []string
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" {
+		cfg := os.Getenv("XDG_CONFIG_HOME")
+		if cfg == "" {
+			cfg = filepath.Join(home, ".config")
+		}
+		if d := xdgUserDir(filepath.Join(cfg, "user-dirs.dirs"), "XDG_DOCUMENTS_DIR", home); d != "" {
+			candidates = append(candidates, d)
+		}
+	}
+	candidates = append(candidates, filepath.Join(home, "Documents"))
+	for _, d := range candidates {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return home
+}
+
+// xdgUserDir reads key's value from an xdg-user-dirs file (lines KEY="$HOME/Dir"), with
+// $HOME replaced by home; "" when the file or key is missing or the value is not absolute.
+func xdgUserDir(file, key, home string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || k != key {
+			continue
+		}
+		v = strings.Trim(v, `"`)
+		v = strings.Replace(v, "$HOME", home, 1)
+		if !filepath.IsAbs(v) {
+			return ""
+		}
+		return filepath.Clean(v)
+	}
+	return ""
 }
 
 // Upload stores files sent from the page as artifacts at once (seed 000, upload bypass).

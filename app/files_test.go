@@ -10,7 +10,7 @@ import (
 
 type fakeDialogs struct{ path string }
 
-func (d fakeDialogs) SaveFile(string) (string, error) { return d.path, nil }
+func (d fakeDialogs) SaveFile(_, _ string) (string, error) { return d.path, nil }
 
 // TestUploadAndExport covers what the window does with files: uploads with colliding
 // names, an upload over the configured limit refused alone, a folder and a missing path

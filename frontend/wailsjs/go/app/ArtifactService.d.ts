@@ -27,6 +27,8 @@ export function Restore(arg1:string,arg2:string,arg3:number,arg4:number):Promise
 
 export function RevealDeclared(arg1:string,arg2:string):Promise<void>;
 
+export function RevealExport(arg1:string):Promise<void>;
+
 export function Save(arg1:string,arg2:string,arg3:number,arg4:string):Promise<app.ArtifactView>;
 
 export function Upload(arg1:string,arg2:Array<app.UploadFile>):Promise<Array<app.UploadResult>>;

@@ -50,6 +50,10 @@ export function RevealDeclared(arg1, arg2) {
   return window['go']['app']['ArtifactService']['RevealDeclared'](arg1, arg2);
 }
 
+export function RevealExport(arg1) {
+  return window['go']['app']['ArtifactService']['RevealExport'](arg1);
+}
+
 export function Save(arg1, arg2, arg3, arg4) {
   return window['go']['app']['ArtifactService']['Save'](arg1, arg2, arg3, arg4);
 }

@@ -1,0 +1,155 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// dirDialogs is a save dialog that records the folder it was opened in and saves to
+// name inside it.
+type dirDialogs struct {
+	mu   sync.Mutex
+	dirs []string
+	name string
+}
+
+func (d *dirDialogs) SaveFile(dir, _ string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dirs = append(d.dirs, dir)
+	return filepath.Join(dir, d.name), nil
+}
+
+// TestExportStartsInWorkspace: the export dialog opens in the conversation's workspace
+// folder, created when missing (the default one under the data dir, then a chosen one),
+// never in the launch directory; a workspace that cannot be created falls back to the
+// Documents folder; "Show in folder" (RevealExport) opens the folder of a file Export
+// saved and refuses any other path (issue 10, item 4).
+func TestExportStartsInWorkspace(t *testing.T) {
+	w := newWorld(t, "native", nil)
+	core, _, _ := newBrowserServer(t, w, "")
+	svc := &ArtifactService{core}
+	res, err := svc.Upload("", []UploadFile{{Name: "notes.md", Data: []byte("# Notes\n\nalpha")}})
+	if err != nil || res[0].Error != "" {
+		t.Fatalf("upload = %+v, %v", res, err)
+	}
+	conv := res[0].ConversationID
+	ctx := context.Background()
+	ws, err := core.Workspace(ctx, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+
+	d := &dirDialogs{name: "notes.html"}
+	core.SetDialogs(d)
+	out, err := svc.Export(conv, "notes.md", 0, FormatHTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.dirs) != 1 || d.dirs[0] != ws {
+		t.Fatalf("dialog opened in %q, want the workspace %q", d.dirs, ws)
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		t.Fatalf("workspace folder not created: %v", err)
+	}
+	if want := filepath.Join(ws, "notes.html"); out.SavedPath != want {
+		t.Fatalf("saved to %q, want %q", out.SavedPath, want)
+	}
+
+	// Show in folder: the exported file's folder, nothing else.
+	var opened []string
+	launch := func(_ context.Context, p string) error { opened = append(opened, p); return nil }
+	if err := core.revealExport(out.SavedPath, launch); err != nil || len(opened) != 1 || opened[0] != ws {
+		t.Fatalf("reveal export: opened %q, %v; want [%s]", opened, err, ws)
+	}
+	other := filepath.Join(t.TempDir(), "x.txt")
+	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := core.revealExport(other, launch); !errors.Is(err, ErrNotExported) || len(opened) != 1 {
+		t.Fatalf("reveal of a file not exported: %v (opened %q), want ErrNotExported and nothing opened", err, opened)
+	}
+	if err := os.Remove(out.SavedPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := core.revealExport(out.SavedPath, launch); !errors.Is(err, ErrFileUnavailable) {
+		t.Fatalf("reveal of a deleted export: %v, want ErrFileUnavailable", err)
+	}
+
+	// A chosen research folder.
+	chosen := filepath.Join(t.TempDir(), "research")
+	if err := os.MkdirAll(chosen, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.setWorkspace(ctx, conv, chosen); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Export(conv, "notes.md", 0, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.dirs[len(d.dirs)-1]; got != chosen {
+		t.Fatalf("dialog opened in %q, want the chosen folder %q", got, chosen)
+	}
+
+	// A workspace folder that cannot be created (a file is in its place): Documents.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	docs := filepath.Join(home, "Documents")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(chosen); err != nil { // the chosen folder is replaced by a file
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(chosen, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Export(conv, "notes.md", 0, FormatMarkdown); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.dirs[len(d.dirs)-1]; got != docs {
+		t.Fatalf("dialog opened in %q, want Documents %q", got, docs)
+	}
+}
+
+// TestDocumentsDir: the xdg-user-dirs entry wins (a localized name), then ~/Documents,
+// then the home folder.
+func TestDocumentsDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	cfg := filepath.Join(home, "cfg")
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	if got := documentsDir(); got != home {
+		t.Errorf("no Documents folder: %q, want home %q", got, home)
+	}
+	en := filepath.Join(home, "Documents")
+	if err := os.MkdirAll(en, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := documentsDir(); got != en {
+		t.Errorf("~/Documents: %q, want %q", got, en)
+	}
+	zh := filepath.Join(home, "文档")
+	if err := os.MkdirAll(zh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "user-dirs.dirs"),
+		[]byte("# written by xdg-user-dirs-update\nXDG_DESKTOP_DIR=\"$HOME/桌面\"\nXDG_DOCUMENTS_DIR=\"$HOME/文档\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := documentsDir(); got != zh {
+		t.Errorf("user-dirs.dirs: %q, want %q", got, zh)
+	}
+}
