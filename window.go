@@ -52,6 +52,9 @@ func window(core *app.Core) error {
 			}
 		},
 		Bind: core.Bindings(),
+		// A bound method's error reaches the page as the JSON of its app.AppError (code,
+		// message, fields, retryable): the page switches on the code (issue 10 item 2).
+		ErrorFormatter: app.FormatBoundError,
 	})
 }
 

@@ -68,8 +68,9 @@ const maxBindBody = 8 << 20
 
 // BrowserServer serves the frontend and the bound services over HTTP for browser mode
 // (DESIGN.md, "Browser mode"): `POST /api/bind/<Service>/<Method>` with a JSON array of
-// arguments returns the method's JSON result (a Go error gives status 500 and
-// {"error": message}); `GET /api/events` is an SSE stream of {"name","data"} messages, the
+// arguments returns the method's JSON result (a Go error gives status 500 and the
+// AppError's JSON plus "error", the error's text: {"code","message","fields"?,…,"error"});
+// `GET /api/events` is an SSE stream of {"name","data"} messages, the
 // same events the window gets. Every request must carry a loopback Host header, else 403
 // with {"error","code":"forbidden_host"} (a DNS-rebinding page names its own host).
 //
@@ -281,10 +282,17 @@ func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
 	}
 	result, err := callBound(m, raw)
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		writeJSON(w, http.StatusInternalServerError, boundErrorBody{ToAppError(err), err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusOK, result)
+}
+
+// boundErrorBody is browser mode's body for a bound method's error: the AppError's fields
+// (the same code the window gets) and "error", the original error text older pages read.
+type boundErrorBody struct {
+	*AppError
+	Text string `json:"error"`
 }
 
 var errorType = reflect.TypeFor[error]()

@@ -134,7 +134,8 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		db.Close()
 		return nil, err
 	}
-	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance})
+	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance,
+		ErrorCode: ErrorCode})
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -20,6 +20,10 @@ type ConversationSummary struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	Running   bool      `json:"running"`
 	Snippet   string    `json:"snippet"`
+	// LastStatus is the status of the conversation's latest run (the active branch's last
+	// message): running, complete, cancelled, error, interrupted, or "" with no message.
+	// The sidebar badges error/interrupted as failed and cancelled as stopped (issue 10).
+	LastStatus string `json:"last_status"`
 }
 
 // MessageView is one user message and the answer it produced. Status is running,

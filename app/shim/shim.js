@@ -131,7 +131,13 @@
       body: JSON.stringify(args),
     }).then(async (r) => {
       const body = await r.json().catch(() => null);
-      // Like Wails, a Go error rejects with its message as a plain string.
+      // Like the window (whose ErrorFormatter is app.FormatBoundError), a bound method's
+      // error rejects with an Error whose message is the AppError's JSON text; other
+      // refusals reject with their message as a plain string.
+      if (!r.ok && body && typeof body.code === "string" && typeof body.message === "string") {
+        const { error: _text, ...appError } = body;
+        throw new Error(JSON.stringify(appError));
+      }
       if (!r.ok) throw (body && body.error) || `${r.status} ${r.statusText}`;
       return body;
     });

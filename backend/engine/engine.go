@@ -116,6 +116,10 @@ type Config struct {
 	InstanceID string
 	Now        func() time.Time
 	Logger     *slog.Logger
+	// ErrorCode, when set, names a failed run's error with a stable code for its terminal
+	// error event (events.DataTerminal.Code; app.ErrorCode, issue 10 item 2). Nil leaves
+	// the code empty.
+	ErrorCode func(error) string
 }
 
 // Engine starts and tracks runs. It owns every run goroutine, and with it the run's Stop

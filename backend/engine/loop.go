@@ -152,6 +152,9 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	switch res.Status {
 	case events.Error:
 		data.Error = errText
+		if e.cfg.ErrorCode != nil {
+			data.Code = e.cfg.ErrorCode(res.Err)
+		}
 	case events.Cancelled:
 		data.Reason = errText
 	}

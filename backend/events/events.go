@@ -237,14 +237,19 @@ type DataHookResult struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
-// DataTerminal is the data of the terminal events complete, cancelled and error.
+// DataTerminal is the data of the terminal events complete, cancelled and error; an error
+// event's Code classifies its Error.
 // FlushFailed lists artifact ids whose flush failed (seed 000: partial failure is reported,
 // never rolled back). Web tallies the run's web_search and web_fetch calls (nil when it
 // made none) and Cited lists the source numbers the answer cites, in order of first use
 // (issue 9); a complete run's Response ends with the footer listing them.
 type DataTerminal struct {
-	Response    string    `json:"response,omitempty"`
-	Error       string    `json:"error,omitempty"`
+	Response string `json:"response,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Code is the stable code of Error (an app.AppError code such as model_unreachable,
+	// model_auth or model_rate_limited; issue 10 item 2), or "" when the engine was given
+	// no classifier or the run did not fail.
+	Code        string    `json:"code,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
 	FlushFailed []string  `json:"flush_failed,omitempty"`
 	Usage       Usage     `json:"usage"`

@@ -56,6 +56,7 @@ type failure struct {
 	kind error  // ErrUnavailable, ErrStreamBroken, ErrTimeout, ErrEmptyAnswer, ErrTooLarge or ErrRejected
 	what string // HTTP status ("503 Service Unavailable") or kind of failure ("network error")
 	msg  string // the server's or transport's message: one line, API key redacted
+	code int    // the HTTP status code when the endpoint answered with one, else 0
 }
 
 // callError is what Stream returns after its last try: one line such as
@@ -85,17 +86,28 @@ func (e *callError) Error() string {
 
 func (e *callError) Unwrap() error { return e.f.kind }
 
+// HTTPStatus returns the HTTP status code (401, 429, 503, …) with which the endpoint
+// refused the last try of the Stream call that returned err (err may be wrapped), or 0
+// when err is no such failure or the last try got no status (a network error, a timeout,
+// a broken stream). Callers use it to tell a refused key (401/403) from a rate limit (429).
+func HTTPStatus(err error) int {
+	if ce := (*callError)(nil); errors.As(err, &ce) {
+		return ce.f.code
+	}
+	return 0
+}
+
 // openFailure classifies an error from opening the stream (sending the request and
 // reading the status): 429 and 5xx are transient, other statuses rejected; transport
 // errors are transient; anything else (go-openai refusing the request) is rejected.
 func (c *Client) openFailure(err error) *failure {
 	if apiErr := (*openai.APIError)(nil); errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0 {
 		return &failure{kind: statusKind(apiErr.HTTPStatusCode), what: statusText(apiErr.HTTPStatus, apiErr.HTTPStatusCode),
-			msg: c.clean(apiErr.Message)}
+			msg: c.clean(apiErr.Message), code: apiErr.HTTPStatusCode}
 	}
 	if reqErr := (*openai.RequestError)(nil); errors.As(err, &reqErr) {
 		return &failure{kind: statusKind(reqErr.HTTPStatusCode), what: statusText(reqErr.HTTPStatus, reqErr.HTTPStatusCode),
-			msg: c.clean(string(reqErr.Body))}
+			msg: c.clean(string(reqErr.Body)), code: reqErr.HTTPStatusCode}
 	}
 	if urlErr := (*url.Error)(nil); errors.As(err, &urlErr) {
 		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(urlErr.Err.Error())}
