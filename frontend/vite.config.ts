@@ -19,5 +19,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.{ts,tsx}'],
     environment: 'node',
+    // Stylesheets imported with ?raw keep their text (src/fonts.test.ts reads them); others stay empty.
+    css: { include: [/\.css\?raw$/] },
   },
 });

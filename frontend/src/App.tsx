@@ -22,6 +22,7 @@ import {
 import { artifactChange } from './api-declared';
 import { ArtifactPanel, mergeArtifacts } from './components/ArtifactPanel';
 import { ChatView, type ChatItem } from './components/Chat';
+import { pendingText, settlePending, type PendingQuestion } from './pending';
 import { CitationProvider } from './components/Citations';
 import { PermissionDialog } from './components/PermissionDialog';
 import { SettingsDialog } from './components/SettingsDialog';
@@ -79,7 +80,7 @@ export default function App() {
   const [maxUploadMb, setMaxUploadMb] = useState(DEFAULT_MAX_UPLOAD_MB);
   const [draft, setDraft] = useState('');
   const [sending, setSending] = useState(false);
-  const [pending, setPending] = useState<{ conversationId: string | null; messageId: string; content: string } | null>(null);
+  const [pending, setPending] = useState<PendingQuestion | null>(null);
   const [sendError, setSendError] = useState<ApiError | null>(null);
   const [listTick, setListTick] = useState(0);
   const [reloadTick, setReloadTick] = useState(0);
@@ -305,12 +306,12 @@ export default function App() {
     return out;
   }, [selectedId, detail, conv]);
 
-  const pendingShown =
-    pending !== null &&
-    pending.conversationId === selectedId &&
-    !(pending.messageId !== '' && items.some((it) => it.key === pending.messageId))
-      ? pending.content
-      : '';
+  // Once its exchange is listed the pending question is done with: kept, it came back as a
+  // phantom "Starting…" question after a Regenerate or edit moved to another branch.
+  const itemKeys = items.map((it) => it.key);
+  const settledPending = settlePending(pending, itemKeys);
+  if (settledPending !== pending) setPending(settledPending);
+  const pendingShown = pendingText(settledPending, selectedId, itemKeys);
 
   const runningIds = useMemo(() => {
     const ids = new Set(conversations.filter((c) => c.running).map((c) => c.id));
@@ -328,6 +329,7 @@ export default function App() {
         : mergeArtifacts(stored?.conversationId === selectedId ? stored.items : [], conv?.artifacts ?? {}),
     [selectedId, stored, conv?.artifacts],
   );
+  const artifactTitles = useMemo(() => Object.fromEntries(artifactRows.map((r) => [r.id, r.title])), [artifactRows]);
 
   const title =
     (detail?.conversation.id === selectedId ? detail.conversation.title : '') ||
@@ -383,6 +385,7 @@ export default function App() {
           onStop={stop}
           onOpenSettings={() => setSettingsOpen(true)}
           onOpenArtifact={setSelectedArtifact}
+          artifactTitles={artifactTitles}
           onDismissError={() => setSendError(null)}
           composerRef={composerRef}
           onDetail={setDetail}

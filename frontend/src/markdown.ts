@@ -5,6 +5,7 @@
 import DOMPurify from 'dompurify';
 import { Marked, type MarkedExtension, type Tokens } from 'marked';
 import { linkCitations, type CiteResolver } from './citations';
+import { addCodeCopyButtons } from './copy';
 import { highlightSync } from './highlight';
 
 /** State of one checklist item in a task plan. */
@@ -166,13 +167,16 @@ function blockRemoteLoads(node: Element): void {
  * DOM with DOM calls, so the sanitizer's rules (no buttons from the source) still hold for
  * everything else. A backslash-escaped bracket (`\[1]`) is rendered as
  * `<span class="md-escaped">[</span>`, so it never makes a chip (as in the engine's rule).
+ * With `copyCode`, every code block gets a copy button (copy.addCodeCopyButtons), also
+ * added after sanitizing; the Markdown component handles its clicks.
  */
-export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver } = {}): string {
+export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver; copyCode?: boolean } = {}): string {
   installHooks();
   const html = (opts.highlight === true ? markedHighlighted : marked).parse(source, { async: false });
-  if (opts.cite === undefined) return sanitize(html);
+  if (opts.cite === undefined && opts.copyCode !== true) return sanitize(html);
   const frag = DOMPurify.sanitize(html, { FORBID_TAGS, FORBID_ATTR, ALLOW_DATA_ATTR: false, RETURN_DOM_FRAGMENT: true });
-  linkCitations(frag, opts.cite);
+  if (opts.cite !== undefined) linkCitations(frag, opts.cite);
+  if (opts.copyCode === true) addCodeCopyButtons(frag);
   const box = document.createElement('div');
   box.appendChild(frag);
   return box.innerHTML;

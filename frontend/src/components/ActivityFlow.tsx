@@ -1,4 +1,5 @@
 import { Fragment, useState, type CSSProperties } from 'react';
+import { artifactStepView, type ArtifactStepView } from '../artifact-step';
 import { webSummary } from '../citations';
 import { runWeb, visibleText, type RunState, type Step } from '../events';
 import { clip, describeStep, formatDuration } from '../format';
@@ -43,6 +44,30 @@ function StatusIcon({ step }: { step: Step }) {
   }
 }
 
+/** Long step output is cut at 4000 characters. */
+const clipDetail = (text: string): string => (text.length > 4000 ? `${text.slice(0, 4000)}…` : text);
+
+/** An expanded artifact tool row: the artifact's title, id, version and what the call wrote or read. */
+function ArtifactDetail({ view }: { view: ArtifactStepView }) {
+  const facts = [view.title !== '' && view.title !== view.id ? view.id : '', view.version !== null ? `v${String(view.version)}` : '', view.verb].filter(
+    (f) => f !== '',
+  );
+  return (
+    <div className="step-artifact">
+      <div className="step-artifact-head">
+        <strong>{view.title || view.id}</strong>
+        {facts.map((f) => (
+          <span key={f} className="step-meta">
+            <span className="sep">·</span>
+            {f}
+          </span>
+        ))}
+      </div>
+      {view.preview !== '' ? <pre className="step-detail-text">{clipDetail(view.preview)}</pre> : null}
+    </div>
+  );
+}
+
 function StepRow({ step, writing }: { step: Step; writing: boolean }) {
   const [open, setOpen] = useState(false);
   const line = describeStep(step);
@@ -65,6 +90,8 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
           ? (step.detail ?? '')
           : '';
   const expandable = step.status !== 'running' && detailText.length > 0;
+  // An artifact tool's result is the <artifact …> line the model read: show the artifact instead.
+  const artifact = step.kind === 'tool' && step.status === 'done' ? artifactStepView(step.tool, step.params, step.result) : null;
   const body = (
     <>
       <StatusIcon step={step} />
@@ -109,7 +136,8 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
         <div className="step-head">{body}</div>
       )}
       {note && !open ? <div className="step-note">{note}</div> : null}
-      {open ? <pre className="step-detail-text">{detailText.length > 4000 ? `${detailText.slice(0, 4000)}…` : detailText}</pre> : null}
+      {open && artifact ? <ArtifactDetail view={artifact} /> : null}
+      {open && !artifact ? <pre className="step-detail-text">{clipDetail(detailText)}</pre> : null}
     </li>
   );
 }

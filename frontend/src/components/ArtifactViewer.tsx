@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { exportArtifact, restoreVersion, toApiError, type ArtifactVersion, type ExportFormat } from '../api';
+import { revealExport } from '../api-export';
 import { downloadBase64 } from '../files';
 import { formatBytes, relativeTime } from '../format';
 import { offlineHTML } from '../markdown';
@@ -18,6 +19,7 @@ import { CaretIcon, CompareIcon, DownloadIcon, EyeIcon, PencilIcon, RestoreIcon 
 import { useRestoredFrom, useVersionContent, useVersions, type ContentState } from './artifactData';
 import { TrashIcon } from './declared-icons';
 import { Spinner, XIcon } from './icons';
+import { CopyButton } from './CopyButton';
 import { CodeView, Markdown } from './Markdown';
 
 // The dialogs (and the diff code they use) load on first use, outside the main bundle.
@@ -85,7 +87,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
   const [compare, setCompare] = useState<[VersionRef, VersionRef] | null>(null);
   const [menu, setMenu] = useState(false);
   const [busy, setBusy] = useState<'' | 'export' | 'restore'>('');
-  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string; savedPath?: string } | null>(null);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const menuRef = useRef<HTMLDivElement>(null);
   const exportBtn = useRef<HTMLButtonElement>(null);
@@ -166,7 +168,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
             setStatus({ kind: 'error', text: `Export failed: ${toApiError(e).message}` });
           }
         } else if (r.saved_path !== '') {
-          setStatus({ kind: 'ok', text: `Saved to ${r.saved_path}` });
+          setStatus({ kind: 'ok', text: `Saved to ${r.saved_path}`, savedPath: r.saved_path });
         }
         // Neither: the user cancelled the save dialog; nothing to say.
       },
@@ -175,6 +177,11 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         setStatus({ kind: 'error', text: `Export failed: ${toApiError(e).message}` });
       },
     );
+  };
+
+  // The exported notice's "Show in folder" (window only: a browser downloads instead).
+  const showInFolder = (path: string) => {
+    revealExport(path).catch((e: unknown) => setStatus({ kind: 'error', text: `Could not show the file: ${toApiError(e).message}` }));
   };
 
   const doRestore = (version: number) => {
@@ -257,6 +264,11 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         >
           <CompareIcon /> <span className="btn-label">Compare</span>
         </button>
+        <CopyButton
+          text={() => content.content}
+          label={old ? `Copy v${String(shown)}` : 'Copy artifact'}
+          disabled={content.loading || content.error !== '' || kind === 'binary'}
+        />
         <span className="menu-anchor">
           <button
             ref={exportBtn}
@@ -316,6 +328,11 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
       {status ? (
         <div className={`viewer-status ${status.kind}`} role={status.kind === 'error' ? 'alert' : 'status'}>
           <span className="viewer-status-text">{status.text}</span>
+          {status.savedPath !== undefined ? (
+            <button type="button" className="btn btn-sm btn-ghost viewer-reveal" onClick={() => showInFolder(status.savedPath ?? '')}>
+              Show in folder
+            </button>
+          ) : null}
           <button type="button" className="icon-btn" onClick={() => setStatus(null)} aria-label="Dismiss">
             <XIcon size={13} />
           </button>

@@ -23,6 +23,7 @@ import { ContextMeter } from './ContextMeter';
 import { ClockIcon, PencilIcon, RefreshIcon } from './conversation-icons';
 import { DraftsBanner } from './DraftsBanner';
 import { AlertIcon, ChevronIcon, DocIcon, SendIcon, Spinner, StopIcon, StoppedIcon } from './icons';
+import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
 import { SearchBanner, useSearchStatus, type SearchBannerReason } from './SearchBanner';
 import { MOD_KEY } from './Sidebar';
@@ -637,6 +638,7 @@ function Exchange(x: ExchangeProps) {
       {!running && (run?.figures || message) ? (
         <div className="run-foot">
           {run?.figures ? <Figures run={run} /> : <span />}
+          {answer.trim() !== '' ? <CopyButton text={() => answer.trim()} label="Copy answer" className="msg-copy" /> : null}
           {message ? (
             <button
               type="button"

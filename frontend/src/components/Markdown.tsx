@@ -1,9 +1,12 @@
 import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
+import { copyText } from '../api';
 import { chipOf } from '../citations';
+import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from '../copy';
 import { fenceLanguages, loadLanguages } from '../highlight';
 import { renderCode, renderMarkdown } from '../markdown';
 import { UNTRUSTED_ATTR, blockSubmit, followLink } from '../navigation';
 import { useCitations } from './Citations';
+import './everyday.css';
 
 /** Marks a container of untrusted HTML for the navigation guard (see navigation.ts). */
 const untrusted = { [UNTRUSTED_ATTR]: '' };
@@ -24,6 +27,11 @@ export interface MarkdownProps {
    * while the sources load.
    */
   cite?: boolean;
+  /**
+   * Give every code block a copy button that copies the code only (issue 10, item 4);
+   * defaults to `highlight` (answers and artifacts, where code blocks are highlighted).
+   */
+  copyCode?: boolean;
 }
 
 /**
@@ -47,18 +55,39 @@ function useHighlightReady(languages: readonly string[]): number {
 }
 
 /**
+ * Copies the code of the block whose copy button was clicked (copy.codeOfCopyButton) and
+ * marks the button data-copied="true" (or "false" when the clipboard refused) for
+ * COPIED_MS, which the stylesheet shows as "Copied"; only an attribute changes, so the
+ * rendered HTML is not rebuilt. Returns whether target was such a button.
+ */
+function copyCodeBlock(target: EventTarget | null): boolean {
+  const button = target instanceof Element ? target.closest(`.${CODE_COPY_CLASS}`) : null;
+  const code = button !== null ? codeOfCopyButton(button) : null;
+  if (button === null || code === null) return false;
+  void copyText(code).then((ok) => {
+    button.setAttribute('data-copied', String(ok));
+    button.setAttribute('aria-label', ok ? 'Code copied' : 'Copy failed');
+    window.setTimeout(() => {
+      button.removeAttribute('data-copied');
+      button.setAttribute('aria-label', 'Copy code');
+    }, COPIED_MS);
+  });
+  return true;
+}
+
+/**
  * Renders untrusted markdown, sanitized (see renderMarkdown). Nothing in it navigates the app
  * window: a click on a link (`<a>`, an image map's `<area>`, an SVG link) opens absolute
  * external links (http, https, mailto) in the system browser through runtime.BrowserOpenURL
  * and does nothing for all others (relative, fragment, javascript:, data:, file: ...); a form
  * submission, should one get past the sanitizer, is cancelled (see navigation.followLink).
  */
-export function Markdown({ source, className, highlight = false, cite = false }: MarkdownProps) {
+export function Markdown({ source, className, highlight = false, cite = false, copyCode = highlight }: MarkdownProps) {
   const languages = useMemo(() => (highlight ? fenceLanguages(source) : []), [highlight, source]);
   const ready = useHighlightReady(languages);
   const citations = useCitations();
   const resolve = cite ? citations?.resolve : undefined;
-  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve }), [source, highlight, ready, resolve]); // eslint-disable-line react-hooks/exhaustive-deps
+  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode }), [source, highlight, ready, resolve, copyCode]); // eslint-disable-line react-hooks/exhaustive-deps
   // New HTML replaced the chips: a card left open on one of them closes.
   const prune = citations?.prune;
   useEffect(() => {
@@ -79,6 +108,7 @@ export function Markdown({ source, className, highlight = false, cite = false }:
     if (c !== null && chip(e.relatedTarget)?.el !== c.el) citations?.hide(e.type === 'blur' || e.type === 'focusout');
   };
   const onClick = (e: MouseEvent) => {
+    if (copyCodeBlock(e.target)) return;
     if (followLink(e)) return;
     const c = chip(e.target);
     if (c === null) return;

@@ -1,0 +1,96 @@
+// The defects of issue 10 (item 5) against the real Go backend in browser mode, driven by
+// app/defects_e2e_test.go (TestBrowserE2EDefects): node e2e/defects.mjs URL with AF_QUESTION
+// (asked) and AF_FACT (in research_report). The scripted lead writes research_report, titled
+// "Moon distance", and answers "Answer N" for its Nth run. Checks, in a new conversation:
+// the file chip reads the artifact's title; an artifact tool row expands to the artifact,
+// not its <artifact> wrapper; Regenerate and then edit-and-resend leave no phantom copy of
+// the question with a "Starting…" line, also after switching conversations. Saves
+// /tmp/ui-defects.png. Exits non-zero on the first failure.
+import { assert, checker, launch, screenshot } from './browser.mjs';
+
+const url = process.argv[2];
+const question = process.env.AF_QUESTION;
+const fact = process.env.AF_FACT;
+if (!url || !question || !fact) {
+  console.error('usage: AF_QUESTION=.. AF_FACT=.. node e2e/defects.mjs URL');
+  process.exit(2);
+}
+
+const { page, errors, close } = await launch();
+const check = checker(page, close);
+await page.goto(url);
+await page.locator('main.chat').waitFor();
+
+const exchanges = () => page.locator('.exchange');
+/** Waits until the last exchange shows `answer` and its run's figures (the run ended). */
+const finished = async (answer) => {
+  const last = exchanges().last();
+  await last.locator('.answer', { hasText: answer }).waitFor({ timeout: 60_000 });
+  await last.locator('.figures').waitFor({ timeout: 60_000 });
+};
+/** Fails when the page shows a second copy of a question or a "Starting…" line. */
+const noPhantom = async (what) => {
+  // Give a stale pending question the time to come back after the refresh.
+  await page.waitForTimeout(500);
+  const starting = await page.locator('main.chat', { hasText: 'Starting…' }).count();
+  assert(starting === 0, `${what}: a "Starting…" line is shown`);
+  const n = await exchanges().count();
+  const questions = await page.locator('main.chat .question').count();
+  assert(n === 1 && questions === 1, `${what}: ${String(questions)} questions in ${String(n)} exchanges, want 1 in 1`);
+};
+
+await check('a question in a new conversation runs to completion', async () => {
+  await page.getByRole('textbox', { name: 'Research question' }).fill(question);
+  await page.keyboard.press('Enter');
+  await finished('Answer 1');
+  await noPhantom('after the first answer');
+});
+
+await check('the file chip under the answer names the artifact by its title', async () => {
+  const chip = exchanges().last().locator('.run-artifacts .chip');
+  await chip.first().waitFor();
+  const text = ((await chip.first().textContent()) ?? '').trim();
+  assert(text === 'Moon distance', `the chip reads "${text}", want the title "Moon distance"`);
+  await chip.first().click();
+  await page.locator('.preview', { hasText: fact }).waitFor();
+});
+
+await check('an artifact tool row expands to the artifact, not its <artifact> wrapper', async () => {
+  await exchanges().last().getByRole('button', { name: /Activity/ }).click();
+  const row = page.locator('.step.kind-tool', { hasText: 'create_artifact' }).first();
+  await row.locator('.step-head').click();
+  const shown = (await row.textContent()) ?? '';
+  assert(!shown.includes('<artifact'), `the row shows the wrapper: ${shown}`);
+  for (const want of ['Moon distance', 'research_report', 'v1', fact]) assert(shown.includes(want), `the row lacks "${want}": ${shown}`);
+  await screenshot(page, 'defects');
+});
+
+await check('Regenerate leaves no phantom question', async () => {
+  await exchanges().last().getByRole('button', { name: 'Regenerate' }).click();
+  await finished('Answer 2');
+  await noPhantom('after Regenerate');
+});
+
+await check('nor after switching to a new research and back', async () => {
+  await page.keyboard.press('Control+n');
+  await page.locator('main.chat .exchange').first().waitFor({ state: 'detached' });
+  await page.locator('nav.sidebar').getByRole('button', { name: new RegExp(`^${question.slice(0, 20)}`) }).first().click();
+  await finished('Answer 2');
+  await noPhantom('after switching back');
+});
+
+await check('edit and resend leaves no phantom question', async () => {
+  await exchanges().first().getByRole('button', { name: 'Edit question' }).click();
+  const edited = `${question} In miles, please.`;
+  await page.getByRole('textbox', { name: 'Edited question' }).fill(edited);
+  await page.keyboard.press('Enter');
+  await finished('Answer 3');
+  await page.locator('main.chat .question', { hasText: 'In miles' }).waitFor();
+  await noPhantom('after edit and resend');
+});
+
+await check('no page errors', async () => {
+  assert(errors.length === 0, `page errors:\n${errors.join('\n')}`);
+});
+await close();
+console.log(`${String(check.passed)} checks passed`);

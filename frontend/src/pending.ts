@@ -1,0 +1,37 @@
+// The question being sent, shown with a "Starting…" line until its exchange shows up
+// (issue 10, item 5: the phantom question).
+
+/**
+ * A question the user sent whose exchange the page may not list yet. conversationId is null
+ * while a new conversation is being created; messageId is '' until Send answers.
+ */
+export interface PendingQuestion {
+  conversationId: string | null;
+  messageId: string;
+  content: string;
+}
+
+/**
+ * Returns the pending question after the page listed the exchanges keyed by itemKeys: null
+ * once its message is among them (from then on the exchange itself shows the question),
+ * else pending unchanged (the same object, so callers can compare by identity).
+ *
+ * Keeping it after its exchange appeared was the phantom question: a later Regenerate or
+ * edit-and-resend moves the conversation to a branch without that message, and the stale
+ * question came back below the new branch with a "Starting…" line that never ended.
+ */
+export function settlePending(pending: PendingQuestion | null, itemKeys: Iterable<string>): PendingQuestion | null {
+  if (pending === null || pending.messageId === '') return pending;
+  for (const k of itemKeys) if (k === pending.messageId) return null;
+  return pending;
+}
+
+/**
+ * The text of the pending question to show in the conversation selectedId (null: a new
+ * conversation), or '' when there is none to show there: it belongs to another conversation,
+ * or its exchange is already listed in itemKeys.
+ */
+export function pendingText(pending: PendingQuestion | null, selectedId: string | null, itemKeys: Iterable<string>): string {
+  if (pending === null || pending.conversationId !== selectedId) return '';
+  return settlePending(pending, itemKeys) === null ? '' : pending.content;
+}
