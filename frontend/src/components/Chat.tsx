@@ -59,6 +59,8 @@ export interface ChatViewProps {
   onStop: () => void;
   onOpenSettings: () => void;
   onOpenArtifact: (id: string) => void;
+  /** Titles of the conversation's artifacts by id, for the chips under an answer. */
+  artifactTitles?: Readonly<Record<string, string>>;
   onDismissError: () => void;
   composerRef: RefObject<HTMLTextAreaElement | null>;
   /** The conversation after a branch switch (ConversationService.SwitchBranch). */
@@ -76,6 +78,7 @@ const EXAMPLES = [
 
 /** Messages shown while the newest history page of a conversation is loading. */
 const SHOWN_WHILE_LOADING = 3;
+const NO_TITLES: Readonly<Record<string, string>> = {};
 
 /** A message sent during a run that the run's events do not list yet (sent, or on its way). */
 interface LocalQueued {
@@ -345,6 +348,7 @@ export function ChatView(p: ChatViewProps) {
               busy={busy}
               editing={it.message !== undefined && editing === it.message.id}
               localQueued={it === runningItem || (runningItem === undefined && it.key === lastKey) ? pendingLocal : []}
+              artifactTitles={p.artifactTitles ?? NO_TITLES}
               onOpenArtifact={p.onOpenArtifact}
               onBranch={goBranch}
               onEdit={(id) => {
@@ -505,6 +509,8 @@ interface ExchangeProps {
   editing: boolean;
   /** Messages sent during this run that its events do not list yet. */
   localQueued: LocalQueued[];
+  /** Titles of the conversation's artifacts by id; a chip falls back to the id. */
+  artifactTitles: Readonly<Record<string, string>>;
   onOpenArtifact: (id: string) => void;
   onBranch: (messageId: string) => void;
   onEdit: (messageId: string) => void;
@@ -627,12 +633,15 @@ function Exchange(x: ExchangeProps) {
       ) : null}
       {deliverables.length > 0 && !running ? (
         <div className="run-artifacts" aria-label="Artifacts this run changed">
-          {deliverables.map((id) => (
-            <button key={id} type="button" className="chip" onClick={() => x.onOpenArtifact(id)} title={`Show ${id}`}>
-              <DocIcon size={13} />
-              {id}
-            </button>
-          ))}
+          {deliverables.map((id) => {
+            const name = x.artifactTitles[id] || id;
+            return (
+              <button key={id} type="button" className="chip" onClick={() => x.onOpenArtifact(id)} title={name === id ? `Show ${id}` : `Show ${name} (${id})`}>
+                <DocIcon size={13} />
+                {name}
+              </button>
+            );
+          })}
         </div>
       ) : null}
       {!running && (run?.figures || message) ? (
