@@ -9,7 +9,7 @@ import * as ChatService from '../wailsjs/go/app/ChatService';
 import * as ConversationService from '../wailsjs/go/app/ConversationService';
 import * as SettingsService from '../wailsjs/go/app/SettingsService';
 import { app } from '../wailsjs/go/models';
-import { getConversation, type Conversation, type ConversationDetail, type SendResult } from './api';
+import { getConversation, lastStatus, type Conversation, type ConversationDetail, type SendResult } from './api';
 import { callService as call, asString as s, asNumber as n, asBool as b, asObject as o, asList as list } from './api-call';
 import { parseEvent, type RunEvent } from './events';
 
@@ -99,6 +99,7 @@ export async function searchConversations(query: string): Promise<SearchHit[]> {
       created_at: s(x.created_at),
       updated_at: s(x.updated_at),
       running: b(x.running),
+      last_status: lastStatus(x.last_status),
       snippet: s(x.snippet),
     };
   });

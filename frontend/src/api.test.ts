@@ -31,6 +31,9 @@ describe('toApiError', () => {
     ['not_found: conversation c1 does not exist', 'not_found', 'conversation c1 does not exist'],
     ['invalid_settings: base_url: must be http(s)', 'invalid_settings', 'base_url: must be http(s)'],
     ['a run is already in progress in this conversation', 'error', 'a run is already in progress in this conversation'],
+    // A Go error chain's first word is no code: only the backend's codes are read from a prefix.
+    ['store: not found', 'error', 'store: not found'],
+    ['lead_agent: llm: POST http://x: network error', 'error', 'lead_agent: llm: POST http://x: network error'],
     // A Go error chain with spaces before the first colon has no code.
     ['invalid settings: base_url: must be an absolute http(s) URL', 'error', 'invalid settings: base_url: must be an absolute http(s) URL'],
     ['no model configured: set the model in Settings', 'error', 'no model configured: set the model in Settings'],
@@ -40,6 +43,27 @@ describe('toApiError', () => {
     expect(e).toBeInstanceOf(ApiError);
     expect(e).toBeInstanceOf(Error);
     expect([e.code, e.message]).toEqual([code, message]);
+  });
+
+  it('decodes the AppError JSON the window and browser mode reject with', () => {
+    const json = JSON.stringify({
+      code: 'invalid_settings',
+      message: 'invalid settings: base_url: bad',
+      fields: { base_url: 'bad', n: 3 },
+      retryable: false,
+    });
+    for (const rejected of [new Error(json), json]) {
+      const e = toApiError(rejected);
+      expect(e).toMatchObject({ code: 'invalid_settings', message: 'invalid settings: base_url: bad', detail: '', retryable: false });
+      expect(e.fields).toEqual({ base_url: 'bad' });
+    }
+    const net = toApiError(
+      new Error('{"code":"model_unreachable","message":"The model endpoint could not be reached","detail":"dial tcp: refused","retryable":true}'),
+    );
+    expect(net).toMatchObject({ code: 'model_unreachable', detail: 'dial tcp: refused', retryable: true });
+    // Not an AppError: JSON without a code is text.
+    expect(toApiError(new Error('{"message":"x"}'))).toMatchObject({ code: 'error', message: '{"message":"x"}' });
+    expect(toApiError(new Error('{broken'))).toMatchObject({ code: 'error', message: '{broken' });
   });
 
   it('converts Error instances, {code, message} objects and other values', () => {
@@ -54,14 +78,16 @@ describe('toApiError', () => {
 
 describe('isSettingsError', () => {
   it.each([
-    ['no model configured: set the model in Settings (or --model)', true],
-    ['engine: no model configured', true],
-    ['missing API key', true],
-    ['settings_required: set a model', true],
+    [new Error('{"code":"model_not_configured","message":"No model is configured"}'), true],
+    [new Error('{"code":"invalid_settings","message":"invalid settings: base_url: bad","fields":{"base_url":"bad"}}'), true],
+    ['model_not_configured: No model is configured', true],
+    // The code decides, never the text.
+    ['no model configured: set the model in Settings (or --model)', false],
+    ['missing API key', false],
+    [new Error('{"code":"busy","message":"no model configured"}'), false],
     ['a run is already in progress in this conversation', false],
-    ['message is empty', false],
-  ])('%j -> %j', (msg, want) => {
-    expect(isSettingsError(msg)).toBe(want);
+  ])('%j -> %j', (err, want) => {
+    expect(isSettingsError(err)).toBe(want);
   });
 });
 
@@ -101,7 +127,7 @@ describe('bound calls', () => {
     });
     await expect(listConversations()).resolves.toEqual([]);
     await expect(getConversation('c1')).resolves.toEqual({
-      conversation: { id: 'c1', title: 'T', created_at: '', updated_at: '', running: false },
+      conversation: { id: 'c1', title: 'T', created_at: '', updated_at: '', running: false, last_status: '' },
       messages: [],
     });
     const events = await messageEvents('c1', 'm1');

@@ -8,34 +8,51 @@ import * as ConversationService from '../wailsjs/go/app/ConversationService';
 import * as SettingsService from '../wailsjs/go/app/SettingsService';
 import { app } from '../wailsjs/go/models';
 import { BrowserOpenURL, ClipboardSetText, EventsOn, OnFileDrop, OnFileDropOff } from '../wailsjs/runtime/runtime';
+import { needsSetup, isErrorCode, parseErrorPayload, payloadOf, type ErrorPayload } from './errors';
 import { parseEvent, type RunEvent } from './events';
 
 /** The runtime event on which every run event arrives (app.RunEventName). */
 export const RUN_EVENT_NAME = 'run:event';
 
 /**
- * An error from a bound method. Wails rejects a Go error as a plain string; a leading
- * "code: message" (code = lower-case letters, digits, "_", "-" or "."; no spaces) becomes
- * `code` and `message`, anything else gets code "error" and the whole text as message.
- * `code` is "unavailable" when no backend is attached to the page.
+ * An error from a bound method, with the backend's stable code (app.AppError; the codes
+ * and their fixes are in errors.ts). The backend rejects with the AppError's JSON text
+ * (window and browser mode alike); its Error() form "<code>: <message>" is read too when
+ * the code is one of ERROR_CODES; anything else gets code "error" and the whole text as
+ * message. `code` is "unavailable" when no backend is attached to the page.
  */
 export class ApiError extends Error {
   /** Machine-readable code, e.g. "invalid_settings"; "error" when the backend gave none. */
   readonly code: string;
+  /** Field name → what is wrong with it (invalid_settings, validation; search_failed: "reason"). */
+  readonly fields: Readonly<Record<string, string>>;
+  /** The underlying error's text when the message replaces it ("" otherwise). */
+  readonly detail: string;
+  /** Trying again later may succeed. */
+  readonly retryable: boolean;
 
   /** Creates an ApiError; `message` is shown to the user as is. */
-  constructor(code: string, message: string) {
+  constructor(code: string, message: string, extra: { fields?: Record<string, string>; detail?: string; retryable?: boolean } = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
+    this.fields = extra.fields ?? {};
+    this.detail = extra.detail ?? '';
+    this.retryable = extra.retryable ?? false;
   }
 }
 
-const CODE_RE = /^([a-z][a-z0-9_.-]{0,63}):\s+([\s\S]+)$/;
+const CODE_RE = /^([a-z][a-z0-9_]{0,63}):\s+([\s\S]+)$/;
+
+/** The ApiError of a decoded AppError. */
+function fromPayload(p: ErrorPayload): ApiError {
+  return new ApiError(p.code, p.message === '' ? p.code : p.message, { fields: p.fields, detail: p.detail, retryable: p.retryable });
+}
 
 /**
- * Converts whatever a bound call rejected with (string, Error, {code, message} or other)
- * into an ApiError, parsing a leading "code: message" (see ApiError).
+ * Converts whatever a bound call rejected with (an Error or string holding an AppError's
+ * JSON, an AppError object, a "code: message" text with a known code, or other) into an
+ * ApiError (see ApiError).
  */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
@@ -45,31 +62,28 @@ export function toApiError(e: unknown): ApiError {
   } else if (e instanceof Error) {
     text = e.message;
   } else if (typeof e === 'object' && e !== null) {
-    const o = e as { code?: unknown; message?: unknown; error?: unknown };
+    const p = payloadOf(e);
+    if (p !== null && p.message !== '') return fromPayload(p);
+    const o = e as { message?: unknown; error?: unknown };
     const msg = typeof o.message === 'string' ? o.message : typeof o.error === 'string' ? o.error : '';
-    if (typeof o.code === 'string' && o.code !== '' && msg !== '') return new ApiError(o.code, msg);
     text = msg !== '' ? msg : JSON.stringify(e);
   } else {
     text = String(e);
   }
   text = text.trim();
+  const p = parseErrorPayload(text);
+  if (p !== null) return fromPayload(p);
   const m = CODE_RE.exec(text);
-  if (m?.[1] && m[2]) return new ApiError(m[1], m[2].trim());
+  if (m?.[1] && m[2] && isErrorCode(m[1])) return new ApiError(m[1], m[2].trim());
   return new ApiError('error', text === '' ? 'Unknown error' : text);
 }
 
 /**
- * Reports whether `e` means the model is not configured (Send refused because base URL,
- * model or API key is missing), so the UI can offer to open the settings.
+ * Reports whether `e` means the model is not set up (code model_not_configured or
+ * invalid_settings), so the UI can offer to open the settings. Decided by the code only.
  */
 export function isSettingsError(e: unknown): boolean {
-  const err = toApiError(e);
-  if (/(^|_)(settings|config|configured|model|api_key|base_url)($|_)/.test(err.code) && err.code !== 'error') {
-    return true;
-  }
-  return /\b(no|missing|not configured|not set|unset)\b.*\b(model|api key|base url|endpoint)\b|\b(model|api key|base url|endpoint)\b.*\b(not configured|not set|missing|required)\b/i.test(
-    err.message,
-  );
+  return needsSetup(toApiError(e).code);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -105,6 +119,11 @@ export interface Conversation {
   created_at: string;
   updated_at: string;
   running: boolean;
+  /**
+   * The status of the conversation's latest run (its active branch's last message); ""
+   * without one. The sidebar marks error and interrupted as failed, cancelled as stopped.
+   */
+  last_status: MessageStatus | '';
 }
 
 /** Status of a stored message (app.MessageView.Status). */
@@ -360,7 +379,19 @@ const STATUSES: readonly MessageStatus[] = ['running', 'complete', 'cancelled', 
 
 function conversation(v: unknown): Conversation {
   const x = o(v);
-  return { id: s(x.id), title: s(x.title), created_at: s(x.created_at), updated_at: s(x.updated_at), running: b(x.running) };
+  return {
+    id: s(x.id),
+    title: s(x.title),
+    created_at: s(x.created_at),
+    updated_at: s(x.updated_at),
+    running: b(x.running),
+    last_status: lastStatus(x.last_status),
+  };
+}
+
+/** A conversation's last_status: a MessageStatus, or "" (no message yet, or unknown). */
+export function lastStatus(v: unknown): MessageStatus | '' {
+  return STATUSES.find((st) => st === v) ?? '';
 }
 
 function message(v: unknown): Message {

@@ -143,6 +143,8 @@ export interface ArtifactSnapshot {
 export interface DataTerminal {
   response?: string;
   error?: string;
+  /** The error's stable code (an app.AppError code; error events only, "" or absent when unknown). */
+  code?: string;
   reason?: string;
   flush_failed?: string[];
   usage?: Usage;
@@ -366,6 +368,8 @@ export interface RunState {
   /** Ids of artifacts this run changed, in first-change order. */
   artifactIds: string[];
   error: string;
+  /** The failed run's error code (DataTerminal.code, an app.AppError code; "" when none). */
+  errorCode: string;
   reason: string;
   flushFailed: string[];
   figures?: RunFigures;
@@ -440,6 +444,7 @@ function newRun(ev: RunEvent): RunState {
     steps: [],
     artifactIds: [],
     error: '',
+    errorCode: '',
     reason: '',
     flushFailed: [],
     startedAt: ev.created_at,
@@ -900,6 +905,7 @@ function applyPersisted(initial: RunState, ev: RunEvent): RunState {
         status,
         answer: status === 'complete' && response !== '' ? response : run.answer,
         error: status === 'error' ? str(t.error) || 'The run failed.' : '',
+        errorCode: status === 'error' ? str(t.code) : '',
         reason: str(t.reason),
         flushFailed: Array.isArray(t.flush_failed) ? t.flush_failed.filter((x) => typeof x === 'string') : [],
         web: toWebTally(t.web),

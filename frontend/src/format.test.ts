@@ -67,14 +67,25 @@ describe('formatting', () => {
 });
 
 describe('parseSettingsErrors', () => {
-  it('splits config.Validate messages per field', () => {
-    expect(
-      parseSettingsErrors('invalid settings: base_url: must be an absolute http(s) URL; searxng_url: must be an absolute http(s) URL'),
-    ).toEqual({ fields: { base_url: 'must be an absolute http(s) URL', searxng_url: 'must be an absolute http(s) URL' }, general: '' });
+  it('takes the per-field messages from the fields of the code, not from the text', () => {
+    const err = JSON.stringify({
+      code: 'invalid_settings',
+      message: 'invalid settings: base_url: x; searxng_url: y',
+      fields: { base_url: 'must be an absolute http(s) URL', searxng_url: 'must be an absolute http(s) URL' },
+    });
+    expect(parseSettingsErrors(new Error(err))).toEqual({
+      fields: { base_url: 'must be an absolute http(s) URL', searxng_url: 'must be an absolute http(s) URL' },
+      general: '',
+    });
   });
 
-  it('keeps messages that name no field as general', () => {
-    expect(parseSettingsErrors('config: write /x: permission denied')).toEqual({ fields: {}, general: 'config: write /x: permission denied' });
+  it('keeps an error without fields as general, however its text looks', () => {
+    expect(parseSettingsErrors(new Error('{"code":"internal","message":"config: write /x: permission denied"}'))).toEqual({
+      fields: {},
+      general: 'config: write /x: permission denied',
+    });
+    // A field-like text is not split: only the fields of the code count.
+    expect(parseSettingsErrors('invalid settings: base_url: must be an absolute http(s) URL').fields).toEqual({});
   });
 });
 

@@ -227,7 +227,16 @@ describe('settings dialog', () => {
   });
 
   it('shows the backend’s error next to the field it names', async () => {
-    svc.Save.mockRejectedValueOnce('invalid settings: sub_agents.top_p: 1.5 is outside 0–1');
+    // As the window rejects: an Error whose message is the AppError's JSON; the field comes from its fields.
+    svc.Save.mockRejectedValueOnce(
+      new Error(
+        JSON.stringify({
+          code: 'invalid_settings',
+          message: 'invalid settings: sub_agents.top_p: 1.5 is outside 0–1',
+          fields: { 'sub_agents.top_p': '1.5 is outside 0–1' },
+        }),
+      ),
+    );
     await open();
     await save();
     const topP = field('Sub-agents: top p');

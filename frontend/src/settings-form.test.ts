@@ -107,9 +107,17 @@ describe('presets and test results', () => {
 
 describe('parseSettingsErrors with the new fields', () => {
   it('puts agent and search errors under their fields', () => {
-    const e = parseSettingsErrors(
-      'invalid settings: lead.temperature: 3 is outside 0–2; sub_agents.top_p: 1.5 is outside 0–1; search.provider: "x" is not one of duckduckgo, wikipedia; search.keys.brave: the key is empty; disk full',
-    );
+    const e = parseSettingsErrors({
+      code: 'invalid_settings',
+      message: 'invalid settings: …',
+      fields: {
+        'lead.temperature': '3 is outside 0–2',
+        'sub_agents.top_p': '1.5 is outside 0–1',
+        'search.provider': '"x" is not one of duckduckgo, wikipedia',
+        'search.keys.brave': 'the key is empty',
+        '': 'disk full',
+      },
+    });
     expect(e.fields).toEqual({
       'lead.temperature': '3 is outside 0–2',
       'sub_agents.top_p': '1.5 is outside 0–1',
@@ -120,7 +128,10 @@ describe('parseSettingsErrors with the new fields', () => {
   });
 
   it('leaves names it does not know in the general message', () => {
-    expect(parseSettingsErrors('invalid settings: lead.colour: nope').fields).toEqual({});
+    expect(parseSettingsErrors({ code: 'invalid_settings', message: 'invalid settings: lead.colour: nope', fields: { 'lead.colour': 'nope' } })).toEqual({
+      fields: {},
+      general: 'invalid settings: lead.colour: nope',
+    });
     expect(isSettingsField('models.qwen')).toBe(false);
   });
 });

@@ -12,8 +12,6 @@ import {
   versionChoices,
   versionQuestion,
   versionTitle,
-  DRAFT_EXPLAINED,
-  draftsNote,
   type CurrentState,
   type VersionRef,
 } from '../versions';
@@ -21,8 +19,6 @@ import { CaretIcon, CompareIcon, DownloadIcon, EyeIcon, PencilIcon, RestoreIcon 
 import { useRestoredFrom, useVersionContent, useVersions, type ContentState } from './artifactData';
 import { TrashIcon } from './declared-icons';
 import { Spinner, XIcon } from './icons';
-import { ArtifactReader } from './ArtifactReader';
-import { ExpandIcon } from './layout-icons';
 import { CopyButton } from './CopyButton';
 import { CodeView, Markdown } from './Markdown';
 
@@ -90,7 +86,6 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
   const [editing, setEditing] = useState(false);
   const [compare, setCompare] = useState<[VersionRef, VersionRef] | null>(null);
   const [menu, setMenu] = useState(false);
-  const [reading, setReading] = useState(false);
   const [busy, setBusy] = useState<'' | 'export' | 'restore'>('');
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string; savedPath?: string } | null>(null);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -241,12 +236,11 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         <select
           className="select select-sm version-select"
           aria-label="Version"
-          title={choices.find((c) => c.ref === shown)?.title}
           value={shown === 'current' ? 'current' : String(shown)}
           onChange={(e) => setViewing(e.target.value === 'current' ? 'current' : Number(e.target.value))}
         >
           {choices.map((c) => (
-            <option key={String(c.ref)} value={String(c.ref)} title={c.title}>
+            <option key={String(c.ref)} value={String(c.ref)}>
               {c.label}
             </option>
           ))}
@@ -275,15 +269,6 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           label={old ? `Copy v${String(shown)}` : 'Copy artifact'}
           disabled={content.loading || content.error !== '' || kind === 'binary'}
         />
-        <button
-          type="button"
-          className="btn btn-sm btn-ghost"
-          onClick={() => setReading(true)}
-          disabled={content.loading || content.error !== ''}
-          title={old ? `Read v${String(shown)} full-window (Esc closes)` : 'Read full-window (Esc closes)'}
-        >
-          <ExpandIcon /> <span className="btn-label">Reader</span>
-        </button>
         <span className="menu-anchor">
           <button
             ref={exportBtn}
@@ -414,15 +399,6 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} />
         )}
       </div>
-      {reading && !content.loading && content.error === '' ? (
-        <ArtifactReader
-          title={artifact.title || artifact.id}
-          meta={`${artifact.id} · v${String(old ? shown : artifact.version)}${old ? ' (an older version)' : ''}${tab === 'source' ? ' · source' : ''}`}
-          onClose={() => setReading(false)}
-        >
-          {tab === 'source' ? <SourceView text={content.content} /> : <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} />}
-        </ArtifactReader>
-      ) : null}
       <Suspense fallback={null}>
         {editing ? (
           <EditorDialog
@@ -484,16 +460,17 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
           <div className="history-head">
             <span className="history-v">v{state.version}</span>
             <span className="history-type">{state.unsaved ? 'Changing' : 'Current'}</span>
-            <span className="badge badge-warn">{state.unsaved ? 'draft' : 'current'}</span>
+            <span className="badge badge-warn">{state.unsaved ? 'unsaved' : 'current'}</span>
           </div>
-          <div className="history-q muted">{state.unsaved ? DRAFT_EXPLAINED : 'Not stored as a version yet.'}</div>
+          <div className="history-q muted">
+            {state.unsaved ? 'The running research is changing it; a version is stored when the run finishes.' : 'Not stored as a version yet.'}
+          </div>
         </li>
       ) : null}
       {[...versions].reverse().map((v) => {
         const isCurrent = !extra && v.version === state.version;
         const ref: VersionRef = isCurrent ? 'current' : v.version;
         const question = versionQuestion(v);
-        const drafts = draftsNote(versions, v);
         const exact = new Date(v.created_at);
         return (
           <li key={v.version} className={`history-item${shown === ref ? ' viewing' : ''}`}>
@@ -510,7 +487,6 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
                 “{question}”
               </div>
             ) : null}
-            {drafts ? <div className="history-q muted history-drafts">{drafts}</div> : null}
             <div className="history-foot">
               <span className="muted">{formatBytes(v.size)}</span>
               <span className="history-actions">

@@ -1,5 +1,5 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
-import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api';
+import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, toApiError, type Settings, type SettingsInput } from '../api';
 import { agentTexts, EMPTY_AGENT_TEXTS, parseAgentTexts, searchInputOf, type AgentTexts, type SearchForm } from '../settings-form';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
@@ -46,22 +46,21 @@ export interface SettingsErrors {
 }
 
 /**
- * Splits a Save validation error into per-field messages. The backend writes
- * "invalid settings: base_url: must be ...; lead.temperature: 3 is outside 0–2"
- * (config.Validate): each "; "-separated part that starts with a field name the dialog
- * knows (SettingsField) goes to that field.
+ * Sorts a Save error into per-field messages by its code's fields (ApiError.fields, from
+ * config.InvalidError: "base_url", "lead.temperature", …), never by splitting its text:
+ * each field the dialog knows (SettingsField) goes to that field, the others into
+ * `general` as "<field>: <message>"; an error without known fields is all `general`.
  */
-export function parseSettingsErrors(message: string): SettingsErrors {
-  const body = message.replace(/^invalid settings:\s*/i, '');
+export function parseSettingsErrors(e: unknown): SettingsErrors {
+  const err = toApiError(e);
   const fields: Partial<Record<SettingsField, string>> = {};
   const rest: string[] = [];
-  for (const part of body.split(/;\s+/)) {
-    const m = /^([a-z_]+(?:\.[a-z0-9_-]+)*):\s*(.+)$/s.exec(part.trim());
-    const name = m?.[1] ?? '';
-    if (m && isSettingsField(name)) fields[name] = m[2];
-    else if (part.trim() !== '') rest.push(part.trim());
+  for (const [name, msg] of Object.entries(err.fields)) {
+    if (isSettingsField(name)) fields[name] = msg;
+    else rest.push(name === '' ? msg : `${name}: ${msg}`);
   }
-  return { fields, general: rest.length > 0 ? (Object.keys(fields).length > 0 ? rest.join('; ') : message) : '' };
+  if (Object.keys(fields).length === 0) return { fields, general: err.message };
+  return { fields, general: rest.join('; ') };
 }
 
 /** The largest upload limit the backend accepts, in MiB (config.MaxUploadMBLimit). */
@@ -229,7 +228,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
       },
       (err: unknown) => {
         setSaving(false);
-        setError(parseSettingsErrors(err instanceof Error ? err.message : String(err)));
+        setError(parseSettingsErrors(err));
       },
     );
   };

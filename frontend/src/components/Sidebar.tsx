@@ -156,6 +156,29 @@ export function Sidebar(p: SidebarProps) {
   );
 }
 
+/**
+ * The badge of a conversation whose latest run did not finish (issue 10 item 2): "Failed"
+ * for a run that ended in error or was interrupted, "Stopped" for one the user cancelled;
+ * nothing otherwise.
+ */
+export function RunBadge({ status }: { status: Conversation['last_status'] }) {
+  if (status === 'error' || status === 'interrupted') {
+    return (
+      <span className="conv-badge conv-badge-failed" title={status === 'error' ? 'The last run failed' : 'The last run was interrupted'}>
+        Failed
+      </span>
+    );
+  }
+  if (status === 'cancelled') {
+    return (
+      <span className="conv-badge conv-badge-stopped" title="The last run was stopped">
+        Stopped
+      </span>
+    );
+  }
+  return null;
+}
+
 interface RowProps {
   c: Conversation;
   now: number;
@@ -207,7 +230,10 @@ function ConversationRow(r: RowProps) {
                 Researching
               </span>
             ) : (
-              relativeTime(r.c.updated_at || r.c.created_at, r.now)
+              <>
+                <RunBadge status={r.c.last_status} />
+                {relativeTime(r.c.updated_at || r.c.created_at, r.now)}
+              </>
             )}
           </span>
         </button>
