@@ -4,7 +4,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunError } from './components/RunError';
 import { RunBadge } from './components/Sidebar';
-import { ERROR_CODES, fixesFor, isErrorCode, needsSetup, parseErrorPayload, runErrorTitle } from './errors';
+import { describeError, ERROR_CODES, fixesFor, isErrorCode, needsSetup, parseErrorPayload, runErrorTitle } from './errors';
 import { replayRun, type RunEvent } from './events';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -49,6 +49,14 @@ describe('fixesFor', () => {
     expect(isErrorCode('store')).toBe(false);
     expect(needsSetup('model_not_configured') && needsSetup('invalid_settings') && !needsSetup('model_auth')).toBe(true);
     expect(runErrorTitle('model_unreachable')).not.toBe(runErrorTitle(''));
+  });
+});
+
+describe('describeError', () => {
+  it('words not_found by its code, whatever the backend wrote', () => {
+    expect(describeError({ code: 'not_found', message: 'Not found: it may have been deleted.' })).toMatch(/no longer exists/);
+    expect(describeError({ code: 'error', message: 'store: not found' })).toBe('store: not found');
+    expect(describeError({ code: 'conflict', message: 'someone saved first' })).toBe('someone saved first');
   });
 });
 

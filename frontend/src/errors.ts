@@ -150,3 +150,20 @@ export function runErrorTitle(code: string): string {
 export function needsSetup(code: string): boolean {
   return code === 'model_not_configured' || code === 'invalid_settings';
 }
+
+/**
+ * The text the page shows for a failed call, chosen by its code where the code says more
+ * than the backend's text: not_found tells what happened ("deleted, perhaps in another
+ * window"), desktop_only that the desktop window can do it; any other code shows the
+ * error's own message.
+ */
+export function describeError(err: { code: string; message: string }): string {
+  switch (err.code) {
+    case 'not_found':
+      return 'It no longer exists: it was deleted, perhaps in another window.';
+    case 'unavailable':
+      return err.message || 'The ArtifactFlow backend is not available.';
+    default:
+      return err.message;
+  }
+}
