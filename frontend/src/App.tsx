@@ -31,6 +31,8 @@ import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './compo
 import { applyEvent, emptyRunsState, forgetArtifact, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
 import { useDeclared } from './useDeclared';
 import { useSources } from './useSources';
+import { useZoom } from './useZoom';
+import { FindBar } from './components/FindBar';
 
 type RunsAction =
   | { type: 'event'; event: RunEvent }
@@ -66,6 +68,7 @@ const message = (e: unknown): string => toApiError(e).message;
  * reloaded when a conversation is opened and when a run in it ends.
  */
 export default function App() {
+  useZoom(); // Ctrl/Cmd + − 0 (issue 10, item 4)
   const [runs, dispatch] = useReducer(runsReducer, undefined, emptyRunsState);
   const [conversations, setConversations] = useState<Conversation[]>([]);
   const [listLoading, setListLoading] = useState(true);
@@ -338,6 +341,7 @@ export default function App() {
 
   return (
     <div className="app">
+      <FindBar />
       <Sidebar
         conversations={conversations}
         selectedId={selectedId}

@@ -1,0 +1,127 @@
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { clearMatches, findRanges, matchCount, paintMatches, stepMatch } from '../find';
+import { XIcon } from './icons';
+import './everyday.css';
+
+/** Props of FindBar. */
+export interface FindBarProps {
+  /** Where to search: the first element matching this selector (the conversation's scroll area). */
+  rootSelector?: string;
+}
+
+/**
+ * Find in the conversation (issue 10, item 4): Ctrl/Cmd+F opens a bar over the
+ * conversation (or focuses it again); typing highlights every match with the CSS Custom
+ * Highlight API (no change to the page's DOM) and shows "3 / 12"; Enter goes to the next
+ * match, Shift+Enter to the previous, both scrolling it into view; Esc closes the bar and
+ * removes the highlights. Matches follow the conversation as it changes (a streaming answer).
+ */
+export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
+  const [open, setOpen] = useState(false);
+  const [query, setQuery] = useState('');
+  const [current, setCurrent] = useState(-1);
+  const [count, setCount] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+  const ranges = useRef<Range[]>([]);
+
+  // Ctrl/Cmd+F anywhere opens the bar (instead of the browser's own find, which the
+  // desktop window does not have).
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey || e.key.toLowerCase() !== 'f') return;
+      if (document.querySelector('dialog[open]') !== null) return;
+      e.preventDefault();
+      setOpen(true);
+      window.setTimeout(() => {
+        input.current?.focus();
+        input.current?.select();
+      }, 0);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // Recompute the matches when the query changes or the conversation's DOM does.
+  const refresh = useCallback(
+    (keep: boolean) => {
+      const root = document.querySelector(rootSelector);
+      const found = open && root !== null ? findRanges(root, query) : [];
+      ranges.current = found;
+      setCount(found.length);
+      setCurrent((c) => (found.length === 0 ? -1 : keep && c >= 0 ? Math.min(c, found.length - 1) : 0));
+    },
+    [open, query, rootSelector],
+  );
+  useEffect(() => {
+    // Deferred (also the first time), so typing and streaming text recompute once per batch.
+    let timer = window.setTimeout(() => refresh(false), 0);
+    const root = document.querySelector(rootSelector);
+    if (!open || root === null) return () => window.clearTimeout(timer);
+    const mo = new MutationObserver(() => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(() => refresh(true), 50);
+    });
+    mo.observe(root, { subtree: true, childList: true, characterData: true });
+    return () => {
+      mo.disconnect();
+      window.clearTimeout(timer);
+    };
+  }, [open, refresh, rootSelector]);
+
+  // Paint the highlights; bring the current match into view.
+  useEffect(() => {
+    if (!open) {
+      clearMatches();
+      return;
+    }
+    paintMatches(ranges.current, current);
+    const cur = ranges.current[current];
+    cur?.startContainer.parentElement?.scrollIntoView({ block: 'center', inline: 'nearest' });
+  }, [open, current, count]);
+  useEffect(() => clearMatches, []);
+
+  const close = () => {
+    setOpen(false);
+    setQuery('');
+  };
+  const onKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      close();
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      setCurrent((c) => stepMatch(c, ranges.current.length, e.shiftKey ? -1 : 1));
+    }
+  };
+  if (!open) return null;
+  const label = matchCount(current, count, query);
+  return (
+    <div className="find-bar" role="search" aria-label="Find in conversation">
+      <input
+        ref={input}
+        type="search"
+        value={query}
+        placeholder="Find in conversation"
+        aria-label="Find in conversation"
+        onChange={(e) => setQuery(e.target.value)}
+        onKeyDown={onKey}
+        spellCheck={false}
+      />
+      <span className="find-count" role="status" aria-live="polite">
+        {label}
+      </span>
+      <button type="button" className="icon-btn" aria-label="Previous match (Shift+Enter)" title="Previous match (Shift+Enter)" disabled={count === 0}
+        onClick={() => setCurrent((c) => stepMatch(c, ranges.current.length, -1))}>
+        ‹
+      </button>
+      <button type="button" className="icon-btn" aria-label="Next match (Enter)" title="Next match (Enter)" disabled={count === 0}
+        onClick={() => setCurrent((c) => stepMatch(c, ranges.current.length, 1))}>
+        ›
+      </button>
+      <button type="button" className="icon-btn" aria-label="Close find (Esc)" title="Close (Esc)" onClick={close}>
+        <XIcon size={13} />
+      </button>
+    </div>
+  );
+}

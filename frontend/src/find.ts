@@ -1,0 +1,104 @@
+// Find in the conversation (Ctrl+F, issue 10 item 4): the matches of a query in the text
+// the page shows, as DOM Ranges, so they can be highlighted with the CSS Custom Highlight
+// API without changing the (React-owned) DOM.
+
+/** Elements whose text is never searched: the find bar itself, hidden and non-text content. */
+const SKIP = 'script, style, noscript, template, .find-bar, [aria-hidden="true"], .code-copy';
+
+/** The largest number of matches find reports and highlights. */
+export const MAX_MATCHES = 5000;
+
+/**
+ * The ranges of every occurrence of query in the text under root, in document order,
+ * ignoring case (a match never spans two text nodes; a citation chip or a bold word
+ * between parts of the query breaks it). An empty or blank query finds nothing. At most
+ * MAX_MATCHES ranges.
+ */
+export function findRanges(root: Node, query: string): Range[] {
+  const q = query.trim().toLocaleLowerCase();
+  if (q === '') return [];
+  const doc = root.ownerDocument ?? document;
+  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) => (n.parentElement?.closest(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+  });
+  const out: Range[] = [];
+  for (let n = walker.nextNode(); n !== null && out.length < MAX_MATCHES; n = walker.nextNode()) {
+    const text = (n.nodeValue ?? '').toLocaleLowerCase();
+    // toLocaleLowerCase keeps UTF-16 lengths for the scripts the app shows (a few rare
+    // characters change length; their offsets would be off by one, which only shifts a
+    // highlight).
+    for (let i = text.indexOf(q); i >= 0 && out.length < MAX_MATCHES; i = text.indexOf(q, i + q.length)) {
+      const r = doc.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, Math.min(i + q.length, n.nodeValue?.length ?? 0));
+      out.push(r);
+    }
+  }
+  return out;
+}
+
+/**
+ * The match to show after moving by step (1 next, -1 previous) from current among count
+ * matches, wrapping around; -1 when there are none.
+ */
+export function stepMatch(current: number, count: number, step: 1 | -1): number {
+  if (count === 0) return -1;
+  if (current < 0) return step === 1 ? 0 : count - 1;
+  return (((current + step) % count) + count) % count;
+}
+
+/** The find bar's count: "3 / 12", "0 / 0" with no match, "" with no query. */
+export function matchCount(current: number, count: number, query: string): string {
+  if (query.trim() === '') return '';
+  return count === 0 ? '0 / 0' : `${String(current + 1)} / ${String(count)}`;
+}
+
+/** The registry of the CSS Custom Highlight API, when the engine has one. */
+interface HighlightRegistry {
+  set(name: string, h: unknown): void;
+  delete(name: string): boolean;
+}
+
+/** The Highlight constructor and registry, or null where the API is missing. */
+function highlightApi(): { registry: HighlightRegistry; make: (ranges: Range[]) => unknown } | null {
+  const g = globalThis as unknown as { CSS?: { highlights?: HighlightRegistry }; Highlight?: new (...r: Range[]) => unknown };
+  const registry = g.CSS?.highlights;
+  const H = g.Highlight;
+  if (registry === undefined || H === undefined) return null;
+  return { registry, make: (ranges) => new H(...ranges) };
+}
+
+/** Name of the highlight of every match (styled in everyday.css with ::highlight()). */
+export const HIGHLIGHT_ALL = 'af-find';
+/** Name of the highlight of the current match. */
+export const HIGHLIGHT_CURRENT = 'af-find-current';
+
+/**
+ * Shows ranges as highlights (all of them, and the current one stronger) through the CSS
+ * Custom Highlight API; where it is missing, selects the current match instead. Returns
+ * whether highlights were used.
+ */
+export function paintMatches(ranges: Range[], current: number): boolean {
+  const api = highlightApi();
+  const cur = ranges[current];
+  if (api === null) {
+    const sel = window.getSelection();
+    if (sel !== null && cur !== undefined) {
+      sel.removeAllRanges();
+      sel.addRange(cur);
+    }
+    return false;
+  }
+  api.registry.set(HIGHLIGHT_ALL, api.make(ranges));
+  if (cur !== undefined) api.registry.set(HIGHLIGHT_CURRENT, api.make([cur]));
+  else api.registry.delete(HIGHLIGHT_CURRENT);
+  return true;
+}
+
+/** Removes the find highlights. */
+export function clearMatches(): void {
+  const api = highlightApi();
+  if (api === null) return;
+  api.registry.delete(HIGHLIGHT_ALL);
+  api.registry.delete(HIGHLIGHT_CURRENT);
+}
