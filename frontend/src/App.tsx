@@ -29,6 +29,7 @@ import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar } from './components/Sidebar';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
 import { applyEvent, emptyRunsState, forgetArtifact, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
+import { describeError } from './errors';
 import { useDeclared } from './useDeclared';
 import { useSources } from './useSources';
 import { useZoom } from './useZoom';
@@ -180,7 +181,7 @@ export default function App() {
         }
       },
       (e: unknown) => {
-        if (!stale) setDetailError(message(e));
+        if (!stale) setDetailError(describeError(toApiError(e)));
       },
     );
     return () => {

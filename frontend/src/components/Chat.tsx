@@ -25,6 +25,7 @@ import { DraftsBanner } from './DraftsBanner';
 import { AlertIcon, ChevronIcon, DocIcon, SendIcon, Spinner, StopIcon, StoppedIcon } from './icons';
 import { CopyButton } from './CopyButton';
 import { Markdown } from './Markdown';
+import { RunError } from './RunError';
 import { SearchBanner, useSearchStatus, type SearchBannerReason } from './SearchBanner';
 import { MOD_KEY } from './Sidebar';
 
@@ -358,6 +359,7 @@ export function ChatView(p: ChatViewProps) {
               onCancelEdit={() => setEditing(null)}
               onSubmitEdit={submitEdit}
               onRegenerate={doRegenerate}
+              onOpenSettings={p.onOpenSettings}
               onReuse={(text) => {
                 p.onDraft(text);
                 p.composerRef.current?.focus();
@@ -517,6 +519,8 @@ interface ExchangeProps {
   onCancelEdit: () => void;
   onSubmitEdit: (messageId: string, content: string) => void;
   onRegenerate: (messageId: string) => void;
+  /** Opens the Settings dialog (the fix a model error offers). */
+  onOpenSettings: () => void;
   /** Put text back into the composer (a message the run did not take). */
   onReuse: (text: string) => void;
 }
@@ -597,7 +601,7 @@ function Exchange(x: ExchangeProps) {
       ))}
       {reasoning ? <Reasoning text={reasoning} streaming={running && answer === ''} /> : null}
       {parts.body ? (
-        <Markdown source={parts.body} className={running ? 'answer streaming' : 'answer'} cite copyCode />
+        <Markdown source={parts.body} className={running ? 'answer streaming' : 'answer'} cite />
       ) : running ? (
         <p className="working">
           <Spinner size={13} /> Working on it — the answer appears here when the lead agent writes it.
@@ -613,7 +617,15 @@ function Exchange(x: ExchangeProps) {
       {dropped.map((q) => (
         <AddedMessage key={q.id} q={q} onReuse={() => x.onReuse(q.content)} />
       ))}
-      {status === 'error' ? <ErrorBox title="The research failed">{error || 'The run ended with an error.'}</ErrorBox> : null}
+      {status === 'error' ? (
+        <RunError
+          code={live?.errorCode || run?.errorCode || ''}
+          message={error}
+          onOpenSettings={x.onOpenSettings}
+          onRetry={message ? () => x.onRegenerate(message.id) : undefined}
+          retryDisabled={x.actionsDisabled}
+        />
+      ) : null}
       {status === 'cancelled' ? (
         <div className="run-stopped" title={reason || undefined}>
           <StoppedIcon size={14} /> Stopped{shownReason ? ` — ${shownReason}` : ''}

@@ -611,7 +611,6 @@ export namespace app {
 	    search?: SearchInput;
 	    lead?: AgentModelSettings;
 	    sub_agents?: AgentModelSettings;
-	    load_remote_images: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -634,7 +633,6 @@ export namespace app {
 	        this.search = this.convertValues(source["search"], SearchInput);
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
-	        this.load_remote_images = source["load_remote_images"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -675,8 +673,6 @@ export namespace app {
 	    search_problem: string;
 	    lead: AgentModelSettings;
 	    sub_agents: AgentModelSettings;
-	    set_by: Record<string, string>;
-	    load_remote_images: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -703,8 +699,6 @@ export namespace app {
 	        this.search_problem = source["search_problem"];
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
-	        this.set_by = source["set_by"];
-	        this.load_remote_images = source["load_remote_images"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
