@@ -194,6 +194,7 @@ export namespace app {
 	    updated_at: any;
 	    running: boolean;
 	    snippet: string;
+	    last_status: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ConversationSummary(source);
@@ -207,6 +208,7 @@ export namespace app {
 	        this.updated_at = this.convertValues(source["updated_at"], null);
 	        this.running = source["running"];
 	        this.snippet = source["snippet"];
+	        this.last_status = source["last_status"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
