@@ -17,8 +17,9 @@ import (
 )
 
 // reportWorld scripts a short run per question: the lead writes research_report (titled
-// "Moon distance") and answers "Answer N", N counting the runs from 1, so a test can wait for
-// each run of a Regenerate or an edit by its own answer.
+// "Moon distance"), changes it once (so the run's live v1 is a draft and v2 is stored) and
+// answers "Answer N", N counting the runs from 1, so a test can wait for each run of a
+// Regenerate or an edit by its own answer.
 func reportWorld(t *testing.T) *world {
 	var answers atomic.Int64
 	return newWorld(t, "native", func(w *world) llmtest.Handler {
@@ -26,9 +27,12 @@ func reportWorld(t *testing.T) *world {
 			if agentOf(req) != "lead_agent" {
 				return llmtest.Reply{Content: "nothing to do"}
 			}
-			if len(toolResults(req)) == 0 {
+			switch len(toolResults(req)) {
+			case 0:
 				return w.toolCall("create_artifact", map[string]any{"id": "research_report", "content_type": "markdown",
 					"title": "Moon distance", "content": "# Moon distance\n\n" + fact})
+			case 1:
+				return w.toolCall("update_artifact", map[string]any{"id": "research_report", "old_str": "# Moon distance", "new_str": "# Moon distance (checked)"})
 			}
 			return llmtest.Reply{Content: fmt.Sprintf("Answer %d: the Moon is 384,400 km away.", answers.Add(1))}
 		}
@@ -40,7 +44,8 @@ func reportWorld(t *testing.T) *world {
 // leave no phantom copy of the first question with a "Starting…" line, also after
 // switching conversations; the file chip under an answer names the artifact by its title;
 // an artifact tool row in the activity expands to the artifact's title, id, version and
-// text, not the <artifact> wrapper the model saw. Needs AF_E2E=1 and a built frontend,
+// text, not the <artifact> wrapper the model saw; the report's history explains that v1 was
+// a draft of the run that stored v2. Needs AF_E2E=1 and a built frontend,
 // like TestBrowserE2E.
 func TestBrowserE2EDefects(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {

@@ -3,9 +3,11 @@
 // (asked) and AF_FACT (in research_report). The scripted lead writes research_report, titled
 // "Moon distance", and answers "Answer N" for its Nth run. Checks, in a new conversation:
 // the file chip reads the artifact's title; an artifact tool row expands to the artifact,
-// not its <artifact> wrapper; Regenerate and then edit-and-resend leave no phantom copy of
-// the question with a "Starting…" line, also after switching conversations. Saves
-// /tmp/ui-defects.png. Exits non-zero on the first failure.
+// not its <artifact> wrapper; the history explains the run's draft (v1) behind its one stored
+// version (v2); Regenerate and then edit-and-resend leave no phantom copy of
+// the question with a "Starting…" line, also after switching conversations; "Jump to latest"
+// shows while scrolled up; sending while scrolled up scrolls to the new question. Saves
+// /tmp/ui-defects.png and /tmp/ui-defects-follow.png. Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];
@@ -55,6 +57,16 @@ await check('the file chip under the answer names the artifact by its title', as
   await page.locator('.preview', { hasText: fact }).waitFor();
 });
 
+await check('the report\'s history explains the run\'s draft behind its one stored version', async () => {
+  await page.getByRole('tab', { name: /History/ }).click();
+  const item = page.locator('.history-item', { hasText: 'v2' }).first();
+  await item.locator('.history-drafts', { hasText: 'v1 was a draft of its run' }).waitFor();
+  const select = page.getByRole('combobox', { name: 'Version' });
+  const label = ((await select.locator('option').first().textContent()) ?? '').trim();
+  assert(label === 'v2 · current', `the version selector reads "${label}"`);
+  await page.getByRole('tab', { name: 'Preview' }).click();
+});
+
 await check('an artifact tool row expands to the artifact, not its <artifact> wrapper', async () => {
   await exchanges().last().getByRole('button', { name: /Activity/ }).click();
   const row = page.locator('.step.kind-tool', { hasText: 'create_artifact' }).first();
@@ -87,6 +99,54 @@ await check('edit and resend leaves no phantom question', async () => {
   await finished('Answer 3');
   await page.locator('main.chat .question', { hasText: 'In miles' }).waitFor();
   await noPhantom('after edit and resend');
+});
+
+/** The conversation's scroll position: how far from its bottom, and how much it can scroll. */
+const scrollState = () =>
+  page.locator('.chat-scroll').evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, room: el.scrollHeight - el.clientHeight }));
+const toTop = () => page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, 0));
+const jump = () => page.getByRole('button', { name: 'Jump to latest' });
+
+await check('"Jump to latest" shows while scrolled up and brings the latest back', async () => {
+  await page.setViewportSize({ width: 1280, height: 520 });
+  const last = exchanges().last();
+  await last.getByRole('button', { name: /Activity/ }).click();
+  for (const tool of ['create_artifact', 'update_artifact']) await last.locator('.step.kind-tool', { hasText: tool }).first().locator('.step-head').click();
+  const { room } = await scrollState();
+  assert(room > 150, `the conversation is too short to scroll (${String(room)} px)`);
+  await page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await page.waitForTimeout(300);
+  assert((await jump().count()) === 0, '"Jump to latest" is shown at the bottom');
+  await toTop();
+  await jump().waitFor();
+  await jump().click();
+  await page.waitForFunction(() => {
+    const el = document.querySelector('.chat-scroll');
+    return el !== null && el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  });
+  await jump().waitFor({ state: 'detached' });
+});
+
+await check('sending while scrolled up scrolls to the new question', async () => {
+  await toTop();
+  await jump().waitFor();
+  await page.getByRole('textbox', { name: 'Research question' }).fill('Follow-up: and in miles?');
+  await page.keyboard.press('Enter');
+  const asked = page.locator('main.chat .question', { hasText: 'Follow-up' });
+  await asked.waitFor();
+  await page.waitForFunction(() => {
+    const el = document.querySelector('.chat-scroll');
+    const q = [...document.querySelectorAll('main.chat .question')].find((x) => x.textContent?.includes('Follow-up'));
+    if (!el || !q) return false;
+    const box = el.getBoundingClientRect();
+    const r = q.getBoundingClientRect();
+    return r.top >= box.top - 1 && r.top < box.bottom;
+  }, undefined, { timeout: 10_000 });
+  await finished('Answer 4');
+  const { fromBottom } = await scrollState();
+  assert(fromBottom < 48, `the view is ${String(fromBottom)} px above the end after the answer`);
+  await screenshot(page, 'defects-follow');
+  await page.setViewportSize({ width: 1280, height: 860 });
 });
 
 await check('no page errors', async () => {

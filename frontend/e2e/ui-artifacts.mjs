@@ -60,7 +60,8 @@ export async function artifactChecks({ page, check, shot, calls }) {
     assert(((await edit.getAttribute('title')) ?? '').includes('running research'), 'no explanation on Edit');
     await page.locator('.viewer-note', { hasText: 'The running research is changing this artifact' }).waitFor();
     const current = await versionSelect.locator('option').first().textContent();
-    assert(current?.includes('current, unsaved'), `version selector reads "${current}"`);
+    assert(/^v\d+ · draft$/.test(current?.trim() ?? ''), `version selector reads "${current}"`);
+    assert(((await versionSelect.getAttribute('title')) ?? '').includes('stores only its final state'), 'the selector does not explain the draft');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await page.locator('.run-stopped').last().waitFor();
     await page.evaluate(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api';
-import { currentIsExtra, defaultComparePair, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
+import { currentIsExtra, DRAFT_EXPLAINED, defaultComparePair, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({
   version,
@@ -66,7 +66,7 @@ describe('version choices and compare defaults', () => {
   it('keeps the newest stored version as a choice while a run has unsaved changes', () => {
     expect(currentIsExtra(stored, { version: 6, unsaved: true })).toBe(true);
     expect(versionChoices(stored, { version: 6, unsaved: true }).map((c) => c.label)).toEqual([
-      'v6 · current, unsaved',
+      'v6 · draft',
       'v4 · Your edit',
       'v2 · Updated',
       'v1 · Created',
@@ -84,5 +84,28 @@ describe('version choices and compare defaults', () => {
   it('labels refs', () => {
     expect(refLabel('current', { version: 5, unsaved: false })).toBe('v5 (current)');
     expect(refLabel(3, { version: 5, unsaved: false })).toBe('v3');
+  });
+});
+
+describe('a run\'s live drafts (issue 10: "v4" with a history of only "v4 Created")', () => {
+  it('calls the live version a draft, in a label short enough for the selector, and explains it in the title', () => {
+    const [live] = versionChoices([], { version: 4, unsaved: true });
+    expect(live?.label).toBe('v4 · draft');
+    expect(live?.label.length).toBeLessThanOrEqual(12);
+    expect(live?.title).toContain(DRAFT_EXPLAINED);
+    const [stored] = versionChoices([v(4, 'create')], { version: 4, unsaved: false });
+    expect(stored?.label).toBe('v4 · current');
+  });
+
+  it.each([
+    { name: 'first run of four changes', versions: [4], at: 4, want: 'v1–v3 were drafts of its run; a run stores only its final state.' },
+    { name: 'one skipped draft', versions: [1, 3], at: 3, want: 'v2 was a draft of its run; a run stores only its final state.' },
+    { name: 'one change', versions: [1, 2], at: 2, want: '' },
+    { name: 'a single first version', versions: [1], at: 1, want: '' },
+  ])('$name', ({ versions, at, want }) => {
+    const list = versions.map((n) => v(n, 'update'));
+    const target = list.find((x) => x.version === at);
+    expect(target).toBeDefined();
+    if (target) expect(draftsNote(list, target)).toBe(want);
   });
 });

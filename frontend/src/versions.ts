@@ -78,13 +78,25 @@ export interface VersionChoice {
   ref: VersionRef;
   /** The version number shown ("v4"). */
   version: number;
+  /** The option's text, short enough for the narrow selector ("v6 · draft"). */
   label: string;
+  /** The whole explanation, for the selector's tooltip. */
+  title: string;
 }
 
 /**
+ * What the selector and the history say about a run's live version (issue 10, item 5):
+ * during a run the in-memory version goes up by one per change (the model reads and cites
+ * those numbers), but the run stores only its final state, as one version under the last
+ * number, when it ends. So the live number is a draft, not a version the history will list.
+ */
+export const DRAFT_EXPLAINED =
+  'A live draft: the running research changes this artifact step by step and stores only its final state, as one version, when it ends.';
+
+/**
  * The choices of the version selector, newest first: the current content ("v5 · current",
- * "v5 · current, unsaved" while a run holds changes), then every stored version not equal
- * to it, labelled with its update type ("v3 · Your edit").
+ * or "v5 · draft" while a run holds changes not stored yet, see DRAFT_EXPLAINED), then every
+ * stored version not equal to it, labelled with its update type ("v3 · Your edit").
  */
 export function versionChoices(versions: readonly ArtifactVersion[], current: CurrentState): VersionChoice[] {
   const extra = currentIsExtra(versions, current);
@@ -92,12 +104,14 @@ export function versionChoices(versions: readonly ArtifactVersion[], current: Cu
     {
       ref: 'current',
       version: current.version,
-      label: `v${String(current.version)} · current${current.unsaved ? ', unsaved' : ''}`,
+      label: `v${String(current.version)} · ${current.unsaved ? 'draft' : 'current'}`,
+      title: current.unsaved ? `v${String(current.version)}: ${DRAFT_EXPLAINED}` : `v${String(current.version)}: the current version`,
     },
   ];
   for (const v of [...versions].reverse()) {
     if (!extra && v.version === current.version) continue;
-    out.push({ ref: v.version, version: v.version, label: `v${String(v.version)} · ${updateTypeLabel(v.update_type)}` });
+    const label = `v${String(v.version)} · ${updateTypeLabel(v.update_type)}`;
+    out.push({ ref: v.version, version: v.version, label, title: label });
   }
   return out;
 }
@@ -119,4 +133,18 @@ export function defaultComparePair(versions: readonly ArtifactVersion[], current
 /** "v3", or "v5 (current)" for the current content; for labels of compared versions. */
 export function refLabel(ref: VersionRef, current: CurrentState): string {
   return ref === 'current' ? `v${String(current.version)} (current)` : `v${String(ref)}`;
+}
+
+/**
+ * The note under a stored version whose number skips the drafts of the run that wrote it:
+ * "v1–v3 were drafts of its run; a run stores only its final state." when the stored version
+ * before it (0 when none) is more than one below it, else "". See DRAFT_EXPLAINED.
+ */
+export function draftsNote(versions: readonly ArtifactVersion[], v: ArtifactVersion): string {
+  const before = versions.filter((x) => x.version < v.version).reduce((n, x) => Math.max(n, x.version), 0);
+  const first = before + 1;
+  const last = v.version - 1;
+  if (last < first) return '';
+  const drafts = first === last ? `v${String(first)} was a draft` : `v${String(first)}–v${String(last)} were drafts`;
+  return `${drafts} of its run; a run stores only its final state.`;
 }

@@ -12,6 +12,8 @@ import {
   versionChoices,
   versionQuestion,
   versionTitle,
+  DRAFT_EXPLAINED,
+  draftsNote,
   type CurrentState,
   type VersionRef,
 } from '../versions';
@@ -236,11 +238,12 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         <select
           className="select select-sm version-select"
           aria-label="Version"
+          title={choices.find((c) => c.ref === shown)?.title}
           value={shown === 'current' ? 'current' : String(shown)}
           onChange={(e) => setViewing(e.target.value === 'current' ? 'current' : Number(e.target.value))}
         >
           {choices.map((c) => (
-            <option key={String(c.ref)} value={String(c.ref)}>
+            <option key={String(c.ref)} value={String(c.ref)} title={c.title}>
               {c.label}
             </option>
           ))}
@@ -460,17 +463,16 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
           <div className="history-head">
             <span className="history-v">v{state.version}</span>
             <span className="history-type">{state.unsaved ? 'Changing' : 'Current'}</span>
-            <span className="badge badge-warn">{state.unsaved ? 'unsaved' : 'current'}</span>
+            <span className="badge badge-warn">{state.unsaved ? 'draft' : 'current'}</span>
           </div>
-          <div className="history-q muted">
-            {state.unsaved ? 'The running research is changing it; a version is stored when the run finishes.' : 'Not stored as a version yet.'}
-          </div>
+          <div className="history-q muted">{state.unsaved ? DRAFT_EXPLAINED : 'Not stored as a version yet.'}</div>
         </li>
       ) : null}
       {[...versions].reverse().map((v) => {
         const isCurrent = !extra && v.version === state.version;
         const ref: VersionRef = isCurrent ? 'current' : v.version;
         const question = versionQuestion(v);
+        const drafts = draftsNote(versions, v);
         const exact = new Date(v.created_at);
         return (
           <li key={v.version} className={`history-item${shown === ref ? ' viewing' : ''}`}>
@@ -487,6 +489,7 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
                 “{question}”
               </div>
             ) : null}
+            {drafts ? <div className="history-q muted history-drafts">{drafts}</div> : null}
             <div className="history-foot">
               <span className="muted">{formatBytes(v.size)}</span>
               <span className="history-actions">

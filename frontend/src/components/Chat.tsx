@@ -13,6 +13,7 @@ import { latestContextTokens } from '../context-meter';
 import { endedRun, replayRun, runWeb, visibleText, type QueuedInput, type RunState } from '../events';
 import { formatCount, formatDuration } from '../format';
 import { firstShownIndex } from '../history';
+import { askedAnew, nearBottom, sendMarker } from '../scroll';
 import { useConversationHistory } from '../useHistory';
 import { ActivityFlow } from './ActivityFlow';
 import { TASK_PLAN_ID } from './ArtifactPanel';
@@ -163,9 +164,18 @@ export function ChatView(p: ChatViewProps) {
 
   // Follow the stream while the reader is at the bottom; leave them alone once they scroll up.
   // After older exchanges were put on top, keep what the reader was looking at in place.
+  // A question just sent, regenerated or edited: scroll to it even when the reader was up.
+  const asked = sendMarker(p.pendingQuestion, runningItem?.key);
+  const lastAsked = useRef(asked);
+  const [atBottom, setAtBottom] = useState(true);
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
+    if (askedAnew(lastAsked.current, asked)) {
+      stick.current = true;
+      anchor.current = null;
+    }
+    lastAsked.current = asked;
     const a = anchor.current;
     if (a !== null && (a.firstKey !== firstKey || !history.loadingOlder)) {
       el.scrollTop = el.scrollHeight - a.fromBottom;
@@ -178,6 +188,17 @@ export function ChatView(p: ChatViewProps) {
     stick.current = true;
     anchor.current = null;
   }, [cid]);
+  // Content that grows or shrinks without a scroll (a step expanded, the window resized) can
+  // leave the reader above the end: recheck whether "Jump to latest" is needed.
+  useEffect(() => {
+    const el = scrollRef.current;
+    const inner = el?.firstElementChild;
+    if (!el || !inner || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => setAtBottom(nearBottom(el.scrollHeight, el.scrollTop, el.clientHeight)));
+    ro.observe(inner);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
 
   const loadOlder = history.loadOlder;
   const requestOlder = useCallback(() => {
@@ -311,7 +332,8 @@ export function ChatView(p: ChatViewProps) {
         ref={scrollRef}
         onScroll={(e) => {
           const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+          stick.current = nearBottom(el.scrollHeight, el.scrollTop, el.clientHeight);
+          setAtBottom(stick.current);
         }}
       >
         <div className="chat-inner">
@@ -405,6 +427,22 @@ export function ChatView(p: ChatViewProps) {
             </ErrorBox>
           ) : null}
         </div>
+        {!atBottom && !empty ? (
+          <div className="jump-latest-wrap">
+            <button
+              type="button"
+              className="btn btn-sm jump-latest"
+              onClick={() => {
+                const el = scrollRef.current;
+                stick.current = true;
+                setAtBottom(true);
+                el?.scrollTo({ top: el.scrollHeight });
+              }}
+            >
+              <ChevronIcon size={13} className="jump-latest-icon" /> Jump to latest
+            </button>
+          </div>
+        ) : null}
       </div>
       <Composer
         value={p.draft}
