@@ -79,11 +79,12 @@ test: deps-test frontend lint
 
 # The real window under Xvfb: files dragged onto it are uploaded; a link the scripted lead
 # records shows in Links & files and opens in the system browser; a cited answer's chip
-# [1] shows its hover card under the mouse and opens its page; and the built binary,
+# [1] shows its hover card under the mouse and opens its page; Ctrl+B and Ctrl+J hide the
+# side columns, a dragged splitter widens the panel and a restart keeps it; and the built binary,
 # killed with SIGKILL mid-run, leaves a database that recovers. The window starts through
 # BIN, which hands it to WINDOW_BIN in the same process; TestLauncher checks that pair.
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations' ./app/
+	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout' ./app/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 clean:

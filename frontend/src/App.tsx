@@ -26,11 +26,15 @@ import { pendingText, settlePending, type PendingQuestion } from './pending';
 import { CitationProvider } from './components/Citations';
 import { PermissionDialog } from './components/PermissionDialog';
 import { SettingsDialog } from './components/SettingsDialog';
-import { Sidebar } from './components/Sidebar';
+import { PanelIcon, SidebarIcon } from './components/layout-icons';
+import { Splitter } from './components/Splitter';
+import { MOD_KEY, Sidebar } from './components/Sidebar';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
 import { applyEvent, emptyRunsState, forgetArtifact, hydrateConversation, isRunning, runsOf, type RunEvent, type RunsState } from './events';
 import { describeError } from './errors';
 import { useDeclared } from './useDeclared';
+import { useLastConversation } from './useLastConversation';
+import { BOUNDS, useLayout, widthRange } from './useLayout';
 import { useSources } from './useSources';
 import { useZoom } from './useZoom';
 import { FindBar } from './components/FindBar';
@@ -90,6 +94,33 @@ export default function App() {
   const [reloadTick, setReloadTick] = useState(0);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const now = useNow();
+  const layout = useLayout();
+  const { toggle: toggleColumn } = layout;
+  const sidebarCollapsed = layout.layout.sidebarCollapsed;
+
+  // Layout shortcuts: Ctrl/Cmd+B shows or hides the sidebar, Ctrl/Cmd+J the panel (not while
+  // a dialog is open); Ctrl/Cmd+K (search) shows a hidden sidebar and focuses its search box.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+      const key = e.key.toLowerCase();
+      if (key === 'k' && sidebarCollapsed) {
+        toggleColumn('sidebar');
+        window.setTimeout(() => {
+          const input = document.querySelector<HTMLInputElement>('nav.sidebar input');
+          input?.focus();
+          input?.select();
+        }, 0);
+        return;
+      }
+      if ((key !== 'b' && key !== 'j') || e.defaultPrevented) return;
+      if (document.querySelector('dialog[open]') !== null) return;
+      e.preventDefault();
+      toggleColumn(key === 'b' ? 'sidebar' : 'panel');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [toggleColumn, sidebarCollapsed]);
 
   // Run events: the only source of live progress. After a reconnect (browser mode) events may
   // have been missed, so the list and the open conversation are reloaded from the store.
@@ -198,6 +229,10 @@ export default function App() {
     setSelectedArtifact(null);
     setSendError(null);
   }, []);
+
+  // The conversation open when the window was last used opens again on start (if it still exists).
+  const conversationIds = useMemo(() => conversations.map((c) => c.id), [conversations]);
+  useLastConversation(selectedId, conversationIds, !listLoading && listError === '', openConversation);
 
   // The stored artifacts of the open conversation, reloaded after a save, restore or upload.
   const selectedRef = useRef(selectedId);
@@ -341,7 +376,10 @@ export default function App() {
     '';
 
   return (
-    <div className="app">
+    <div
+      className={`app${layout.layout.sidebarCollapsed ? ' sidebar-collapsed' : ''}${layout.layout.panelCollapsed ? ' panel-collapsed' : ''}`}
+      style={{ gridTemplateColumns: `${String(layout.widths.sidebar)}px minmax(0, 1fr) ${String(layout.widths.panel)}px` }}
+    >
       <FindBar />
       <Sidebar
         conversations={conversations}
@@ -395,6 +433,32 @@ export default function App() {
           composerRef={composerRef}
           onDetail={setDetail}
           onArtifactsChanged={() => setReloadTick((t) => t + 1)}
+          headStart={
+            <button
+              type="button"
+              className="icon-btn layout-toggle"
+              onClick={() => toggleColumn('sidebar')}
+              aria-label={layout.layout.sidebarCollapsed ? 'Show the sidebar' : 'Hide the sidebar'}
+              aria-pressed={!layout.layout.sidebarCollapsed}
+              aria-keyshortcuts="Control+B"
+              title={`${layout.layout.sidebarCollapsed ? 'Show' : 'Hide'} the sidebar (${MOD_KEY}+B)`}
+            >
+              <SidebarIcon />
+            </button>
+          }
+          headEnd={
+            <button
+              type="button"
+              className="icon-btn layout-toggle layout-toggle-end"
+              onClick={() => toggleColumn('panel')}
+              aria-label={layout.layout.panelCollapsed ? 'Show the panel' : 'Hide the panel'}
+              aria-pressed={!layout.layout.panelCollapsed}
+              aria-keyshortcuts="Control+J"
+              title={`${layout.layout.panelCollapsed ? 'Show' : 'Hide'} the task plan and artifacts (${MOD_KEY}+J)`}
+            >
+              <PanelIcon />
+            </button>
+          }
         />
         <ArtifactPanel
           conversationId={selectedId}
@@ -416,6 +480,32 @@ export default function App() {
           }}
         />
       </CitationProvider>
+      {layout.layout.sidebarCollapsed ? null : (
+        <Splitter
+          label="Resize the sidebar"
+          value={layout.widths.sidebar}
+          min={BOUNDS.sidebar.min}
+          max={widthRange('sidebar', layout.viewport, layout.widths.panel).max}
+          direction={1}
+          position={{ left: layout.widths.sidebar }}
+          onResize={(w) => layout.setWidth('sidebar', w)}
+          onReset={() => layout.resetWidth('sidebar')}
+          onCollapse={() => toggleColumn('sidebar')}
+        />
+      )}
+      {layout.layout.panelCollapsed ? null : (
+        <Splitter
+          label="Resize the panel"
+          value={layout.widths.panel}
+          min={BOUNDS.panel.min}
+          max={widthRange('panel', layout.viewport, layout.widths.sidebar).max}
+          direction={-1}
+          position={{ right: layout.widths.panel }}
+          onResize={(w) => layout.setWidth('panel', w)}
+          onReset={() => layout.resetWidth('panel')}
+          onCollapse={() => toggleColumn('panel')}
+        />
+      )}
       <PermissionDialog runs={runs} selectedId={selectedId} conversations={conversations} />
       {settingsOpen ? (
         <SettingsDialog

@@ -22,6 +22,8 @@ import { useRestoredFrom, useVersionContent, useVersions, type ContentState } fr
 import { TrashIcon } from './declared-icons';
 import { Spinner, XIcon } from './icons';
 import { CopyButton } from './CopyButton';
+import { ArtifactReader } from './ArtifactReader';
+import { ExpandIcon } from './layout-icons';
 import { CodeView, Markdown } from './Markdown';
 
 // The dialogs (and the diff code they use) load on first use, outside the main bundle.
@@ -88,6 +90,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
   const [editing, setEditing] = useState(false);
   const [compare, setCompare] = useState<[VersionRef, VersionRef] | null>(null);
   const [menu, setMenu] = useState(false);
+  const [reading, setReading] = useState(false);
   const [busy, setBusy] = useState<'' | 'export' | 'restore'>('');
   const [status, setStatus] = useState<{ kind: 'ok' | 'error'; text: string; savedPath?: string } | null>(null);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -272,6 +275,15 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           label={old ? `Copy v${String(shown)}` : 'Copy artifact'}
           disabled={content.loading || content.error !== '' || kind === 'binary'}
         />
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          onClick={() => setReading(true)}
+          disabled={content.loading || content.error !== ''}
+          title={old ? `Read v${String(shown)} full-window (Esc closes)` : 'Read full-window (Esc closes)'}
+        >
+          <ExpandIcon /> <span className="btn-label">Reader</span>
+        </button>
         <span className="menu-anchor">
           <button
             ref={exportBtn}
@@ -402,6 +414,15 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} />
         )}
       </div>
+      {reading && !content.loading && content.error === '' ? (
+        <ArtifactReader
+          title={artifact.title || artifact.id}
+          meta={`${artifact.id} · v${String(old ? shown : artifact.version)}${old ? ' (an older version)' : ''}${tab === 'source' ? ' · source' : ''}`}
+          onClose={() => setReading(false)}
+        >
+          {tab === 'source' ? <SourceView text={content.content} /> : <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} />}
+        </ArtifactReader>
+      ) : null}
       <Suspense fallback={null}>
         {editing ? (
           <EditorDialog

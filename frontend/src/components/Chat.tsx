@@ -69,6 +69,10 @@ export interface ChatViewProps {
   onDetail?: (d: ConversationDetail) => void;
   /** A recovered draft was kept: the artifact list changed. */
   onArtifactsChanged?: () => void;
+  /** Shown at the start of the header (the sidebar's show/hide button). */
+  headStart?: ReactNode;
+  /** Shown at the end of the header (the panel's show/hide button). */
+  headEnd?: ReactNode;
 }
 
 const EXAMPLES = [
@@ -315,6 +319,7 @@ export function ChatView(p: ChatViewProps) {
   return (
     <main className="chat" aria-label="Conversation">
       <header className="chat-head">
+        {p.headStart}
         <h1 className="chat-title">{cid === null ? 'New research' : p.title || 'Untitled research'}</h1>
         {p.running ? (
           <span className="pill pill-running">
@@ -326,6 +331,7 @@ export function ChatView(p: ChatViewProps) {
             <ContextMeter used={contextUsed} window={ctx.window} compactAtPercent={ctx.percent} />
           </div>
         ) : null}
+        {p.headEnd}
       </header>
       <div
         className="chat-scroll"
@@ -995,7 +1001,7 @@ function Composer({ value, onChange, onSend, onStop, running, sending, textareaR
           )}
         </span>
         <span>
-          <kbd>{MOD_KEY}</kbd>+<kbd>N</kbd> new · <kbd>{MOD_KEY}</kbd>+<kbd>,</kbd> settings
+          <kbd>{MOD_KEY}</kbd>+<kbd>N</kbd> new · <kbd>{MOD_KEY}</kbd>+<kbd>,</kbd> settings · <kbd>{MOD_KEY}</kbd>+<kbd>B</kbd> sidebar · <kbd>{MOD_KEY}</kbd>+<kbd>J</kbd> panel
         </span>
       </div>
     </div>
