@@ -17,8 +17,8 @@ import (
 )
 
 // reportWorld scripts a short run per question: the lead writes research_report (titled
-// "Moon distance"), changes it once (so the run's live v1 is a draft and v2 is stored) and
-// answers "Answer N", N counting the runs from 1, so a test can wait for each run of a
+// "Moon distance"), changes it once (so the run's live v1 is a draft and v2 is stored),
+// writes task_plan and answers "Answer N", N counting the runs from 1, so a test can wait for each run of a
 // Regenerate or an edit by its own answer.
 func reportWorld(t *testing.T) *world {
 	var answers atomic.Int64
@@ -33,6 +33,9 @@ func reportWorld(t *testing.T) *world {
 					"title": "Moon distance", "content": "# Moon distance\n\n" + fact})
 			case 1:
 				return w.toolCall("update_artifact", map[string]any{"id": "research_report", "old_str": "# Moon distance", "new_str": "# Moon distance (checked)"})
+			case 2:
+				return w.toolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown", "title": "Task plan",
+					"content": "# Moon distance\n- [x] Write the report"})
 			}
 			return llmtest.Reply{Content: fmt.Sprintf("Answer %d: the Moon is 384,400 km away.", answers.Add(1))}
 		}
@@ -45,7 +48,8 @@ func reportWorld(t *testing.T) *world {
 // switching conversations; the file chip under an answer names the artifact by its title;
 // an artifact tool row in the activity expands to the artifact's title, id, version and
 // text, not the <artifact> wrapper the model saw; the report's history explains that v1 was
-// a draft of the run that stored v2. Needs AF_E2E=1 and a built frontend,
+// a draft of the run that stored v2; the task plan opens in the viewer with its history and
+// export like any artifact. Needs AF_E2E=1 and a built frontend,
 // like TestBrowserE2E.
 func TestBrowserE2EDefects(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {

@@ -4,7 +4,7 @@
 // "Moon distance", and answers "Answer N" for its Nth run. Checks, in a new conversation:
 // the file chip reads the artifact's title; an artifact tool row expands to the artifact,
 // not its <artifact> wrapper; the history explains the run's draft (v1) behind its one stored
-// version (v2); Regenerate and then edit-and-resend leave no phantom copy of
+// version (v2); the task plan opens with history and export like any artifact; Regenerate and then edit-and-resend leave no phantom copy of
 // the question with a "Starting…" line, also after switching conversations; "Jump to latest"
 // shows while scrolled up; sending while scrolled up scrolls to the new question. Saves
 // /tmp/ui-defects.png and /tmp/ui-defects-follow.png. Exits non-zero on the first failure.
@@ -65,6 +65,17 @@ await check('the report\'s history explains the run\'s draft behind its one stor
   const label = ((await select.locator('option').first().textContent()) ?? '').trim();
   assert(label === 'v2 · current', `the version selector reads "${label}"`);
   await page.getByRole('tab', { name: 'Preview' }).click();
+});
+
+await check('the task plan opens in the viewer with its history and export', async () => {
+  await page.getByRole('button', { name: 'Open the task plan' }).click();
+  await page.locator('.preview', { hasText: 'Write the report' }).waitFor();
+  await page.getByRole('tab', { name: /History/ }).click();
+  await page.locator('.history-item', { hasText: 'v1' }).first().waitFor();
+  assert(await page.getByRole('button', { name: /^Export/ }).first().isEnabled(), 'no Export for the task plan');
+  await page.getByRole('tab', { name: 'Preview' }).click();
+  await exchanges().last().locator('.run-artifacts .chip').first().click();
+  await page.locator('.preview', { hasText: fact }).waitFor();
 });
 
 await check('an artifact tool row expands to the artifact, not its <artifact> wrapper', async () => {

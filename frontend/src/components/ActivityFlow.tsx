@@ -57,10 +57,13 @@ function ArtifactDetail({ view }: { view: ArtifactStepView }) {
       <div className="step-artifact-head">
         <strong>{view.title || view.id}</strong>
         {facts.map((f) => (
-          <span key={f} className="step-meta">
-            <span className="sep">·</span>
-            {f}
-          </span>
+          <Fragment key={f}>
+            {' '}
+            <span className="step-meta">
+              <span className="sep">·</span>
+              {f}
+            </span>
+          </Fragment>
         ))}
       </div>
       {view.preview !== '' ? <pre className="step-detail-text">{clipDetail(view.preview)}</pre> : null}

@@ -158,7 +158,8 @@ export function ArtifactPanel({
   const [deleteError, setDeleteError] = useState('');
   const plan = rows.find((r) => r.id === TASK_PLAN_ID);
   const others = rows.filter((r) => r.id !== TASK_PLAN_ID);
-  const selected = others.find((r) => r.id === selectedId) ?? others[0];
+  // The task plan opens in the viewer like any artifact (history, export, reader) when chosen.
+  const selected = (selectedId === TASK_PLAN_ID ? plan : undefined) ?? others.find((r) => r.id === selectedId) ?? others[0];
   const planContent = useArtifactContent(conversationId, plan);
   const preview = useArtifactContent(conversationId, selected);
 
@@ -203,6 +204,20 @@ export function ArtifactPanel({
           {plan ? <span className="muted small">v{plan.version}</span> : null}
           {plan?.unsaved ? <UnsavedDot /> : null}
           {plan ? <PlanProgress content={planContent.content} /> : null}
+          {plan && conversationId !== null ? (
+            <button
+              type="button"
+              className={`icon-btn plan-open${selected?.id === TASK_PLAN_ID ? ' active' : ''}`}
+              onClick={() => {
+                setTab('artifacts');
+                onSelect(TASK_PLAN_ID);
+              }}
+              aria-label="Open the task plan"
+              title="Open the task plan below: its versions, export and full-window reading"
+            >
+              <DocIcon size={14} />
+            </button>
+          ) : null}
           {plan && conversationId !== null ? (
             <button
               type="button"
