@@ -454,7 +454,11 @@ Sulfides look closest to mass-market cars. See the [2025 review](https://example
             if (a?.top_p != null && (a.top_p < 0 || a.top_p > 1)) problems.push(`${kind}.top_p: ${a.top_p} is outside 0–1`);
           }
           if (input.search && !(input.search.provider in providerNames)) problems.push(`search.provider: "${input.search.provider}" is not one of ${Object.keys(providerNames).join(', ')}`);
-          if (problems.length) return reject(`invalid settings: ${problems.join('; ')}`);
+          if (problems.length) {
+            // As the backend rejects (app.FormatBoundError): the AppError's JSON, fields by name.
+            const fields = Object.fromEntries(problems.map((p) => [p.slice(0, p.indexOf(': ')), p.slice(p.indexOf(': ') + 2)]));
+            return reject(new Error(JSON.stringify({ code: 'invalid_settings', message: `invalid settings: ${problems.join('; ')}`, fields })));
+          }
           settings = {
             ...settings, base_url: input.base_url, model: input.model, tool_call_mode: input.tool_call_mode,
             searxng_url: input.searxng_url, allow_private_network: input.allow_private_network,

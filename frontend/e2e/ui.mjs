@@ -283,11 +283,14 @@ await check('settings: endpoint preset, model list, test connection, per-agent m
 await check('a missing model offers to open settings', async () => {
   await page.keyboard.press('Control+n');
   await page.evaluate(() => {
-    window.__fake.failNextSend = 'no model configured: set the model in Settings (or --model)';
+    // As the backend rejects (app.FormatBoundError): an Error whose message is the AppError's JSON.
+    window.__fake.failNextSend = new Error(
+      JSON.stringify({ code: 'model_not_configured', message: 'No model is configured: choose an endpoint and a model in Settings.' }),
+    );
   });
   await page.getByRole('textbox', { name: 'Research question' }).fill('Anything');
   await page.keyboard.press('Enter');
-  const box = page.locator('.error-box', { hasText: 'no model configured' });
+  const box = page.locator('.error-box', { hasText: 'No model is configured' });
   await box.waitFor();
   await shot('nomodel');
   await box.getByRole('button', { name: 'Open settings' }).click();
