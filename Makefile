@@ -20,8 +20,12 @@ GOFLAGS_BUILD := -tags desktop,production,$(GO_TAGS) -ldflags "-w -s"
 GOFLAGS_CLI := -tags nowindow,sqlite_fts5 -ldflags "-w -s"
 # Our packages: ./... would also find Go files that npm packages ship under node_modules.
 GO_PKGS = $$(go list ./... | grep -v /node_modules/)
+# Installers (docs/ARCHITECTURE.md, "Installers"): the package version, and nfpm, run through
+# the go command at a fixed release (built once into the module cache; no system install).
+VERSION ?= 0.1.0
+NFPM := go run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.43.0
 
-.PHONY: run build cli startup test deps deps-test frontend frontend-deps go-test frontend-test window-test lint clean
+.PHONY: run build cli startup test deps deps-test frontend frontend-deps go-test frontend-test window-test lint clean package windows wine-test
 
 run: build
 	./$(BIN)
@@ -63,6 +67,7 @@ frontend: frontend-deps
 lint: frontend-deps
 	@test -z "$$(gofmt -l app backend *.go)" || { gofmt -l app backend *.go; echo "gofmt: files above need formatting"; exit 1; }
 	go vet -tags $(GO_TAGS) $(GO_PKGS)
+	scripts/vet-darwin.sh
 	cd frontend && npm run typecheck && npm run lint
 
 go-test:
@@ -87,5 +92,23 @@ window-test: build
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout' ./app/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
+# The Linux package: build/package/artifactflow_$(VERSION)_amd64.deb holds both binaries in
+# /usr/lib/artifactflow, /usr/bin/artifactflow linked to the first, the desktop entry and
+# the icon; packaging/TestDeb then inspects it with dpkg-deb and desktop-file-validate.
+package: build
+	mkdir -p build/package
+	VERSION=$(VERSION) $(NFPM) package --config packaging/nfpm.yaml --packager deb --target build/package/
+	AF_DEB=$(abspath build/package/artifactflow_$(VERSION)_amd64.deb) go test -count=1 -run TestDeb ./packaging/
+	@ls -l build/package/artifactflow_$(VERSION)_amd64.deb
+
+# The Windows x86-64 build, cross-compiled with mingw-w64: build/bin/artifactflow.exe (the
+# console command line) and artifactflow-window.exe (the window).
+windows: frontend
+	scripts/build-windows.sh $(VERSION)
+
+# artifactflow.exe ask under Wine against the scripted model (TestWineAsk).
+wine-test: windows
+	scripts/wine-test.sh build/bin/artifactflow.exe
+
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/node_modules
+	rm -rf build/bin build/package frontend/dist/assets frontend/node_modules
