@@ -288,7 +288,19 @@ export interface Settings {
   search_problem: string;
   lead: AgentModelSettings;
   sub_agents: AgentModelSettings;
+  /**
+   * What sets a field for this session instead of config.json, by field name ("model",
+   * "base_url", "api_key", "lead.model", "search.provider", "search.keys.<id>" ...): the
+   * command-line flag ("--model") or "OPENAI_API_KEY". The dialog shows such fields
+   * read-only; Save keeps their stored values (issue 10, item 6).
+   */
+  set_by: Record<string, string>;
+  /** Remote images in markdown: "ask" (load after a click on "Load images") or "always". */
+  load_remote_images: RemoteImages;
 }
+
+/** Settings.load_remote_images: remote images load after a click ("ask") or at once ("always"). */
+export type RemoteImages = 'ask' | 'always';
 
 /**
  * The search part of SettingsInput (app.SearchInput): keys typed per provider id (an empty
@@ -317,6 +329,8 @@ export interface SettingsInput {
   search?: SearchInput;
   lead?: AgentModelSettings;
   sub_agents?: AgentModelSettings;
+  /** Left out: remote images are asked for ("ask"). */
+  load_remote_images?: RemoteImages;
 }
 
 /** Ids of a run that has started (app.SendResult). */
@@ -461,6 +475,8 @@ function settings(v: unknown): Settings {
     search_problem: s(x.search_problem),
     lead: agentModelSettings(x.lead),
     sub_agents: agentModelSettings(x.sub_agents),
+    set_by: Object.fromEntries(Object.entries(o(x.set_by)).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')),
+    load_remote_images: x.load_remote_images === 'always' ? 'always' : 'ask',
     base_url: s(x.base_url),
     api_key_set: b(x.api_key_set),
     model: s(x.model),

@@ -3,7 +3,8 @@ import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Markdown } from './components/Markdown';
-import { offlineHTML, renderMarkdown } from './markdown';
+import { hasBlockedImages, offlineHTML, renderMarkdown } from './markdown';
+import { setRemoteImages } from './remote-images';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -211,5 +212,74 @@ describe('Markdown component', () => {
     expect(el.querySelector('script')).toBeNull();
     expect(el.querySelector('img')?.hasAttribute('onerror')).toBe(false);
     expect((window as unknown as Record<string, unknown>).__pwned).toBeUndefined();
+  });
+});
+
+describe('remote images (issue 10, item 7)', () => {
+  const source = '![chart](https://img.example/c.png?q=1) ![rel](//img.example/r.png)\n\n<video src="https://img.example/v.mp4"></video>';
+
+  it('keeps only http(s) image sources when images are allowed, and blocks them otherwise', () => {
+    const asked = renderMarkdown(source);
+    expect(hasBlockedImages(asked)).toBe(true);
+    expect(dom(asked).querySelector('img')?.hasAttribute('src')).toBe(false);
+    const loaded = dom(renderMarkdown(source, { images: true, copyCode: true }));
+    const [chart, rel] = Array.from(loaded.querySelectorAll('img'));
+    expect(chart?.getAttribute('src')).toBe('https://img.example/c.png?q=1');
+    expect(chart?.getAttribute('referrerpolicy')).toBe('no-referrer');
+    expect(rel?.hasAttribute('src')).toBe(false);
+    expect(loaded.querySelector('video')?.hasAttribute('src')).toBe(false);
+    // The choice holds for that one render only.
+    expect(hasBlockedImages(renderMarkdown('![c](https://img.example/c.png)'))).toBe(true);
+    expect(hasBlockedImages(renderMarkdown('![c](data:image/gif;base64,R0lGODlhAQABAAAAACw=) no remote'))).toBe(false);
+  });
+
+  const roots: HTMLElement[] = [];
+  afterEach(() => {
+    act(() => setRemoteImages('ask'));
+    for (const r of roots.splice(0)) r.remove();
+  });
+  function mount(src: string): HTMLElement {
+    const el = document.createElement('div');
+    document.body.append(el);
+    act(() => {
+      createRoot(el).render(<Markdown source={src} />);
+    });
+    roots.push(el);
+    return el;
+  }
+
+  it('shows "Load images" under a text with blocked images and loads them for that text only', () => {
+    const first = mount('![a](https://img.example/a.png)');
+    const second = mount('![b](https://img.example/b.png)');
+    const plain = mount('no images here');
+    expect(plain.querySelector('.load-images')).toBeNull();
+    const button = first.querySelector<HTMLButtonElement>('.load-images');
+    expect(button?.textContent).toBe('Load images');
+    expect(first.querySelector('img')?.hasAttribute('src')).toBe(false);
+    act(() => button?.click());
+    expect(first.querySelector('img')?.getAttribute('src')).toBe('https://img.example/a.png');
+    expect(first.querySelector('.load-images')).toBeNull();
+    expect(second.querySelector('img')?.hasAttribute('src')).toBe(false);
+    expect(second.querySelector('.load-images')).not.toBeNull();
+  });
+
+  it('says in browser mode that the page still blocks the images after the click', () => {
+    (window as unknown as Record<string, unknown>).runtime = { __browserMode: true };
+    try {
+      const el = mount('![a](https://img.example/a.png)');
+      expect(el.querySelector('.load-images-note')).toBeNull();
+      act(() => el.querySelector<HTMLButtonElement>('.load-images')?.click());
+      expect(el.querySelector('.load-images-note')?.textContent).toMatch(/^Browser mode still blocks remote images/);
+    } finally {
+      delete (window as unknown as Record<string, unknown>).runtime;
+    }
+  });
+
+  it('loads every image at once when Settings say always', () => {
+    const el = mount('![a](https://img.example/a.png)');
+    expect(el.querySelector('.load-images')).not.toBeNull();
+    act(() => setRemoteImages('always'));
+    expect(el.querySelector('img')?.getAttribute('src')).toBe('https://img.example/a.png');
+    expect(el.querySelector('.load-images')).toBeNull();
   });
 });

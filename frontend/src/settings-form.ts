@@ -175,3 +175,15 @@ export function searchTestText(r: SearchTestResult): string {
   const what = r.results === 1 ? '1 result' : `${String(r.results)} results`;
   return `${what} in ${formatLatency(r.latency_ms)}`;
 }
+
+/**
+ * The note under a field that a command-line flag or OPENAI_API_KEY sets for this session
+ * (Settings.set_by; issue 10, item 6): "Set by --model for this session. …", or "" when
+ * config.json sets it. Such a field is read-only, and Save keeps the stored value.
+ */
+export function setByNote(setBy: Readonly<Record<string, string>>, field: string): string {
+  const src = setBy[field] ?? '';
+  if (src === '') return '';
+  const what = src.startsWith('--') ? src : `the ${src} environment variable`;
+  return `Set by ${what} for this session. Saving keeps your own value, used when the app starts without it.`;
+}

@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
-import { copyText } from '../api';
+import { copyText, isBrowserMode } from '../api';
 import { chipOf } from '../citations';
 import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from '../copy';
 import { fenceLanguages, loadLanguages } from '../highlight';
-import { renderCode, renderMarkdown } from '../markdown';
+import { hasBlockedImages, renderCode, renderMarkdown } from '../markdown';
 import { UNTRUSTED_ATTR, blockSubmit, followLink } from '../navigation';
+import { useRemoteImages } from '../remote-images';
 import { useCitations } from './Citations';
 import './everyday.css';
 
@@ -81,13 +82,18 @@ function copyCodeBlock(target: EventTarget | null): boolean {
  * external links (http, https, mailto) in the system browser through runtime.BrowserOpenURL
  * and does nothing for all others (relative, fragment, javascript:, data:, file: ...); a form
  * submission, should one get past the sanitizer, is cancelled (see navigation.followLink).
+ * Remote images load only with Settings' "Load remote images: Always" or after a click on
+ * the "Load images" button shown under this text while it has blocked ones (issue 10, item
+ * 7): the click is for this text only (one message, one artifact).
  */
 export function Markdown({ source, className, highlight = false, cite = false, copyCode = highlight }: MarkdownProps) {
   const languages = useMemo(() => (highlight ? fenceLanguages(source) : []), [highlight, source]);
   const ready = useHighlightReady(languages);
   const citations = useCitations();
   const resolve = cite ? citations?.resolve : undefined;
-  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode }), [source, highlight, ready, resolve, copyCode]); // eslint-disable-line react-hooks/exhaustive-deps
+  const [clicked, setClicked] = useState(false);
+  const images = useRemoteImages() === 'always' || clicked;
+  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images]); // eslint-disable-line react-hooks/exhaustive-deps
   // New HTML replaced the chips: a card left open on one of them closes.
   const prune = citations?.prune;
   useEffect(() => {
@@ -115,7 +121,10 @@ export function Markdown({ source, className, highlight = false, cite = false, c
     e.preventDefault();
     citations?.open(c.n);
   };
-  return (
+  const blocked = !images && hasBlockedImages(html);
+  // Browser mode's page CSP (img-src 'self' data: blob:) cannot open per click: say so.
+  const cspNote = clicked && isBrowserMode() && /<img\b[^>]*\ssrc="https?:/i.test(html);
+  const body = (
     <div
       className={className ? `markdown ${className}` : 'markdown'}
       {...untrusted}
@@ -125,6 +134,29 @@ export function Markdown({ source, className, highlight = false, cite = false, c
       {...(resolve !== undefined ? { onMouseOver: onShow, onMouseOut: onHide, onFocus: onShow, onBlur: onHide } : {})}
       dangerouslySetInnerHTML={{ __html: html }}
     />
+  );
+  if (cspNote) {
+    return (
+      <>
+        {body}
+        <p className="hint load-images-note">Browser mode still blocks remote images (the page’s security policy); the desktop app shows them.</p>
+      </>
+    );
+  }
+  if (!blocked) return body;
+  return (
+    <>
+      {body}
+      <button
+        type="button"
+        className="btn btn-sm load-images"
+        style={{ marginTop: 6 }}
+        title="Fetch this text's remote images: their servers see your address and what you read"
+        onClick={() => setClicked(true)}
+      >
+        Load images
+      </button>
+    </>
   );
 }
 

@@ -173,6 +173,8 @@ export interface AgentModelFieldsProps {
   /** Errors by the backend's field names ("lead.temperature"). */
   errors: Record<string, string | undefined>;
   disabled: boolean;
+  /** The note when a flag sets this agent's model for the session (setByNote); the field is then read-only. */
+  modelSetBy?: string;
 }
 
 /**
@@ -181,7 +183,7 @@ export interface AgentModelFieldsProps {
  * accessible name starts with the agent ("Lead agent: temperature"), and its error (by the
  * backend's field name) is shown under it.
  */
-export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled }: AgentModelFieldsProps) {
+export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled, modelSetBy = '' }: AgentModelFieldsProps) {
   const t = AGENT_TITLES[kind];
   const set = <K extends keyof AgentTexts>(k: K, v: AgentTexts[K]) => onChange({ ...texts, [k]: v });
   const err = (field: string) => errors[`${kind}.${field}`];
@@ -231,9 +233,15 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
             spellCheck={false}
             autoComplete="off"
             aria-label={`${t.aria}: model`}
+            readOnly={modelSetBy !== ''}
             onChange={(e) => set('model', e.target.value)}
             {...describe('model')}
           />
+          {modelSetBy !== '' ? (
+            <span className="hint set-by" data-set-by={`${kind}.model`}>
+              {modelSetBy}
+            </span>
+          ) : null}
           {fieldError('model')}
         </label>
         <label className="field">

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { openExternal, type SearchProvider } from '../api';
 import { testSearch, type SearchTestResult } from '../api-settings';
-import { providerNeeds, searchTestText, type SearchForm } from '../settings-form';
+import { providerNeeds, searchTestText, setByNote, type SearchForm } from '../settings-form';
 import { Spinner } from './icons';
 import './settings.css';
 
@@ -19,6 +19,8 @@ export interface SearchSettingsProps {
   /** Errors by the backend's field names ("search.provider", "search.keys.brave", "searxng_url" ...). */
   errors: Record<string, string | undefined>;
   disabled: boolean;
+  /** Fields a flag sets this session (Settings.set_by): shown read-only with the flag named. */
+  setBy?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface SearchSettingsProps {
  * shows the result inline.
  */
 export function SearchSettings(props: SearchSettingsProps) {
-  const { providers, form, onChange, searxngUrl, onSearxngUrl, storedProvider, storedProblem, errors, disabled } = props;
+  const { providers, form, onChange, searxngUrl, onSearxngUrl, storedProvider, storedProblem, errors, disabled, setBy = {} } = props;
   const p = providers.find((x) => x.id === form.provider) ?? providers[0];
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ for: string; r: SearchTestResult } | null>(null);
@@ -52,6 +54,14 @@ export function SearchSettings(props: SearchSettingsProps) {
       </p>
     ) : null;
   const keyField = `search.keys.${p.id}`;
+  const note = (field: string) => {
+    const text = setByNote(setBy, field);
+    return text === '' ? null : (
+      <span className="hint set-by" data-set-by={field}>
+        {text}
+      </span>
+    );
+  };
 
   const run = () => {
     setBusy(true);
@@ -72,13 +82,20 @@ export function SearchSettings(props: SearchSettingsProps) {
       <legend>Web search</legend>
       <label className="field">
         <span className="label">Search provider</span>
-        <select className="input" value={p.id} onChange={(e) => onChange({ ...form, provider: e.target.value })} {...describe('search.provider')}>
+        <select
+          className="input"
+          value={p.id}
+          disabled={note('search.provider') !== null}
+          onChange={(e) => onChange({ ...form, provider: e.target.value })}
+          {...describe('search.provider')}
+        >
           {providers.map((x) => (
             <option key={x.id} value={x.id}>
               {x.name} — {providerNeeds(x)}
             </option>
           ))}
         </select>
+        {note('search.provider')}
         {p.id === storedProvider && storedProblem !== '' ? <span className="hint warn">{storedProblem}</span> : null}
         {fieldError('search.provider')}
       </label>
@@ -93,11 +110,13 @@ export function SearchSettings(props: SearchSettingsProps) {
             type="password"
             value={typedKey}
             autoComplete="off"
-            placeholder={keyStored ? 'Stored — leave empty to keep it' : 'Paste your key'}
+            placeholder={note(keyField) !== null ? 'Set for this session' : keyStored ? 'Stored — leave empty to keep it' : 'Paste your key'}
+            readOnly={note(keyField) !== null}
             onChange={(e) => onChange({ ...form, keys: { ...form.keys, [p.id]: e.target.value } })}
             {...describe(keyField)}
           />
-          {p.key_stored ? (
+          {note(keyField)}
+          {p.key_stored && note(keyField) === null ? (
             <label className="check small">
               <input
                 type="checkbox"
@@ -131,9 +150,11 @@ export function SearchSettings(props: SearchSettingsProps) {
             value={searxngUrl}
             placeholder="http://localhost:8888"
             spellCheck={false}
+            readOnly={note('searxng_url') !== null}
             onChange={(e) => onSearxngUrl(e.target.value)}
             {...describe('searxng_url')}
           />
+          {note('searxng_url')}
           <span className="hint">Your instance, with the JSON format enabled (search: formats: [html, json]).</span>
           {fieldError('searxng_url')}
         </label>

@@ -1,11 +1,12 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, toApiError, type Settings, type SettingsInput } from '../api';
-import { agentTexts, EMPTY_AGENT_TEXTS, parseAgentTexts, searchInputOf, type AgentTexts, type SearchForm } from '../settings-form';
+import { agentTexts, EMPTY_AGENT_TEXTS, parseAgentTexts, searchInputOf, setByNote, type AgentTexts, type SearchForm } from '../settings-form';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
 import { useConversationSettingsForm } from './ConversationSettings';
 import { AgentModelFields, ConnectionTest, PresetPicker, useModelList, usePresets } from './ModelSettings';
 import { SearchSettings } from './SearchSettings';
+import { setRemoteImages } from '../remote-images';
 
 /** The agent fields errors can name, after "lead." or "sub_agents.". */
 const AGENT_FIELDS = ['model', 'tool_call_mode', 'context_window', 'temperature', 'top_p', 'max_tokens'] as const;
@@ -143,6 +144,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     searxng_url: '',
     allow_private_network: false,
     max_upload_mb: DEFAULT_MAX_UPLOAD_MB,
+    load_remote_images: 'ask',
   });
   const [extraForm, setExtraForm] = useState<ExtraForm>({
     lead: EMPTY_AGENT_TEXTS,
@@ -174,6 +176,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           searxng_url: s.searxng_url,
           allow_private_network: s.allow_private_network,
           max_upload_mb: s.max_upload_mb,
+          load_remote_images: s.load_remote_images,
         });
         setExtraForm(extraFormOf(s));
         setLimitText(String(s.max_upload_mb));
@@ -219,6 +222,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     saveSettings(built.input).then(
       (s) => {
         extra.saved();
+        setRemoteImages(s.load_remote_images);
         setSaving(false);
         setSaved(true);
         setLoaded(s);
@@ -246,6 +250,15 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   });
 
   const keyStored = loaded?.api_key_set === true && !form.clear_api_key;
+  // Fields a flag or OPENAI_API_KEY sets this session: read-only, with the note saying which (issue 10, item 6).
+  const setBy = loaded?.set_by ?? {};
+  const locked = (f: string) => setByNote(setBy, f) !== '';
+  const lockNote = (f: string) =>
+    locked(f) ? (
+      <span className="hint set-by" data-set-by={f}>
+        {setByNote(setBy, f)}
+      </span>
+    ) : null;
   const errorMap: Record<string, string | undefined> = error?.fields ?? {};
   const examplePlaceholder = presets.find((p) => p.base_url === form.base_url)?.example_model;
 
@@ -283,9 +296,10 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             <option key={m} value={m} />
           ))}
         </datalist>
+        <p className="hint">Changes apply from the next question on.</p>
         <fieldset disabled={loaded === null}>
           <legend>Model</legend>
-          <PresetPicker presets={presets} baseUrl={form.base_url} onPick={(p) => set('base_url', p.base_url)} />
+          {locked('base_url') ? null : <PresetPicker presets={presets} baseUrl={form.base_url} onPick={(p) => set('base_url', p.base_url)} />}
           <label className="field">
             <span className="label">Base URL</span>
             <input
@@ -294,10 +308,11 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
               value={form.base_url}
               placeholder="https://api.openai.com/v1"
               spellCheck={false}
+              readOnly={locked('base_url')}
               onChange={(e) => set('base_url', e.target.value)}
               {...invalid('base_url')}
             />
-            <span className="hint">Any OpenAI-compatible endpoint, local or remote.</span>
+            {lockNote('base_url') ?? <span className="hint">Any OpenAI-compatible endpoint, local or remote.</span>}
             {fieldError('base_url')}
           </label>
           <label className="field">
@@ -310,11 +325,13 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
               type="password"
               value={form.api_key}
               autoComplete="off"
-              placeholder={keyStored ? 'Stored — leave empty to keep it' : 'sk-…'}
+              placeholder={locked('api_key') ? 'Set for this session' : keyStored ? 'Stored — leave empty to keep it' : 'sk-…'}
+              readOnly={locked('api_key')}
               onChange={(e) => set('api_key', e.target.value)}
               {...invalid('api_key')}
             />
-            {loaded?.api_key_set ? (
+            {lockNote('api_key')}
+            {loaded?.api_key_set && !locked('api_key') ? (
               <label className="check small">
                 <input
                   type="checkbox"
@@ -335,9 +352,11 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
               placeholder={examplePlaceholder ?? 'gpt-4o-mini'}
               spellCheck={false}
               autoComplete="off"
+              readOnly={locked('model')}
               onChange={(e) => set('model', e.target.value)}
               {...invalid('model')}
             />
+            {lockNote('model')}
             <span className="hint">
               {modelList.loading
                 ? 'Asking the endpoint for its models…'
@@ -366,13 +385,14 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
                     name="tool_call_mode"
                     value={m}
                     checked={form.tool_call_mode === m}
+                    disabled={locked('tool_call_mode')}
                     onChange={() => set('tool_call_mode', m)}
                   />
                   {m === 'native' ? 'Native tools' : 'XML in text'}
                 </label>
               ))}
             </div>
-            <span className="hint">Use XML for models or servers without function calling.</span>
+            {lockNote('tool_call_mode') ?? <span className="hint">Use XML for models or servers without function calling.</span>}
             {fieldError('tool_call_mode')}
           </div>
         </fieldset>
@@ -380,6 +400,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           kind="lead"
           texts={extraForm.lead}
           onChange={(t) => setAgent('lead', t)}
+          modelSetBy={setByNote(setBy, 'lead.model')}
           inheritedModel={form.model.trim()}
           inheritedMode={form.tool_call_mode}
           listId={MODELS_LIST_ID}
@@ -390,6 +411,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           kind="sub_agents"
           texts={extraForm.sub}
           onChange={(t) => setAgent('sub', t)}
+          modelSetBy={setByNote(setBy, 'sub_agents.model')}
           inheritedModel={form.model.trim()}
           inheritedMode={form.tool_call_mode}
           listId={MODELS_LIST_ID}
@@ -405,6 +427,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             onSearxngUrl={(u) => set('searxng_url', u)}
             storedProvider={loaded.search.provider}
             storedProblem={loaded.search_ready ? '' : loaded.search_problem}
+            setBy={loaded.set_by}
             errors={errorMap}
             disabled={false}
           />
@@ -433,13 +456,39 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             <input
               type="checkbox"
               checked={form.allow_private_network}
+              disabled={locked('allow_private_network')}
               onChange={(e) => set('allow_private_network', e.target.checked)}
             />
             <span>
               Allow private network addresses
               <span className="hint block">Lets the crawl agent fetch pages on localhost and your LAN. Off by default.</span>
+              {lockNote('allow_private_network')}
             </span>
           </label>
+        </fieldset>
+        <fieldset disabled={loaded === null}>
+          <legend>Privacy</legend>
+          <div className="field" role="radiogroup" aria-label="Load remote images">
+            <span className="label">Load remote images</span>
+            <div className="segmented">
+              {(['ask', 'always'] as const).map((m) => (
+                <label key={m} className={form.load_remote_images === m ? 'active' : ''}>
+                  <input
+                    type="radio"
+                    name="load_remote_images"
+                    value={m}
+                    checked={form.load_remote_images === m}
+                    onChange={() => set('load_remote_images', m)}
+                  />
+                  {m === 'ask' ? 'Ask' : 'Always'}
+                </label>
+              ))}
+            </div>
+            <span className="hint">
+              A picture from the web tells its server what you are reading. With Ask, answers and artifacts show a “Load images” button
+              instead.
+            </span>
+          </div>
         </fieldset>
         <fieldset disabled={loaded === null}>
           <legend>Files</legend>

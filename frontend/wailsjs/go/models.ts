@@ -613,6 +613,7 @@ export namespace app {
 	    search?: SearchInput;
 	    lead?: AgentModelSettings;
 	    sub_agents?: AgentModelSettings;
+	    load_remote_images: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -635,6 +636,7 @@ export namespace app {
 	        this.search = this.convertValues(source["search"], SearchInput);
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
+	        this.load_remote_images = source["load_remote_images"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -675,6 +677,8 @@ export namespace app {
 	    search_problem: string;
 	    lead: AgentModelSettings;
 	    sub_agents: AgentModelSettings;
+	    set_by: Record<string, string>;
+	    load_remote_images: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -701,6 +705,8 @@ export namespace app {
 	        this.search_problem = source["search_problem"];
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
+	        this.set_by = source["set_by"];
+	        this.load_remote_images = source["load_remote_images"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

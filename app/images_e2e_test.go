@@ -1,0 +1,57 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestBrowserE2ERemoteImages runs the real frontend in headless Chromium against browser
+// mode (frontend/e2e/remote-images.mjs; issue 10, item 7): an answer holding a remote image
+// makes no request to the image's server until "Load images" is clicked, and one after.
+// The page runs with its CSP bypassed, as in the desktop window, which has none. Needs
+// AF_E2E=1 and a built frontend, like TestBrowserE2E.
+func TestBrowserE2ERemoteImages(t *testing.T) {
+	if os.Getenv("AF_E2E") != "1" {
+		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
+	}
+	dist, _ := filepath.Abs("../frontend/dist")
+	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+		t.Fatalf("frontend not built (%v): run make frontend", err)
+	}
+	var hits atomic.Int64
+	gif := []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+	images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/count" {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			fmt.Fprint(w, hits.Load())
+			return
+		}
+		hits.Add(1)
+		w.Header().Set("Content-Type", "image/gif")
+		_, _ = w.Write(gif)
+	}))
+	t.Cleanup(images.Close)
+	_, srv, hs := newBrowserServer(t, echoWorld(t), dist)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/remote-images.mjs", hs.URL+"/?token="+srv.Token())
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "AF_IMAGE_URL="+images.URL+"/chart.gif", "AF_IMAGE_COUNT_URL="+images.URL+"/count")
+	out, err := cmd.CombinedOutput()
+	t.Logf("remote-images.mjs output:\n%s", out)
+	if err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+	if hits.Load() == 0 {
+		t.Fatal("the image server had no request after Load images")
+	}
+}
