@@ -645,7 +645,7 @@ function Exchange(x: ExchangeProps) {
       ))}
       {reasoning ? <Reasoning text={reasoning} streaming={running && answer === ''} /> : null}
       {parts.body ? (
-        <Markdown source={parts.body} className={running ? 'answer streaming' : 'answer'} cite />
+        <Markdown source={parts.body} className={running ? 'answer streaming' : 'answer'} cite copyCode />
       ) : running ? (
         <p className="working">
           <Spinner size={13} /> Working on it — the answer appears here when the lead agent writes it.

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"artifactflow/backend/llm/llmtest"
+)
+
+// everydayReport and everydayAnswer are what the scripted lead of TestBrowserE2EEveryday
+// writes: a report whose words appear nowhere else (perilune, with markup the search
+// snippet must show as text) and an answer with a citation and a code block.
+const (
+	everydayReport = "# Lunar survey\n\nAt perilune the <b>orbiter</b> dips to 15 km above the Moon."
+	everydayAnswer = "The Moon is about 384,400 km away [1]. The Moon's orbit is elliptical.\n\n```python\nprint(384400)\n```\n\nSee the Moon report."
+)
+
+// TestBrowserE2EEveryday runs frontend/e2e/everyday.mjs in headless Chromium against
+// browser mode (issue 10, item 4): copy buttons on the answer (its Markdown with [1]), a
+// code block (the code only) and the artifact (its content), each saying "Copied"; Ctrl+F
+// finds within the conversation ("1 / 4", Enter, Shift+Enter, Esc); Ctrl +/0 zoom the page
+// and the level survives a reload; the sidebar search finds the conversation by a word only
+// its report holds, with the snippet as plain text. Needs AF_E2E=1 and a built frontend,
+// like TestBrowserE2E.
+func TestBrowserE2EEveryday(t *testing.T) {
+	if os.Getenv("AF_E2E") != "1" {
+		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
+	}
+	dist, _ := filepath.Abs("../frontend/dist")
+	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+		t.Fatalf("frontend not built (%v): run make frontend", err)
+	}
+	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if agentOf(req) != "lead_agent" {
+				return llmtest.Reply{Content: "nothing to do"}
+			}
+			if len(toolResults(req)) == 0 {
+				return w.toolCall("create_artifact", map[string]any{"id": "lunar_report", "content_type": "markdown",
+					"title": "Lunar survey", "content": everydayReport})
+			}
+			return llmtest.Reply{Content: everydayAnswer}
+		}
+	})
+	_, srv, hs := newBrowserServer(t, w, dist)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "e2e/everyday.mjs", hs.URL+"/?token="+srv.Token())
+	cmd.Dir = "../frontend"
+	cmd.Env = append(os.Environ(), "AF_REPORT="+everydayReport, "AF_ANSWER="+everydayAnswer)
+	out, err := cmd.CombinedOutput()
+	t.Logf("everyday.mjs output:\n%s", out)
+	if err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+}
