@@ -21,9 +21,9 @@ import { CaretIcon, CompareIcon, DownloadIcon, EyeIcon, PencilIcon, RestoreIcon 
 import { useRestoredFrom, useVersionContent, useVersions, type ContentState } from './artifactData';
 import { TrashIcon } from './declared-icons';
 import { Spinner, XIcon } from './icons';
-import { CopyButton } from './CopyButton';
 import { ArtifactReader } from './ArtifactReader';
 import { ExpandIcon } from './layout-icons';
+import { CopyButton } from './CopyButton';
 import { CodeView, Markdown } from './Markdown';
 
 // The dialogs (and the diff code they use) load on first use, outside the main bundle.
