@@ -48,7 +48,11 @@ await check('a research runs to completion', async () => {
   const finished = await Promise.race([quiet(done.waitFor({ timeout: 120_000 })), quiet(failed.waitFor({ timeout: 120_000 }))]);
   if (await failed.count()) throw new Error(`the run failed: ${await failed.first().textContent()}`);
   assert(finished, 'the run did not finish within 120 s');
-  title = ((await page.locator('.chat-title').textContent()) ?? '').trim();
+  // The conversation's title arrives with the list after the run ends; until then the
+  // header reads "Untitled research", which is not what a reload shows.
+  const named = page.locator('.chat-title').filter({ hasNotText: /^(New|Untitled) research$/ });
+  await named.waitFor({ timeout: 30_000 });
+  title = ((await named.textContent()) ?? '').trim();
   assert(title !== '' && title !== 'New research', `the conversation has no title: "${title}"`);
 });
 
