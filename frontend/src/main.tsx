@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
+import './i18n'; // the UI's language, set before the first render
 import { guardNavigation } from './navigation';
 import './style.css';
 import './conversation.css';
