@@ -1,4 +1,6 @@
 import type { KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import '../i18n'; // the UI's language, set up before the first render
 import { ChevronIcon } from './icons';
 
 /** Props of BranchNav. */
@@ -19,6 +21,7 @@ export interface BranchNavProps {
  * Home/End go to the first and last branch. Renders nothing for a single branch.
  */
 export function BranchNav({ index, count, disabled, onGo }: BranchNavProps) {
+  const { t } = useTranslation('sidebar');
   if (count < 2) return null;
   const go = (i: number) => {
     if (!disabled && i >= 0 && i < count && i !== index) onGo(i);
@@ -30,26 +33,26 @@ export function BranchNav({ index, count, disabled, onGo }: BranchNavProps) {
     go(target);
   };
   return (
-    <div className="branch-nav" role="group" aria-label="Branches" onKeyDown={onKey}>
+    <div className="branch-nav" role="group" aria-label={t('branch.group')} onKeyDown={onKey}>
       <button
         type="button"
         className="icon-btn branch-prev"
-        aria-label="Previous branch"
-        title={disabled ? 'Wait for the research to finish' : 'Previous branch (←)'}
+        aria-label={t('branch.previous')}
+        title={disabled ? t('branch.wait') : t('branch.previousTitle')}
         disabled={disabled}
         aria-disabled={index === 0 || undefined}
         onClick={() => go(index - 1)}
       >
         <ChevronIcon size={14} style={{ transform: 'rotate(180deg)' }} />
       </button>
-      <span className="branch-pos" aria-live="polite" aria-label={`Branch ${String(index + 1)} of ${String(count)}`}>
+      <span className="branch-pos" aria-live="polite" aria-label={t('branch.position', { index: index + 1, total: count })}>
         {index + 1}/{count}
       </span>
       <button
         type="button"
         className="icon-btn branch-next"
-        aria-label="Next branch"
-        title={disabled ? 'Wait for the research to finish' : 'Next branch (→)'}
+        aria-label={t('branch.next')}
+        title={disabled ? t('branch.wait') : t('branch.nextTitle')}
         disabled={disabled}
         aria-disabled={index === count - 1 || undefined}
         onClick={() => go(index + 1)}

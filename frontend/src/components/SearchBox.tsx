@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { searchConversations, type SearchHit } from '../api-conversation';
 import { toApiError } from '../api';
 import { relativeTime } from '../format';
+import '../i18n'; // the UI's language, set up before the first render
 import { highlightTerms } from '../snippet';
 import { SearchIcon } from './conversation-icons';
 import { Spinner, XIcon } from './icons';
@@ -37,6 +39,7 @@ export function Highlighted({ text, query }: { text: string; query: string }) {
  * Esc clears the search (from the field or a result). Ctrl/Cmd+K focuses the field.
  */
 export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps) {
+  const { t } = useTranslation('sidebar');
   const [query, setQuery] = useState('');
   const [result, setResult] = useState<{ query: string; hits: SearchHit[]; error: string } | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -46,7 +49,7 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
   useEffect(() => {
     if (q === '') return;
     let stale = false;
-    const t = window.setTimeout(() => {
+    const timer = window.setTimeout(() => {
       searchConversations(q).then(
         (hits) => {
           if (!stale) setResult({ query: q, hits, error: '' });
@@ -58,7 +61,7 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
     }, SEARCH_DEBOUNCE_MS);
     return () => {
       stale = true;
-      window.clearTimeout(t);
+      window.clearTimeout(timer);
     };
   }, [q]);
 
@@ -138,15 +141,15 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
           className="input search-input"
           type="search"
           value={query}
-          placeholder="Search research"
-          aria-label="Search conversations"
+          placeholder={t('search.placeholder')}
+          aria-label={t('search.label')}
           aria-controls="search-results"
           spellCheck={false}
           onChange={(e) => setQuery(e.target.value)}
           onKeyDown={onFieldKey}
         />
         {query !== '' ? (
-          <button type="button" className="icon-btn search-clear" aria-label="Clear search" title="Clear (Esc)" onClick={clear}>
+          <button type="button" className="icon-btn search-clear" aria-label={t('search.clear')} title={t('search.clearTitle')} onClick={clear}>
             <XIcon size={13} />
           </button>
         ) : null}
@@ -155,16 +158,16 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
         <div className={`search-results${loading ? ' loading' : ''}`} id="search-results" aria-busy={loading}>
           {shown === null ? (
             <p className="sidebar-note">
-              <Spinner size={12} /> Searching…
+              <Spinner size={12} /> {t('search.searching')}
             </p>
           ) : shown.error ? (
             <p className="sidebar-note error-text" role="alert">
               {shown.error}
             </p>
           ) : shown.hits.length === 0 ? (
-            <p className="sidebar-note">No research matches “{q}”.</p>
+            <p className="sidebar-note">{t('search.noMatch', { query: q })}</p>
           ) : (
-            <ul className="search-list" ref={listRef} onKeyDown={onListKey} aria-label="Search results">
+            <ul className="search-list" ref={listRef} onKeyDown={onListKey} aria-label={t('search.results')}>
               {shown.hits.map((h) => (
                 <li key={h.id}>
                   <button
@@ -174,7 +177,7 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
                     onClick={() => onOpen(h.id)}
                   >
                     <span className="search-title">
-                      <Highlighted text={h.title || 'Untitled research'} query={q} />
+                      <Highlighted text={h.title || t('common:untitled')} query={q} />
                     </span>
                     {h.snippet && h.snippet !== h.title ? (
                       <span className="search-snippet">

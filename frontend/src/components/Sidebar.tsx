@@ -1,6 +1,8 @@
 import { useEffect, useEffectEvent, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Conversation } from '../api';
 import { relativeTime } from '../format';
+import '../i18n'; // the UI's language, set up before the first render
 import { DotsIcon, GearIcon, LogoIcon, PlusIcon, Spinner } from './icons';
 import { ConfirmDialog } from './Modal';
 import { SearchBox } from './SearchBox';
@@ -35,6 +37,7 @@ export const MOD_KEY = isMac ? '⌘' : 'Ctrl';
  * each row has a menu to rename (inline) or delete (after confirmation).
  */
 export function Sidebar(p: SidebarProps) {
+  const { t } = useTranslation('sidebar');
   const [menuFor, setMenuFor] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Conversation | null>(null);
@@ -76,29 +79,29 @@ export function Sidebar(p: SidebarProps) {
   };
 
   return (
-    <nav className="sidebar" aria-label="Conversations">
+    <nav className="sidebar" aria-label={t('conversations')}>
       <div className="brand">
         <span className="brand-mark">
           <LogoIcon size={16} />
         </span>
         <span className="brand-name">ArtifactFlow</span>
       </div>
-      <button type="button" className="btn btn-new" onClick={p.onNew} title={`New research (${MOD_KEY}+N)`}>
+      <button type="button" className="btn btn-new" onClick={p.onNew} title={t('newResearchTitle', { shortcut: `${MOD_KEY}+N` })}>
         <PlusIcon />
-        <span>New research</span>
+        <span>{t('newResearch')}</span>
         <kbd>{MOD_KEY}+N</kbd>
       </button>
       <SearchBox selectedId={p.selectedId} now={p.now} onOpen={p.onSelect} onActive={setSearching} />
       <div className="sidebar-label" hidden={searching}>
-        Research
+        {t('research')}
       </div>
       <div className="conv-scroll" hidden={searching}>
         {p.error ? (
           <p className="sidebar-note error-text" role="alert">{p.error}</p>
         ) : p.loading && p.conversations.length === 0 ? (
-          <p className="sidebar-note">Loading…</p>
+          <p className="sidebar-note">{t('common:loading')}</p>
         ) : p.conversations.length === 0 ? (
-          <p className="sidebar-note">No research yet. Your questions and their reports will be listed here.</p>
+          <p className="sidebar-note">{t('empty')}</p>
         ) : (
           <ul className="conv-list" ref={listRef} onKeyDown={onListKey}>
             {p.conversations.map((c) => (
@@ -131,20 +134,20 @@ export function Sidebar(p: SidebarProps) {
           </ul>
         )}
       </div>
-      <button type="button" className="btn btn-ghost btn-settings" onClick={p.onSettings} title={`Settings (${MOD_KEY}+,)`}>
+      <button type="button" className="btn btn-ghost btn-settings" onClick={p.onSettings} title={t('settingsTitle', { shortcut: `${MOD_KEY}+,` })}>
         <GearIcon />
-        <span>Settings</span>
+        <span>{t('settings')}</span>
       </button>
       {deleting ? (
         <ConfirmDialog
-          title="Delete research?"
+          title={t('deleteTitle')}
           message={
             <>
-              <strong>{deleting.title || 'Untitled research'}</strong> and all its messages and artifacts will be
-              deleted from this computer. This cannot be undone.
+              <strong>{deleting.title || t('common:untitled')}</strong>
+              {t('deleteMessage')}
             </>
           }
-          confirmLabel={deleteBusy ? 'Deleting…' : 'Delete'}
+          confirmLabel={deleteBusy ? t('deleting') : t('common:delete')}
           danger
           busy={deleteBusy}
           error={deleteError}
@@ -162,17 +165,18 @@ export function Sidebar(p: SidebarProps) {
  * nothing otherwise.
  */
 export function RunBadge({ status }: { status: Conversation['last_status'] }) {
+  const { t } = useTranslation('sidebar');
   if (status === 'error' || status === 'interrupted') {
     return (
-      <span className="conv-badge conv-badge-failed" title={status === 'error' ? 'The last run failed' : 'The last run was interrupted'}>
-        Failed
+      <span className="conv-badge conv-badge-failed" title={status === 'error' ? t('badge.failedTitle') : t('badge.interruptedTitle')}>
+        {t('badge.failed')}
       </span>
     );
   }
   if (status === 'cancelled') {
     return (
-      <span className="conv-badge conv-badge-stopped" title="The last run was stopped">
-        Stopped
+      <span className="conv-badge conv-badge-stopped" title={t('badge.stoppedTitle')}>
+        {t('badge.stopped')}
       </span>
     );
   }
@@ -195,7 +199,8 @@ interface RowProps {
 }
 
 function ConversationRow(r: RowProps) {
-  const title = r.c.title || 'Untitled research';
+  const { t } = useTranslation('sidebar');
+  const title = r.c.title || t('common:untitled');
   const menuRef = useRef<HTMLDivElement>(null);
   const closeMenu = useEffectEvent(() => r.onMenu(false));
 
@@ -203,8 +208,8 @@ function ConversationRow(r: RowProps) {
     if (!r.menuOpen) return;
     menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
     const close = (e: MouseEvent) => {
-      const t = e.target as Element;
-      if (!menuRef.current?.contains(t) && !t.closest('.conv-menu-btn')) closeMenu();
+      const el = e.target as Element;
+      if (!menuRef.current?.contains(el) && !el.closest('.conv-menu-btn')) closeMenu();
     };
     document.addEventListener('mousedown', close);
     return () => document.removeEventListener('mousedown', close);
@@ -227,7 +232,7 @@ function ConversationRow(r: RowProps) {
             {r.running ? (
               <span className="conv-running">
                 <Spinner size={11} />
-                Researching
+                {t('researching')}
               </span>
             ) : (
               <>
@@ -242,7 +247,7 @@ function ConversationRow(r: RowProps) {
         <button
           type="button"
           className="icon-btn conv-menu-btn"
-          aria-label={`Actions for ${title}`}
+          aria-label={t('actionsFor', { title })}
           aria-haspopup="menu"
           aria-expanded={r.menuOpen}
           onClick={() => r.onMenu(!r.menuOpen)}
@@ -270,10 +275,10 @@ function ConversationRow(r: RowProps) {
           }}
         >
           <button type="button" role="menuitem" onClick={r.onStartRename}>
-            Rename
+            {t('common:rename')}
           </button>
           <button type="button" role="menuitem" className="danger" onClick={r.onDelete}>
-            Delete…
+            {t('deleteMenu')}
           </button>
         </div>
       ) : null}
@@ -282,6 +287,7 @@ function ConversationRow(r: RowProps) {
 }
 
 function RenameField({ initial, onSave, onCancel }: { initial: string; onSave: (t: string) => Promise<void>; onCancel: () => void }) {
+  const { t } = useTranslation('sidebar');
   const [value, setValue] = useState(initial);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -304,7 +310,7 @@ function RenameField({ initial, onSave, onCancel }: { initial: string; onSave: (
         value={value}
         autoFocus
         disabled={busy}
-        aria-label="Conversation title"
+        aria-label={t('titleField')}
         aria-invalid={error !== ''}
         onChange={(e) => setValue(e.target.value)}
         onFocus={(e) => e.target.select()}
