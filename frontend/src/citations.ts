@@ -6,6 +6,7 @@
 
 import type { Source } from './api-sources';
 import { clip } from './format';
+import { i18n } from './i18n';
 
 export type { Source } from './api-sources';
 
@@ -42,10 +43,10 @@ export function sourceTitle(s: Source): string {
   return s.title.trim() || s.site.trim() || hostOf(s.location) || s.location;
 }
 
-/** Where in a local file a source points: "p. 3", "line 12" or "". */
+/** Where in a local file a source points: "p. 3", "line 12" or "" (in the UI's language). */
 export function sourcePlace(s: Pick<Source, 'page' | 'line'>): string {
-  if (s.page > 0) return `p. ${String(s.page)}`;
-  if (s.line > 0) return `line ${String(s.line)}`;
+  if (s.page > 0) return i18n.t('sources:place.page', { page: s.page });
+  if (s.line > 0) return i18n.t('sources:place.line', { line: s.line });
   return '';
 }
 
@@ -137,9 +138,14 @@ const SKIP = 'code, pre, kbd, samp, a, button, textarea, script, style, svg, mat
 /** The class of every chip; `cite-missing` marks a number that is not among the sources. */
 export const CITE_CLASS = 'cite';
 
-/** The title of an unresolved chip (the brief's exact words). */
+/** The title of an unresolved chip (the brief's exact words in English; in the UI's language). */
 export function missingTitle(n: number): string {
-  return `source ${String(n)} is not in this conversation's sources`;
+  return i18n.t('sources:chip.missing', { n });
+}
+
+/** The accessible name of a resolved chip: "Source 3: title" ("Source 3" without a title). */
+export function chipLabel(n: number, title: string): string {
+  return title ? i18n.t('sources:chip.label', { n, title: clip(title, 120) }) : i18n.t('sources:chip.labelNoTitle', { n });
 }
 
 /**
@@ -203,7 +209,7 @@ function chipElement(doc: Document, n: number, target: CiteTarget | undefined): 
   b.type = 'button';
   b.className = CITE_CLASS;
   b.setAttribute('data-cite', num);
-  b.setAttribute('aria-label', target.title ? `Source ${num}: ${clip(target.title, 120)}` : `Source ${num}`);
+  b.setAttribute('aria-label', chipLabel(n, target.title));
   b.textContent = num;
   return b;
 }
@@ -357,16 +363,16 @@ export function toWebTally(v: unknown): WebTally | null {
   };
 }
 
-const plural = (n: number, one: string, many: string): string => `${String(n)} ${n === 1 ? one : many}`;
+const withFailed = (part: string, failed: number): string => (failed > 0 ? i18n.t('sources:web.failed', { part, failed }) : part);
 
 /**
- * The activity summary's words for a tally: "5 searches (2 failed) · 3 pages (1 failed)";
- * a part with no calls is left out, and "" when there were none at all.
+ * The activity summary's words for a tally, in the UI's language: "5 searches (2 failed) ·
+ * 3 pages (1 failed)"; a part with no calls is left out, and "" when there were none at all.
  */
 export function webSummary(t: Pick<WebTally, 'searches' | 'searches_failed' | 'fetches' | 'fetches_failed'>): string {
   const parts: string[] = [];
-  if (t.searches > 0) parts.push(`${plural(t.searches, 'search', 'searches')}${t.searches_failed > 0 ? ` (${String(t.searches_failed)} failed)` : ''}`);
-  if (t.fetches > 0) parts.push(`${plural(t.fetches, 'page', 'pages')}${t.fetches_failed > 0 ? ` (${String(t.fetches_failed)} failed)` : ''}`);
+  if (t.searches > 0) parts.push(withFailed(i18n.t('sources:web.searches', { count: t.searches }), t.searches_failed));
+  if (t.fetches > 0) parts.push(withFailed(i18n.t('sources:web.pages', { count: t.fetches }), t.fetches_failed));
   return parts.join(' · ');
 }
 

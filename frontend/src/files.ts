@@ -2,6 +2,8 @@
 // JSON), the upload size limit checked before a file is read, and downloads of exports in
 // browser mode.
 
+import { currentLocale, i18n } from './i18n';
+
 /** Bytes per MiB; the upload limit in the settings is in MiB. */
 export const MIB = 1024 * 1024;
 
@@ -27,31 +29,34 @@ export function base64ToBytes(b64: string): Uint8Array {
   try {
     bin = atob(b64.replace(/\s+/g, ''));
   } catch {
-    throw new TypeError('the file data is not valid base64');
+    throw new TypeError(i18n.t('workspace:upload.badBase64'));
   }
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
 }
 
-/** A size for the upload messages: "512 bytes", "1.5 KB", "20 MB" (1 KB = 1024 bytes). */
+/**
+ * A size for the upload messages in the UI's language: "512 bytes", "1.5 KB", "20 MB"
+ * (1 KB = 1024 bytes; at most one decimal, none when it is 0).
+ */
 export function formatUploadSize(bytes: number): string {
-  if (bytes < 1024) return `${String(bytes)} bytes`;
-  const [v, unit] = bytes < MIB ? [bytes / 1024, 'KB'] : [bytes / MIB, 'MB'];
-  return `${v.toFixed(1).replace(/\.0$/, '')} ${unit}`;
+  if (bytes < 1024) return i18n.t('workspace:size.bytes', { count: bytes });
+  const n = new Intl.NumberFormat(currentLocale(), { maximumFractionDigits: 1 }).format(Number((bytes < MIB ? bytes / 1024 : bytes / MIB).toFixed(1)));
+  return bytes < MIB ? i18n.t('workspace:size.kb', { n }) : i18n.t('workspace:size.mb', { n });
 }
 
 /**
  * Checks a file's size in bytes against the upload limit (`maxMb` MiB, at least 1) before
- * reading it. Returns "" when it may be uploaded, else the message shown for that file,
- * e.g. `"big.pdf" is 25.3 MB, over the 20 MB upload limit (see Settings)`.
+ * reading it. Returns "" when it may be uploaded, else the message shown for that file in
+ * the UI's language, e.g. `"big.pdf" is 25.3 MB, over the 20 MB upload limit (see Settings)`.
  */
 export function uploadProblem(file: { name: string; size: number }, maxMb: number): string {
   const mb = Math.max(1, maxMb);
   if (file.size > mb * MIB) {
     const size = formatUploadSize(file.size);
-    const is = size === `${String(mb)} MB` ? `just over ${size}` : size;
-    return `"${file.name}" is ${is}, over the ${String(mb)} MB upload limit (see Settings)`;
+    const just = Number((file.size / MIB).toFixed(1)) === mb; // shown as the limit itself: "just over 20 MB"
+    return i18n.t(just ? 'workspace:upload.justOver' : 'workspace:upload.tooBig', { name: file.name, size, limit: mb });
   }
   return '';
 }

@@ -5,8 +5,9 @@
 
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import { useTranslation } from 'react-i18next';
 import { openExternal } from '../api';
-import { copyCitations, isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, type CiteResolver, type Source } from '../citations';
+import { chipLabel, copyCitations, isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, type CiteResolver, type Source } from '../citations';
 import { clip, shortUrl } from '../format';
 import './citations.css';
 
@@ -158,6 +159,7 @@ interface CitationCardProps {
  * plain text.
  */
 function CitationCard({ source: s, anchor, onEnter, onLeave }: CitationCardProps) {
+  const { t } = useTranslation('sources');
   const ref = useRef<HTMLDivElement>(null);
   const [place, setPlace] = useState<{ left: number; top: number; maxHeight: number } | null>(null);
   useLayoutEffect(() => {
@@ -188,11 +190,11 @@ function CitationCard({ source: s, anchor, onEnter, onLeave }: CitationCardProps
       </div>
       <div className="cite-card-meta">
         {meta !== '' ? <span>{meta}</span> : null}
-        <span className={`cite-card-state${s.fetched ? ' fetched' : ''}`}>{s.fetched ? (s.kind === 'file' ? 'read' : 'page read') : 'listed in results'}</span>
+        <span className={`cite-card-state${s.fetched ? ' fetched' : ''}`}>{s.fetched ? (s.kind === 'file' ? t('card.read') : t('card.pageRead')) : t('card.listed')}</span>
       </div>
       {s.excerpt.trim() !== '' ? <p className="cite-card-excerpt">{clip(s.excerpt.trim(), 320)}</p> : null}
       {web ? <div className="cite-card-url">{shortUrl(s.location, 80)}</div> : null}
-      <div className="cite-card-hint">{web ? 'Click or press Enter to open it in your browser' : 'A file in this research’s workspace folder'}</div>
+      <div className="cite-card-hint">{web ? t('card.hintWeb') : t('card.hintFile')}</div>
     </div>,
     document.body,
   );
@@ -211,6 +213,7 @@ export interface CiteChipProps {
  * load, a plain number.
  */
 export function CiteChip({ n }: CiteChipProps) {
+  useTranslation('sources'); // re-render on a language change
   const c = useCitations();
   const s = c?.byNumber.get(n);
   if (c === null || c.sources === null) return <span className="cite cite-pending">{n}</span>;
@@ -226,7 +229,7 @@ export function CiteChip({ n }: CiteChipProps) {
       type="button"
       className="cite"
       data-cite={n}
-      aria-label={`Source ${String(n)}: ${clip(sourceTitle(s), 120)}`}
+      aria-label={chipLabel(n, sourceTitle(s))}
       onMouseEnter={(e) => c.show(e.currentTarget, n)}
       onMouseLeave={() => c.hide()}
       onFocus={(e) => c.show(e.currentTarget, n)}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText, openExternal } from '../api';
 import { filterSources, isWebSource, sourceMeta, sourceTitle, type Source } from '../citations';
 import { clip, relativeTime } from '../format';
@@ -24,12 +25,13 @@ export interface SourcesListProps {
  * text.
  */
 export function SourcesList({ sources, error = '', now }: SourcesListProps) {
+  const { t } = useTranslation('sources');
   const [query, setQuery] = useState('');
   const [status, setStatus] = useState('');
   useEffect(() => {
     if (status === '') return;
-    const t = window.setTimeout(() => setStatus(''), 4000);
-    return () => window.clearTimeout(t);
+    const timer = window.setTimeout(() => setStatus(''), 4000);
+    return () => window.clearTimeout(timer);
   }, [status]);
   const shown = sources === null ? [] : filterSources(sources, query);
 
@@ -38,7 +40,7 @@ export function SourcesList({ sources, error = '', now }: SourcesListProps) {
       openExternal(s.location);
       return;
     }
-    void copyText(s.location).then((ok) => setStatus(ok ? `Copied ${s.location}` : 'Could not copy the path'));
+    void copyText(s.location).then((ok) => setStatus(ok ? t('list.copied', { path: s.location }) : t('list.copyFailed')));
   };
 
   return (
@@ -47,8 +49,8 @@ export function SourcesList({ sources, error = '', now }: SourcesListProps) {
         <input
           type="search"
           value={query}
-          placeholder="Filter sources"
-          aria-label="Filter sources"
+          placeholder={t('list.filter')}
+          aria-label={t('list.filter')}
           onChange={(e) => setQuery(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Escape' && query !== '') {
@@ -62,17 +64,17 @@ export function SourcesList({ sources, error = '', now }: SourcesListProps) {
         {status}
       </div>
       {error !== '' ? (
-        <p className="sources-empty error-text">Could not load the sources: {error}</p>
+        <p className="sources-empty error-text">{t('list.loadFailed', { error })}</p>
       ) : sources === null ? (
         <p className="sources-empty">
-          <Spinner size={12} /> Loading…
+          <Spinner size={12} /> {t('common:loading')}
         </p>
       ) : sources.length === 0 ? (
-        <p className="sources-empty">Every search result, page and file the agents look at gets a number here; answers and reports cite it as [n].</p>
+        <p className="sources-empty">{t('list.empty')}</p>
       ) : shown.length === 0 ? (
-        <p className="sources-empty">No source matches “{query.trim()}”.</p>
+        <p className="sources-empty">{t('list.noMatch', { query: query.trim() })}</p>
       ) : (
-        <ul className="source-list" aria-label="Sources">
+        <ul className="source-list" aria-label={t('list.label')}>
           {shown.map((s) => {
             const web = isWebSource(s);
             const meta = sourceMeta(s);
@@ -83,7 +85,7 @@ export function SourcesList({ sources, error = '', now }: SourcesListProps) {
                   type="button"
                   className="source-row"
                   data-source={s.n}
-                  title={web ? `Open ${s.location}` : `Copy the path ${s.location}`}
+                  title={web ? t('list.openTitle', { location: s.location }) : t('list.copyTitle', { location: s.location })}
                   onClick={() => activate(s)}
                 >
                   <span className="cite cite-static" aria-hidden="true">
@@ -91,14 +93,14 @@ export function SourcesList({ sources, error = '', now }: SourcesListProps) {
                   </span>
                   <span className="source-main">
                     <span className="source-title">
-                      <span className="sr-only">Source {s.n}: </span>
+                      <span className="sr-only">{t('list.srSource', { n: s.n })}</span>
                       {clip(sourceTitle(s), 160)}
                     </span>
                     {meta !== '' ? <span className="source-meta">{meta}</span> : null}
                     {s.excerpt.trim() !== '' ? <span className="source-excerpt">{clip(s.excerpt.trim(), 200)}</span> : null}
                   </span>
                   <span className="source-side">
-                    <span className={`badge badge-${s.fetched ? 'fetched' : 'listed'}`}>{s.fetched ? 'read' : 'listed'}</span>
+                    <span className={`badge badge-${s.fetched ? 'fetched' : 'listed'}`}>{s.fetched ? t('list.read') : t('list.listed')}</span>
                     {added !== '' ? <time dateTime={s.added_at}>{added}</time> : null}
                   </span>
                 </button>

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { isBrowserMode, onDesktopFileDrop, toApiError, uploadFiles, uploadPaths, type UploadResult } from '../api';
 import { dragHasFiles, readAsBase64, uploadProblem } from '../files';
 import { formatBytes } from '../format';
+import { i18n } from '../i18n';
 import { FileIcon, UploadIcon } from './artifact-icons';
 import { AlertIcon, CheckIcon, Spinner, XIcon } from './icons';
 
@@ -61,7 +63,7 @@ let counter = 0;
 const newKey = () => `u${String(++counter)}`;
 
 function fromResult(item: UploadItem, r: UploadResult | undefined): UploadItem {
-  if (!r) return { ...item, status: 'failed', error: 'The backend did not report on this file.' };
+  if (!r) return { ...item, status: 'failed', error: i18n.t('workspace:upload.noReport') };
   if (r.error !== '') return { ...item, status: 'failed', error: r.error, conversationId: r.conversation_id };
   return {
     ...item,
@@ -205,28 +207,19 @@ export interface DropOverlayProps {
 
 /** The full-window hint shown while files are dragged over the window. */
 export function DropOverlay({ hasConversation, maxUploadMb }: DropOverlayProps) {
+  const { t } = useTranslation('workspace');
   return (
     <div className="drop-overlay" role="status" aria-live="polite">
       <div className="drop-card">
         <span className="drop-icon">
           <UploadIcon size={26} />
         </span>
-        <strong>{hasConversation ? 'Drop files to add them to this research' : 'Drop files to start a new research with them'}</strong>
-        <span className="muted">
-          Text, Markdown, PDF, Word, HTML, CSV, JSON and code · up to {maxUploadMb} MB each
-        </span>
+        <strong>{hasConversation ? t('upload.dropAdd') : t('upload.dropNew')}</strong>
+        <span className="muted">{t('upload.dropTypes', { mb: maxUploadMb })}</span>
       </div>
     </div>
   );
 }
-
-const STATUS_TEXT: Record<UploadStatus, string> = {
-  waiting: 'Waiting',
-  reading: 'Reading…',
-  uploading: 'Uploading…',
-  done: 'Added',
-  failed: 'Failed',
-};
 
 /** Props of UploadTray. */
 export interface UploadTrayProps {
@@ -242,20 +235,30 @@ export interface UploadTrayProps {
  * reason. Added files open on click. The close button removes finished files.
  */
 export function UploadTray({ items, onOpen, onDismiss, onClear }: UploadTrayProps) {
+  const { t } = useTranslation('workspace');
   if (items.length === 0) return null;
+  const statusText: Record<UploadStatus, string> = {
+    waiting: t('upload.waiting'),
+    reading: t('upload.reading'),
+    uploading: t('upload.uploading'),
+    done: t('upload.done'),
+    failed: t('upload.failed'),
+  };
   const running = items.filter((it) => it.status === 'waiting' || it.status === 'reading' || it.status === 'uploading').length;
   const failed = items.filter((it) => it.status === 'failed').length;
   const added = items.filter((it) => it.status === 'done').length;
   const summary =
     running > 0
-      ? `Uploading ${String(running)} of ${String(items.length)}…`
-      : `${String(added)} added${failed > 0 ? `, ${String(failed)} failed` : ''}`;
+      ? t('upload.running', { running, total: items.length })
+      : failed > 0
+        ? t('upload.addedFailed', { added, failed })
+        : t('upload.added', { added });
   return (
-    <section className="upload-tray" aria-label="Uploads">
+    <section className="upload-tray" aria-label={t('upload.tray')}>
       <header className="upload-tray-head">
         {running > 0 ? <Spinner size={13} /> : failed > 0 ? <AlertIcon size={14} className="tray-warn" /> : <CheckIcon size={14} className="tray-ok" />}
         <h2 aria-live="polite">{summary}</h2>
-        <button type="button" className="icon-btn" onClick={onClear} aria-label="Close the uploads tray" title="Close (removes finished files)">
+        <button type="button" className="icon-btn" onClick={onClear} aria-label={t('upload.closeTray')} title={t('upload.closeTrayTitle')}>
           <XIcon size={14} />
         </button>
       </header>
@@ -275,7 +278,7 @@ export function UploadTray({ items, onOpen, onDismiss, onClear }: UploadTrayProp
             </span>
             <span className="upload-main">
               {it.status === 'done' ? (
-                <button type="button" className="upload-name link-btn" onClick={() => onOpen(it)} title={`Open ${it.artifactId}`}>
+                <button type="button" className="upload-name link-btn" onClick={() => onOpen(it)} title={t('upload.openTitle', { id: it.artifactId })}>
                   {it.name}
                 </button>
               ) : (
@@ -283,7 +286,7 @@ export function UploadTray({ items, onOpen, onDismiss, onClear }: UploadTrayProp
               )}
               <span className="upload-meta">
                 <span className="upload-state">
-                  {it.status === 'done' && !it.readable ? 'Stored, text not readable' : STATUS_TEXT[it.status]}
+                  {it.status === 'done' && !it.readable ? t('upload.unreadable') : statusText[it.status]}
                 </span>
                 {it.size >= 0 ? <span>{formatBytes(it.size)}</span> : null}
                 {it.status === 'done' && it.artifactId !== '' && it.artifactId !== it.name ? <code>{it.artifactId}</code> : null}
@@ -292,7 +295,7 @@ export function UploadTray({ items, onOpen, onDismiss, onClear }: UploadTrayProp
               {it.status === 'done' && it.note !== '' ? <span className="upload-note">{it.note}</span> : null}
             </span>
             {it.status === 'done' || it.status === 'failed' ? (
-              <button type="button" className="icon-btn upload-dismiss" onClick={() => onDismiss(it.key)} aria-label={`Remove ${it.name} from the list`}>
+              <button type="button" className="icon-btn upload-dismiss" onClick={() => onDismiss(it.key)} aria-label={t('upload.remove', { name: it.name })}>
                 <XIcon size={12} />
               </button>
             ) : null}
@@ -366,7 +369,7 @@ export function listenForDrops(
         if (it.kind !== 'file') continue;
         const f = it.getAsFile();
         const entry = typeof it.webkitGetAsEntry === 'function' ? it.webkitGetAsEntry() : null;
-        if (entry?.isDirectory) rejected.push({ name: entry.name, error: `"${entry.name}" is a folder; drop the files inside it` });
+        if (entry?.isDirectory) rejected.push({ name: entry.name, error: i18n.t('workspace:upload.folder', { name: entry.name }) });
         else if (f) files.push(f);
       }
     } else {

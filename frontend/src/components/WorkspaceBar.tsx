@@ -1,11 +1,14 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { IndexProgress, WorkspaceStatus } from '../api-workspace';
 import { formatBytes } from '../format';
+import { currentLocale, i18n } from '../i18n';
 import { useWorkspace } from '../useWorkspace';
 import { Svg, Spinner, XIcon, type IconProps } from './icons';
 import './workspace.css';
 
-const count = new Intl.NumberFormat('en-US');
+/** A count with the UI language's digit grouping ("1,234"). */
+const count = (n: number): string => n.toLocaleString(currentLocale());
 
 /** A folder (the research folder). */
 function FolderIcon(p: IconProps) {
@@ -32,25 +35,24 @@ export function folderName(folder: string): string {
 }
 
 /**
- * The status line of the workspace bar: "Indexing 1,234 / 2,000 files" while a pass reads
- * files, "Scanning the folder…" before, the counts when done ("1,234 files indexed · 45.0
- * MB"), or what to do when there is nothing yet.
+ * The status line of the workspace bar, in the UI's language: "Indexing 1,234 / 2,000
+ * files" while a pass reads files, "Scanning the folder…" before, the counts when done
+ * ("1,234 files indexed · 45.0 MB"), or what to do when there is nothing yet.
  */
 export function statusLine(status: WorkspaceStatus | null, progress: IndexProgress | null, indexing: boolean): string {
   if (indexing && progress !== null) {
-    if (progress.phase === 'scanning') return 'Scanning the folder…';
-    return `Indexing ${count.format(progress.done)} / ${count.format(progress.total)} files`;
+    if (progress.phase === 'scanning') return i18n.t('workspace:status.scanning');
+    return i18n.t('workspace:status.progress', { done: count(progress.done), total: count(progress.total) });
   }
-  if (indexing) return 'Indexing…';
+  if (indexing) return i18n.t('workspace:status.indexing');
   if (status === null) return '';
-  if (progress?.error && progress.phase === 'done' && status.files === 0) return `Indexing stopped: ${progress.error}`;
+  if (progress?.error && progress.phase === 'done' && status.files === 0) return i18n.t('workspace:status.stopped', { error: progress.error });
   if (status.files > 0) {
-    const uploads = status.uploads > 0 ? ` (${count.format(status.uploads)} uploaded)` : '';
-    const noun = status.files === 1 ? 'file' : 'files';
-    return `${count.format(status.files)} ${noun}${uploads} indexed · ${formatBytes(status.bytes)}`;
+    const figures = { count: status.files, n: count(status.files), uploads: count(status.uploads), size: formatBytes(status.bytes) };
+    return status.uploads > 0 ? i18n.t('workspace:status.indexedUploads', figures) : i18n.t('workspace:status.indexed', figures);
   }
-  if (status.chosen || status.exists) return 'No readable files here yet';
-  return 'No folder chosen: pick one so the agents can search your files';
+  if (status.chosen || status.exists) return i18n.t('workspace:status.empty');
+  return i18n.t('workspace:status.noFolder');
 }
 
 /** Props of WorkspaceBar. */
@@ -69,6 +71,7 @@ export interface WorkspaceBarProps {
  * "Re-index". A chosen folder can be given up for the default one.
  */
 export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarProps) {
+  const { t } = useTranslation('workspace');
   const ws = useWorkspace(conversationId, onConversation);
   const [showFailures, setShowFailures] = useState(false);
   const st = ws.status;
@@ -76,24 +79,24 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
   const line =
     conversationId === null
       ? ws.canChoose
-        ? 'Pick a folder of your files to research them'
-        : 'Folders can be chosen in the desktop app'
+        ? t('bar.pick')
+        : t('bar.desktopOnly')
       : statusLine(st, ws.progress, ws.indexing);
   const chooseTitle = ws.canChoose
     ? conversationId === null
-      ? 'Choose a folder of your files for a new research'
-      : 'Choose the folder of your files for this research'
-    : 'Choosing a folder needs the desktop app: browser mode cannot open a folder dialog on this computer.';
-  const name = st !== null && (st.chosen || st.exists) ? folderName(st.folder) : 'Research folder';
+      ? t('bar.chooseNewTitle')
+      : t('bar.chooseTitle')
+    : t('bar.chooseDisabledTitle');
+  const name = st !== null && (st.chosen || st.exists) ? folderName(st.folder) : t('bar.label');
   return (
-    <section className="workspace-bar" aria-label="Research folder">
+    <section className="workspace-bar" aria-label={t('bar.label')}>
       <div className="ws-row">
         <span className="ws-icon">
           <FolderIcon size={15} />
         </span>
         <div className="ws-name" title={st?.folder ?? ''} data-testid="ws-name">
           {name}
-          {st !== null && !st.chosen && st.exists ? <span className="ws-default"> (default)</span> : null}
+          {st !== null && !st.chosen && st.exists ? <span className="ws-default"> {t('bar.default')}</span> : null}
         </div>
         <div className="ws-actions">
           <button
@@ -102,9 +105,9 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
             onClick={ws.choose}
             disabled={!ws.canChoose || ws.busy}
             title={chooseTitle}
-            aria-label={ws.canChoose ? 'Choose folder…' : 'Choose folder… (desktop app only)'}
+            aria-label={ws.canChoose ? t('bar.choose') : t('bar.chooseDesktopOnly')}
           >
-            Choose folder…
+            {t('bar.choose')}
           </button>
           {st !== null && (st.exists || st.files > 0) ? (
             <button
@@ -112,8 +115,8 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
               className="icon-btn"
               onClick={ws.reindex}
               disabled={ws.busy}
-              title="Index the folder again (and retry the files that could not be read)"
-              aria-label="Re-index"
+              title={t('bar.reindexTitle')}
+              aria-label={t('bar.reindex')}
             >
               <RefreshIcon size={14} />
             </button>
@@ -124,8 +127,8 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
               className="icon-btn"
               onClick={ws.reset}
               disabled={ws.busy}
-              title="Stop using this folder (back to the conversation's own folder)"
-              aria-label="Stop using this folder"
+              title={t('bar.resetTitle')}
+              aria-label={t('bar.reset')}
             >
               <XIcon size={14} />
             </button>
@@ -137,12 +140,12 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
         {line}
       </div>
       {ws.indexing && ws.progress !== null && ws.progress.phase === 'indexing' && ws.progress.total > 0 ? (
-        <progress className="ws-progress" max={ws.progress.total} value={ws.progress.done} aria-label="Indexing progress" />
+        <progress className="ws-progress" max={ws.progress.total} value={ws.progress.done} aria-label={t('bar.progress')} />
       ) : null}
       {!ws.canChoose && conversationId !== null && st !== null && !st.chosen ? (
-        <p className="ws-note">Choose a folder in the desktop app; uploaded files are searched here too.</p>
+        <p className="ws-note">{t('bar.browserNote')}</p>
       ) : null}
-      {ws.progress?.truncated && !ws.indexing ? <p className="ws-note">Only the first 20,000 files of this folder are indexed.</p> : null}
+      {ws.progress?.truncated && !ws.indexing ? <p className="ws-note">{t('bar.truncated', { n: count(20_000) })}</p> : null}
       {notIndexed > 0 && !ws.indexing ? (
         <button
           type="button"
@@ -153,13 +156,13 @@ export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarPro
             setShowFailures(!showFailures);
           }}
         >
-          {count.format(notIndexed)} {notIndexed === 1 ? 'file' : 'files'} not indexed
+          {t('bar.notIndexed', { count: notIndexed, n: count(notIndexed) })}
         </button>
       ) : null}
       {showFailures && notIndexed > 0 ? (
-        <ul className="ws-failures" aria-label="Files not indexed">
+        <ul className="ws-failures" aria-label={t('bar.failures')}>
           {ws.failures === null ? (
-            <li className="muted">Loading…</li>
+            <li className="muted">{t('common:loading')}</li>
           ) : (
             ws.failures.map((f) => (
               <li key={f.path}>
