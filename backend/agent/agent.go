@@ -69,13 +69,19 @@ type PromptContext struct {
 	SubAgents        []Config
 	LocalFiles       string
 	ToolInstructions string
+	// UILanguage names the language of the user's interface as the prompt says it
+	// ("简体中文 (zh-CN)", config.LanguageName); "" when unknown. The lead's prompt gets it in
+	// a <user_language> block: the language to answer in when the question's own language
+	// is unclear (issue 10, item 1).
+	UILanguage string
 }
 
 // SystemPrompt assembles c's system prompt (seed 001, build_system_prompt; seed 000, the
 // task plan is injected in full): role prompt, <system_time>, and for the lead the
 // <task_plan>, <artifacts_inventory> and <available_subagents> blocks and, when the
-// conversation has indexed local files, <local_files> (issue 9, item 6), then the tool
-// instructions.
+// conversation has indexed local files, <local_files> (issue 9, item 6), and
+// <user_language> (the interface language, the fallback of the lead's language rule;
+// issue 10, item 1), then the tool instructions.
 func (c Config) SystemPrompt(pc PromptContext) string {
 	var b strings.Builder
 	b.WriteString(c.RolePrompt)
@@ -106,6 +112,13 @@ func (c Config) SystemPrompt(pc PromptContext) string {
 			b.WriteString(pc.LocalFiles)
 			b.WriteString("\n</local_files>\n")
 		}
+		b.WriteString("\n<user_language>\n")
+		if pc.UILanguage == "" {
+			b.WriteString("Not known: use English.")
+		} else {
+			fmt.Fprintf(&b, "The user's interface language is %s.", pc.UILanguage)
+		}
+		b.WriteString("\n</user_language>\n")
 	}
 	if pc.ToolInstructions != "" {
 		b.WriteString("\n")

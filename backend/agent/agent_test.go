@@ -123,3 +123,32 @@ func TestPromptsAskForNumberedCitations(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguageRule (issue 10, item 1): the lead answers and writes artifacts in the
+// question's language and falls back to the interface language named in <user_language>;
+// the sub-agents report in their instruction's language and get no <user_language>.
+func TestLanguageRule(t *testing.T) {
+	d := Defaults()
+	lead := d[0].SystemPrompt(PromptContext{UILanguage: "简体中文 (zh-CN)"})
+	for _, s := range []string{
+		"in the language of the user's latest question",
+		"use the interface\n  language in <user_language>",
+		"<user_language>\nThe user's interface language is 简体中文 (zh-CN).",
+	} {
+		if !strings.Contains(lead, s) {
+			t.Errorf("lead prompt lacks %q", s)
+		}
+	}
+	if unknown := d[0].SystemPrompt(PromptContext{}); !strings.Contains(unknown, "<user_language>\nNot known: use English.") {
+		t.Errorf("lead prompt without a UI language lacks the unknown-language note")
+	}
+	for _, sub := range d[1:] {
+		p := sub.SystemPrompt(PromptContext{UILanguage: "简体中文 (zh-CN)"})
+		if !strings.Contains(p, "in the language of its instruction") {
+			t.Errorf("%s prompt lacks the instruction-language rule", sub.Name)
+		}
+		if strings.Contains(p, "<user_language>") {
+			t.Errorf("%s prompt has a <user_language> block", sub.Name)
+		}
+	}
+}

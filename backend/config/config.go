@@ -69,6 +69,56 @@ type Settings struct {
 	// images" on the message or artifact, LoadImagesAlways fetches them at once (issue 10,
 	// item 7; seed 002 warns that a remote image tells its server what was read).
 	LoadRemoteImages string `json:"load_remote_images,omitempty"`
+	// Language is the UI language chosen in Settings: "" follows the system locale,
+	// LanguageEnglish or LanguageChinese (issue 10, item 1). The window keeps its own copy
+	// for a fast first paint; this one tells the agents which language the user reads when a
+	// question's own language is unclear (LanguageName).
+	Language string `json:"language,omitempty"`
+}
+
+// Values of Settings.Language besides "" (follow the system locale).
+const (
+	LanguageEnglish = "en"
+	LanguageChinese = "zh-CN"
+)
+
+// UILanguage returns the language the user reads for a Settings.Language value: the value
+// itself when it is LanguageEnglish or LanguageChinese, else (following the system) the
+// system locale's from getenv's LC_ALL, LC_MESSAGES or LANG, the first one set: "zh…" gives
+// LanguageChinese, "en…" LanguageEnglish, anything else (C, POSIX, other languages, none,
+// as on Windows) "".
+func UILanguage(lang string, getenv func(string) string) string {
+	if lang == LanguageEnglish || lang == LanguageChinese {
+		return lang
+	}
+	for _, name := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := strings.ToLower(getenv(name))
+		if v == "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(v, "zh"):
+			return LanguageChinese
+		case strings.HasPrefix(v, "en"):
+			return LanguageEnglish
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// LanguageName returns how the prompts name a Settings.Language value:
+// "English (en)", "简体中文 (zh-CN)", or "" for "" and unknown values.
+func LanguageName(lang string) string {
+	switch lang {
+	case LanguageEnglish:
+		return "English (en)"
+	case LanguageChinese:
+		return "简体中文 (zh-CN)"
+	default:
+		return ""
+	}
 }
 
 // Values of Settings.LoadRemoteImages.
@@ -211,6 +261,11 @@ func (s Settings) Validate() error {
 	case "", LoadImagesAsk, LoadImagesAlways:
 	default:
 		problems = append(problems, fmt.Sprintf("load_remote_images: %q is not ask or always", s.LoadRemoteImages))
+	}
+	switch s.Language {
+	case "", LanguageEnglish, LanguageChinese:
+	default:
+		problems = append(problems, fmt.Sprintf("language: %q is not en or zh-CN (or empty for the system's)", s.Language))
 	}
 	if s.PermissionTimeoutSeconds < 0 || s.PermissionTimeoutSeconds > 3600 {
 		problems = append(problems, fmt.Sprintf("permission_timeout_seconds: %d is outside 1–3600", s.PermissionTimeoutSeconds))

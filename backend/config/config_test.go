@@ -221,3 +221,61 @@ func TestUploadLimitBounded(t *testing.T) {
 		t.Errorf("MaxUploadMBLimit %d MiB leaves no room under SQLite's 1e9-byte value limit", MaxUploadMBLimit)
 	}
 }
+
+// The UI language (issue 10, item 1) is one of en, zh-CN or "" (the system's), kept in
+// config.json; anything else is invalid_settings naming the language field.
+func TestLanguageSetting(t *testing.T) {
+	for _, lang := range []string{"", LanguageEnglish, LanguageChinese} {
+		if err := (Settings{Language: lang}).Validate(); err != nil {
+			t.Errorf("Validate(language %q) = %v, want nil", lang, err)
+		}
+	}
+	for _, lang := range []string{"zh", "fr", "EN", "zh-TW"} {
+		err := (Settings{Language: lang}).Validate()
+		var inv *InvalidError
+		if !errors.As(err, &inv) {
+			t.Fatalf("Validate(language %q) = %v, want *InvalidError", lang, err)
+		}
+		if msg, ok := inv.Fields()["language"]; !ok || !strings.Contains(msg, lang) {
+			t.Errorf("language %q: fields %v, want a language entry quoting the value", lang, inv.Fields())
+		}
+	}
+	dir := t.TempDir()
+	if err := Save(dir, Settings{Model: "m", Language: LanguageChinese}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"language": "zh-CN"`) {
+		t.Errorf("config.json = %s, want the language field", b)
+	}
+	got, err := Load(dir)
+	if err != nil || got.Language != LanguageChinese {
+		t.Fatalf("Load = %+v, %v; want language zh-CN", got, err)
+	}
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	for _, tc := range []struct {
+		lang string
+		env  map[string]string
+		want string
+	}{
+		{"zh-CN", map[string]string{"LANG": "en_US.UTF-8"}, "zh-CN"},
+		{"en", map[string]string{"LANG": "zh_CN.UTF-8"}, "en"},
+		{"", map[string]string{"LANG": "zh_CN.UTF-8"}, "zh-CN"},
+		{"", map[string]string{"LC_ALL": "en_GB.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"},
+		{"", map[string]string{"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"}, "zh-CN"},
+		{"", map[string]string{"LANG": "C.UTF-8"}, ""},
+		{"", nil, ""},
+	} {
+		if got := UILanguage(tc.lang, env(tc.env)); got != tc.want {
+			t.Errorf("UILanguage(%q, %v) = %q, want %q", tc.lang, tc.env, got, tc.want)
+		}
+	}
+	for lang, want := range map[string]string{"": "", "en": "English (en)", "zh-CN": "简体中文 (zh-CN)", "fr": ""} {
+		if got := LanguageName(lang); got != want {
+			t.Errorf("LanguageName(%q) = %q, want %q", lang, got, want)
+		}
+	}
+}

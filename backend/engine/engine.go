@@ -89,6 +89,11 @@ type Deps struct {
 	// read_file, and the lead's system prompt gets a <local_files> block saying what is
 	// there (localfiles.Summary.Describe).
 	Files LocalFiles
+	// Language is the user's interface language, config.LanguageEnglish or
+	// config.LanguageChinese ("" when unknown; config.UILanguage). The lead's system prompt
+	// names it as the language to answer in when the question's own language is unclear
+	// (issue 10, item 1).
+	Language string
 }
 
 // Tool permission policies (issue 4, permission).

@@ -13,6 +13,7 @@ import (
 
 	"artifactflow/backend/agent"
 	"artifactflow/backend/artifact"
+	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
@@ -321,6 +322,7 @@ func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentToo
 		}
 		pc.SubAgents = e.cfg.Agents[1:]
 		pc.LocalFiles = rs.files
+		pc.UILanguage = config.LanguageName(rs.deps.Language)
 	}
 	switch {
 	case final:
