@@ -1,18 +1,106 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
+	"strings"
+	"unicode/utf8"
 
-	"artifactflow/backend/config"
-	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
+	"artifactflow/backend/sources"
 	"artifactflow/backend/store"
 )
+
+// ConversationService lists, opens, renames and deletes conversations.
+type ConversationService struct{ core *Core }
+
+// List returns every conversation, most recently updated first.
+func (s *ConversationService) List() ([]ConversationSummary, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	convs, err := s.core.db.ListConversations(ctx, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ConversationSummary, len(convs))
+	for i, cv := range convs {
+		out[i] = s.summary(cv)
+	}
+	return out, nil
+}
+
+func (s *ConversationService) summary(cv store.Conversation) ConversationSummary {
+	return ConversationSummary{ID: cv.ID, Title: cv.Title, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt,
+		Running: s.core.eng.Active(cv.ID) != nil, LastStatus: cv.LastStatus}
+}
+
+// Get returns a conversation and the messages on its active branch, root first, each with
+// its branch position (MessageView.SiblingIDs, SiblingIndex; seed 003).
+func (s *ConversationService) Get(id string) (ConversationDetail, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	cv, err := s.core.db.GetConversation(ctx, id)
+	if err != nil {
+		return ConversationDetail{}, err
+	}
+	var path []store.Message
+	if cv.ActiveBranch != "" {
+		if path, err = s.core.db.MessagePath(ctx, id, cv.ActiveBranch); err != nil {
+			return ConversationDetail{}, err
+		}
+	}
+	d := ConversationDetail{Conversation: s.summary(cv), Messages: make([]MessageView, len(path))}
+	for i, m := range path {
+		d.Messages[i] = MessageView{ID: m.ID, ParentID: m.ParentID, Content: m.Content, Response: m.GraphResponse,
+			Status: m.Status, Error: m.Error, CreatedAt: m.CreatedAt}
+	}
+	if err := s.core.addBranches(ctx, id, d.Messages); err != nil {
+		return ConversationDetail{}, err
+	}
+	return d, nil
+}
+
+// Events returns the stored events of one message's run in seq order: the activity flow
+// of a past answer.
+func (s *ConversationService) Events(conversationID, messageID string) ([]events.Event, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.ListEvents(ctx, store.EventQuery{ConversationID: conversationID, MessageID: messageID})
+}
+
+// Rename sets a conversation's title (1-200 characters after trimming).
+func (s *ConversationService) Rename(id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" || utf8.RuneCountInString(title) > 200 {
+		return errors.New("title must be 1-200 characters")
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.RenameConversation(ctx, id, title)
+}
+
+// Delete removes a conversation and everything in it (messages, events, artifacts and
+// their versions, drafts, its search index rows) and the originals of its uploads under
+// the data dir's blobs/ that no other conversation uses. A conversation with a run going
+// is stopped first.
+func (s *ConversationService) Delete(id string) error {
+	if run := s.core.eng.Active(id); run != nil {
+		s.core.eng.Stop(id)
+		<-run.Done()
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	blobs, err := s.core.db.ConversationBlobs(ctx, id)
+	if err != nil {
+		return err
+	}
+	s.core.files.Forget(id) // its indexing pass ends before its rows go
+	if err := s.core.db.DeleteConversation(ctx, id); err != nil {
+		return err
+	}
+	s.core.removeUnusedBlobs(ctx, blobs)
+	return nil
+}
 
 // Sentinel errors of the branch, search and history calls. Their text is the code the
 // page's ApiError reads from a "code: message" error.
@@ -27,20 +115,6 @@ var (
 
 // searchResults is how many conversations Search returns at most.
 const searchResults = 100
-
-// Regenerate runs messageID's question again as a new answer beside the old one (seed 003):
-// a new message with the same content and the same parent (a new root when messageID is
-// the first question), which becomes the active branch. The old answer is kept; both are
-// reachable through SwitchBranch. conversationID "" is taken from the message.
-// Returns at once like Send. Errors: ErrMessageNotFound, and Send's errors
-// (engine.ErrBusy while a run is going in the conversation, ErrNoModel ...).
-func (s *ChatService) Regenerate(conversationID, messageID string) (SendResult, error) {
-	m, err := s.core.messageOf(conversationID, messageID)
-	if err != nil {
-		return SendResult{}, err
-	}
-	return s.Send(SendRequest{ConversationID: m.ConversationID, Content: m.Content, EditOf: m.ID})
-}
 
 // SwitchBranch shows another branch (seed 003, active_branch follows the user's choice):
 // the conversation's active_branch becomes the newest leaf below messageID (following the
@@ -109,104 +183,109 @@ func (s *ConversationService) History(conversationID string, req HistoryRequest)
 	return HistoryPage{Events: p.Events, HasBefore: p.HasBefore, HasAfter: p.HasAfter, FirstSeq: p.FirstSeq, LastSeq: p.LastSeq}, nil
 }
 
-// messageOf returns message id, checking that it belongs to conversationID when that is
-// set. Errors: ErrMessageNotFound.
-func (c *Core) messageOf(conversationID, id string) (store.Message, error) {
-	if id == "" {
-		return store.Message{}, fmt.Errorf("%w: no message id given", ErrMessageNotFound)
-	}
-	ctx, cancel := c.ctx()
+// Sources returns the conversation's numbered source list (issue 9): every search result,
+// fetched page and local-file hit its agents saw, in number order, so the page can resolve
+// the [n] citations of answers and reports. A conversation without sources, or an unknown
+// one, gives an empty list.
+func (s *ConversationService) Sources(conversationID string) ([]sources.Source, error) {
+	ctx, cancel := s.core.ctx()
 	defer cancel()
-	m, err := c.db.GetMessage(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Message{}, fmt.Errorf("%w: %w", ErrMessageNotFound, err)
-	}
-	if err != nil {
-		return store.Message{}, err
-	}
-	if conversationID != "" && m.ConversationID != conversationID {
-		return store.Message{}, fmt.Errorf("%w: message %q is not in conversation %q", ErrMessageNotFound, id, conversationID)
-	}
-	return m, nil
+	return s.core.db.Sources(ctx, conversationID)
 }
 
-// placeMessage turns a SendRequest into an engine request, resolving ParentID and EditOf
-// to the parent of the new message (see SendRequest).
-func (c *Core) placeMessage(req SendRequest) (engine.Request, error) {
-	out := engine.Request{ConversationID: req.ConversationID, Content: req.Content}
-	switch {
-	case req.ParentID != "" && req.EditOf != "":
-		return engine.Request{}, fmt.Errorf("%w: give parent_id or edit_of, not both", ErrInvalidRequest)
-	case req.ParentID != "":
-		m, err := c.messageOf(req.ConversationID, req.ParentID)
+// WorkspaceStatus returns the conversation's workspace folder and what its index holds.
+// It starts no indexing. Errors: store.ErrNotFound (wrapped) for an unknown conversation.
+func (s *ConversationService) WorkspaceStatus(conversationID string) (WorkspaceStatus, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.workspaceStatus(ctx, conversationID)
+}
+
+// Reindex starts an indexing pass of the conversation's workspace folder and uploads in
+// the background, reading again the files that failed or were skipped before (a pass
+// already running is followed by this one), and returns the status at once; progress
+// arrives as index_progress events. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation.
+func (s *ConversationService) Reindex(conversationID string) (WorkspaceStatus, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return WorkspaceStatus{}, err
+	}
+	s.core.files.Start(conversationID, true)
+	return s.core.workspaceStatus(ctx, conversationID)
+}
+
+// ChooseWorkspace asks for a folder with the native dialog and makes it the
+// conversation's workspace folder: the index of the old folder is dropped and the new one
+// is indexed in the background (index_progress events). conversationID "" creates a
+// conversation named after the folder once one is chosen. A cancelled dialog changes
+// nothing and returns the current status ("" conversation: an empty status).
+//
+// Desktop only: browser mode refuses it (desktopOnly) and where there is no folder dialog
+// it fails with ErrNoFolderDialog. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation; a chosen path that is not a folder.
+func (s *ConversationService) ChooseWorkspace(conversationID string) (WorkspaceStatus, error) {
+	s.core.mu.Lock()
+	fc, ok := s.core.dialogs.(FolderChooser)
+	s.core.mu.Unlock()
+	if !ok {
+		return WorkspaceStatus{}, fmt.Errorf("%w: choosing a folder needs the desktop window", ErrNoFolderDialog)
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	start := ""
+	if conversationID != "" {
+		st, err := s.core.workspaceStatus(ctx, conversationID)
 		if err != nil {
-			return engine.Request{}, err
+			return WorkspaceStatus{}, err
 		}
-		out.ConversationID, out.ParentID = m.ConversationID, m.ID
-	case req.EditOf != "":
-		m, err := c.messageOf(req.ConversationID, req.EditOf)
-		if err != nil {
-			return engine.Request{}, err
+		if st.Exists {
+			start = st.Folder
 		}
-		out.ConversationID, out.ParentID, out.Root = m.ConversationID, m.ParentID, m.ParentID == ""
+	}
+	// The dialog waits for the user, so it runs outside the call's timeout.
+	dir, err := fc.ChooseFolder("Choose the folder for this research", start)
+	if err != nil {
+		return WorkspaceStatus{}, fmt.Errorf("folder dialog: %w", err)
+	}
+	ctx2, cancel2 := s.core.ctx()
+	defer cancel2()
+	if dir == "" {
+		if conversationID == "" {
+			return WorkspaceStatus{}, nil
+		}
+		return s.core.workspaceStatus(ctx2, conversationID)
+	}
+	return s.core.setWorkspace(ctx2, conversationID, dir)
+}
+
+// ResetWorkspace makes the conversation's workspace the default folder again
+// (<data-dir>/workspaces/<conversation-id>): the chosen folder's index is dropped and the
+// default folder is indexed. Errors: store.ErrNotFound (wrapped) for an unknown
+// conversation.
+func (s *ConversationService) ResetWorkspace(conversationID string) (WorkspaceStatus, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.setWorkspace(ctx, conversationID, "")
+}
+
+// WorkspaceFailures lists the files of the conversation's workspace (and uploads) that the
+// index left out, by path, with the reason (at most 500). Errors: store.ErrNotFound
+// (wrapped) for an unknown conversation.
+func (s *ConversationService) WorkspaceFailures(conversationID string) ([]IndexFailure, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return nil, err
+	}
+	files, err := s.core.files.Unindexed(ctx, conversationID, maxFailuresShown)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]IndexFailure, len(files))
+	for i, f := range files {
+		out[i] = IndexFailure{Path: f.Path, Status: f.Status, Reason: f.Reason, Size: f.Size}
 	}
 	return out, nil
-}
-
-// addBranches fills SiblingIDs and SiblingIndex of the messages of a path from the
-// conversation's message tree (one query for the whole tree).
-func (c *Core) addBranches(ctx context.Context, conversationID string, msgs []MessageView) error {
-	if len(msgs) == 0 {
-		return nil
-	}
-	tree, err := c.db.MessageTree(ctx, conversationID)
-	if err != nil {
-		return err
-	}
-	children := map[string][]string{}
-	for _, n := range tree {
-		children[n.ParentID] = append(children[n.ParentID], n.ID)
-	}
-	for i := range msgs {
-		sib := children[msgs[i].ParentID]
-		msgs[i].SiblingIDs, msgs[i].SiblingIndex = []string{msgs[i].ID}, 0
-		for j, id := range sib {
-			if id == msgs[i].ID {
-				msgs[i].SiblingIDs, msgs[i].SiblingIndex = sib, j
-				break
-			}
-		}
-	}
-	return nil
-}
-
-// blobName is the form of an upload's blob file name (SHA-256 hex, artifact.CreateFromUpload).
-var blobName = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
-// removeUnusedBlobs deletes, from the data dir's blobs/, those of blobs that no artifact
-// records any more (blobs are content addressed and may be shared between conversations).
-// Names that are not SHA-256 hex are never touched. Failures are logged, not returned: the
-// conversation is already gone and a leftover blob only costs disk space.
-//
-// An upload of the same bytes into another conversation that runs between the in-use check
-// and the removal would lose its original (its text is already in the database); the
-// window is a few milliseconds of a user deleting one conversation while uploading the
-// same file to another.
-func (c *Core) removeUnusedBlobs(ctx context.Context, blobs []string) {
-	c.blobMu.Lock() // an upload of the same file cannot slip between the check and the removal
-	defer c.blobMu.Unlock()
-	inUse, err := c.db.BlobsInUse(ctx, blobs)
-	if err != nil {
-		c.log.Warn("could not check which upload originals are still used; keeping them", "err", err)
-		return
-	}
-	dir := filepath.Join(c.dataDir, config.BlobsDir)
-	for _, b := range blobs {
-		if inUse[b] || !blobName.MatchString(b) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(dir, b)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			c.log.Warn("could not remove the original of a deleted upload", "blob", b, "err", err)
-		}
-	}
 }

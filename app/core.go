@@ -368,3 +368,15 @@ func sampling(a config.AgentChoice) llm.Sampling {
 	}
 	return out
 }
+
+// callTimeout bounds one bound-method call's database work.
+const callTimeout = 30 * time.Second
+
+// Bindings returns the services bound to the window and to browser mode, in a fixed order.
+func (c *Core) Bindings() []any {
+	return []any{&ChatService{c}, &ConversationService{c}, &ArtifactService{c}, &SettingsService{c}}
+}
+
+func (c *Core) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), callTimeout)
+}

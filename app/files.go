@@ -10,12 +10,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"artifactflow/backend/artifact"
-	"artifactflow/backend/config"
-	"artifactflow/backend/export"
-	"artifactflow/backend/store"
 )
 
 // Dialogs are the native dialogs of the window; browser mode and the command line have
@@ -41,70 +36,8 @@ const (
 	FormatDOCX     = "docx"
 )
 
-// Export renders one version of an artifact (0 = the current content, including a running
-// research's unsaved changes) as markdown, html or docx, with the references its [n]
-// citations make to the conversation's sources. In the window it asks where to
-// save and writes the file; in browser mode it returns the bytes.
-func (s *ArtifactService) Export(conversationID, artifactID string, version int, format string) (ExportResult, error) {
-	ctx, cancel := s.core.ctx()
-	defer cancel()
-	snap, err := s.manager(conversationID).Read(ctx, artifactID, version)
-	if err != nil {
-		return ExportResult{}, err
-	}
-	list, err := s.core.db.Sources(ctx, conversationID) // the [n] of the export resolve against these (issue 9)
-	if err != nil {
-		return ExportResult{}, err
-	}
-	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version, Sources: list}
-	var res ExportResult
-	switch format {
-	case FormatMarkdown:
-		res = ExportResult{Filename: export.Filename(snap.Title, ".md"), MIME: "text/markdown", Data: export.Markdown(doc)}
-	case FormatHTML:
-		b, err := export.HTML(doc)
-		if err != nil {
-			return ExportResult{}, err
-		}
-		res = ExportResult{Filename: export.Filename(snap.Title, ".html"), MIME: "text/html", Data: b}
-	case FormatDOCX:
-		b, err := export.DOCX(doc)
-		if err != nil {
-			return ExportResult{}, err
-		}
-		res = ExportResult{Filename: export.Filename(snap.Title, ".docx"),
-			MIME: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Data: b}
-	default:
-		return ExportResult{}, fmt.Errorf("unknown export format %q: use markdown, html or docx", format)
-	}
-	s.core.mu.Lock()
-	d := s.core.dialogs
-	s.core.mu.Unlock()
-	if d == nil {
-		return res, nil
-	}
-	path, err := d.SaveFile(s.core.exportDir(ctx, conversationID), res.Filename)
-	if err != nil || path == "" {
-		return ExportResult{Filename: res.Filename}, err
-	}
-	if err := os.WriteFile(path, res.Data, 0o644); err != nil {
-		return ExportResult{}, fmt.Errorf("export: write %s: %w", path, err)
-	}
-	s.core.rememberExport(path)
-	return ExportResult{Filename: res.Filename, MIME: res.MIME, SavedPath: path}, nil
-}
-
 // ErrNotExported: RevealExport was asked for a path this app did not save an export to.
 var ErrNotExported = errors.New("not an exported file")
-
-// RevealExport opens the folder holding a file that Export saved in this session (the
-// SavedPath of its result) in the system's file manager: the exported notice's "Show in
-// folder" (issue 10, item 4). Only paths Export wrote are accepted, so a page cannot make
-// the computer open an arbitrary folder; browser mode refuses the method (desktopOnly).
-// Errors: ErrNotExported; ErrFileUnavailable when the file is gone; ErrOpenFailed.
-func (s *ArtifactService) RevealExport(path string) error {
-	return s.core.revealExport(path, systemOpen)
-}
 
 // revealExport is RevealExport with the opener injected (tests pass a fake).
 func (c *Core) revealExport(path string, launch opener) error {
@@ -200,33 +133,6 @@ func xdgUserDir(file, key, home string) string {
 	return ""
 }
 
-// Upload stores files sent from the page as artifacts at once (seed 000, upload bypass).
-// conversationID "" creates a conversation named after the first file. Each file gets its
-// own result: a file that is too large or cannot be stored fails alone.
-func (s *ArtifactService) Upload(conversationID string, files []UploadFile) ([]UploadResult, error) {
-	ups := make([]artifact.Upload, len(files))
-	for i, f := range files {
-		ups[i] = artifact.Upload{Name: f.Name, Data: f.Data}
-	}
-	return s.upload(conversationID, ups, nil)
-}
-
-// UploadPaths stores files dropped on the window (Wails gives their paths) as artifacts.
-// Files over the size limit are refused before they are read.
-func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]UploadResult, error) {
-	ups := make([]artifact.Upload, 0, len(paths))
-	var failed []UploadResult
-	for _, p := range paths {
-		data, err := readLimited(p, s.core.maxUploadBytes())
-		if err != nil {
-			failed = append(failed, UploadResult{Name: filepath.Base(p), Error: err.Error()})
-			continue
-		}
-		ups = append(ups, artifact.Upload{Name: filepath.Base(p), Data: data})
-	}
-	return s.upload(conversationID, ups, failed)
-}
-
 // maxUploadBytes is the upload size limit of the settings, in bytes.
 func (c *Core) maxUploadBytes() int64 {
 	return int64(c.Settings().MaxUploadMB) << 20
@@ -250,56 +156,6 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is %.1f MB, over the %d MB upload limit", filepath.Base(path), float64(st.Size())/(1<<20), limit>>20)
 	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
-}
-
-func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, results []UploadResult) ([]UploadResult, error) {
-	ctx, cancel := s.core.ctx()
-	defer cancel()
-	if len(ups) == 0 {
-		return results, nil
-	}
-	created := conversationID == ""
-	if created {
-		conversationID = uuid.NewString()
-		title := "Files: " + ups[0].Name
-		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip(title, 60)}); err != nil {
-			return nil, err
-		}
-	} else if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
-		return nil, err
-	}
-	m := s.manager(conversationID)
-	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
-	m.SetBlobLock(&s.core.blobMu) // see removeUnusedBlobs; held only while an original is written and stored
-	for _, up := range ups {
-		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.maxUploadBytes())
-		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
-		if err != nil {
-			res.Error = uploadError(err)
-		} else {
-			res.ArtifactID, res.Title, res.ContentType, res.Readable, res.Note = r.ArtifactID, r.Title, r.ContentType, r.Readable, r.Note
-		}
-		results = append(results, res)
-	}
-	stored := false
-	for _, r := range results {
-		stored = stored || r.Error == ""
-	}
-	if created && !stored { // a conversation made for these files alone would stay empty
-		if err := s.core.db.DeleteConversation(ctx, conversationID); err != nil {
-			s.core.log.Warn("app: removing the conversation of a failed upload", "conversation", conversationID, "err", err)
-		}
-		for i := range results {
-			results[i].ConversationID = ""
-		}
-		return results, nil
-	}
-	for i := range results {
-		results[i].ConversationID = conversationID
-	}
-	_ = s.core.db.TouchConversation(ctx, conversationID)
-	s.core.files.Refresh(conversationID) // the uploads become searchable (search_files) in the background
-	return results, nil
 }
 
 func uploadError(err error) string {

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	neturl "net/url"
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +12,70 @@ import (
 	"artifactflow/backend/llm"
 	"artifactflow/backend/web"
 )
+
+// SettingsService reads and saves the settings.
+type SettingsService struct{ core *Core }
+
+// Get returns the effective settings; the API key itself is never returned.
+func (s *SettingsService) Get() (SettingsView, error) {
+	return s.core.settingsView(), nil
+}
+
+// Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
+// key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
+// alone (issue 4: a threshold per model; with no model, for every model without its own);
+// other models keep theirs. in.Search, in.Lead and in.SubAgents replace the stored ones
+// (search keys: see SearchInput); left out (nil), they are kept. What the dialog does not
+// edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
+// name the field ("lead.temperature: 3 is outside 0–2"). A field that a command-line flag or
+// OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever in
+// says (issue 10, item 6); every other saved value is used from the next run on.
+func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
+	c := s.core
+	c.mu.Lock()
+	next := c.settings // hooks are edited in config.json; the dialog keeps them
+	next.BaseURL, next.Model, next.ToolCallMode = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.Model), in.ToolCallMode
+	next.SearxngURL, next.AllowPrivateNetwork = strings.TrimSpace(in.SearxngURL), in.AllowPrivateNetwork
+	next.MaxUploadMB, next.ToolPermissions, next.PermissionTimeoutSeconds = in.MaxUploadMB, in.ToolPermissions, in.PermissionTimeoutSeconds
+	if in.Search != nil {
+		next.Search = applySearch(next.Search, *in.Search)
+	}
+	if in.Lead != nil {
+		next.Lead = in.Lead.config()
+	}
+	if in.SubAgents != nil {
+		next.SubAgents = in.SubAgents.config()
+	}
+	if next.Model != "" {
+		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
+	} else { // no model chosen yet: the values apply to every model without its own
+		next.ContextWindow, next.CompactAtPercent = in.ContextWindow, in.CompactAtPercent
+	}
+	if in.ToolPermissions == nil {
+		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
+	}
+	if key := strings.TrimSpace(in.APIKey); key != "" {
+		next.APIKey = key
+	} else if in.ClearAPIKey {
+		next.APIKey = ""
+	}
+	next.LoadRemoteImages = in.LoadRemoteImages
+	next = keepOverridden(next, c.settings, c.overrideSources()) // issue 10, item 6: flag values are never saved
+	c.mu.Unlock()
+	if err := config.Save(c.dataDir, next); err != nil {
+		return SettingsView{}, err
+	}
+	c.mu.Lock()
+	c.settings = next
+	c.mu.Unlock()
+	return c.settingsView(), nil
+}
+
+// ModelContext returns the context settings that apply to model, which need not be the
+// chosen one: the settings dialog shows them while the user types another model's name.
+func (s *SettingsService) ModelContext(model string) (ModelContextView, error) {
+	return modelContextView(s.core.Settings(), model), nil
+}
 
 // Bounds of the settings dialog's checks (issue 9, item 7: "a timeout").
 const (
@@ -28,135 +88,6 @@ const (
 	// retry after a 429).
 	testSearchTimeout = 45 * time.Second
 )
-
-// SearchView is the stored search choice as the dialog shows it: Provider is the provider
-// in effect (config.Settings.SearchProvider), KeysStored the ids of the providers with a
-// stored key (the keys themselves never leave the backend), Language Wikipedia's language
-// ("" = from the question's script).
-type SearchView struct {
-	Provider   string   `json:"provider"`
-	KeysStored []string `json:"keys_stored"`
-	Language   string   `json:"language"`
-}
-
-// SearchProviderView describes one search provider for the dialog (web.Providers): its id
-// and display name, whether it needs an API key or a server URL, where to get a key (or
-// how to run the server), and whether a key is stored for it.
-type SearchProviderView struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	NeedsKey  bool   `json:"needs_key"`
-	NeedsURL  bool   `json:"needs_url"`
-	KeyURL    string `json:"key_url"`
-	KeyStored bool   `json:"key_stored"`
-}
-
-// SearchInput is the search part of SettingsInput. Provider is a provider id ("" = the
-// default, DuckDuckGo, or SearXNG when a SearXNG URL is set). Keys holds keys typed in the
-// dialog by provider id: an empty or missing key keeps the stored one. ClearKeys lists
-// providers whose stored key is removed (a key typed in Keys for the same provider wins).
-// Language is Wikipedia's language ("" = from the question's script). The SearXNG URL is
-// SettingsInput.SearxngURL.
-type SearchInput struct {
-	Provider  string            `json:"provider"`
-	Keys      map[string]string `json:"keys,omitempty"`
-	ClearKeys []string          `json:"clear_keys,omitempty"`
-	Language  string            `json:"language"`
-}
-
-// AgentModelSettings is the model of one kind of agent (config.AgentModel; issue 9, item
-// 7): the lead, or the sub-agents (search and crawl). Empty fields inherit: Model "" and
-// ToolCallMode "" the model and mode above, ContextWindow 0 that model's context window
-// (tokens); Temperature (0–2), TopP (0–1) and MaxTokens (tokens per answer, 0 = unset) are
-// sent to the model only when set (null / 0 = not sent).
-type AgentModelSettings struct {
-	Model         string   `json:"model"`
-	ToolCallMode  string   `json:"tool_call_mode"`
-	ContextWindow int      `json:"context_window"`
-	Temperature   *float64 `json:"temperature"`
-	TopP          *float64 `json:"top_p"`
-	MaxTokens     int      `json:"max_tokens"`
-}
-
-func agentSettingsOf(a config.AgentModel) AgentModelSettings {
-	return AgentModelSettings{Model: a.Model, ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
-		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
-}
-
-func (a AgentModelSettings) config() config.AgentModel {
-	return config.AgentModel{Model: strings.TrimSpace(a.Model), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
-		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
-}
-
-// applySearch lays the dialog's search input over the stored search settings: provider
-// and language replaced, keys cleared then typed keys stored (empty ones keep the stored
-// key).
-func applySearch(s config.SearchSettings, in SearchInput) config.SearchSettings {
-	s.Provider = strings.ToLower(strings.TrimSpace(in.Provider))
-	s.Language = strings.TrimSpace(in.Language)
-	for _, id := range in.ClearKeys {
-		s = s.WithKey(id, "")
-	}
-	ids := make([]string, 0, len(in.Keys))
-	for id := range in.Keys {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if key := strings.TrimSpace(in.Keys[id]); key != "" {
-			s = s.WithKey(id, key)
-		}
-	}
-	return s
-}
-
-// searchView is the search part of the settings view for the effective settings s.
-func (c *Core) searchView(s config.Settings, v *SettingsView) {
-	v.Search = SearchView{Provider: s.SearchProvider(), KeysStored: s.Search.StoredKeys(), Language: s.Search.Language}
-	for _, p := range web.Providers() {
-		v.SearchProviders = append(v.SearchProviders, SearchProviderView{ID: p.ID, Name: p.Name, NeedsKey: p.NeedsKey,
-			NeedsURL: p.NeedsURL, KeyURL: p.KeyURL, KeyStored: s.Search.Key(p.ID) != ""})
-	}
-	if _, err := c.newSearcher(s, s.SearchProvider(), "", ""); err != nil {
-		v.SearchProblem = err.Error()
-	} else {
-		v.SearchReady = true
-	}
-}
-
-// newSearcher builds the searcher of provider from the effective settings s; key and
-// baseURL, when not empty, stand in for the stored key and SearXNG URL (the dialog's
-// Test button with what the user typed). Errors are web.NewSearcher's: ErrNotConfigured
-// (the message says what is missing and where to set it), ErrUnknownProvider, ErrBadURL.
-func (c *Core) newSearcher(s config.Settings, provider, key, baseURL string) (web.Searcher, error) {
-	if key == "" {
-		key = s.Search.Key(provider)
-	}
-	if baseURL == "" {
-		if provider == config.ProviderSearXNG {
-			baseURL = s.SearxngURL
-		} else {
-			baseURL = searchEndpoints[provider] // tests only: a local stand-in for the API
-		}
-	}
-	return web.NewSearcher(web.SearchConfig{Provider: provider, APIKey: key, BaseURL: baseURL, Language: s.Search.Language,
-		Client: &http.Client{Timeout: searchTimeout}})
-}
-
-// searchEndpoints replaces search providers' API endpoints, by provider id: the package's
-// tests set it (TestMain, before any test runs) to a local stand-in for every provider, so
-// that no test reaches a real search engine. nil in the app.
-var searchEndpoints map[string]string
-
-// failedSearcher answers every search with the error that kept the chosen provider from
-// being set up, so web_search tells the agents (and the run's footer tells the user) what
-// to fix instead of failing without a reason.
-type failedSearcher struct{ err error }
-
-// Search returns the setup error.
-func (f failedSearcher) Search(context.Context, string, int) ([]web.SearchResult, error) {
-	return nil, f.err
-}
 
 // EndpointPreset is a well-known OpenAI-compatible endpoint the dialog offers (issue 9,
 // item 7; the README's table): a display name, the base URL it fills in, an example model
@@ -186,78 +117,6 @@ func (s *SettingsService) Presets() []EndpointPreset { return slices.Clone(prese
 type ModelInfo struct {
 	ID      string `json:"id"`
 	OwnedBy string `json:"owned_by"`
-}
-
-// endpoint returns the base URL and key a check of the dialog uses: baseURL, else the
-// effective one; apiKey when one is typed, else the effective (stored) key, but only when
-// noStoredKey is false and baseURL has the effective base URL's origin (sameKeyOrigin), so
-// that the stored key never goes to a server it was not given for (a preset picked or a
-// URL typed in the dialog). withheld is the effective base URL's host when the stored key
-// was kept back because the origins differ, else "" (for withheldNote).
-func (c *Core) endpoint(baseURL, apiKey string, noStoredKey bool) (url, key, withheld string) {
-	st := c.Settings()
-	if baseURL = strings.TrimSpace(baseURL); baseURL == "" {
-		baseURL = st.BaseURL
-	}
-	if key = strings.TrimSpace(apiKey); key != "" || noStoredKey || st.APIKey == "" {
-		return baseURL, key, ""
-	}
-	if !sameKeyOrigin(baseURL, st.BaseURL) {
-		return baseURL, "", originHost(st.BaseURL)
-	}
-	return baseURL, st.APIKey, ""
-}
-
-// origin is the scheme, host and port of an http(s) URL: lower case, the host without a
-// trailing dot, the port made explicit (80 for http, 443 for https).
-type origin struct{ scheme, host, port string }
-
-// originOf returns raw's origin; ok is false unless raw is an absolute http(s) URL with a
-// host.
-func originOf(raw string) (o origin, ok bool) {
-	u, err := neturl.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return origin{}, false
-	}
-	o = origin{scheme: strings.ToLower(u.Scheme), host: strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), port: u.Port()}
-	if o.host == "" || (o.scheme != "http" && o.scheme != "https") {
-		return origin{}, false
-	}
-	if o.port == "" {
-		o.port = map[string]string{"http": "80", "https": "443"}[o.scheme]
-	}
-	return o, true
-}
-
-// sameKeyOrigin reports whether the http(s) URLs a and b have the same scheme, host and port
-// (case, a trailing slash or dot and a default port written out make no difference).
-func sameKeyOrigin(a, b string) bool {
-	oa, okA := originOf(a)
-	ob, okB := originOf(b)
-	return okA && okB && oa == ob
-}
-
-// originHost is the host (and port, when written) of the http(s) URL raw as the note on a
-// withheld key names it, or raw itself when it is not such a URL.
-func originHost(raw string) string {
-	if u, err := neturl.Parse(strings.TrimSpace(raw)); err == nil && u.Host != "" {
-		return strings.ToLower(u.Host)
-	}
-	return strings.TrimSpace(raw)
-}
-
-// refusedStatus matches the HTTP status of an llm error for a refused key: 401 or 403.
-var refusedStatus = regexp.MustCompile(`: 40[13]\b`)
-
-// withheldNote adds to err, when the endpoint refused the call (401 or 403) and the stored
-// key was kept back from it (withheld, the stored key's host; see Core.endpoint), why no
-// key was sent: "… 401 Unauthorized: … (no key sent: the stored key belongs to
-// api.openai.com)". Other errors come back unchanged.
-func withheldNote(err error, withheld string) error {
-	if err == nil || withheld == "" || !errors.Is(err, llm.ErrRejected) || !refusedStatus.MatchString(err.Error()) {
-		return err
-	}
-	return fmt.Errorf("%w (no key sent: the stored key belongs to %s)", err, withheld)
 }
 
 // ListModels returns the models the endpoint at baseURL offers (GET {baseURL}/models),
@@ -368,80 +227,4 @@ func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTes
 	}
 	res.OK, res.Results, res.LatencyMS = true, len(results), max(time.Since(start).Milliseconds(), 1)
 	return res
-}
-
-// SourceEnvAPIKey is the SettingsView.SetBy value of "api_key" when the key in use comes
-// from the OPENAI_API_KEY environment variable (issue 10, item 6).
-const SourceEnvAPIKey = "OPENAI_API_KEY"
-
-// overrideSources returns what sets each setting this session instead of config.json
-// (issue 10, item 6: "Settings show which values come from flags"), keyed by the
-// SettingsView field's JSON name ("model", "base_url", "api_key", "tool_call_mode",
-// "searxng_url", "allow_private_network", "search.provider", "search.keys.<provider id>",
-// "lead.model", "sub_agents.model"): the flag as typed ("--model"), or SourceEnvAPIKey for
-// a key from the environment. A field not in the map comes from config.json (or its
-// default). The map is never nil.
-func (c *Core) overrideSources() map[string]string {
-	o := c.overrides
-	src := map[string]string{}
-	set := func(field, flag string, on bool) {
-		if on {
-			src[field] = flag
-		}
-	}
-	set("api_key", SourceEnvAPIKey, os.Getenv("OPENAI_API_KEY") != "")
-	set("api_key", "--api-key", o.APIKey != "")
-	set("base_url", "--base-url", o.BaseURL != "")
-	set("model", "--model", o.Model != "")
-	set("tool_call_mode", "--tool-call-mode", o.ToolCallMode != "")
-	set("searxng_url", "--searxng-url", o.SearxngURL != "")
-	set("allow_private_network", "--allow-private-network", o.AllowPrivateNetwork)
-	set("search.provider", "--searxng-url", o.SearxngURL != "") // Merge: a SearXNG URL also picks SearXNG
-	set("search.provider", "--search-provider", o.Search.Provider != "")
-	for id, key := range o.Search.Keys {
-		set("search.keys."+id, "--search-key", key != "")
-	}
-	set("lead.model", "--lead-model", o.Lead.Model != "")
-	set("sub_agents.model", "--sub-model", o.SubAgents.Model != "")
-	return src
-}
-
-// keepOverridden returns next, the settings the dialog is saving, with every field that a
-// flag (or OPENAI_API_KEY) sets this session put back to its stored value: the dialog
-// shows such a field read-only with the flag's value, and that value must never reach
-// config.json (issue 10, item 6). Fields without an override are next's.
-func keepOverridden(next, stored config.Settings, src map[string]string) config.Settings {
-	if src["api_key"] != "" {
-		next.APIKey = stored.APIKey
-	}
-	if src["base_url"] != "" {
-		next.BaseURL = stored.BaseURL
-	}
-	if src["model"] != "" {
-		next.Model = stored.Model
-	}
-	if src["tool_call_mode"] != "" {
-		next.ToolCallMode = stored.ToolCallMode
-	}
-	if src["searxng_url"] != "" {
-		next.SearxngURL = stored.SearxngURL
-	}
-	if src["allow_private_network"] != "" {
-		next.AllowPrivateNetwork = stored.AllowPrivateNetwork
-	}
-	if src["search.provider"] != "" {
-		next.Search.Provider = stored.Search.Provider
-	}
-	for field := range src {
-		if id, ok := strings.CutPrefix(field, "search.keys."); ok {
-			next.Search = next.Search.WithKey(id, stored.Search.Key(id))
-		}
-	}
-	if src["lead.model"] != "" {
-		next.Lead.Model = stored.Lead.Model
-	}
-	if src["sub_agents.model"] != "" {
-		next.SubAgents.Model = stored.SubAgents.Model
-	}
-	return next
 }

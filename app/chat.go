@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -8,6 +9,53 @@ import (
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 )
+
+// ChatService starts and stops research runs.
+type ChatService struct{ core *Core }
+
+// Send starts a research run for req and returns at once with its ids; progress arrives
+// as RunEventName events. req.ParentID or req.EditOf place the message in the message tree
+// (see SendRequest). Errors: empty content, unknown conversation, a run already going
+// in that conversation (engine.ErrBusy), no model configured (ErrNoModel); both ParentID
+// and EditOf set (ErrInvalidRequest); a ParentID or EditOf outside the conversation
+// (ErrMessageNotFound).
+func (s *ChatService) Send(req SendRequest) (SendResult, error) {
+	ereq, err := s.core.placeMessage(req)
+	if err != nil {
+		return SendResult{}, err
+	}
+	// The run outlives this call: it stops on Stop or when the app closes, not when the
+	// bound call returns.
+	run, err := s.core.eng.Start(context.Background(), ereq)
+	if err != nil {
+		return SendResult{}, err
+	}
+	return SendResult{ConversationID: run.ConversationID, MessageID: run.MessageID}, nil
+}
+
+// Stop cancels the run going in conversationID; the run flushes its artifacts and ends
+// with a cancelled event. Stopping a conversation with no run is not an error.
+func (s *ChatService) Stop(conversationID string) error {
+	s.core.eng.Stop(conversationID)
+	return nil
+}
+
+// Running returns the ids of conversations with a run in progress.
+func (s *ChatService) Running() []string { return s.core.eng.Running() }
+
+// Regenerate runs messageID's question again as a new answer beside the old one (seed 003):
+// a new message with the same content and the same parent (a new root when messageID is
+// the first question), which becomes the active branch. The old answer is kept; both are
+// reachable through SwitchBranch. conversationID "" is taken from the message.
+// Returns at once like Send. Errors: ErrMessageNotFound, and Send's errors
+// (engine.ErrBusy while a run is going in the conversation, ErrNoModel ...).
+func (s *ChatService) Regenerate(conversationID, messageID string) (SendResult, error) {
+	m, err := s.core.messageOf(conversationID, messageID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	return s.Send(SendRequest{ConversationID: m.ConversationID, Content: m.Content, EditOf: m.ID})
+}
 
 // QueueResult tells what became of a message sent while a run was going: Queued with the
 // queued message's id when the running lead will take it at its next round; otherwise

@@ -1,0 +1,420 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"artifactflow/backend/artifact"
+	"artifactflow/backend/config"
+	"artifactflow/backend/events"
+	"artifactflow/backend/export"
+	"artifactflow/backend/store"
+)
+
+// ArtifactService reads artifacts. During a run it reads the run's write-back cache, so
+// the user sees edits before they are flushed (seed 000).
+type ArtifactService struct{ core *Core }
+
+func (s *ArtifactService) manager(conversationID string) *artifact.Manager {
+	if run := s.core.eng.Active(conversationID); run != nil {
+		return run.Artifacts()
+	}
+	return artifact.NewManager(s.core.db, conversationID, "")
+}
+
+// List returns the artifacts of a conversation, oldest first, with 200-rune previews.
+func (s *ArtifactService) List(conversationID string) ([]ArtifactSummary, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	items, err := s.manager(conversationID).List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ArtifactSummary, len(items))
+	for i, it := range items {
+		out[i] = summaryOf(it)
+	}
+	return out, nil
+}
+
+// Get returns one artifact with its content.
+func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	items, err := s.manager(conversationID).List(ctx)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	for _, it := range items {
+		if it.ID == artifactID {
+			return ArtifactView{ArtifactSummary: summaryOf(it), Content: it.Content}, nil
+		}
+	}
+	return ArtifactView{}, fmt.Errorf("%w: %q", artifact.ErrNotFound, artifactID)
+}
+
+// Versions lists the stored versions of an artifact, oldest first (seed 000: numbers may
+// be sparse; edits inside one run are folded into one version).
+func (s *ArtifactService) Versions(conversationID, artifactID string) ([]VersionView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	infos, err := s.core.db.ListVersions(ctx, conversationID, artifactID)
+	if err != nil {
+		return nil, err
+	}
+	questions := map[string]string{}
+	out := make([]VersionView, len(infos))
+	for i, v := range infos {
+		q, seen := questions[v.MessageID]
+		if !seen && v.MessageID != "" {
+			if m, err := s.core.db.GetMessage(ctx, v.MessageID); err == nil {
+				q = clip(m.Content, 80)
+			}
+			questions[v.MessageID] = q
+		}
+		out[i] = VersionView{Version: v.Version, UpdateType: v.UpdateType, Source: v.Source, Size: v.Size,
+			MessageID: v.MessageID, Message: q, CreatedAt: v.CreatedAt}
+	}
+	return out, nil
+}
+
+// Version returns one stored version with its content.
+func (s *ArtifactService) Version(conversationID, artifactID string, version int) (VersionContent, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	v, err := s.core.db.GetVersion(ctx, conversationID, artifactID, version)
+	if err != nil {
+		return VersionContent{}, err
+	}
+	return VersionContent{VersionView: VersionView{Version: v.Version, UpdateType: v.UpdateType, Source: v.Source,
+		Size: v.Size, MessageID: v.MessageID, CreatedAt: v.CreatedAt}, Content: v.Content}, nil
+}
+
+// Save stores the user's edit of an artifact as a new version. baseVersion is the version
+// the editor started from; if the artifact moved on meanwhile, or the running research
+// holds unsaved changes to it, Save fails with a conflict and changes nothing.
+func (s *ArtifactService) Save(conversationID, artifactID string, baseVersion int, content string) (ArtifactView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	snap, err := s.manager(conversationID).Edit(ctx, artifactID, baseVersion, content, store.UpdateUserEdit)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	return s.Get(conversationID, snap.ID)
+}
+
+// Restore makes an old version the content of a new version, with Save's conflict rules.
+func (s *ArtifactService) Restore(conversationID, artifactID string, version, baseVersion int) (ArtifactView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	snap, err := s.manager(conversationID).Restore(ctx, artifactID, version, baseVersion)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	return s.Get(conversationID, snap.ID)
+}
+
+func summaryOf(it artifact.Item) ArtifactSummary {
+	preview := it.Content
+	if utf8.RuneCountInString(preview) > artifact.InventoryPreviewLength {
+		preview = string([]rune(preview)[:artifact.InventoryPreviewLength])
+	}
+	return ArtifactSummary{ID: it.ID, Title: it.Title, ContentType: it.ContentType, Version: it.Version,
+		Source: it.Source, Size: len(it.Content), Preview: preview, UpdatedAt: it.UpdatedAt, Unsaved: it.Unsaved}
+}
+
+// DraftView is an artifact's unsaved state that a run left behind when the app stopped
+// (killed, crashed, power loss) before the run could save it: the last checkpoint, taken
+// after its last completed tool round (issue 4, crash safety). BaseVersion is the stored
+// version the run started from (0 = the run created the artifact); CurrentVersion the
+// stored version now (0 = none); Size in bytes.
+type DraftView struct {
+	ArtifactID     string    `json:"artifact_id"`
+	MessageID      string    `json:"message_id"`
+	Title          string    `json:"title"`
+	ContentType    string    `json:"content_type"`
+	Content        string    `json:"content"`
+	Size           int       `json:"size"`
+	BaseVersion    int       `json:"base_version"`
+	CurrentVersion int       `json:"current_version"`
+	Question       string    `json:"question"`
+	SavedAt        time.Time `json:"saved_at"`
+}
+
+// Drafts lists the recovered drafts of a conversation, newest first, so the window can
+// offer to keep or discard each. Empty when nothing was lost.
+func (s *ArtifactService) Drafts(conversationID string) ([]DraftView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	ds, err := s.core.db.RecoverableDrafts(ctx, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DraftView, 0, len(ds))
+	for _, d := range ds {
+		v := DraftView{ArtifactID: d.ArtifactID, MessageID: d.MessageID, Title: d.Title, ContentType: d.ContentType,
+			Content: d.Content, Size: len(d.Content), BaseVersion: d.BaseVersion, SavedAt: d.UpdatedAt}
+		if a, err := s.core.db.GetArtifact(ctx, conversationID, d.ArtifactID); err == nil {
+			v.CurrentVersion = a.CurrentVersion
+		}
+		if m, err := s.core.db.GetMessage(ctx, d.MessageID); err == nil {
+			v.Question = m.Content
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// KeepDraft saves a recovered draft as a new version of its artifact (update_type
+// "recover"), or creates the artifact when the interrupted run had created it, and
+// removes the draft. Errors: no such draft (artifact.ErrNotFound); a run is changing the
+// artifact right now (conflict).
+func (s *ArtifactService) KeepDraft(conversationID, artifactID, messageID string) (ArtifactView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	ds, err := s.core.db.RecoverableDrafts(ctx, conversationID)
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	for _, d := range ds {
+		if d.ArtifactID == artifactID && d.MessageID == messageID {
+			if _, err := s.manager(conversationID).Recover(ctx, d); err != nil {
+				return ArtifactView{}, err
+			}
+			return s.Get(conversationID, artifactID)
+		}
+	}
+	return ArtifactView{}, fmt.Errorf("%w: no recovered draft of %q from that run", artifact.ErrNotFound, artifactID)
+}
+
+// DiscardDraft deletes a recovered draft; the stored artifact is left as it is.
+func (s *ArtifactService) DiscardDraft(conversationID, artifactID, messageID string) error {
+	if messageID == "" {
+		return fmt.Errorf("%w: discard draft of %q: which run's draft (message id) is missing", artifact.ErrNotFound, artifactID)
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.DeleteDraft(ctx, conversationID, artifactID, messageID)
+}
+
+// ListDeclared returns the conversation's declared artifacts (seed 002: links and
+// workspace files registered by record_artifact, hooks and local clients), oldest first,
+// with the status of workspace files refreshed by the declared service's rules
+// (declared.Service.List). The panel's "Links & files" resyncs to it when a conversation
+// opens and after a reconnect; events keep it live in between. Never nil. Errors:
+// store.ErrNotFound (wrapped) for an unknown conversation; store errors.
+func (s *ArtifactService) ListDeclared(conversationID string) ([]events.DeclaredArtifact, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	list, err := s.core.Declared().List(ctx, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	if list == nil {
+		list = []events.DeclaredArtifact{}
+	}
+	return list, nil
+}
+
+// RemoveDeclared removes a declared artifact from the conversation at the user's request
+// (the user may remove any, client-retained ones included); the link or file it points to
+// is untouched. An artifact_changed event (action "removed", reason "explicit") reaches
+// the window through the Core's sinks; removing one already gone changes nothing and is
+// not an error. Errors: store.ErrNotFound (wrapped) for an unknown conversation; store
+// errors.
+func (s *ArtifactService) RemoveDeclared(conversationID, artifactID string) error {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	_, err := s.core.Declared().Remove(ctx, conversationID, artifactID, "")
+	return err
+}
+
+// OpenDeclared opens a declared workspace file with the system's default application
+// (xdg-open, open, or rundll32 url.dll,FileProtocolHandler; run without a shell), after
+// the declared service has checked it again, now, by its own rules: the path, followed
+// through every symbolic link, must stay inside the conversation's workspace and the file
+// must exist. Links are opened by the page (the runtime's BrowserOpenURL), never here.
+// Browser mode refuses this method (desktopOnly): a page must not make the computer open
+// files. Errors: ErrDeclaredNotFound; ErrNotAFile for a link or managed artifact;
+// ErrFileUnavailable with the reason (missing, or a link that leaves the workspace);
+// ErrOpenFailed; store errors.
+func (s *ArtifactService) OpenDeclared(conversationID, artifactID string) error {
+	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, false)
+}
+
+// RevealDeclared opens the folder holding a declared workspace file in the system's file
+// manager, with OpenDeclared's checks, refusals and errors.
+func (s *ArtifactService) RevealDeclared(conversationID, artifactID string) error {
+	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, true)
+}
+
+// DeleteArtifact deletes a document of the conversation for good, at the user's request
+// (issue 8, item 9): any artifact, agent-written or uploaded, the task plan included (the
+// page asks for confirmation first). Its versions and crash drafts go with it; the
+// original of an upload is removed from the data dir's blobs/ unless another artifact, here
+// or in another conversation, holds the same bytes. An artifact_changed event (action
+// "removed", reason "explicit", the artifact's last state) reaches the window through the
+// Core's sinks. Errors: store.ErrNotFound (wrapped) for an unknown conversation;
+// artifact.ErrNotFound; artifact.ErrConflict ("conflict: ...") while the running research
+// holds unsaved changes to it; store errors.
+func (s *ArtifactService) DeleteArtifact(conversationID, artifactID string) error {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return err
+	}
+	d, err := s.manager(conversationID).Delete(ctx, artifactID)
+	if err != nil {
+		return err
+	}
+	if d.Blob != "" {
+		s.core.removeUnusedBlobs(ctx, []string{d.Blob})
+	}
+	s.core.emitArtifactRemoved(conversationID, d.ArtifactSnapshot)
+	_ = s.core.db.TouchConversation(ctx, conversationID)
+	return nil
+}
+
+// Export renders one version of an artifact (0 = the current content, including a running
+// research's unsaved changes) as markdown, html or docx, with the references its [n]
+// citations make to the conversation's sources. In the window it asks where to
+// save and writes the file; in browser mode it returns the bytes.
+func (s *ArtifactService) Export(conversationID, artifactID string, version int, format string) (ExportResult, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	snap, err := s.manager(conversationID).Read(ctx, artifactID, version)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	list, err := s.core.db.Sources(ctx, conversationID) // the [n] of the export resolve against these (issue 9)
+	if err != nil {
+		return ExportResult{}, err
+	}
+	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version, Sources: list}
+	var res ExportResult
+	switch format {
+	case FormatMarkdown:
+		res = ExportResult{Filename: export.Filename(snap.Title, ".md"), MIME: "text/markdown", Data: export.Markdown(doc)}
+	case FormatHTML:
+		b, err := export.HTML(doc)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		res = ExportResult{Filename: export.Filename(snap.Title, ".html"), MIME: "text/html", Data: b}
+	case FormatDOCX:
+		b, err := export.DOCX(doc)
+		if err != nil {
+			return ExportResult{}, err
+		}
+		res = ExportResult{Filename: export.Filename(snap.Title, ".docx"),
+			MIME: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Data: b}
+	default:
+		return ExportResult{}, fmt.Errorf("unknown export format %q: use markdown, html or docx", format)
+	}
+	s.core.mu.Lock()
+	d := s.core.dialogs
+	s.core.mu.Unlock()
+	if d == nil {
+		return res, nil
+	}
+	path, err := d.SaveFile(s.core.exportDir(ctx, conversationID), res.Filename)
+	if err != nil || path == "" {
+		return ExportResult{Filename: res.Filename}, err
+	}
+	if err := os.WriteFile(path, res.Data, 0o644); err != nil {
+		return ExportResult{}, fmt.Errorf("export: write %s: %w", path, err)
+	}
+	s.core.rememberExport(path)
+	return ExportResult{Filename: res.Filename, MIME: res.MIME, SavedPath: path}, nil
+}
+
+// RevealExport opens the folder holding a file that Export saved in this session (the
+// SavedPath of its result) in the system's file manager: the exported notice's "Show in
+// folder" (issue 10, item 4). Only paths Export wrote are accepted, so a page cannot make
+// the computer open an arbitrary folder; browser mode refuses the method (desktopOnly).
+// Errors: ErrNotExported; ErrFileUnavailable when the file is gone; ErrOpenFailed.
+func (s *ArtifactService) RevealExport(path string) error {
+	return s.core.revealExport(path, systemOpen)
+}
+
+// Upload stores files sent from the page as artifacts at once (seed 000, upload bypass).
+// conversationID "" creates a conversation named after the first file. Each file gets its
+// own result: a file that is too large or cannot be stored fails alone.
+func (s *ArtifactService) Upload(conversationID string, files []UploadFile) ([]UploadResult, error) {
+	ups := make([]artifact.Upload, len(files))
+	for i, f := range files {
+		ups[i] = artifact.Upload{Name: f.Name, Data: f.Data}
+	}
+	return s.upload(conversationID, ups, nil)
+}
+
+// UploadPaths stores files dropped on the window (Wails gives their paths) as artifacts.
+// Files over the size limit are refused before they are read.
+func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]UploadResult, error) {
+	ups := make([]artifact.Upload, 0, len(paths))
+	var failed []UploadResult
+	for _, p := range paths {
+		data, err := readLimited(p, s.core.maxUploadBytes())
+		if err != nil {
+			failed = append(failed, UploadResult{Name: filepath.Base(p), Error: err.Error()})
+			continue
+		}
+		ups = append(ups, artifact.Upload{Name: filepath.Base(p), Data: data})
+	}
+	return s.upload(conversationID, ups, failed)
+}
+
+func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, results []UploadResult) ([]UploadResult, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if len(ups) == 0 {
+		return results, nil
+	}
+	created := conversationID == ""
+	if created {
+		conversationID = uuid.NewString()
+		title := "Files: " + ups[0].Name
+		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip(title, 60)}); err != nil {
+			return nil, err
+		}
+	} else if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
+		return nil, err
+	}
+	m := s.manager(conversationID)
+	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
+	m.SetBlobLock(&s.core.blobMu) // see removeUnusedBlobs; held only while an original is written and stored
+	for _, up := range ups {
+		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.maxUploadBytes())
+		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
+		if err != nil {
+			res.Error = uploadError(err)
+		} else {
+			res.ArtifactID, res.Title, res.ContentType, res.Readable, res.Note = r.ArtifactID, r.Title, r.ContentType, r.Readable, r.Note
+		}
+		results = append(results, res)
+	}
+	stored := false
+	for _, r := range results {
+		stored = stored || r.Error == ""
+	}
+	if created && !stored { // a conversation made for these files alone would stay empty
+		if err := s.core.db.DeleteConversation(ctx, conversationID); err != nil {
+			s.core.log.Warn("app: removing the conversation of a failed upload", "conversation", conversationID, "err", err)
+		}
+		for i := range results {
+			results[i].ConversationID = ""
+		}
+		return results, nil
+	}
+	for i := range results {
+		results[i].ConversationID = conversationID
+	}
+	_ = s.core.db.TouchConversation(ctx, conversationID)
+	s.core.files.Refresh(conversationID) // the uploads become searchable (search_files) in the background
+	return results, nil
+}
