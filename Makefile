@@ -68,7 +68,14 @@ lint: frontend-deps
 	@test -z "$$(gofmt -l app backend *.go)" || { gofmt -l app backend *.go; echo "gofmt: files above need formatting"; exit 1; }
 	go vet -tags $(GO_TAGS) $(GO_PKGS)
 	scripts/vet-darwin.sh
+	scripts/bindings.sh --check
 	cd frontend && npm run typecheck && npm run lint
+
+# Regenerates frontend/wailsjs (the bound services' JS and models.ts) with Wails' generator at
+# go.mod's Wails version; `make lint` fails when the committed copy differs from its output.
+.PHONY: bindings
+bindings:
+	scripts/bindings.sh
 
 go-test:
 	go test -tags $(GO_TAGS) -count=1 $(GO_PKGS)

@@ -16,8 +16,8 @@ const RunEventName = "run:event"
 type ConversationSummary struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	CreatedAt time.Time `json:"created_at" ts_type:"string"`
+	UpdatedAt time.Time `json:"updated_at" ts_type:"string"`
 	Running   bool      `json:"running"`
 	Snippet   string    `json:"snippet"`
 	// LastStatus is the status of the conversation's latest run (the active branch's last
@@ -41,7 +41,7 @@ type MessageView struct {
 	Response     string    `json:"response"`
 	Status       string    `json:"status"`
 	Error        string    `json:"error"`
-	CreatedAt    time.Time `json:"created_at"`
+	CreatedAt    time.Time `json:"created_at" ts_type:"string"`
 	SiblingIDs   []string  `json:"sibling_ids"`
 	SiblingIndex int       `json:"sibling_index"`
 }
@@ -87,7 +87,7 @@ type ArtifactSummary struct {
 	Source      string    `json:"source"`
 	Size        int       `json:"size"`
 	Preview     string    `json:"preview"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	UpdatedAt   time.Time `json:"updated_at" ts_type:"string"`
 	Unsaved     bool      `json:"unsaved"`
 }
 
@@ -190,7 +190,7 @@ type VersionView struct {
 	Size       int       `json:"size"`
 	MessageID  string    `json:"message_id"`
 	Message    string    `json:"message"`
-	CreatedAt  time.Time `json:"created_at"`
+	CreatedAt  time.Time `json:"created_at" ts_type:"string"`
 }
 
 // VersionContent is one stored version with its content.

@@ -30,8 +30,7 @@ export namespace app {
 	    source: string;
 	    size: number;
 	    preview: string;
-	    // Go type: time
-	    updated_at: any;
+	    updated_at: string;
 	    unsaved: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -47,27 +46,9 @@ export namespace app {
 	        this.source = source["source"];
 	        this.size = source["size"];
 	        this.preview = source["preview"];
-	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.updated_at = source["updated_at"];
 	        this.unsaved = source["unsaved"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class ArtifactView {
 	    id: string;
@@ -77,8 +58,7 @@ export namespace app {
 	    source: string;
 	    size: number;
 	    preview: string;
-	    // Go type: time
-	    updated_at: any;
+	    updated_at: string;
 	    unsaved: boolean;
 	    content: string;
 	
@@ -95,28 +75,10 @@ export namespace app {
 	        this.source = source["source"];
 	        this.size = source["size"];
 	        this.preview = source["preview"];
-	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.updated_at = source["updated_at"];
 	        this.unsaved = source["unsaved"];
 	        this.content = source["content"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class ConnectionResult {
 	    ok: boolean;
@@ -145,8 +107,7 @@ export namespace app {
 	    response: string;
 	    status: string;
 	    error: string;
-	    // Go type: time
-	    created_at: any;
+	    created_at: string;
 	    sibling_ids: string[];
 	    sibling_index: number;
 	
@@ -162,36 +123,16 @@ export namespace app {
 	        this.response = source["response"];
 	        this.status = source["status"];
 	        this.error = source["error"];
-	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.created_at = source["created_at"];
 	        this.sibling_ids = source["sibling_ids"];
 	        this.sibling_index = source["sibling_index"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class ConversationSummary {
 	    id: string;
 	    title: string;
-	    // Go type: time
-	    created_at: any;
-	    // Go type: time
-	    updated_at: any;
+	    created_at: string;
+	    updated_at: string;
 	    running: boolean;
 	    snippet: string;
 	    last_status: string;
@@ -204,30 +145,12 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.id = source["id"];
 	        this.title = source["title"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.created_at = source["created_at"];
+	        this.updated_at = source["updated_at"];
 	        this.running = source["running"];
 	        this.snippet = source["snippet"];
 	        this.last_status = source["last_status"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class ConversationDetail {
 	    conversation: ConversationSummary;
@@ -776,8 +699,7 @@ export namespace app {
 	    size: number;
 	    message_id: string;
 	    message: string;
-	    // Go type: time
-	    created_at: any;
+	    created_at: string;
 	    content: string;
 	
 	    static createFrom(source: any = {}) {
@@ -792,27 +714,9 @@ export namespace app {
 	        this.size = source["size"];
 	        this.message_id = source["message_id"];
 	        this.message = source["message"];
-	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.created_at = source["created_at"];
 	        this.content = source["content"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class VersionView {
 	    version: number;
@@ -821,8 +725,7 @@ export namespace app {
 	    size: number;
 	    message_id: string;
 	    message: string;
-	    // Go type: time
-	    created_at: any;
+	    created_at: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new VersionView(source);
@@ -836,26 +739,8 @@ export namespace app {
 	        this.size = source["size"];
 	        this.message_id = source["message_id"];
 	        this.message = source["message"];
-	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.created_at = source["created_at"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	export class WorkspaceStatus {
 	    conversation_id: string;
