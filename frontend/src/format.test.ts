@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { mergeArtifacts } from './components/ArtifactPanel';
 import { parseSettingsErrors } from './components/SettingsDialog';
 import type { AgentStep, LiveArtifact, ToolStep } from './events';
-import { countResults, describeStep, formatCount, formatDuration, relativeTime, shortUrl } from './format';
+import { countResults, describeStep, formatBytes, formatCount, formatDuration, relativeTime, shortUrl } from './format';
+import { i18n } from './i18n';
 
 const tool = (over: Partial<ToolStep>): ToolStep => ({
   kind: 'tool', key: 'k', callId: 'c', agent: 'search_agent', tool: 'web_search', params: {},
@@ -63,6 +64,42 @@ describe('formatting', () => {
 
   it('shortUrl cuts long URLs', () => {
     expect(shortUrl('https://example.org/' + 'a'.repeat(100), 30)).toHaveLength(30);
+  });
+});
+
+describe('formatting by locale', () => {
+  afterEach(async () => {
+    await i18n.changeLanguage('en');
+  });
+  const now = Date.parse('2026-03-10T12:00:00Z');
+
+  it('writes English sizes, counts and dates', () => {
+    expect([formatBytes(512), formatBytes(2048), formatBytes(1.5 * 1024 * 1024), formatBytes(3 * 1024 ** 3)]).toEqual(['512 B', '2.0 KB', '1.5 MB', '3.0 GB']);
+    expect(formatCount(1_250_000)).toBe('1.3M');
+    expect(relativeTime('2026-03-01T12:00:00Z', now)).toBe('Mar 1');
+    expect(relativeTime('2025-03-01T12:00:00Z', now)).toBe('Mar 1, 2025');
+    expect(relativeTime('2026-03-10T11:59:00Z', now)).toBe('1 min ago');
+  });
+
+  it('writes Chinese times, durations, sizes and counts', async () => {
+    await i18n.changeLanguage('zh-CN');
+    expect(relativeTime('2026-03-10T11:59:40Z', now)).toBe('刚刚');
+    expect(relativeTime('2026-03-10T11:55:00Z', now)).toBe('5 分钟前');
+    expect(relativeTime('2026-03-10T09:00:00Z', now)).toBe('3 小时前');
+    expect(relativeTime('2026-03-09T10:00:00Z', now)).toBe('昨天');
+    expect(relativeTime('2026-03-06T12:00:00Z', now)).toBe('4天前');
+    expect(relativeTime('2026-03-01T12:00:00Z', now)).toBe('3月1日');
+    expect(relativeTime('2025-03-01T12:00:00Z', now)).toBe('2025年3月1日');
+    expect([0, 850, 1240, 42_000, 185_000, 3_720_000].map(formatDuration)).toEqual(['0 毫秒', '850 毫秒', '1.2 秒', '42 秒', '3 分 05 秒', '1 小时 02 分']);
+    expect([512, 2048, 200 * 1024 * 1024].map(formatBytes)).toEqual(['512 字节', '2.0 KB', '200.0 MB']);
+    expect([950, 22_720, 245_000, 1_250_000].map(formatCount)).toEqual(['950', '2.3万', '24.5万', '125万']);
+  });
+
+  it('describes activity steps in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    expect(describeStep(tool({ params: { query: '固态电池' }, result: '1. a\n2. b\n3. c', durationMs: 1200 })).meta).toEqual(['3 条结果', '1.2 秒']);
+    expect(describeStep(agent({ round: 2, tokens: 2400, durationMs: 980 }))).toMatchObject({ action: '第 3 轮', meta: ['2400 个 token', '980 毫秒'] });
+    expect(describeStep(agent({ status: 'running' })).action).toBe('正在规划');
   });
 });
 

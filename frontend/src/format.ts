@@ -1,56 +1,72 @@
-// Small pure formatting helpers for times, durations, sizes and activity lines.
+// Small pure formatting helpers for times, durations, sizes and activity lines, in the UI's
+// language: numbers through Intl with currentLocale(), words from the `format` catalogue.
 
 import type { Step } from './events';
+import { currentLocale, i18n } from './i18n';
+
+/** A number in the UI's locale with between `min` and `max` fraction digits ("1,234.5"). */
+export function formatNumber(n: number, min = 0, max = min): string {
+  return new Intl.NumberFormat(currentLocale(), { minimumFractionDigits: min, maximumFractionDigits: max }).format(n);
+}
 
 /**
- * A short relative time for `iso` as seen at `now` (ms since epoch): "just now", "5 min ago",
- * "3 h ago", "yesterday", "4 days ago", or a date ("12 Mar" this year, "12 Mar 2024" before).
+ * A short relative time for `iso` as seen at `now` (ms since epoch), in the UI's language:
+ * "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago" (刚刚, 5 分钟前, 3 小时前,
+ * 昨天, 4天前), or a date by locale ("Mar 12" / "3月12日" this year, with the year before).
  * An unparsable time gives "".
  */
 export function relativeTime(iso: string, now: number = Date.now()): string {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return '';
   const s = Math.max(0, Math.round((now - t) / 1000));
-  if (s < 45) return 'just now';
+  if (s < 45) return i18n.t('format:time.justNow');
   const m = Math.round(s / 60);
-  if (m < 60) return `${String(m)} min ago`;
+  if (m < 60) return i18n.t('format:time.minutesAgo', { count: m, n: formatNumber(m) });
   const h = Math.round(m / 60);
-  if (h < 24) return `${String(h)} h ago`;
+  if (h < 24) return i18n.t('format:time.hoursAgo', { count: h, n: formatNumber(h) });
   const d = Math.floor(h / 24);
-  if (d === 1) return 'yesterday';
-  if (d < 7) return `${String(d)} days ago`;
+  if (d < 7) return new Intl.RelativeTimeFormat(currentLocale(), { numeric: 'auto' }).format(-d, 'day');
   const date = new Date(t);
   const sameYear = date.getFullYear() === new Date(now).getFullYear();
-  return date.toLocaleDateString('en-GB', sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
+  return new Intl.DateTimeFormat(currentLocale(), sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' }).format(date);
 }
 
-/** A duration in ms as "850 ms", "1.2s", "42s", "3m 05s" or "1h 02m". */
+/**
+ * A duration in ms as "850 ms", "1.2s", "42s", "3m 05s" or "1h 02m" (in Chinese 850 毫秒,
+ * 1.2 秒, 3 分 05 秒, 1 小时 02 分).
+ */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '';
-  if (ms < 1000) return `${String(Math.round(ms))} ms`;
+  if (ms < 1000) return i18n.t('format:duration.ms', { n: formatNumber(Math.round(ms)) });
   const s = ms / 1000;
-  if (s < 10) return `${s.toFixed(1)}s`;
-  if (s < 60) return `${String(Math.round(s))}s`;
+  if (s < 10) return i18n.t('format:duration.seconds', { n: formatNumber(s, 1) });
+  if (s < 60) return i18n.t('format:duration.seconds', { n: formatNumber(Math.round(s)) });
   const total = Math.round(s);
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const sec = total % 60;
-  if (h > 0) return `${String(h)}h ${String(m).padStart(2, '0')}m`;
-  return `${String(m)}m ${String(sec).padStart(2, '0')}s`;
+  if (h > 0) return i18n.t('format:duration.hours', { h: formatNumber(h), m: String(m).padStart(2, '0') });
+  return i18n.t('format:duration.minutes', { m: formatNumber(m), s: String(sec).padStart(2, '0') });
 }
 
-/** A count as "950", "12.3k", "245k" or "1.2M". */
+/**
+ * A count as "950", "12.3k", "245k" or "1.2M" in English; in Chinese by ten-thousands as
+ * Intl's compact notation writes them ("2.3万", "125万").
+ */
 export function formatCount(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0).replace(/\.0$/, '')}k`;
-  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+  const locale = currentLocale();
+  if (locale !== 'en') return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(n);
+  if (n < 1000) return formatNumber(n, 0, 0);
+  if (n < 1_000_000) return `${formatNumber(n / 1000, 0, n < 100_000 ? 1 : 0)}k`;
+  return `${formatNumber(n / 1_000_000, 0, 1)}M`;
 }
 
-/** A byte size as "512 B", "3.4 KB" or "1.2 MB". */
+/** A byte size as "512 B", "3.4 KB", "1.2 MB" or "2.5 GB" (512 字节 in Chinese), numbers by locale. */
 export function formatBytes(n: number): string {
-  if (n < 1024) return `${String(n)} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  if (n < 1024) return i18n.t('format:size.bytes', { n: formatNumber(n) });
+  if (n < 1024 * 1024) return i18n.t('format:size.kb', { n: formatNumber(n / 1024, 1) });
+  if (n < 1024 * 1024 * 1024) return i18n.t('format:size.mb', { n: formatNumber(n / (1024 * 1024), 1) });
+  return i18n.t('format:size.gb', { n: formatNumber(n / (1024 * 1024 * 1024), 1) });
 }
 
 /** A URL without scheme, "www." and trailing slash, cut to `max` characters with an ellipsis. */
@@ -95,7 +111,7 @@ export interface StepLine {
   detail: string;
   /** Whether `detail` is free text to show in quotes (a query or instruction). */
   quoted: boolean;
-  /** Extra figures such as "3 results", "12.3k chars", "1.2s". */
+  /** Extra figures such as "3 results", "12.3k chars", "1.2s" (in the UI's language). */
   meta: string[];
 }
 
@@ -113,11 +129,11 @@ export function describeStep(step: Step): StepLine {
   if (step.kind === 'note') return { agent: '', action: step.text, detail: '', quoted: false, meta: [] };
   if (step.kind === 'agent') {
     const meta: string[] = [];
-    if (step.tokens) meta.push(`${formatCount(step.tokens)} tokens`);
+    if (step.tokens) meta.push(i18n.t('format:step.tokens', { count: step.tokens, n: formatCount(step.tokens) }));
     if (step.durationMs !== undefined && step.status !== 'running') meta.push(formatDuration(step.durationMs));
-    let action = `round ${String(step.round + 1)}`;
-    if (step.answered) action = step.depth === 0 ? 'writes the answer' : 'reports back';
-    if (step.status === 'running') action = step.depth === 0 && step.round === 0 ? 'planning' : 'thinking';
+    let action = i18n.t('format:step.round', { n: formatNumber(step.round + 1) });
+    if (step.answered) action = step.depth === 0 ? i18n.t('format:step.writesAnswer') : i18n.t('format:step.reportsBack');
+    if (step.status === 'running') action = step.depth === 0 && step.round === 0 ? i18n.t('format:step.planning') : i18n.t('format:step.thinking');
     return { agent: step.agent, action, detail: '', quoted: false, meta };
   }
   const p = step.params;
@@ -130,18 +146,18 @@ export function describeStep(step: Step): StepLine {
       quoted = true;
       if (step.status === 'done') {
         const n = countResults(step.result);
-        if (n > 0) meta.push(`${String(n)} result${n === 1 ? '' : 's'}`);
+        if (n > 0) meta.push(i18n.t('format:step.results', { count: n, n: formatNumber(n) }));
       }
       break;
     }
     case 'web_fetch': {
       detail = shortUrl(param(p, 'url'));
-      if (step.status === 'done' && step.result) meta.push(`${formatCount(step.result.length)} chars`);
+      if (step.status === 'done' && step.result) meta.push(i18n.t('format:step.chars', { count: step.result.length, n: formatCount(step.result.length) }));
       break;
     }
     case 'call_subagent':
       detail = param(p, 'agent_name');
-      if (step.status === 'done' && step.result) meta.push(`${formatCount(step.result.length)} chars back`);
+      if (step.status === 'done' && step.result) meta.push(i18n.t('format:step.charsBack', { count: step.result.length, n: formatCount(step.result.length) }));
       break;
     default:
       detail = param(p, 'id');
