@@ -2,6 +2,8 @@
 // how long its "Copied" confirmation shows. Components: CopyButton (answers, artifacts) and
 // the code-block buttons that renderMarkdown adds (markdown.ts, handled in Markdown.tsx).
 
+import { i18n } from './i18n';
+
 /** How long a copy button says "Copied" (or "Copy failed"), in milliseconds. */
 export const COPIED_MS = 2000;
 
@@ -11,9 +13,11 @@ export const CODE_COPY_CLASS = 'code-copy';
 /** A copy button's state: idle, or the outcome of the last click. */
 export type CopyState = 'idle' | 'copied' | 'failed';
 
-/** The label a copy button shows for its state. */
-export function copyLabel(state: CopyState, idle = 'Copy'): string {
-  return state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : idle;
+/** The label a copy button shows for its state, in the UI's language ("Copy" when idle unless `idle` is given). */
+export function copyLabel(state: CopyState, idle?: string): string {
+  if (state === 'copied') return i18n.t('common:copied');
+  if (state === 'failed') return i18n.t('tools:copy.failed');
+  return idle ?? i18n.t('common:copy');
 }
 
 /**
@@ -43,8 +47,8 @@ export function addCodeCopyButtons(root: ParentNode): void {
     const b = document.createElement('button');
     b.type = 'button';
     b.className = CODE_COPY_CLASS;
-    b.setAttribute('aria-label', 'Copy code');
-    b.setAttribute('title', 'Copy code');
+    b.setAttribute('aria-label', i18n.t('tools:copy.code'));
+    b.setAttribute('title', i18n.t('tools:copy.code'));
     pre.classList.add('has-copy');
     pre.insertBefore(b, pre.firstChild);
   });

@@ -2,6 +2,8 @@
 // the page shows, as DOM Ranges, so they can be highlighted with the CSS Custom Highlight
 // API without changing the (React-owned) DOM.
 
+import { i18n } from './i18n';
+
 /** Elements whose text is never searched: the find bar itself, hidden and non-text content. */
 const SKIP = 'script, style, noscript, template, .find-bar, [aria-hidden="true"], .code-copy';
 
@@ -47,10 +49,10 @@ export function stepMatch(current: number, count: number, step: 1 | -1): number 
   return (((current + step) % count) + count) % count;
 }
 
-/** The find bar's count: "3 / 12", "0 / 0" with no match, "" with no query. */
+/** The find bar's count in the UI's language: "3 / 12", "0 / 0" with no match, "" with no query. */
 export function matchCount(current: number, count: number, query: string): string {
   if (query.trim() === '') return '';
-  return count === 0 ? '0 / 0' : `${String(current + 1)} / ${String(count)}`;
+  return count === 0 ? i18n.t('tools:find.none') : i18n.t('tools:find.count', { current: current + 1, total: count });
 }
 
 /** The registry of the CSS Custom Highlight API, when the engine has one. */

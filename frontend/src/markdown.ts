@@ -7,6 +7,7 @@ import { Marked, type MarkedExtension, type Tokens } from 'marked';
 import { linkCitations, type CiteResolver } from './citations';
 import { addCodeCopyButtons } from './copy';
 import { highlightSync } from './highlight';
+import { i18n } from './i18n';
 
 /** State of one checklist item in a task plan. */
 export type TaskMark = 'done' | 'todo' | 'progress';
@@ -28,7 +29,15 @@ const MARKERS: Partial<Record<string, TaskMark>> = {
 };
 const MARKER_RE = /^\[(.)\]\s+/u;
 
-const MARK_LABEL: Record<TaskMark, string> = { done: 'Done', todo: 'To do', progress: 'In progress' };
+/** A task marker's accessible name in the UI's language. */
+function markLabel(mark: TaskMark): string {
+  if (mark === 'done') return i18n.t('tools:markdown.taskDone');
+  if (mark === 'progress') return i18n.t('tools:markdown.taskProgress');
+  return i18n.t('tools:markdown.taskTodo');
+}
+
+/** Escapes text for an HTML attribute value in double quotes. */
+const attr = (s: string): string => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 const marks = new WeakMap<Tokens.ListItem, TaskMark>();
 
@@ -73,7 +82,7 @@ const options: MarkedExtension = {
       const body = this.parser.parse(item.tokens);
       const mark = marks.get(item);
       if (mark === undefined) return `<li>${body}</li>\n`;
-      return `<li class="task task-${mark}"><span class="task-mark" role="img" aria-label="${MARK_LABEL[mark]}"></span><div class="task-body">${body}</div></li>\n`;
+      return `<li class="task task-${mark}"><span class="task-mark" role="img" aria-label="${attr(markLabel(mark))}"></span><div class="task-body">${body}</div></li>\n`;
     },
   },
 };
@@ -151,8 +160,8 @@ function blockRemoteLoads(node: Element): void {
     node.setAttribute('data-blocked-src', v);
     if (node.nodeName === 'IMG') {
       const alt = node.getAttribute('alt') ?? '';
-      node.setAttribute('alt', alt !== '' ? `${alt} (remote image not loaded)` : 'remote image not loaded');
-      node.setAttribute('title', `Remote image not loaded: ${v}`);
+      node.setAttribute('alt', alt !== '' ? i18n.t('tools:markdown.imageBlockedAlt', { alt }) : i18n.t('tools:markdown.imageBlocked'));
+      node.setAttribute('title', i18n.t('tools:markdown.imageBlockedTitle', { url: v }));
     }
   }
 }

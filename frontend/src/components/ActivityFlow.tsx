@@ -1,4 +1,5 @@
 import { Fragment, useState, type CSSProperties } from 'react';
+import { useTranslation } from 'react-i18next';
 import { artifactStepView, type ArtifactStepView } from '../artifact-step';
 import { webSummary } from '../citations';
 import { runWeb, visibleText, type RunState, type Step } from '../events';
@@ -16,28 +17,29 @@ export interface ActivityFlowProps {
 }
 
 function StatusIcon({ step }: { step: Step }) {
+  const { t } = useTranslation('tools');
   switch (step.status) {
     case 'running':
       return (
-        <span className="step-icon running" aria-label="Running">
+        <span className="step-icon running" aria-label={t('activity.running')}>
           <Spinner size={13} />
         </span>
       );
     case 'done':
       return (
-        <span className="step-icon done" aria-label="Done">
+        <span className="step-icon done" aria-label={t('activity.done')}>
           <CheckIcon size={13} strokeWidth={2.5} />
         </span>
       );
     case 'error':
       return (
-        <span className="step-icon error" aria-label="Failed">
+        <span className="step-icon error" aria-label={t('activity.failed')}>
           <XIcon size={13} strokeWidth={2.5} />
         </span>
       );
     case 'stopped':
       return (
-        <span className="step-icon stopped" aria-label="Stopped">
+        <span className="step-icon stopped" aria-label={t('activity.stopped')}>
           <StoppedIcon size={13} />
         </span>
       );
@@ -72,9 +74,10 @@ function ArtifactDetail({ view }: { view: ArtifactStepView }) {
 }
 
 function StepRow({ step, writing }: { step: Step; writing: boolean }) {
+  const { t } = useTranslation('tools');
   const [open, setOpen] = useState(false);
   const line = describeStep(step);
-  if (writing) line.action = 'writing';
+  if (writing) line.action = t('activity.writing');
   // Under an agent round: the task it was given, else what it wrote on the way.
   const note =
     step.kind !== 'agent'
@@ -153,6 +156,7 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
  * the current step while running), its web part marked when any failed (issue 9).
  */
 export function ActivityFlow({ run, live }: ActivityFlowProps) {
+  const { t } = useTranslation('tools');
   const running = run.status === 'running';
   const [chosen, setOpen] = useState<boolean | null>(null);
   const open = chosen ?? (live && running);
@@ -164,17 +168,17 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
   const webText = webSummary(web);
   const webFailed = web.searches_failed + web.fetches_failed > 0;
   return (
-    <section className={`activity${open ? ' open' : ''}`} aria-label="Research activity">
+    <section className={`activity${open ? ' open' : ''}`} aria-label={t('activity.label')}>
       <button type="button" className="activity-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <ChevronIcon size={14} className={open ? 'chev open' : 'chev'} />
-        <span className="activity-title">{running ? 'Researching' : 'Activity'}</span>
+        <span className="activity-title">{running ? t('activity.researching') : t('activity.title')}</span>
         {running ? <Spinner size={12} /> : null}
         <span className="activity-sum">
           {summary && !open ? (
             `${summary.agent} · ${summary.action}${summary.detail ? ` ${summary.quoted ? `“${summary.detail}”` : summary.detail}` : ''}`
           ) : (
             <>
-              {`${String(agents)} agent${agents === 1 ? '' : 's'} · ${String(tools)} tool call${tools === 1 ? '' : 's'}`}
+              {`${t('activity.agents', { count: agents })} · ${t('activity.toolCalls', { count: tools })}`}
               {webText !== '' ? (
                 <>
                   {' · '}
@@ -190,7 +194,7 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
       </button>
       {open ? (
         run.steps.length === 0 ? (
-          <p className="activity-empty">{running ? 'Starting…' : 'No recorded activity.'}</p>
+          <p className="activity-empty">{running ? t('activity.starting') : t('activity.none')}</p>
         ) : (
           <ol className="steps">
             {run.steps.map((s) => (

@@ -1,20 +1,27 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { LEAD_AGENT, type Compaction } from '../events';
 import { formatCount, formatDuration } from '../format';
+import { i18n } from '../i18n';
 import { CompressIcon } from './conversation-icons';
 import { AlertIcon, ChevronIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
 
-/** The one-line text of a compaction marker, e.g. "Context compacted: 41k → 3k tokens". */
+/**
+ * The one-line text of a compaction marker in the UI's language, e.g. "Context compacted:
+ * 41k → 3k tokens" (naming the agent when it is not the lead).
+ */
 export function compactionLabel(c: Pick<Compaction, 'agent' | 'status' | 'tokensBefore' | 'tokensAfter'>): string {
-  const who = c.agent && c.agent !== LEAD_AGENT ? ` for ${c.agent}` : '';
+  const agent = c.agent && c.agent !== LEAD_AGENT ? c.agent : '';
+  const before = formatCount(c.tokensBefore);
+  const after = formatCount(c.tokensAfter);
   switch (c.status) {
     case 'running':
-      return `Compacting the context${who}…`;
+      return agent ? i18n.t('tools:compaction.runningFor', { agent }) : i18n.t('tools:compaction.running');
     case 'done':
-      return `Context compacted${who}: ${formatCount(c.tokensBefore)} → ${formatCount(c.tokensAfter)} tokens`;
+      return agent ? i18n.t('tools:compaction.doneFor', { agent, before, after }) : i18n.t('tools:compaction.done', { before, after });
     case 'failed':
-      return `Context compaction failed${who} — the agent went on with the full history`;
+      return agent ? i18n.t('tools:compaction.failedFor', { agent }) : i18n.t('tools:compaction.failed');
   }
 }
 
@@ -25,6 +32,7 @@ export function compactionLabel(c: Pick<Compaction, 'agent' | 'status' | 'tokens
  * a warning with its error.
  */
 export function CompactionMarker({ c }: { c: Compaction }) {
+  const { t } = useTranslation('tools');
   const [open, setOpen] = useState(false);
   const label = compactionLabel(c);
   const body = c.status === 'done' ? c.summary : c.error;
@@ -37,7 +45,7 @@ export function CompactionMarker({ c }: { c: Compaction }) {
           {icon}
           <span className="compaction-text">{label}</span>
           <span className="compaction-more">
-            {open ? 'Hide' : c.status === 'done' ? 'Show summary' : 'Details'}
+            {open ? t('compaction.hide') : c.status === 'done' ? t('compaction.showSummary') : t('compaction.details')}
             <ChevronIcon size={11} className={open ? 'chev open' : 'chev'} />
           </span>
         </button>
@@ -53,8 +61,8 @@ export function CompactionMarker({ c }: { c: Compaction }) {
           {c.status === 'done' ? (
             <>
               <p className="compaction-note">
-                What the agent keeps of the {c.messages > 0 ? `${String(c.messages)} earlier messages` : 'earlier history'} — everything above stays here for you.
-                {c.durationMs > 0 ? ` Summarized in ${formatDuration(c.durationMs)}.` : ''}
+                {c.messages > 0 ? t('compaction.keepsMessages', { count: c.messages }) : t('compaction.keepsHistory')}
+                {c.durationMs > 0 ? ` ${t('compaction.summarizedIn', { duration: formatDuration(c.durationMs) })}` : ''}
               </p>
               <Markdown source={c.summary} className="compaction-summary" />
             </>

@@ -1,4 +1,6 @@
+import { useTranslation } from 'react-i18next';
 import { contextMeter } from '../context-meter';
+import { currentLocale } from '../i18n';
 
 /** Props of ContextMeter. */
 export interface ContextMeterProps {
@@ -16,27 +18,27 @@ export interface ContextMeterProps {
  * of the lead agent's latest LLM call as the endpoint reported them.
  */
 export function ContextMeter({ used, window, compactAtPercent }: ContextMeterProps) {
+  const { t } = useTranslation('tools');
   const m = contextMeter(used, window, compactAtPercent);
   if (m === null) return null;
-  const pct = compactAtPercent >= 1 && compactAtPercent <= 100 ? compactAtPercent : 80;
+  const percent = compactAtPercent >= 1 && compactAtPercent <= 100 ? compactAtPercent : 80;
+  const num = (n: number) => n.toLocaleString(currentLocale());
   const title =
     used > 0
-      ? `Context: ${m.used.toLocaleString('en-US')} of ${m.window.toLocaleString('en-US')} tokens (${String(m.percent)}%) in the lead agent's latest call. ` +
-        (m.level === 'over'
-          ? `Past the ${String(pct)}% threshold: the history is summarized before the next call.`
-          : `The history is summarized past ${String(pct)}% (${m.threshold.toLocaleString('en-US')} tokens).`)
-      : `Context window: ${m.window.toLocaleString('en-US')} tokens; the history is summarized past ${String(pct)}%.`;
+      ? `${t('context.used', { used: num(m.used), window: num(m.window), percent: m.percent })} ` +
+        (m.level === 'over' ? t('context.over', { percent }) : t('context.below', { percent, threshold: num(m.threshold) }))
+      : t('context.window', { window: num(m.window), percent });
   return (
     <div className={`ctx-meter level-${m.level}`} title={title}>
-      <span className="ctx-label">Context</span>
+      <span className="ctx-label">{t('context.label')}</span>
       <div
         className="ctx-bar"
         role="meter"
-        aria-label="Context used"
+        aria-label={t('context.meter')}
         aria-valuemin={0}
         aria-valuemax={m.window}
         aria-valuenow={Math.min(m.used, m.window)}
-        aria-valuetext={`${m.label} tokens, ${String(m.percent)}%`}
+        aria-valuetext={t('context.valueText', { label: m.label, percent: m.percent })}
       >
         <span className="ctx-fill" style={{ width: `${String(Math.round(m.fraction * 1000) / 10)}%` }} />
         <span className="ctx-threshold" style={{ left: `${String(Math.round(m.thresholdFraction * 1000) / 10)}%` }} />

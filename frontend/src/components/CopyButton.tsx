@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText } from '../api';
 import { COPIED_MS, copyLabel, type CopyState } from '../copy';
 import { CopyIcon } from './declared-icons';
@@ -21,6 +22,7 @@ export interface CopyButtonProps {
  * normal button: reachable with Tab, pressed with Enter or Space.
  */
 export function CopyButton({ text, label, className, disabled }: CopyButtonProps) {
+  useTranslation('tools'); // re-render on a language change (copyLabel reads the UI's language)
   const [state, setState] = useState<CopyState>('idle');
   useEffect(() => {
     if (state === 'idle') return;

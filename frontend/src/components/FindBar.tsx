@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { clearMatches, findRanges, matchCount, paintMatches, stepMatch } from '../find';
 import { XIcon } from './icons';
 import './everyday.css';
@@ -17,6 +18,7 @@ export interface FindBarProps {
  * removes the highlights. Matches follow the conversation as it changes (a streaming answer).
  */
 export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
+  const { t } = useTranslation('tools');
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(-1);
@@ -97,13 +99,13 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
   if (!open) return null;
   const label = matchCount(current, count, query);
   return (
-    <div className="find-bar" role="search" aria-label="Find in conversation">
+    <div className="find-bar" role="search" aria-label={t('find.label')}>
       <input
         ref={input}
         type="search"
         value={query}
-        placeholder="Find in conversation"
-        aria-label="Find in conversation"
+        placeholder={t('find.label')}
+        aria-label={t('find.label')}
         onChange={(e) => setQuery(e.target.value)}
         onKeyDown={onKey}
         spellCheck={false}
@@ -111,15 +113,15 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
       <span className="find-count" role="status" aria-live="polite">
         {label}
       </span>
-      <button type="button" className="icon-btn" aria-label="Previous match (Shift+Enter)" title="Previous match (Shift+Enter)" disabled={count === 0}
+      <button type="button" className="icon-btn" aria-label={t('find.previous')} title={t('find.previous')} disabled={count === 0}
         onClick={() => setCurrent((c) => stepMatch(c, ranges.current.length, -1))}>
         ‹
       </button>
-      <button type="button" className="icon-btn" aria-label="Next match (Enter)" title="Next match (Enter)" disabled={count === 0}
+      <button type="button" className="icon-btn" aria-label={t('find.next')} title={t('find.next')} disabled={count === 0}
         onClick={() => setCurrent((c) => stepMatch(c, ranges.current.length, 1))}>
         ›
       </button>
-      <button type="button" className="icon-btn" aria-label="Close find (Esc)" title="Close (Esc)" onClick={close}>
+      <button type="button" className="icon-btn" aria-label={t('find.close')} title={t('find.closeTitle')} onClick={close}>
         <XIcon size={13} />
       </button>
     </div>

@@ -1,8 +1,10 @@
-import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
+import { useEffect, useMemo, useState, type CSSProperties, type FocusEvent, type MouseEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText, isBrowserMode } from '../api';
 import { chipOf } from '../citations';
 import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from '../copy';
 import { fenceLanguages, loadLanguages } from '../highlight';
+import { i18n } from '../i18n';
 import { hasBlockedImages, renderCode, renderMarkdown } from '../markdown';
 import { UNTRUSTED_ATTR, blockSubmit, followLink } from '../navigation';
 import { useRemoteImages } from '../remote-images';
@@ -67,14 +69,17 @@ function copyCodeBlock(target: EventTarget | null): boolean {
   if (button === null || code === null) return false;
   void copyText(code).then((ok) => {
     button.setAttribute('data-copied', String(ok));
-    button.setAttribute('aria-label', ok ? 'Code copied' : 'Copy failed');
+    button.setAttribute('aria-label', ok ? i18n.t('tools:copy.codeCopied') : i18n.t('tools:copy.failed'));
     window.setTimeout(() => {
       button.removeAttribute('data-copied');
-      button.setAttribute('aria-label', 'Copy code');
+      button.setAttribute('aria-label', i18n.t('tools:copy.code'));
     }, COPIED_MS);
   });
   return true;
 }
+
+/** A text as a CSS string literal, for `content: var(--x)`. */
+const cssString = (s: string): string => `"${s.replace(/["\\\n]/g, (c) => (c === '\n' ? ' ' : `\\${c}`))}"`;
 
 /**
  * Renders untrusted markdown, sanitized (see renderMarkdown). Nothing in it navigates the app
@@ -87,13 +92,28 @@ function copyCodeBlock(target: EventTarget | null): boolean {
  * 7): the click is for this text only (one message, one artifact).
  */
 export function Markdown({ source, className, highlight = false, cite = false, copyCode = highlight }: MarkdownProps) {
+  const { t, i18n: lang } = useTranslation('tools');
+  const language = lang.language;
   const languages = useMemo(() => (highlight ? fenceLanguages(source) : []), [highlight, source]);
   const ready = useHighlightReady(languages);
   const citations = useCitations();
   const resolve = cite ? citations?.resolve : undefined;
   const [clicked, setClicked] = useState(false);
   const images = useRemoteImages() === 'always' || clicked;
-  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Rendered again in another language: chips', copy buttons' and task marks' labels are in the HTML.
+  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images, language]); // eslint-disable-line react-hooks/exhaustive-deps
+  // The code blocks' copy buttons show their label from CSS (see everyday.css).
+  const labels = useMemo(
+    () =>
+      copyCode
+        ? ({
+            '--code-copy-label': cssString(t('common:copy')),
+            '--code-copied-label': cssString(t('common:copied')),
+            '--code-copy-failed-label': cssString(t('copy.failed')),
+          } as CSSProperties)
+        : undefined,
+    [copyCode, t],
+  );
   // New HTML replaced the chips: a card left open on one of them closes.
   const prune = citations?.prune;
   useEffect(() => {
@@ -127,6 +147,7 @@ export function Markdown({ source, className, highlight = false, cite = false, c
   const body = (
     <div
       className={className ? `markdown ${className}` : 'markdown'}
+      style={labels}
       {...untrusted}
       onClick={onClick}
       onAuxClick={followLink}
@@ -139,7 +160,7 @@ export function Markdown({ source, className, highlight = false, cite = false, c
     return (
       <>
         {body}
-        <p className="hint load-images-note">Browser mode still blocks remote images (the page’s security policy); the desktop app shows them.</p>
+        <p className="hint load-images-note">{t('markdown.browserBlocks')}</p>
       </>
     );
   }
@@ -151,10 +172,10 @@ export function Markdown({ source, className, highlight = false, cite = false, c
         type="button"
         className="btn btn-sm load-images"
         style={{ marginTop: 6 }}
-        title="Fetch this text's remote images: their servers see your address and what you read"
+        title={t('markdown.loadImagesTitle')}
         onClick={() => setClicked(true)}
       >
-        Load images
+        {t('markdown.loadImages')}
       </button>
     </>
   );

@@ -1,4 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { XIcon } from './icons';
 
 /** Props of Modal. */
@@ -17,6 +18,7 @@ export interface ModalProps {
  * button call onClose. Rendered open; unmount it to close.
  */
 export function Modal({ title, onClose, children, footer, className }: ModalProps) {
+  const { t } = useTranslation('tools');
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
@@ -37,7 +39,7 @@ export function Modal({ title, onClose, children, footer, className }: ModalProp
     >
       <div className="modal-head">
         <h2>{title}</h2>
-        <button type="button" className="icon-btn" onClick={onClose} aria-label="Close">
+        <button type="button" className="icon-btn" onClick={onClose} aria-label={t('common:close')}>
           <XIcon />
         </button>
       </div>
@@ -62,6 +64,7 @@ export interface ConfirmDialogProps {
 
 /** A yes/no question in a Modal; the cancel button has focus first. */
 export function ConfirmDialog(p: ConfirmDialogProps) {
+  const { t } = useTranslation('tools');
   return (
     <Modal
       title={p.title}
@@ -70,7 +73,7 @@ export function ConfirmDialog(p: ConfirmDialogProps) {
       footer={
         <>
           <button type="button" className="btn" onClick={p.onCancel} autoFocus>
-            Cancel
+            {t('common:cancel')}
           </button>
           <button type="button" className={p.danger ? 'btn btn-danger' : 'btn btn-primary'} onClick={p.onConfirm} disabled={p.busy}>
             {p.confirmLabel}

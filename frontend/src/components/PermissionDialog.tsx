@@ -1,4 +1,5 @@
 import { useEffect, useEffectEvent, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { respondPermission, type PermissionReply } from '../api-conversation';
 import { toApiError, type Conversation } from '../api';
 import { pendingPermissions, type PendingPermission, type RunsState } from '../events';
@@ -35,12 +36,14 @@ export function formatCountdown(ms: number): string {
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v));
 
 function Subject({ ask }: { ask: PendingPermission }) {
+  const { t } = useTranslation('tools');
   const p = ask.params;
+  const agent = <strong>{ask.agent}</strong>;
   if (ask.tool === 'web_fetch') {
     return (
       <>
         <p className="perm-what">
-          <strong>{ask.agent}</strong> wants to fetch this page:
+          <Trans t={t} i18nKey="permission.fetch" components={{ agent }} />
         </p>
         <code className="perm-param perm-url">{str(p.url)}</code>
       </>
@@ -50,7 +53,7 @@ function Subject({ ask }: { ask: PendingPermission }) {
     return (
       <>
         <p className="perm-what">
-          <strong>{ask.agent}</strong> wants to search the web for:
+          <Trans t={t} i18nKey="permission.search" components={{ agent }} />
         </p>
         <code className="perm-param">{str(p.query)}</code>
       </>
@@ -60,7 +63,7 @@ function Subject({ ask }: { ask: PendingPermission }) {
   return (
     <>
       <p className="perm-what">
-        <strong>{ask.agent}</strong> wants to run <code>{ask.tool}</code> with:
+        <Trans t={t} i18nKey="permission.run" components={{ agent, tool: <code>{ask.tool}</code> }} />
       </p>
       <pre className="perm-param perm-json">{shown.length > 2000 ? `${shown.slice(0, 2000)}…` : shown}</pre>
     </>
@@ -75,6 +78,7 @@ function Subject({ ask }: { ask: PendingPermission }) {
  * arrives; with several requests waiting it shows them one after another.
  */
 export function PermissionDialog({ runs, selectedId, conversations }: PermissionDialogProps) {
+  const { t } = useTranslation('tools');
   const pending = pendingPermissions(runs, selectedId);
   const ask = pending[0];
   const [seen, setSeen] = useState<Record<string, number>>({});
@@ -136,22 +140,22 @@ export function PermissionDialog({ runs, selectedId, conversations }: Permission
 
   return (
     <Modal
-      title={`Allow ${ask.tool}?`}
+      title={t('permission.title', { tool: ask.tool })}
       onClose={() => answer('deny')}
       className="modal-small modal-permission"
       footer={
         <>
           <button type="button" className="btn" onClick={() => answer('deny')} disabled={busy}>
             {busy && sent.decision === 'deny' ? <Spinner size={13} /> : null}
-            Deny <kbd>Esc</kbd>
+            {t('permission.deny')} <kbd>Esc</kbd>
           </button>
           <button type="button" className="btn" onClick={() => answer('always_allow')} disabled={busy}>
             {busy && sent.decision === 'always_allow' ? <Spinner size={13} /> : null}
-            Always allow
+            {t('permission.alwaysAllow')}
           </button>
           <button type="button" className="btn btn-primary" ref={approveRef} onClick={() => answer('approve')} disabled={busy}>
             {busy && sent.decision === 'approve' ? <Spinner size={13} /> : null}
-            Approve <kbd className="kbd-on-primary">Enter</kbd>
+            {t('permission.approve')} <kbd className="kbd-on-primary">Enter</kbd>
           </button>
         </>
       }
@@ -160,11 +164,11 @@ export function PermissionDialog({ runs, selectedId, conversations }: Permission
         <div className="perm-head">
           <ShieldIcon size={18} />
           <span>
-            The research paused: <code>{ask.tool}</code> is set to ask first.
+            <Trans t={t} i18nKey="permission.paused" components={{ tool: <code>{ask.tool}</code> }} />
             {other ? (
               <>
                 {' '}
-                In <strong>{other.title || 'Untitled research'}</strong>.
+                <Trans t={t} i18nKey="permission.inConversation" components={{ title: <strong>{other.title || t('common:untitled')}</strong> }} />
               </>
             ) : null}
           </span>
@@ -173,18 +177,18 @@ export function PermissionDialog({ runs, selectedId, conversations }: Permission
         <div
           className={`perm-countdown${share < 0.25 ? ' low' : ''}`}
           role="timer"
-          aria-label={`Denied automatically in ${formatCountdown(remaining)}`}
+          aria-label={t('permission.deniedIn', { time: formatCountdown(remaining) })}
         >
           <div className="perm-countdown-bar" aria-hidden="true">
             <span style={{ width: `${String(Math.round(share * 1000) / 10)}%` }} />
           </div>
           <span className="perm-countdown-text">
-            {remaining > 0 ? `Denied automatically in ${formatCountdown(remaining)}` : 'Time is up — the call is denied'}
+            {remaining > 0 ? t('permission.deniedIn', { time: formatCountdown(remaining) }) : t('permission.timeUp')}
           </span>
         </div>
         <p className="hint">
-          Always allow runs {ask.tool} without asking from now on (Settings → Tools).
-          {pending.length > 1 ? ` ${String(pending.length - 1)} more request${pending.length > 2 ? 's' : ''} waiting.` : ''}
+          {t('permission.alwaysHint', { tool: ask.tool })}
+          {pending.length > 1 ? ` ${t('permission.moreWaiting', { count: pending.length - 1 })}` : ''}
         </p>
         {failed ? (
           <p className="field-error" role="alert">

@@ -1,4 +1,5 @@
 import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { pageZoom } from '../useLayout';
 
 /** Props of Splitter. */
@@ -40,6 +41,7 @@ export const STEP_BIG = 64;
  * width.
  */
 export function Splitter({ label, controls, value, min, max, direction, position, onResize, onReset, onCollapse }: SplitterProps) {
+  const { t } = useTranslation('tools');
   const drag = useRef<{ x: number; width: number; id: number; zoom: number } | null>(null);
 
   const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
@@ -81,8 +83,8 @@ export function Splitter({ label, controls, value, min, max, direction, position
       aria-valuenow={value}
       aria-valuemin={min}
       aria-valuemax={max}
-      aria-valuetext={`${String(value)} pixels`}
-      title={`${label}: drag, or focus and use the arrow keys; double-click for the default width`}
+      aria-valuetext={t('splitter.pixels', { px: value })}
+      title={t('splitter.title', { label })}
       tabIndex={0}
       style={{ ...position, transform: 'left' in position ? 'translateX(-50%)' : 'translateX(50%)' }}
       onPointerDown={onPointerDown}
