@@ -2,6 +2,8 @@
 // artifact's title, id, version and text instead of the <artifact …> wrapper the model read
 // (backend/tools/artifacts.go: artifactResult and read_artifact).
 
+import { i18n } from './i18n';
+
 /** The artifact tools whose rows get this view. */
 export const ARTIFACT_TOOLS: ReadonlySet<string> = new Set(['create_artifact', 'update_artifact', 'rewrite_artifact', 'read_artifact']);
 
@@ -13,7 +15,10 @@ export interface ArtifactStepView {
   title: string;
   /** The version the result reports, or null when it reports none. */
   version: number | null;
-  /** What the tool did as the result says it ("created", "updated" …), or "read". */
+  /**
+   * What the tool did as the result says it ("Created", "Updated", "Rewritten"), or "read", in
+   * the UI's language (an unknown verb as the result wrote it).
+   */
   verb: string;
   /** Plain text to show: the new content, the replaced and inserted text, or the text read. */
   preview: string;
@@ -42,6 +47,19 @@ function unescape(s: string): string {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+// The verbs backend/tools/artifacts.go writes, each under artifacts:step.<verb in lower case>.
+// i18n-keys: artifacts:step.created artifacts:step.updated artifacts:step.rewritten artifacts:step.read
+const VERBS: ReadonlySet<string> = new Set(['created', 'updated', 'rewritten', 'read']);
+
+/** `verb` in the UI's language, keeping an initial capital; unknown verbs as written. */
+function localVerb(verb: string): string {
+  const lower = verb.toLowerCase();
+  if (!VERBS.has(lower)) return verb;
+  const out = i18n.t(`artifacts:step.${lower}`);
+  const capital = verb.charAt(0) !== lower.charAt(0);
+  return capital ? out.charAt(0).toUpperCase() + out.slice(1) : out;
+}
+
 /**
  * Returns the readable view of an artifact tool call (tool, its params, its result text), or
  * null for any other tool or a result that is not an <artifact> element (an error, say), in
@@ -60,7 +78,7 @@ export function artifactStepView(tool: string, params: Readonly<Record<string, u
     id: short ? unescape(short[1] ?? '') : (attrs.id ?? str(params.id)),
     title: attrs.title ?? str(params.title),
     version: Number.isFinite(version) ? version : null,
-    verb: short ? (short[2] ?? '') : 'read',
+    verb: localVerb(short ? (short[2] ?? '') : 'read'),
     preview: '',
   };
   if (view.id === '') view.id = str(params.id);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api';
-import { currentIsExtra, DRAFT_EXPLAINED, defaultComparePair, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
+import { currentIsExtra, defaultComparePair, draftExplained, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({
   version,
@@ -92,7 +92,7 @@ describe('a run\'s live drafts (issue 10: "v4" with a history of only "v4 Create
     const [live] = versionChoices([], { version: 4, unsaved: true });
     expect(live?.label).toBe('v4 · draft');
     expect(live?.label.length).toBeLessThanOrEqual(12);
-    expect(live?.title).toContain(DRAFT_EXPLAINED);
+    expect(live?.title).toContain(draftExplained());
     const [stored] = versionChoices([v(4, 'create')], { version: 4, unsaved: false });
     expect(stored?.label).toBe('v4 · current');
   });

@@ -3,6 +3,7 @@
 
 import type { ArtifactVersion } from './api';
 import { clip } from './format';
+import { i18n } from './i18n';
 
 /** A version to show or compare: a stored version number, or the current content. */
 export type VersionRef = number | 'current';
@@ -15,20 +16,19 @@ export interface CurrentState {
   unsaved: boolean;
 }
 
-const UPDATE_LABELS: Record<string, string> = {
-  create: 'Created',
-  update: 'Updated',
-  update_fuzzy: 'Updated (approximate match)',
-  rewrite: 'Rewritten',
-  user_edit: 'Your edit',
-  restore: 'Restored',
-  upload: 'Uploaded',
-  recover: 'Recovered draft',
-};
+// The update types with a label of their own, each under artifacts:updateType.<type>.
+// i18n-keys: artifacts:updateType.create artifacts:updateType.update artifacts:updateType.update_fuzzy
+// i18n-keys: artifacts:updateType.rewrite artifacts:updateType.user_edit artifacts:updateType.restore
+// i18n-keys: artifacts:updateType.upload artifacts:updateType.recover
+const UPDATE_TYPES: ReadonlySet<string> = new Set(['create', 'update', 'update_fuzzy', 'rewrite', 'user_edit', 'restore', 'upload', 'recover']);
 
-/** A readable label for an update_type ("user_edit" -> "Your edit"); unknown types as is. */
+/**
+ * A readable label for an update_type in the UI's language ("user_edit" -> "Your edit");
+ * unknown types as is, with spaces for underscores.
+ */
 export function updateTypeLabel(updateType: string): string {
-  return UPDATE_LABELS[updateType] ?? (updateType === '' ? 'Changed' : updateType.replace(/_/g, ' '));
+  if (UPDATE_TYPES.has(updateType)) return i18n.t(`artifacts:updateType.${updateType}`);
+  return updateType === '' ? i18n.t('artifacts:updateType.changed') : updateType.replace(/_/g, ' ');
 }
 
 /**
@@ -37,9 +37,11 @@ export function updateTypeLabel(updateType: string): string {
  * else "Restored an earlier version"), "Recovered draft".
  */
 export function versionTitle(v: ArtifactVersion, restoredFrom?: number): string {
-  if (v.update_type === 'restore') return restoredFrom !== undefined ? `Restored v${String(restoredFrom)}` : 'Restored an earlier version';
-  if (v.update_type === 'user_edit' || (v.update_type === '' && v.source === 'user')) return 'Your edit';
-  if (v.update_type === 'upload' || (v.update_type === '' && v.source === 'user_upload')) return 'Uploaded';
+  if (v.update_type === 'restore') {
+    return restoredFrom !== undefined ? i18n.t('artifacts:version.restoredFrom', { version: restoredFrom }) : i18n.t('artifacts:version.restoredEarlier');
+  }
+  if (v.update_type === 'user_edit' || (v.update_type === '' && v.source === 'user')) return i18n.t('artifacts:updateType.user_edit');
+  if (v.update_type === 'upload' || (v.update_type === '' && v.source === 'user_upload')) return i18n.t('artifacts:updateType.upload');
   return updateTypeLabel(v.update_type);
 }
 
@@ -85,17 +87,18 @@ export interface VersionChoice {
 }
 
 /**
- * What the selector and the history say about a run's live version (issue 10, item 5):
- * during a run the in-memory version goes up by one per change (the model reads and cites
- * those numbers), but the run stores only its final state, as one version under the last
- * number, when it ends. So the live number is a draft, not a version the history will list.
+ * What the selector and the history say about a run's live version (issue 10, item 5), in the
+ * UI's language: during a run the in-memory version goes up by one per change (the model reads
+ * and cites those numbers), but the run stores only its final state, as one version under the
+ * last number, when it ends. So the live number is a draft, not a version the history will list.
  */
-export const DRAFT_EXPLAINED =
-  'A live draft: the running research changes this artifact step by step and stores only its final state, as one version, when it ends.';
+export function draftExplained(): string {
+  return i18n.t('artifacts:version.draftExplained');
+}
 
 /**
  * The choices of the version selector, newest first: the current content ("v5 · current",
- * or "v5 · draft" while a run holds changes not stored yet, see DRAFT_EXPLAINED), then every
+ * or "v5 · draft" while a run holds changes not stored yet, see draftExplained), then every
  * stored version not equal to it, labelled with its update type ("v3 · Your edit").
  */
 export function versionChoices(versions: readonly ArtifactVersion[], current: CurrentState): VersionChoice[] {
@@ -104,13 +107,15 @@ export function versionChoices(versions: readonly ArtifactVersion[], current: Cu
     {
       ref: 'current',
       version: current.version,
-      label: `v${String(current.version)} · ${current.unsaved ? 'draft' : 'current'}`,
-      title: current.unsaved ? `v${String(current.version)}: ${DRAFT_EXPLAINED}` : `v${String(current.version)}: the current version`,
+      label: current.unsaved ? i18n.t('artifacts:version.draftLabel', { version: current.version }) : i18n.t('artifacts:version.currentLabel', { version: current.version }),
+      title: current.unsaved
+        ? i18n.t('artifacts:version.draftTitle', { version: current.version, explained: draftExplained() })
+        : i18n.t('artifacts:version.currentTitle', { version: current.version }),
     },
   ];
   for (const v of [...versions].reverse()) {
     if (!extra && v.version === current.version) continue;
-    const label = `v${String(v.version)} · ${updateTypeLabel(v.update_type)}`;
+    const label = i18n.t('artifacts:version.choice', { version: v.version, type: updateTypeLabel(v.update_type) });
     out.push({ ref: v.version, version: v.version, label, title: label });
   }
   return out;
@@ -132,19 +137,18 @@ export function defaultComparePair(versions: readonly ArtifactVersion[], current
 
 /** "v3", or "v5 (current)" for the current content; for labels of compared versions. */
 export function refLabel(ref: VersionRef, current: CurrentState): string {
-  return ref === 'current' ? `v${String(current.version)} (current)` : `v${String(ref)}`;
+  return ref === 'current' ? i18n.t('artifacts:version.currentRef', { version: current.version }) : `v${String(ref)}`;
 }
 
 /**
  * The note under a stored version whose number skips the drafts of the run that wrote it:
  * "v1–v3 were drafts of its run; a run stores only its final state." when the stored version
- * before it (0 when none) is more than one below it, else "". See DRAFT_EXPLAINED.
+ * before it (0 when none) is more than one below it, else "". See draftExplained.
  */
 export function draftsNote(versions: readonly ArtifactVersion[], v: ArtifactVersion): string {
   const before = versions.filter((x) => x.version < v.version).reduce((n, x) => Math.max(n, x.version), 0);
   const first = before + 1;
   const last = v.version - 1;
   if (last < first) return '';
-  const drafts = first === last ? `v${String(first)} was a draft` : `v${String(first)}–v${String(last)} were drafts`;
-  return `${drafts} of its run; a run stores only its final state.`;
+  return first === last ? i18n.t('artifacts:version.draftsNoteOne', { first }) : i18n.t('artifacts:version.draftsNoteRange', { first, last });
 }

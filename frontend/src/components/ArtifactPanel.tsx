@@ -1,8 +1,10 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { getArtifact, toApiError, type ArtifactSummary } from '../api';
 import { deleteArtifact, type DeclaredArtifact } from '../api-declared';
 import type { LiveArtifact } from '../events';
 import { formatBytes } from '../format';
+import '../i18n'; // the UI's language, set up before the first render
 import { UploadIcon } from './artifact-icons';
 import { ArtifactViewer } from './ArtifactViewer';
 import { useCitations } from './Citations';
@@ -148,6 +150,7 @@ export function ArtifactPanel({
   onDeleted,
   onWorkspaceConversation,
 }: ArtifactPanelProps) {
+  const { t } = useTranslation('artifacts');
   const fileInput = useRef<HTMLInputElement>(null);
   const [tab, setTab] = useState<PanelTab>('artifacts');
   const tabRefs = useRef<Partial<Record<PanelTab, HTMLButtonElement | null>>>({});
@@ -195,12 +198,12 @@ export function ArtifactPanel({
   };
 
   return (
-    <aside className="panel" aria-label="Task plan and artifacts">
+    <aside className="panel" aria-label={t('panel.label')}>
       <WorkspaceBar conversationId={conversationId} onConversation={onWorkspaceConversation} />
-      <section className="plan" aria-label="Task plan">
+      <section className="plan" aria-label={t('panel.plan')}>
         <header className="panel-head">
           <ListCheckIcon size={15} />
-          <h2>Task plan</h2>
+          <h2>{t('panel.plan')}</h2>
           {plan ? <span className="muted small">v{plan.version}</span> : null}
           {plan?.unsaved ? <UnsavedDot /> : null}
           {plan ? <PlanProgress content={planContent.content} /> : null}
@@ -212,8 +215,8 @@ export function ArtifactPanel({
                 setTab('artifacts');
                 onSelect(TASK_PLAN_ID);
               }}
-              aria-label="Open the task plan"
-              title="Open the task plan below: its versions, export and full-window reading"
+              aria-label={t('panel.openPlan')}
+              title={t('panel.openPlanTitle')}
             >
               <DocIcon size={14} />
             </button>
@@ -224,8 +227,8 @@ export function ArtifactPanel({
               className="icon-btn plan-delete"
               onClick={() => askDelete(plan)}
               disabled={plan.unsaved}
-              aria-label="Delete the task plan"
-              title={plan.unsaved ? 'The running research is changing the plan; you can delete it when the run has finished.' : 'Delete the task plan'}
+              aria-label={t('panel.deletePlan')}
+              title={plan.unsaved ? t('panel.deletePlanBusy') : t('panel.deletePlan')}
             >
               <TrashIcon size={14} />
             </button>
@@ -235,12 +238,12 @@ export function ArtifactPanel({
           {!plan ? (
             <p className="placeholder">
               {running
-                ? 'Waiting for the lead agent to write its plan…'
-                : 'When research starts, the lead agent writes its plan here as a checklist and ticks items off as it goes.'}
+                ? t('panel.planWaiting')
+                : t('panel.planEmpty')}
             </p>
           ) : planContent.loading ? (
             <p className="placeholder">
-              <Spinner size={12} /> Loading…
+              <Spinner size={12} /> {t('common:loading')}
             </p>
           ) : planContent.error ? (
             <p className="error-text">{planContent.error}</p>
@@ -249,9 +252,9 @@ export function ArtifactPanel({
           )}
         </div>
       </section>
-      <section className="artifacts" aria-label="Artifacts">
+      <section className="artifacts" aria-label={t('panel.artifacts')}>
         <header className="panel-head">
-          <div className="panel-tabs" role="tablist" aria-label="Artifacts and sources" onKeyDown={onTabKey}>
+          <div className="panel-tabs" role="tablist" aria-label={t('panel.tabs')} onKeyDown={onTabKey}>
             <button
               ref={(el) => {
                 tabRefs.current.artifacts = el;
@@ -265,7 +268,7 @@ export function ArtifactPanel({
               onClick={() => setTab('artifacts')}
             >
               <DocIcon size={15} />
-              <span>Artifacts</span>
+              <span>{t('panel.artifacts')}</span>
               {others.length > 0 ? <span className="count">{others.length}</span> : null}
             </button>
             <button
@@ -282,7 +285,7 @@ export function ArtifactPanel({
               onClick={() => setTab('sources')}
             >
               <LinkIcon size={15} />
-              <span>Sources</span>
+              <span>{t('panel.sources')}</span>
               {sourceCount > 0 ? <span className="count">{sourceCount}</span> : null}
             </button>
           </div>
@@ -290,16 +293,16 @@ export function ArtifactPanel({
             type="button"
             className="btn btn-sm btn-ghost add-files"
             onClick={() => fileInput.current?.click()}
-            title={conversationId === null ? 'Add files to a new research' : 'Add files to this research'}
+            title={conversationId === null ? t('panel.addFilesNew') : t('panel.addFilesThis')}
           >
-            <UploadIcon size={14} /> Add files
+            <UploadIcon size={14} /> {t('panel.addFiles')}
           </button>
           <input
             ref={fileInput}
             type="file"
             multiple
             hidden
-            aria-label="Files to add"
+            aria-label={t('panel.filesToAdd')}
             data-testid="add-files-input"
             onChange={(e) => {
               const files = Array.from(e.target.files ?? []);
@@ -313,9 +316,9 @@ export function ArtifactPanel({
             <SourcesList sources={conversationId === null ? [] : (citations?.sources ?? null)} error={citations?.error ?? ''} />
           </div>
         ) : others.length === 0 ? (
-          <p className="placeholder">Reports and notes the agents write appear here. Drop files anywhere on the window to add your own.</p>
+          <p className="placeholder">{t('panel.empty')}</p>
         ) : (
-          <ul className="artifact-list" role="listbox" aria-label="Artifacts">
+          <ul className="artifact-list" role="listbox" aria-label={t('panel.artifacts')}>
             {others.map((r) => (
               <li key={r.id} role="presentation">
                 <button
@@ -333,7 +336,7 @@ export function ArtifactPanel({
                     <code>{r.id}</code>
                     <span>v{r.version}</span>
                     <span>{formatBytes(r.size)}</span>
-                    <span className={`badge badge-${isUpload(r) ? 'upload' : 'agent'}`}>{isUpload(r) ? 'upload' : 'agent'}</span>
+                    <span className={`badge badge-${isUpload(r) ? 'upload' : 'agent'}`}>{isUpload(r) ? t('panel.badgeUpload') : t('panel.badgeAgent')}</span>
                   </span>
                 </button>
               </li>
@@ -356,9 +359,9 @@ export function ArtifactPanel({
       </section>
       {deleting ? (
         <ConfirmDialog
-          title={deleting.id === TASK_PLAN_ID ? 'Delete the task plan?' : 'Delete this artifact?'}
+          title={deleting.id === TASK_PLAN_ID ? t('panel.deletePlanConfirm') : t('panel.deleteArtifactConfirm')}
           message={<DeleteMessage row={deleting} />}
-          confirmLabel={deleteBusy ? 'Deleting…' : 'Delete'}
+          confirmLabel={deleteBusy ? t('panel.deleting') : t('common:delete')}
           danger
           busy={deleteBusy}
           error={deleteError}
@@ -372,30 +375,34 @@ export function ArtifactPanel({
 
 /** What deleting a document takes with it, for the confirmation. */
 function DeleteMessage({ row }: { row: ArtifactRow }) {
+  const { t } = useTranslation('artifacts');
   return (
     <>
       <p>
-        <strong>{row.title || row.id}</strong> and all its versions will be deleted. This cannot be undone.
+        <strong>{row.title || row.id}</strong>
+        {t('panel.deleteMessage')}
       </p>
       {row.id === TASK_PLAN_ID ? (
-        <p className="muted">This is the lead agent&apos;s checklist; the next research run in this conversation starts a new plan.</p>
+        <p className="muted">{t('panel.deletePlanNote')}</p>
       ) : isUpload(row) ? (
-        <p className="muted">The original file you uploaded is removed too, unless another research holds the same file.</p>
+        <p className="muted">{t('panel.deleteUploadNote')}</p>
       ) : null}
     </>
   );
 }
 
 function UnsavedDot() {
-  return <span className="unsaved-dot" title="Changed by the running research; saved when it finishes" aria-label="Unsaved changes" />;
+  const { t } = useTranslation('artifacts');
+  return <span className="unsaved-dot" title={t('panel.unsavedTitle')} aria-label={t('panel.unsaved')} />;
 }
 
 function PlanProgress({ content }: { content: string }) {
+  const { t } = useTranslation('artifacts');
   const done = (content.match(/^\s*[-*+]\s+\[(x|X|✓|✔)\]/gmu) ?? []).length;
   const total = (content.match(/^\s*[-*+]\s+\[.\]/gmu) ?? []).length;
   if (total === 0) return null;
   return (
-    <span className="plan-progress" aria-label={`${String(done)} of ${String(total)} done`}>
+    <span className="plan-progress" aria-label={t('panel.planProgress', { done, total })}>
       <span className="bar">
         <span style={{ width: `${String(Math.round((done / total) * 100))}%` }} />
       </span>

@@ -1,5 +1,7 @@
 import { useEffect, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import { useTranslation } from 'react-i18next';
+import '../i18n'; // the UI's language, set up before the first render
 import { XIcon } from './icons';
 
 /** Props of ArtifactReader. */
@@ -22,6 +24,7 @@ export interface ArtifactReaderProps {
  * where it was.
  */
 export function ArtifactReader({ title, meta, children, onClose }: ArtifactReaderProps) {
+  const { t } = useTranslation('artifacts');
   const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef<HTMLButtonElement>(null);
 
@@ -55,17 +58,17 @@ export function ArtifactReader({ title, meta, children, onClose }: ArtifactReade
   };
 
   return createPortal(
-    <dialog ref={ref} open className="reader" aria-modal="true" aria-label={`Reader: ${title}`} onKeyDown={onKeyDown}>
+    <dialog ref={ref} open className="reader" aria-modal="true" aria-label={t('reader.label', { title })} onKeyDown={onKeyDown}>
       <header className="reader-head">
         <div className="reader-heading">
           <h2 className="reader-title">{title}</h2>
           <span className="reader-meta">{meta}</span>
         </div>
-        <button ref={closeRef} type="button" className="btn btn-sm btn-ghost" onClick={onClose} title="Close the reader (Esc)">
-          <XIcon size={14} /> Close <kbd>Esc</kbd>
+        <button ref={closeRef} type="button" className="btn btn-sm btn-ghost" onClick={onClose} title={t('reader.closeTitle')}>
+          <XIcon size={14} /> {t('common:close')} <kbd>Esc</kbd>
         </button>
       </header>
-      <div className="reader-scroll" tabIndex={0} aria-label={`${title}, full window`}>
+      <div className="reader-scroll" tabIndex={0} aria-label={t('reader.scroll', { title })}>
         <div className="reader-body">{children}</div>
       </div>
     </dialog>,

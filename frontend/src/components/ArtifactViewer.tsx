@@ -1,8 +1,10 @@
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { exportArtifact, restoreVersion, toApiError, type ArtifactVersion, type ExportFormat } from '../api';
 import { revealExport } from '../api-export';
 import { downloadBase64 } from '../files';
 import { formatBytes, relativeTime } from '../format';
+import { currentLocale } from '../i18n';
 import { offlineHTML } from '../markdown';
 import { resolveLanguage } from '../highlight';
 import {
@@ -12,7 +14,7 @@ import {
   versionChoices,
   versionQuestion,
   versionTitle,
-  DRAFT_EXPLAINED,
+  draftExplained,
   draftsNote,
   type CurrentState,
   type VersionRef,
@@ -33,11 +35,9 @@ const EditorDialog = lazy(() => import('./EditorDialog').then((m) => ({ default:
 /** The tabs of the artifact viewer. */
 export type ViewerTab = 'preview' | 'source' | 'history';
 
-const TABS: { id: ViewerTab; label: string }[] = [
-  { id: 'preview', label: 'Preview' },
-  { id: 'source', label: 'Source' },
-  { id: 'history', label: 'History' },
-];
+const TABS: readonly ViewerTab[] = ['preview', 'source', 'history'];
+// The tabs' names are artifacts:viewer.tab.<id>.
+// i18n-keys: artifacts:viewer.tab.preview artifacts:viewer.tab.source artifacts:viewer.tab.history
 
 const EXPORTS: { format: ExportFormat; label: string; hint: string }[] = [
   { format: 'markdown', label: 'Markdown', hint: '.md' },
@@ -85,6 +85,8 @@ function previewKind(contentType: string): 'markdown' | 'html' | 'code' | 'binar
  * artifact.
  */
 export function ArtifactViewer({ conversationId, artifact, current, onChanged, onDelete }: ArtifactViewerProps) {
+  const { t } = useTranslation('artifacts');
+  const tabLabel = (id: ViewerTab) => t(`viewer.tab.${id}`);
   const [tab, setTab] = useState<ViewerTab>('preview');
   const [viewing, setViewing] = useState<VersionRef>('current');
   const [editing, setEditing] = useState(false);
@@ -114,8 +116,8 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
   // OK messages fade; errors stay until dismissed or replaced.
   useEffect(() => {
     if (status?.kind !== 'ok') return;
-    const t = window.setTimeout(() => setStatus(null), 8000);
-    return () => window.clearTimeout(t);
+    const timer = window.setTimeout(() => setStatus(null), 8000);
+    return () => window.clearTimeout(timer);
   }, [status]);
 
   // The export menu: focus its first item, close on outside click.
@@ -123,31 +125,31 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
     if (!menu) return;
     menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
     const onDown = (e: MouseEvent) => {
-      const t = e.target as Node;
-      if (!menuRef.current?.contains(t) && !exportBtn.current?.contains(t)) setMenu(false);
+      const target = e.target as Node;
+      if (!menuRef.current?.contains(target) && !exportBtn.current?.contains(target)) setMenu(false);
     };
     window.addEventListener('mousedown', onDown);
     return () => window.removeEventListener('mousedown', onDown);
   }, [menu]);
 
   const kind = previewKind(artifact.contentType);
-  const unsavedReason = 'The running research is changing this artifact; you can edit it when the run has finished.';
+  const unsavedReason = t('viewer.unsavedReason');
   const editBlocked = artifact.unsaved
     ? unsavedReason
     : old
-      ? 'Old versions are read-only: restore this version, or switch to the current one, to edit.'
+      ? t('viewer.editOld')
       : kind === 'binary'
-        ? 'The text of this file could not be read, so there is nothing to edit.'
+        ? t('viewer.editBinary')
         : current.loading || current.error !== ''
-          ? 'The content has not loaded.'
+          ? t('viewer.notLoaded')
           : '';
-  const compareBlocked = choices.length < 2 ? 'There is only one version so far.' : '';
+  const compareBlocked = choices.length < 2 ? t('viewer.oneVersion') : '';
 
   const selectTab = (i: number) => {
-    const t = TABS[(i + TABS.length) % TABS.length];
-    if (!t) return;
-    setTab(t.id);
-    tabRefs.current[TABS.indexOf(t)]?.focus();
+    const next = TABS[(i + TABS.length) % TABS.length];
+    if (!next) return;
+    setTab(next);
+    tabRefs.current[TABS.indexOf(next)]?.focus();
   };
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>, i: number) => {
     if (e.key === 'ArrowRight') selectTab(i + 1);
@@ -168,25 +170,25 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         if (r.data !== '') {
           try {
             downloadBase64(r.filename, r.mime, r.data);
-            setStatus({ kind: 'ok', text: `Downloaded ${r.filename}` });
+            setStatus({ kind: 'ok', text: t('viewer.downloaded', { file: r.filename }) });
           } catch (e) {
-            setStatus({ kind: 'error', text: `Export failed: ${toApiError(e).message}` });
+            setStatus({ kind: 'error', text: t('viewer.exportFailed', { error: toApiError(e).message }) });
           }
         } else if (r.saved_path !== '') {
-          setStatus({ kind: 'ok', text: `Saved to ${r.saved_path}`, savedPath: r.saved_path });
+          setStatus({ kind: 'ok', text: t('viewer.savedTo', { path: r.saved_path }), savedPath: r.saved_path });
         }
         // Neither: the user cancelled the save dialog; nothing to say.
       },
       (e: unknown) => {
         setBusy('');
-        setStatus({ kind: 'error', text: `Export failed: ${toApiError(e).message}` });
+        setStatus({ kind: 'error', text: t('viewer.exportFailed', { error: toApiError(e).message }) });
       },
     );
   };
 
   // The exported notice's "Show in folder" (window only: a browser downloads instead).
   const showInFolder = (path: string) => {
-    revealExport(path).catch((e: unknown) => setStatus({ kind: 'error', text: `Could not show the file: ${toApiError(e).message}` }));
+    revealExport(path).catch((e: unknown) => setStatus({ kind: 'error', text: t('viewer.revealFailed', { error: toApiError(e).message }) }));
   };
 
   const doRestore = (version: number) => {
@@ -196,13 +198,13 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
       (a) => {
         setBusy('');
         setViewing('current');
-        setStatus({ kind: 'ok', text: `Restored v${String(version)} as v${String(a.version)}.` });
+        setStatus({ kind: 'ok', text: t('viewer.restored', { from: version, to: a.version }) });
         onChanged();
       },
       (e: unknown) => {
         setBusy('');
         const err = toApiError(e);
-        setStatus({ kind: 'error', text: err.code === 'conflict' ? `Not restored: ${err.message}` : `Restore failed: ${err.message}` });
+        setStatus({ kind: 'error', text: err.code === 'conflict' ? t('viewer.notRestored', { error: err.message }) : t('viewer.restoreFailed', { error: err.message }) });
         if (err.code === 'conflict') onChanged();
       },
     );
@@ -214,25 +216,25 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
   return (
     <div className="viewer">
       <div className="viewer-bar">
-        <div className="tabs" role="tablist" aria-label="Artifact views">
-          {TABS.map((t, i) => (
+        <div className="tabs" role="tablist" aria-label={t('viewer.views')}>
+          {TABS.map((id, i) => (
             <button
-              key={t.id}
+              key={id}
               ref={(el) => {
                 tabRefs.current[i] = el;
               }}
               type="button"
               role="tab"
-              id={`artifact-tab-${t.id}`}
-              aria-selected={tab === t.id}
-              aria-controls={`artifact-panel-${t.id}`}
-              tabIndex={tab === t.id ? 0 : -1}
-              className={`tab${tab === t.id ? ' active' : ''}`}
-              onClick={() => setTab(t.id)}
+              id={`artifact-tab-${id}`}
+              aria-selected={tab === id}
+              aria-controls={`artifact-panel-${id}`}
+              tabIndex={tab === id ? 0 : -1}
+              className={`tab${tab === id ? ' active' : ''}`}
+              onClick={() => setTab(id)}
               onKeyDown={(e) => onTabKey(e, i)}
             >
-              {t.label}
-              {t.id === 'history' && versions.length > 0 ? <span className="tab-count">{versions.length}</span> : null}
+              {tabLabel(id)}
+              {id === 'history' && versions.length > 0 ? <span className="tab-count">{versions.length}</span> : null}
             </button>
           ))}
         </div>
@@ -240,7 +242,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
       <div className="viewer-actions">
         <select
           className="select select-sm version-select"
-          aria-label="Version"
+          aria-label={t('viewer.version')}
           title={choices.find((c) => c.ref === shown)?.title}
           value={shown === 'current' ? 'current' : String(shown)}
           onChange={(e) => setViewing(e.target.value === 'current' ? 'current' : Number(e.target.value))}
@@ -257,22 +259,22 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           className="btn btn-sm btn-ghost"
           onClick={() => setEditing(true)}
           disabled={editBlocked !== ''}
-          title={editBlocked || 'Edit the source (a new version)'}
+          title={editBlocked || t('viewer.editTitle')}
         >
-          <PencilIcon /> <span className="btn-label">Edit</span>
+          <PencilIcon /> <span className="btn-label">{t('viewer.edit')}</span>
         </button>
         <button
           type="button"
           className="btn btn-sm btn-ghost"
           onClick={() => openCompare()}
           disabled={compareBlocked !== '' || versionsLoading}
-          title={compareBlocked || 'Compare two versions'}
+          title={compareBlocked || t('viewer.compareTitle')}
         >
-          <CompareIcon /> <span className="btn-label">Compare</span>
+          <CompareIcon /> <span className="btn-label">{t('viewer.compare')}</span>
         </button>
         <CopyButton
           text={() => content.content}
-          label={old ? `Copy v${String(shown)}` : 'Copy artifact'}
+          label={old ? t('viewer.copyVersion', { version: shown }) : t('viewer.copyArtifact')}
           disabled={content.loading || content.error !== '' || kind === 'binary'}
         />
         <button
@@ -280,9 +282,9 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           className="btn btn-sm btn-ghost"
           onClick={() => setReading(true)}
           disabled={content.loading || content.error !== ''}
-          title={old ? `Read v${String(shown)} full-window (Esc closes)` : 'Read full-window (Esc closes)'}
+          title={old ? t('viewer.readVersionTitle', { version: shown }) : t('viewer.readTitle')}
         >
-          <ExpandIcon /> <span className="btn-label">Reader</span>
+          <ExpandIcon /> <span className="btn-label">{t('viewer.reader')}</span>
         </button>
         <span className="menu-anchor">
           <button
@@ -293,16 +295,16 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
             aria-expanded={menu}
             disabled={busy === 'export'}
             onClick={() => setMenu((m) => !m)}
-            title={old ? `Export v${String(shown)}` : 'Export the current version'}
+            title={old ? t('viewer.exportVersionTitle', { version: shown }) : t('viewer.exportTitle')}
           >
-            {busy === 'export' ? <Spinner size={13} /> : <DownloadIcon />} <span className="btn-label">Export</span> <CaretIcon />
+            {busy === 'export' ? <Spinner size={13} /> : <DownloadIcon />} <span className="btn-label">{t('common:export')}</span> <CaretIcon />
           </button>
           {menu ? (
             <div
               className="menu menu-export"
               role="menu"
               ref={menuRef}
-              aria-label="Export as"
+              aria-label={t('viewer.exportAs')}
               onKeyDown={(e) => {
                 const items = Array.from(menuRef.current?.querySelectorAll<HTMLButtonElement>('button') ?? []);
                 const i = items.indexOf(document.activeElement as HTMLButtonElement);
@@ -333,8 +335,8 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
             className="btn btn-sm btn-ghost viewer-delete"
             onClick={onDelete}
             disabled={artifact.unsaved}
-            aria-label="Delete"
-            title={artifact.unsaved ? unsavedReason : 'Delete this artifact and all its versions'}
+            aria-label={t('common:delete')}
+            title={artifact.unsaved ? unsavedReason : t('viewer.deleteTitle')}
           >
             <TrashIcon />
           </button>
@@ -345,10 +347,10 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           <span className="viewer-status-text">{status.text}</span>
           {status.savedPath !== undefined ? (
             <button type="button" className="btn btn-sm btn-ghost viewer-reveal" onClick={() => showInFolder(status.savedPath ?? '')}>
-              Show in folder
+              {t('viewer.showInFolder')}
             </button>
           ) : null}
-          <button type="button" className="icon-btn" onClick={() => setStatus(null)} aria-label="Dismiss">
+          <button type="button" className="icon-btn" onClick={() => setStatus(null)} aria-label={t('viewer.dismiss')}>
             <XIcon size={13} />
           </button>
         </div>
@@ -363,7 +365,8 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           <span className="version-banner-text">
             <strong>v{shown}</strong>
             {viewedVersion ? ` · ${updateTypeLabel(viewedVersion.update_type)}` : ''}
-            {viewedVersion?.created_at ? ` · ${relativeTime(viewedVersion.created_at)}` : ''} — an older version, read-only
+            {viewedVersion?.created_at ? ` · ${relativeTime(viewedVersion.created_at)}` : ''}
+            {t('viewer.olderReadOnly')}
           </span>
           <span className="version-banner-actions">
             <button
@@ -371,12 +374,12 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
               className="btn btn-sm"
               onClick={() => doRestore(shown)}
               disabled={busy === 'restore' || artifact.unsaved}
-              title={artifact.unsaved ? unsavedReason : `Make v${String(shown)} the current version (a new version; nothing is lost)`}
+              title={artifact.unsaved ? unsavedReason : t('viewer.restoreTitle', { version: shown })}
             >
-              {busy === 'restore' ? <Spinner size={12} /> : <RestoreIcon size={13} />} Restore
+              {busy === 'restore' ? <Spinner size={12} /> : <RestoreIcon size={13} />} {t('viewer.restore')}
             </button>
             <button type="button" className="btn btn-sm btn-ghost" onClick={() => setViewing('current')}>
-              Back to current
+              {t('viewer.backToCurrent')}
             </button>
           </span>
         </div>
@@ -385,7 +388,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         className={`preview tab-${tab}`}
         role="tabpanel"
         id={panelId}
-        aria-label={`${TABS.find((t) => t.id === tab)?.label ?? ''} of ${artifact.id}${old ? ` v${String(shown)}` : ''}`}
+        aria-label={old ? t('viewer.panelOfVersion', { view: tabLabel(tab), id: artifact.id, version: shown }) : t('viewer.panelOf', { view: tabLabel(tab), id: artifact.id })}
         tabIndex={0}
       >
         {tab === 'history' ? (
@@ -404,7 +407,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           />
         ) : content.loading ? (
           <p className="placeholder">
-            <Spinner size={12} /> Loading…
+            <Spinner size={12} /> {t('common:loading')}
           </p>
         ) : content.error ? (
           <p className="error-text">{content.error}</p>
@@ -417,7 +420,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
       {reading && !content.loading && content.error === '' ? (
         <ArtifactReader
           title={artifact.title || artifact.id}
-          meta={`${artifact.id} · v${String(old ? shown : artifact.version)}${old ? ' (an older version)' : ''}${tab === 'source' ? ' · source' : ''}`}
+          meta={`${artifact.id} · v${String(old ? shown : artifact.version)}${old ? t('viewer.readerOlder') : ''}${tab === 'source' ? t('viewer.readerSource') : ''}`}
           onClose={() => setReading(false)}
         >
           {tab === 'source' ? <SourceView text={content.content} /> : <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} />}
@@ -433,7 +436,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
             initialContent={current.content}
             onClose={() => setEditing(false)}
             onSaved={(a) => {
-              setStatus({ kind: 'ok', text: `Saved as v${String(a.version)}.` });
+              setStatus({ kind: 'ok', text: t('viewer.savedAs', { version: a.version }) });
               onChanged();
             }}
           />
@@ -468,25 +471,26 @@ interface HistoryProps {
 }
 
 function History({ versions, loading, error, state, restoredFrom, shown, onView, onCompare }: HistoryProps) {
+  const { t } = useTranslation('artifacts');
   const extra = currentIsExtra(versions, state);
-  if (error) return <p className="error-text">Could not load the versions: {error}</p>;
+  if (error) return <p className="error-text">{t('history.loadFailed', { error })}</p>;
   if (loading && versions.length === 0) {
     return (
       <p className="placeholder">
-        <Spinner size={12} /> Loading versions…
+        <Spinner size={12} /> {t('history.loading')}
       </p>
     );
   }
   return (
-    <ol className="history" aria-label="Versions, newest first">
+    <ol className="history" aria-label={t('history.label')}>
       {extra ? (
         <li className={`history-item current${shown === 'current' ? ' viewing' : ''}`}>
           <div className="history-head">
             <span className="history-v">v{state.version}</span>
-            <span className="history-type">{state.unsaved ? 'Changing' : 'Current'}</span>
-            <span className="badge badge-warn">{state.unsaved ? 'draft' : 'current'}</span>
+            <span className="history-type">{state.unsaved ? t('history.changing') : t('history.current')}</span>
+            <span className="badge badge-warn">{state.unsaved ? t('history.badgeDraft') : t('history.badgeCurrent')}</span>
           </div>
-          <div className="history-q muted">{state.unsaved ? DRAFT_EXPLAINED : 'Not stored as a version yet.'}</div>
+          <div className="history-q muted">{state.unsaved ? draftExplained() : t('history.notStored')}</div>
         </li>
       ) : null}
       {[...versions].reverse().map((v) => {
@@ -500,13 +504,13 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
             <div className="history-head">
               <span className="history-v">v{v.version}</span>
               <span className="history-type">{versionTitle(v, restoredFrom.get(v.version))}</span>
-              {isCurrent ? <span className="badge badge-agent">current</span> : null}
-              <time className="history-time" dateTime={v.created_at} title={Number.isNaN(exact.getTime()) ? v.created_at : exact.toLocaleString()}>
+              {isCurrent ? <span className="badge badge-agent">{t('history.badgeCurrent')}</span> : null}
+              <time className="history-time" dateTime={v.created_at} title={Number.isNaN(exact.getTime()) ? v.created_at : exact.toLocaleString(currentLocale())}>
                 {relativeTime(v.created_at)}
               </time>
             </div>
             {question ? (
-              <div className="history-q" title="The question whose research wrote this version">
+              <div className="history-q" title={t('history.questionTitle')}>
                 “{question}”
               </div>
             ) : null}
@@ -514,12 +518,12 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
             <div className="history-foot">
               <span className="muted">{formatBytes(v.size)}</span>
               <span className="history-actions">
-                <button type="button" className="link-btn" onClick={() => onView(ref)} aria-label={`View v${String(v.version)}`}>
-                  <EyeIcon size={13} /> View
+                <button type="button" className="link-btn" onClick={() => onView(ref)} aria-label={t('history.viewAria', { version: v.version })}>
+                  <EyeIcon size={13} /> {t('history.view')}
                 </button>
                 {!isCurrent ? (
-                  <button type="button" className="link-btn" onClick={() => onCompare(ref)} aria-label={`Compare v${String(v.version)} with the current version`}>
-                    <CompareIcon size={13} /> Compare with current
+                  <button type="button" className="link-btn" onClick={() => onCompare(ref)} aria-label={t('history.compareAria', { version: v.version })}>
+                    <CompareIcon size={13} /> {t('history.compareWithCurrent')}
                   </button>
                 ) : null}
               </span>
@@ -527,13 +531,14 @@ function History({ versions, loading, error, state, restoredFrom, shown, onView,
           </li>
         );
       })}
-      {versions.length === 0 && !extra ? <li className="placeholder">No stored versions yet.</li> : null}
+      {versions.length === 0 && !extra ? <li className="placeholder">{t('history.none')}</li> : null}
     </ol>
   );
 }
 
 /** The raw text with line numbers; the numbers are not selectable. */
 function SourceView({ text }: { text: string }) {
+  const { t } = useTranslation('artifacts');
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
   return (
     <div className="source-view">
@@ -545,16 +550,17 @@ function SourceView({ text }: { text: string }) {
           <span className="src-tx">{l === '' ? '\u200b' : l}</span>
         </div>
       ))}
-      {lines.length === 0 ? <p className="placeholder">Empty.</p> : null}
+      {lines.length === 0 ? <p className="placeholder">{t('viewer.empty')}</p> : null}
     </div>
   );
 }
 
 function ArtifactBody({ kind, contentType, content }: { kind: ReturnType<typeof previewKind>; contentType: string; content: string }) {
+  const { t } = useTranslation('artifacts');
   switch (kind) {
     case 'html':
       // HTML artifacts only in a sandboxed frame without scripts (DESIGN.md, "Frontend").
-      return <iframe className="html-frame" title="HTML artifact" sandbox="" srcDoc={offlineHTML(content)} />;
+      return <iframe className="html-frame" title={t('viewer.htmlFrame')} sandbox="" srcDoc={offlineHTML(content)} />;
     case 'markdown':
       return <Markdown source={content} className="doc" highlight cite />;
     case 'code':

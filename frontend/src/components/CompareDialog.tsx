@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { ArtifactVersion } from '../api';
 import { diffTexts } from '../diff';
 import { relativeTime } from '../format';
+import '../i18n'; // the UI's language, set up before the first render
 import { refLabel, updateTypeLabel, versionChoices, type CurrentState, type VersionRef } from '../versions';
 import { SwapIcon } from './artifact-icons';
 import { useVersionContent, type ContentState } from './artifactData';
@@ -32,6 +34,7 @@ const fromValue = (v: string): VersionRef => (v === 'current' ? 'current' : Numb
  * Esc or the close button closes it.
  */
 export function CompareDialog(p: CompareDialogProps) {
+  const { t } = useTranslation('artifacts');
   const [[from, to], setPair] = useState<[VersionRef, VersionRef]>(p.initial);
   const [mode, setMode] = useState<DiffMode>('side');
   const choices = versionChoices(p.versions, p.current);
@@ -41,7 +44,7 @@ export function CompareDialog(p: CompareDialogProps) {
   const model = useMemo(() => (ready ? diffTexts(a.content, b.content) : null), [ready, a.content, b.content]);
 
   const caption = (r: VersionRef) => {
-    if (r === 'current') return refLabel(r, p.current) + (p.current.unsaved ? ', unsaved' : '');
+    if (r === 'current') return refLabel(r, p.current) + (p.current.unsaved ? t('compare.unsaved') : '');
     const v = p.versions.find((x) => x.version === r);
     if (!v) return refLabel(r, p.current);
     const when = relativeTime(v.created_at);
@@ -51,7 +54,7 @@ export function CompareDialog(p: CompareDialogProps) {
   const select = (label: string, value: VersionRef, onChange: (r: VersionRef) => void) => (
     <label className="compare-pick">
       <span className="compare-pick-label">{label}</span>
-      <select className="select" value={toValue(value)} onChange={(e) => onChange(fromValue(e.target.value))} aria-label={`${label} version`}>
+      <select className="select" value={toValue(value)} onChange={(e) => onChange(fromValue(e.target.value))} aria-label={t('compare.pickLabel', { side: label })}>
         {choices.map((c) => (
           <option key={toValue(c.ref)} value={toValue(c.ref)}>
             {c.label}
@@ -62,47 +65,47 @@ export function CompareDialog(p: CompareDialogProps) {
   );
 
   return (
-    <Modal title={`Compare versions · ${p.title}`} onClose={p.onClose} className="modal-wide modal-compare">
+    <Modal title={t('compare.title', { title: p.title })} onClose={p.onClose} className="modal-wide modal-compare">
       <div className="compare-bar">
         <div className="compare-picks">
-          {select('From', from, (r) => setPair([r, to]))}
-          <button type="button" className="icon-btn" onClick={() => setPair([to, from])} aria-label="Swap the two versions" title="Swap">
+          {select(t('compare.from'), from, (r) => setPair([r, to]))}
+          <button type="button" className="icon-btn" onClick={() => setPair([to, from])} aria-label={t('compare.swapLabel')} title={t('compare.swap')}>
             <SwapIcon />
           </button>
-          {select('To', to, (r) => setPair([from, r]))}
+          {select(t('compare.to'), to, (r) => setPair([from, r]))}
         </div>
-        <div className="segmented" role="radiogroup" aria-label="Layout">
+        <div className="segmented" role="radiogroup" aria-label={t('compare.layout')}>
           {(['side', 'inline'] as const).map((m) => (
             <label key={m} className={mode === m ? 'active' : ''}>
               <input type="radio" name="diff-mode" value={m} checked={mode === m} onChange={() => setMode(m)} />
-              {m === 'side' ? 'Side by side' : 'Inline'}
+              {m === 'side' ? t('compare.side') : t('compare.inline')}
             </label>
           ))}
         </div>
         <div className="compare-stats" aria-live="polite">
           {model === null ? null : model.identical ? (
-            <span className="muted">No differences</span>
+            <span className="muted">{t('compare.noDifferences')}</span>
           ) : (
             <>
-              <span className="stat-add" title="Lines added">
+              <span className="stat-add" title={t('compare.linesAdded')}>
                 +{model.added}
               </span>
-              <span className="stat-del" title="Lines removed">
+              <span className="stat-del" title={t('compare.linesRemoved')}>
                 −{model.removed}
               </span>
-              <span className="muted">lines</span>
+              <span className="muted">{t('compare.lines')}</span>
             </>
           )}
         </div>
       </div>
-      <div className="diff-scroll" tabIndex={0} aria-label="Differences">
+      <div className="diff-scroll" tabIndex={0} aria-label={t('compare.differences')}>
         {a.error || b.error ? (
           <p className="error-text" role="alert">
             {a.error || b.error}
           </p>
         ) : model === null ? (
           <p className="placeholder">
-            <Spinner size={12} /> Loading versions…
+            <Spinner size={12} /> {t('history.loading')}
           </p>
         ) : (
           <DiffView model={model} mode={mode} labels={[caption(from), caption(to)]} />

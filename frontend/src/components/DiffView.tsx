@@ -1,5 +1,7 @@
 import { Fragment, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { foldUnchanged, type DiffModel, type InlineRow, type Segment, type SideCell, type SideRow } from '../diff';
+import '../i18n'; // the UI's language, set up before the first render
 
 /** How a diff is laid out: two columns, or one column with removed lines above added ones. */
 export type DiffMode = 'side' | 'inline';
@@ -32,9 +34,14 @@ function Segments({ segments, kind }: { segments: Segment[]; kind: 'removed' | '
   );
 }
 
-const SR: Record<'removed' | 'added', string> = { removed: 'Removed: ', added: 'Added: ' };
+/** The screen-reader prefix of a removed or added line ("Removed: "). */
+function ChangeMark({ kind }: { kind: 'removed' | 'added' }) {
+  const { t } = useTranslation('artifacts');
+  return <span className="sr-only">{kind === 'removed' ? t('diff.removed') : t('diff.added')}</span>;
+}
 
 function Cell({ cell }: { cell: SideCell | null }) {
+  const { t } = useTranslation('artifacts');
   if (!cell) {
     return (
       <>
@@ -50,8 +57,8 @@ function Cell({ cell }: { cell: SideCell | null }) {
       <td className={`d-ln${cls}`} aria-hidden="true">
         {cell.line}
       </td>
-      <td className={`d-tx${cls}${cell.moved ? ' d-moved' : ''}`} title={cell.moved ? 'Moved: this line appears elsewhere in the other version' : undefined}>
-        {kind !== 'same' ? <span className="sr-only">{SR[kind]}</span> : null}
+      <td className={`d-tx${cls}${cell.moved ? ' d-moved' : ''}`} title={cell.moved ? t('diff.moved') : undefined}>
+        {kind !== 'same' ? <ChangeMark kind={kind} /> : null}
         <Segments segments={cell.segments} kind={kind} />
       </td>
     </>
@@ -59,11 +66,12 @@ function Cell({ cell }: { cell: SideCell | null }) {
 }
 
 function FoldRow({ count, colSpan, onOpen }: { count: number; colSpan: number; onOpen: () => void }) {
+  const { t } = useTranslation('artifacts');
   return (
     <tr className="d-fold">
       <td colSpan={colSpan}>
         <button type="button" className="d-fold-btn" onClick={onOpen}>
-          <span aria-hidden="true">⋯</span> Show {count} unchanged {count === 1 ? 'line' : 'lines'}
+          <span aria-hidden="true">⋯</span> {t('diff.showUnchanged', { count })}
         </button>
       </td>
     </tr>
@@ -76,6 +84,7 @@ function FoldRow({ count, colSpan, onOpen }: { count: number; colSpan: number; o
  * <del>/<ins>. Long runs of unchanged lines fold behind a "Show N unchanged lines" button.
  */
 export function DiffView({ model, mode, labels, context = 3 }: DiffViewProps) {
+  const { t } = useTranslation('artifacts');
   const [open, setOpen] = useState<{ model: DiffModel | null; mode: DiffMode; ids: Set<number> }>({ model: null, mode, ids: new Set() });
   // Folds opened for another diff or another mode do not carry over.
   const opened = open.model === model && open.mode === mode ? open.ids : new Set<number>();
@@ -84,7 +93,7 @@ export function DiffView({ model, mode, labels, context = 3 }: DiffViewProps) {
   if (model.identical) {
     return (
       <div className="diff-empty" role="status">
-        <strong>No differences.</strong> The two versions have the same content.
+        <strong>{t('diff.identical')}</strong> {t('diff.identicalDetail')}
       </div>
     );
   }
@@ -93,13 +102,13 @@ export function DiffView({ model, mode, labels, context = 3 }: DiffViewProps) {
   if (model.eolChanged) {
     notes.push(
       <p key="eol" className="diff-note">
-        {model.eol[1] ? 'A newline was added at the end of the text.' : 'The newline at the end of the text was removed.'}
+        {model.eol[1] ? t('diff.eolAdded') : t('diff.eolRemoved')}
       </p>,
     );
   } else if (model.added === 0 && model.removed === 0) {
     notes.push(
       <p key="ws" className="diff-note">
-        Only line endings differ (Windows CRLF versus LF).
+        {t('diff.lineEndings')}
       </p>,
     );
   }
@@ -160,10 +169,10 @@ export function DiffView({ model, mode, labels, context = 3 }: DiffViewProps) {
         </colgroup>
         <thead className="sr-only">
           <tr>
-            <th scope="col">{labels[0]} line</th>
-            <th scope="col">{labels[1]} line</th>
-            <th scope="col">Change</th>
-            <th scope="col">Text</th>
+            <th scope="col">{t('diff.lineOf', { label: labels[0] })}</th>
+            <th scope="col">{t('diff.lineOf', { label: labels[1] })}</th>
+            <th scope="col">{t('diff.change')}</th>
+            <th scope="col">{t('diff.text')}</th>
           </tr>
         </thead>
         <tbody>
@@ -182,8 +191,8 @@ export function DiffView({ model, mode, labels, context = 3 }: DiffViewProps) {
                 <td className={`d-sign${cls}`} aria-hidden="true">
                   {r.kind === 'removed' ? '−' : r.kind === 'added' ? '+' : ''}
                 </td>
-                <td className={`d-tx${cls}${r.moved ? ' d-moved' : ''}`} title={r.moved ? 'Moved: this line appears elsewhere in the other version' : undefined}>
-                  {r.kind !== 'same' ? <span className="sr-only">{SR[r.kind]}</span> : null}
+                <td className={`d-tx${cls}${r.moved ? ' d-moved' : ''}`} title={r.moved ? t('diff.moved') : undefined}>
+                  {r.kind !== 'same' ? <ChangeMark kind={r.kind} /> : null}
                   <Segments segments={r.segments} kind={r.kind} />
                 </td>
               </tr>

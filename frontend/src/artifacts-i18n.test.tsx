@@ -1,0 +1,111 @@
+// @vitest-environment jsdom
+// The artifact UI in both languages (issue 10, i18n): the version selector's labels, the
+// history's notes, the activity's artifact verbs and the diff read English by default and
+// Simplified Chinese once the UI's language is zh-CN.
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ArtifactVersion } from './api';
+import { artifactStepView } from './artifact-step';
+import { ArtifactReader } from './components/ArtifactReader';
+import { DiffView } from './components/DiffView';
+import { diffTexts } from './diff';
+import { i18n } from './i18n';
+import { draftsNote, refLabel, updateTypeLabel, versionChoices, versionTitle } from './versions';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const v = (version: number, update_type: string): ArtifactVersion => ({
+  version,
+  update_type,
+  source: update_type === 'user_edit' ? 'user' : 'agent',
+  size: 100,
+  message_id: '',
+  message: '',
+  created_at: '2026-11-26T10:00:00Z',
+});
+
+afterEach(async () => {
+  await i18n.changeLanguage('en');
+});
+
+describe('version labels', () => {
+  const stored = [v(1, 'create'), v(2, 'update'), v(4, 'user_edit')];
+
+  it('read in Chinese in zh-CN', async () => {
+    await i18n.changeLanguage('zh-CN');
+    expect(versionChoices(stored, { version: 4, unsaved: false }).map((c) => c.label)).toEqual(['v4 · 当前', 'v2 · 已更新', 'v1 · 已创建']);
+    const [live] = versionChoices(stored, { version: 6, unsaved: true });
+    expect(live?.label).toBe('v6 · 草稿');
+    expect(live?.title).toContain('实时草稿');
+    expect(updateTypeLabel('')).toBe('已更改');
+    expect(versionTitle(v(5, 'restore'), 2)).toBe('从 v2 恢复');
+    expect(refLabel('current', { version: 5, unsaved: false })).toBe('v5（当前）');
+    expect(draftsNote([v(4, 'create')], v(4, 'create'))).toBe('v1–v3 是本次运行的草稿；每次运行只保存最终状态。');
+  });
+
+  it('follow the language back to English', async () => {
+    await i18n.changeLanguage('zh-CN');
+    await i18n.changeLanguage('en');
+    expect(versionChoices(stored, { version: 6, unsaved: true }).map((c) => c.label)).toEqual(['v6 · draft', 'v4 · Your edit', 'v2 · Updated', 'v1 · Created']);
+  });
+});
+
+describe('artifact tool rows', () => {
+  const result = '<artifact version="2"><id>report</id> Created</artifact>';
+
+  it('name what the tool did in the UI language, keeping the backend verb in English', async () => {
+    expect(artifactStepView('create_artifact', { content: 'x' }, result)?.verb).toBe('Created');
+    await i18n.changeLanguage('zh-CN');
+    expect(artifactStepView('create_artifact', { content: 'x' }, result)?.verb).toBe('已创建');
+    expect(artifactStepView('read_artifact', {}, '<artifact id="r" version="1">hi</artifact>')?.verb).toBe('已读取');
+    expect(artifactStepView('create_artifact', {}, '<artifact version="2"><id>r</id> Frobbed</artifact>')?.verb).toBe('Frobbed');
+  });
+});
+
+describe('diff and reader', () => {
+  let host: HTMLDivElement;
+  let root: Root;
+  beforeEach(() => {
+    host = document.createElement('div');
+    document.body.append(host);
+    root = createRoot(host);
+  });
+  afterEach(() => {
+    act(() => root.unmount());
+    host.remove();
+  });
+
+  const lines = (n: number, last: string) => [...Array.from({ length: n }, (_, i) => `line ${String(i + 1)}`), last].join('\n');
+
+  it('folds unchanged lines with a counted label in either language', async () => {
+    const model = diffTexts(lines(20, 'old'), lines(20, 'new'));
+    act(() => root.render(<DiffView model={model} mode="inline" labels={['v1', 'v2']} />));
+    const fold = () => host.querySelector('.d-fold-btn')?.textContent;
+    expect(fold()).toMatch(/^⋯ Show \d+ unchanged lines$/);
+    const n = /\d+/.exec(fold() ?? '')?.[0];
+    await act(() => i18n.changeLanguage('zh-CN'));
+    expect(fold()).toBe(`⋯ 显示 ${n ?? ''} 行未更改的内容`);
+    expect(host.querySelector('.d-del .sr-only')?.textContent).toBe('已删除：');
+  });
+
+  it('says two identical versions have no differences, in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    act(() => root.render(<DiffView model={diffTexts('a', 'a')} mode="side" labels={['v1', 'v2']} />));
+    expect(host.querySelector('.diff-empty strong')?.textContent).toBe('没有差异。');
+  });
+
+  it('labels the reader and its Close button in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    act(() =>
+      root.render(
+        <ArtifactReader title="Report" meta="report · v2" onClose={() => {}}>
+          <p>body</p>
+        </ArtifactReader>,
+      ),
+    );
+    const dialog = document.querySelector('dialog.reader');
+    expect(dialog?.getAttribute('aria-label')).toBe('阅读器：Report');
+    expect(dialog?.querySelector('.reader-head button')?.textContent.trim()).toBe('关闭 Esc');
+  });
+});
