@@ -1,0 +1,106 @@
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type UIEvent } from 'react';
+import { askedAnew, nearBottom } from '../scroll';
+
+/** What useChatScroll needs to know about the conversation. */
+export interface ChatScrollInput {
+  conversationId: string | null;
+  /** sendMarker() of the question asked last. */
+  asked: string;
+  /** Key of the first exchange shown (changes when older ones are put on top). */
+  firstKey: string;
+  /** An older history page is loading. */
+  loadingOlder: boolean;
+  /** An older page may be requested now. */
+  canLoadOlder: boolean;
+  /** Seq of the first event loaded (a new page re-arms the top sentinel). */
+  windowFirst: number;
+  loadOlder: () => void;
+}
+
+/**
+ * The conversation's scrolling: follow the stream while the reader is at the bottom and
+ * leave them alone once they scroll up; after older exchanges were put on top, keep what the
+ * reader was looking at in place; a question just sent, regenerated or edited scrolls to it
+ * even when the reader was up; scrolled to the top, the page before loads.
+ */
+export function useChatScroll(p: ChatScrollInput) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const sentinelRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const anchor = useRef<{ fromBottom: number; firstKey: string } | null>(null);
+  const lastAsked = useRef(p.asked);
+  const [atBottom, setAtBottom] = useState(true);
+  const { asked, firstKey, loadingOlder, loadOlder, canLoadOlder, windowFirst } = p;
+
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    if (askedAnew(lastAsked.current, asked)) {
+      stick.current = true;
+      anchor.current = null;
+    }
+    lastAsked.current = asked;
+    const a = anchor.current;
+    if (a !== null && (a.firstKey !== firstKey || !loadingOlder)) {
+      el.scrollTop = el.scrollHeight - a.fromBottom;
+      anchor.current = null;
+      return;
+    }
+    if (a === null && stick.current) el.scrollTop = el.scrollHeight;
+  });
+  useEffect(() => {
+    stick.current = true;
+    anchor.current = null;
+  }, [p.conversationId]);
+  // Content that grows or shrinks without a scroll (a step expanded, the window resized) can
+  // leave the reader above the end: recheck whether "Jump to latest" is needed.
+  useEffect(() => {
+    const el = scrollRef.current;
+    const inner = el?.firstElementChild;
+    if (!el || !inner || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => setAtBottom(nearBottom(el.scrollHeight, el.scrollTop, el.clientHeight)));
+    ro.observe(inner);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  const requestOlder = useCallback(() => {
+    const el = scrollRef.current;
+    if (el) anchor.current = { fromBottom: el.scrollHeight - el.scrollTop, firstKey };
+    loadOlder();
+  }, [firstKey, loadOlder]);
+
+  // Scrolled to the top: load the page before the window. A fresh observer after each page
+  // reports at once whether the top is still in view (short pages), so loading goes on.
+  // After a failed page it waits for the reader's click (no retry loop).
+  useEffect(() => {
+    const el = sentinelRef.current;
+    const root = scrollRef.current;
+    if (!canLoadOlder || !el || !root) return;
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) requestOlder();
+      },
+      { root, rootMargin: '200px 0px 0px 0px' },
+    );
+    io.observe(el);
+    return () => io.disconnect();
+  }, [canLoadOlder, windowFirst, requestOlder]);
+
+  const onScroll = (e: UIEvent<HTMLDivElement>) => {
+    const el = e.currentTarget;
+    stick.current = nearBottom(el.scrollHeight, el.scrollTop, el.clientHeight);
+    setAtBottom(stick.current);
+  };
+  const jumpToLatest = () => {
+    const el = scrollRef.current;
+    stick.current = true;
+    setAtBottom(true);
+    el?.scrollTo({ top: el.scrollHeight });
+  };
+  /** Follow the end again (the reader acted on the newest exchange). */
+  const stickToBottom = useCallback(() => {
+    stick.current = true;
+  }, []);
+  return { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom };
+}
