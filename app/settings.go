@@ -71,6 +71,26 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	return c.settingsView(), nil
 }
 
+// SetLanguage stores the UI language chosen in Settings ("" = follow the system, "en" or
+// "zh-CN"; issue 10, item 1) in config.json, leaving every other setting as stored. The
+// window switches its language at once and calls this so the choice survives a new
+// profile (browser mode) and the agents know it: the lead answers in it when a question's
+// own language is unclear. Another value is invalid_settings naming the language field.
+func (s *SettingsService) SetLanguage(lang string) (SettingsView, error) {
+	c := s.core
+	c.mu.Lock()
+	next := c.settings
+	next.Language = lang
+	c.mu.Unlock()
+	if err := config.Save(c.dataDir, next); err != nil {
+		return SettingsView{}, fmt.Errorf("settings: save language: %w", err)
+	}
+	c.mu.Lock()
+	c.settings.Language = lang
+	c.mu.Unlock()
+	return c.settingsView(), nil
+}
+
 // ModelContext returns the context settings that apply to model, which need not be the
 // chosen one: the settings dialog shows them while the user types another model's name.
 func (s *SettingsService) ModelContext(model string) (ModelContextView, error) {

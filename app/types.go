@@ -141,6 +141,10 @@ type SettingsView struct {
 	// LoadRemoteImages is "ask" (remote images in markdown load after a click on "Load
 	// images") or "always" (config.Settings.LoadRemoteImages; issue 10, item 7).
 	LoadRemoteImages string `json:"load_remote_images"`
+	// Language is the UI language chosen in Settings: "" (follow the system), "en" or
+	// "zh-CN" (config.Settings.Language; issue 10, item 1). SettingsService.SetLanguage
+	// changes it; Save keeps it.
+	Language string `json:"language"`
 }
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens

@@ -602,6 +602,7 @@ export namespace app {
 	    sub_agents: AgentModelSettings;
 	    set_by: Record<string, string>;
 	    load_remote_images: string;
+	    language: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -630,6 +631,7 @@ export namespace app {
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
 	        this.set_by = source["set_by"];
 	        this.load_remote_images = source["load_remote_images"];
+	        this.language = source["language"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -12,6 +12,8 @@ export function Presets():Promise<Array<app.EndpointPreset>>;
 
 export function Save(arg1:app.SettingsInput):Promise<app.SettingsView>;
 
+export function SetLanguage(arg1:string):Promise<app.SettingsView>;
+
 export function TestConnection(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.ConnectionResult>;
 
 export function TestSearch(arg1:string,arg2:string,arg3:string):Promise<app.SearchTestResult>;

@@ -22,6 +22,10 @@ export function Save(arg1) {
   return window['go']['app']['SettingsService']['Save'](arg1);
 }
 
+export function SetLanguage(arg1) {
+  return window['go']['app']['SettingsService']['SetLanguage'](arg1);
+}
+
 export function TestConnection(arg1, arg2, arg3, arg4) {
   return window['go']['app']['SettingsService']['TestConnection'](arg1, arg2, arg3, arg4);
 }
