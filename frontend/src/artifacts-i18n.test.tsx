@@ -6,8 +6,12 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api';
+import { declaredArtifact, type DeclaredArtifact } from './api-declared';
 import { artifactStepView } from './artifact-step';
 import { ArtifactReader } from './components/ArtifactReader';
+import { DeclaredList, locationText } from './components/DeclaredList';
+import { kindIcon } from './components/declared-icons';
+import { draftsHeadline } from './components/DraftsBanner';
 import { DiffView } from './components/DiffView';
 import { diffTexts } from './diff';
 import { i18n } from './i18n';
@@ -107,5 +111,50 @@ describe('diff and reader', () => {
     const dialog = document.querySelector('dialog.reader');
     expect(dialog?.getAttribute('aria-label')).toBe('阅读器：Report');
     expect(dialog?.querySelector('.reader-head button')?.textContent.trim()).toBe('关闭 Esc');
+  });
+});
+
+describe('Links & files and recovered drafts', () => {
+  let host: HTMLDivElement;
+  let root: Root;
+  beforeEach(() => {
+    host = document.createElement('div');
+    document.body.append(host);
+    root = createRoot(host);
+  });
+  afterEach(() => {
+    act(() => root.unmount());
+    host.remove();
+  });
+
+  const art = (over: Partial<DeclaredArtifact> & { id: string }): DeclaredArtifact => {
+    const a = declaredArtifact({ kind: 'link', storage: 'external_url', title: 'T', status: 'available', source: 'tool', ...over });
+    if (a === null) throw new Error('no id');
+    return a;
+  };
+
+  it('counts the drafts of the headline in either language', async () => {
+    expect(draftsHeadline(1)).toBe('A research run was interrupted before it could save 1 artifact');
+    expect(draftsHeadline(2)).toBe('A research run was interrupted before it could save 2 artifacts');
+    await i18n.changeLanguage('zh-CN');
+    expect(draftsHeadline(2)).toBe('一次研究运行在保存 2 个产物之前被中断了');
+  });
+
+  it('names kinds and client-kept artifacts in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    expect(kindIcon('image').label).toBe('图片');
+    expect(kindIcon('something').label).toBe('其他');
+    expect(locationText(art({ id: 'm', storage: 'managed', managedId: 'x' }))).toBe('由客户端保管');
+  });
+
+  it('renders the list with its heading, badges and missing reasons in Chinese', async () => {
+    const gone = art({ id: 'g', kind: 'pdf', storage: 'workspace', workspacePath: 'out/a.pdf', source: 'client', status: 'missing', missingReason: 'gone' });
+    act(() => root.render(<DeclaredList conversationId="c1" items={[art({ id: 'l', url: 'https://example.com/x' }), gone]} onRemoved={() => {}} />));
+    expect(host.querySelector('.declared-head h2')?.textContent).toBe('Links & files');
+    await act(() => i18n.changeLanguage('zh-CN'));
+    expect(host.querySelector('.declared-head h2')?.textContent).toBe('链接和文件');
+    expect([...host.querySelectorAll('.declared-source')].map((b) => b.textContent)).toEqual(['工具', '客户端']);
+    expect(host.querySelector('.declared-reason')?.textContent).toBe('缺失：gone');
+    expect(host.querySelector('.declared-more')?.getAttribute('aria-label')).toBe('“T”的更多操作');
   });
 });

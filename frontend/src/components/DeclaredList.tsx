@@ -1,7 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText, isBrowserMode, openExternal, toApiError } from '../api';
 import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api-declared';
 import { formatBytes } from '../format';
+import { i18n } from '../i18n';
 import { CopyIcon, FolderIcon, kindIcon, LinkIcon, OpenIcon, TrashIcon } from './declared-icons';
 import { DotsIcon, XIcon } from './icons';
 import { ConfirmDialog } from './Modal';
@@ -24,7 +26,7 @@ export function webUrl(a: DeclaredArtifact): string {
 /**
  * Where a declared artifact points, as shown under its title: the host of a link (never
  * fetched: seed 002 shows icon, title and host only), the workspace-relative path of a
- * workspace file, "managed by a client" otherwise.
+ * workspace file, "kept by a client" (in the UI's language) otherwise.
  */
 export function locationText(a: DeclaredArtifact): string {
   if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return a.workspacePath;
@@ -35,24 +37,23 @@ export function locationText(a: DeclaredArtifact): string {
       return a.url;
     }
   }
-  return a.managedId !== '' ? 'kept by a client' : '';
+  return a.managedId !== '' ? i18n.t('artifacts:declared.keptByClient') : '';
 }
 
 /** What the user can copy for an artifact: its link or its workspace path ("" for neither). */
-function copyable(a: DeclaredArtifact): { text: string; label: string } {
-  if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return { text: a.workspacePath, label: 'Copy path' };
-  if (a.url !== '') return { text: a.url, label: 'Copy link' };
-  return { text: '', label: 'Copy link' };
+function copyable(a: DeclaredArtifact): { text: string; what: 'path' | 'link' } {
+  if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return { text: a.workspacePath, what: 'path' };
+  if (a.url !== '') return { text: a.url, what: 'link' };
+  return { text: '', what: 'link' };
 }
 
 const isWorkspace = (a: DeclaredArtifact) => a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '');
 
-const SOURCE_LABEL: Record<string, string> = { tool: 'tool', hook: 'hook', client: 'client' };
-const SOURCE_HINT: Record<string, string> = {
-  tool: 'Recorded by the research agent (record_artifact)',
-  hook: 'Declared by a hook command',
-  client: 'Added by a local client through the local API',
-};
+// Who declared an artifact: a badge and its hint, under artifacts:declared.source.<source> and
+// artifacts:declared.sourceHint.<source>; other sources show as written, without a hint.
+// i18n-keys: artifacts:declared.source.tool artifacts:declared.source.hook artifacts:declared.source.client
+// i18n-keys: artifacts:declared.sourceHint.tool artifacts:declared.sourceHint.hook artifacts:declared.sourceHint.client
+const SOURCES: ReadonlySet<string> = new Set(['tool', 'hook', 'client']);
 
 /** Props of DeclaredList. */
 export interface DeclaredListProps {
@@ -94,6 +95,7 @@ const EDGE = 8;
  * Titles and descriptions are plain text: React text nodes only.
  */
 export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListProps) {
+  const { t } = useTranslation('artifacts');
   const [menu, setMenu] = useState<MenuAt | null>(null);
   const menuFor = menu?.id ?? null;
   const moreRefs = useRef(new Map<string, HTMLButtonElement>());
@@ -108,8 +110,8 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
   // OK messages fade; errors stay until dismissed or replaced.
   useEffect(() => {
     if (status?.kind !== 'ok') return;
-    const t = window.setTimeout(() => setStatus(null), 5000);
-    return () => window.clearTimeout(t);
+    const timer = window.setTimeout(() => setStatus(null), 5000);
+    return () => window.clearTimeout(timer);
   }, [status]);
 
   // An open menu: placed inside the window before it is painted (flipped above its button,
@@ -164,37 +166,37 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
     if (refocus && id !== null) rowRefs.current.get(id)?.focus();
   };
 
-  const fail = (what: string, e: unknown) => setStatus({ kind: 'error', text: `${what}: ${toApiError(e).message}` });
+  const fail = (what: string, e: unknown) => setStatus({ kind: 'error', text: t('declared.failed', { what, error: toApiError(e).message }) });
 
   const open = (a: DeclaredArtifact) => {
     setStatus(null);
     const url = webUrl(a);
     if (url !== '') {
-      if (!openExternal(url)) setStatus({ kind: 'error', text: 'This link cannot be opened here.' });
+      if (!openExternal(url)) setStatus({ kind: 'error', text: t('declared.cannotOpenLink') });
       return;
     }
     if (isWorkspace(a)) {
       if (isBrowserMode()) {
-        setStatus({ kind: 'error', text: `${a.workspacePath}: files open only in the desktop app; browser mode does not open files on this computer. Copy its path from the menu instead.` });
+        setStatus({ kind: 'error', text: t('declared.browserNoFiles', { path: a.workspacePath }) });
         return;
       }
       openDeclared(conversationId, a.id).then(
         () => undefined,
-        (e: unknown) => fail(`Could not open ${a.workspacePath}`, e),
+        (e: unknown) => fail(t('declared.couldNotOpen', { path: a.workspacePath }), e),
       );
       return;
     }
     setStatus({
       kind: 'error',
-      text: a.url !== '' ? 'Only web links (http and https) open from here; copy the link instead.' : 'A client keeps this artifact; there is no link or file to open here.',
+      text: a.url !== '' ? t('declared.onlyWebLinks') : t('declared.clientKeeps'),
     });
   };
 
   const copy = (a: DeclaredArtifact) => {
     closeMenu(true);
-    const { text, label } = copyable(a);
+    const { text, what } = copyable(a);
     void copyText(text).then((ok) =>
-      setStatus(ok ? { kind: 'ok', text: label === 'Copy path' ? 'Path copied.' : 'Link copied.' } : { kind: 'error', text: 'Could not copy to the clipboard.' }),
+      setStatus(ok ? { kind: 'ok', text: what === 'path' ? t('declared.pathCopied') : t('declared.linkCopied') } : { kind: 'error', text: t('declared.copyFailed') }),
     );
   };
 
@@ -202,12 +204,12 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
     closeMenu(true);
     setStatus(null);
     if (isBrowserMode()) {
-      setStatus({ kind: 'error', text: `${a.workspacePath}: folders open only in the desktop app; browser mode does not open folders on this computer.` });
+      setStatus({ kind: 'error', text: t('declared.browserNoFolders', { path: a.workspacePath }) });
       return;
     }
     revealDeclared(conversationId, a.id).then(
       () => undefined,
-      (e: unknown) => fail(`Could not show ${a.workspacePath} in its folder`, e),
+      (e: unknown) => fail(t('declared.couldNotReveal', { path: a.workspacePath }), e),
     );
   };
 
@@ -260,29 +262,31 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
   };
 
   return (
-    <section className="declared" aria-label="Links & files">
+    <section className="declared" aria-label={t('declared.title')}>
       <header className="panel-head declared-head">
         <LinkIcon size={15} />
-        <h2>Links &amp; files</h2>
+        <h2>{t('declared.title')}</h2>
         <span className="count">{items.length}</span>
       </header>
       {status ? (
         <div className={`declared-status ${status.kind}`} role={status.kind === 'error' ? 'alert' : 'status'}>
           <span className="declared-status-text">{status.text}</span>
-          <button type="button" className="icon-btn" onClick={() => setStatus(null)} aria-label="Dismiss">
+          <button type="button" className="icon-btn" onClick={() => setStatus(null)} aria-label={t('viewer.dismiss')}>
             <XIcon size={13} />
           </button>
         </div>
       ) : null}
-      <ul className="declared-list" aria-label="Links & files" ref={listRef}>
+      <ul className="declared-list" aria-label={t('declared.title')} ref={listRef}>
         {items.map((a) => {
           const { Icon, label } = kindIcon(a.kind);
           const missing = a.status === 'missing';
           const where = locationText(a);
-          const reason = missing ? a.missingReason || 'missing' : '';
-          const source = SOURCE_LABEL[a.source] ?? a.source;
+          const reason = missing ? a.missingReason || t('declared.missingUnknown') : '';
+          const missingText = missing ? t('declared.missing', { reason }) : '';
+          const known = SOURCES.has(a.source);
+          const source = known ? t(`declared.source.${a.source}`) : a.source;
           const title = a.title || where || a.id;
-          const hint = [a.description, missing ? `Missing: ${reason}` : '', a.url !== '' ? a.url : ''].filter((x) => x !== '').join('\n');
+          const hint = [a.description, missingText, a.url !== '' ? a.url : ''].filter((x) => x !== '').join('\n');
           return (
             <li key={a.id} className={`declared-item${missing ? ' missing' : ''}`}>
               <button
@@ -294,7 +298,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                 className="declared-row"
                 title={hint || undefined}
                 aria-haspopup="menu"
-                aria-description={missing ? `Missing: ${reason}` : undefined}
+                aria-description={missing ? missingText : undefined}
                 onClick={() => open(a)}
                 onKeyDown={(e) => onRowKey(e, a)}
                 onContextMenu={(e: ReactMouseEvent) => {
@@ -311,10 +315,10 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                     <span className="declared-where">{where}</span>
                     {a.sizeBytes !== null && !missing && isWorkspace(a) ? <span className="declared-size">{formatBytes(a.sizeBytes)}</span> : null}
                   </span>
-                  {missing ? <span className="declared-reason">Missing: {reason}</span> : null}
+                  {missing ? <span className="declared-reason">{missingText}</span> : null}
                 </span>
                 {source !== '' ? (
-                  <span className={`badge declared-source source-${a.source}`} title={SOURCE_HINT[a.source]}>
+                  <span className={`badge declared-source source-${a.source}`} title={known ? t(`declared.sourceHint.${a.source}`) : undefined}>
                     {source}
                   </span>
                 ) : null}
@@ -326,7 +330,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                 }}
                 type="button"
                 className="icon-btn declared-more"
-                aria-label={`More actions for ${title}`}
+                aria-label={t('declared.moreActions', { title })}
                 aria-haspopup="menu"
                 aria-expanded={menuFor === a.id}
                 onClick={() => (menuFor === a.id ? setMenu(null) : openMenu(a))}
@@ -334,7 +338,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                 <DotsIcon size={15} />
               </button>
               {menuFor === a.id && menuItem ? (
-                <div className="menu declared-menu" role="menu" ref={menuRef} aria-label={`Actions for ${title}`} onKeyDown={onMenuKey}>
+                <div className="menu declared-menu" role="menu" ref={menuRef} aria-label={t('declared.actions', { title })} onKeyDown={onMenuKey}>
                   <button
                     type="button"
                     role="menuitem"
@@ -343,14 +347,14 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                       open(a);
                     }}
                   >
-                    <OpenIcon size={13} /> Open
+                    <OpenIcon size={13} /> {t('common:open')}
                   </button>
                   <button type="button" role="menuitem" onClick={() => copy(a)} disabled={copyable(a).text === ''}>
-                    <CopyIcon size={13} /> {copyable(a).label}
+                    <CopyIcon size={13} /> {copyable(a).what === 'path' ? t('declared.copyPath') : t('declared.copyLink')}
                   </button>
                   {isWorkspace(a) ? (
                     <button type="button" role="menuitem" onClick={() => reveal(a)}>
-                      <FolderIcon size={13} /> Reveal in folder
+                      <FolderIcon size={13} /> {t('declared.reveal')}
                     </button>
                   ) : null}
                   <button
@@ -363,7 +367,7 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
                       setRemoving(a);
                     }}
                   >
-                    <TrashIcon size={13} /> Remove…
+                    <TrashIcon size={13} /> {t('declared.removeMenu')}
                   </button>
                 </div>
               ) : null}
@@ -373,14 +377,15 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
       </ul>
       {removing ? (
         <ConfirmDialog
-          title={isWorkspace(removing) ? 'Remove this file from the list?' : 'Remove this link?'}
+          title={isWorkspace(removing) ? t('declared.removeFileTitle') : t('declared.removeLinkTitle')}
           message={
             <p>
-              <strong>{removing.title || locationText(removing)}</strong> leaves this research&apos;s Links &amp; files.{' '}
-              {isWorkspace(removing) ? 'The file itself stays where it is.' : 'The page itself is not touched.'}
+              <strong>{removing.title || locationText(removing)}</strong>
+              {t('declared.removeMessage')}{' '}
+              {isWorkspace(removing) ? t('declared.removeFileNote') : t('declared.removeLinkNote')}
             </p>
           }
-          confirmLabel={removeBusy ? 'Removing…' : 'Remove'}
+          confirmLabel={removeBusy ? t('declared.removing') : t('declared.remove')}
           danger
           busy={removeBusy}
           error={removeError}

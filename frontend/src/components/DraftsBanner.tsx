@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { discardDraft, keepDraft, listDrafts, type Draft } from '../api-conversation';
 import { toApiError } from '../api';
 import { clip, formatBytes, relativeTime } from '../format';
+import { i18n } from '../i18n';
 import { RecoverIcon } from './conversation-icons';
 import { ChevronIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
@@ -13,9 +15,9 @@ export interface DraftsBannerProps {
   onKept: () => void;
 }
 
-/** The banner's headline for `n` recovered drafts. */
+/** The banner's headline for `n` recovered drafts, in the UI's language. */
 export function draftsHeadline(n: number): string {
-  return `A research run was interrupted before it could save ${n === 1 ? '1 artifact' : `${String(n)} artifacts`}`;
+  return i18n.t('artifacts:drafts.headline', { count: n });
 }
 
 const keyOf = (d: Draft) => `${d.message_id}/${d.artifact_id}`;
@@ -26,6 +28,7 @@ const keyOf = (d: Draft) => `${d.message_id}/${d.artifact_id}`;
  * a preview, Keep (saved as a new version) and Discard. Renders nothing when there are none.
  */
 export function DraftsBanner({ conversationId, onKept }: DraftsBannerProps) {
+  const { t } = useTranslation('artifacts');
   const [state, setState] = useState<{ conversationId: string; drafts: Draft[] } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -68,12 +71,12 @@ export function DraftsBanner({ conversationId, onKept }: DraftsBannerProps) {
   };
 
   return (
-    <section className="drafts-banner" aria-label="Recovered drafts" role="region">
+    <section className="drafts-banner" aria-label={t('drafts.label')} role="region">
       <div className="drafts-head">
         <RecoverIcon size={18} />
         <div>
           <strong>{draftsHeadline(drafts.length)}</strong>
-          <p>The app closed while it was working. Its last unsaved changes were kept as drafts: keep each as a new version, or discard it.</p>
+          <p>{t('drafts.help')}</p>
         </div>
       </div>
       <ul className="drafts-list">
@@ -88,31 +91,31 @@ export function DraftsBanner({ conversationId, onKept }: DraftsBannerProps) {
                   type="button"
                   className="draft-toggle"
                   aria-expanded={isOpen}
-                  title={isOpen ? 'Hide the preview' : 'Preview the draft'}
+                  title={isOpen ? t('drafts.hidePreview') : t('drafts.preview')}
                   onClick={() => setOpen(isOpen ? null : key)}
                 >
                   <ChevronIcon size={12} className={isOpen ? 'chev open' : 'chev'} />
                   <span className="draft-title">{d.title || d.artifact_id}</span>
                   <span className="draft-meta">
                     <code>{d.artifact_id}</code> · {formatBytes(d.size)} ·{' '}
-                    {d.base_version === 0 ? 'new artifact' : `changes to v${String(d.base_version)}`}
-                    {d.current_version > d.base_version && d.base_version > 0 ? ` (now v${String(d.current_version)})` : ''}
+                    {d.base_version === 0 ? t('drafts.newArtifact') : t('drafts.changesTo', { version: d.base_version })}
+                    {d.current_version > d.base_version && d.base_version > 0 ? t('drafts.now', { version: d.current_version }) : ''}
                     {d.saved_at ? ` · ${relativeTime(d.saved_at)}` : ''}
                   </span>
                 </button>
                 <div className="draft-actions">
                   <button type="button" className="btn btn-sm btn-primary" disabled={busy !== null} onClick={() => act(d, true)}>
                     {busy === key ? <Spinner size={12} /> : null}
-                    Keep
+                    {t('drafts.keep')}
                   </button>
                   <button type="button" className="btn btn-sm" disabled={busy !== null} onClick={() => act(d, false)}>
-                    Discard
+                    {t('drafts.discard')}
                   </button>
                 </div>
               </div>
-              {d.question ? <div className="draft-question">From the question “{clip(d.question, 120)}”</div> : null}
+              {d.question ? <div className="draft-question">{t('drafts.fromQuestion', { question: clip(d.question, 120) })}</div> : null}
               {isOpen ? (
-                <div className="draft-preview" aria-label={`Preview of ${d.title || d.artifact_id}`}>
+                <div className="draft-preview" aria-label={t('drafts.previewOf', { title: d.title || d.artifact_id })}>
                   {markdown ? <Markdown source={d.content} /> : <pre className="plain">{d.content}</pre>}
                 </div>
               ) : null}

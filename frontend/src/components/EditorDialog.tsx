@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText, getArtifact, saveArtifact, toApiError, type ArtifactView } from '../api';
 import { diffTexts } from '../diff';
+import '../i18n'; // the UI's language, set up before the first render
 import { DiffView } from './DiffView';
 import { AlertIcon, Spinner } from './icons';
 import { Modal } from './Modal';
@@ -34,6 +36,7 @@ interface Latest {
  * version), with its differences and a copy button. Nothing is overwritten silently.
  */
 export function EditorDialog(p: EditorDialogProps) {
+  const { t } = useTranslation('artifacts');
   const [text, setText] = useState(p.initialContent);
   const [base, setBase] = useState({ version: p.baseVersion, content: p.initialContent });
   const [saving, setSaving] = useState(false);
@@ -48,11 +51,11 @@ export function EditorDialog(p: EditorDialogProps) {
   const dirty = text !== base.content;
 
   useEffect(() => {
-    const t = area.current;
-    if (!t) return;
-    t.focus();
-    t.setSelectionRange(0, 0);
-    t.scrollTop = 0;
+    const el = area.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(0, 0);
+    el.scrollTop = 0;
   }, []);
 
   const save = () => {
@@ -114,7 +117,7 @@ export function EditorDialog(p: EditorDialogProps) {
   };
 
   const copy = () => {
-    void copyText(text).then((ok) => setCopied(ok ? 'Copied your text.' : 'Could not copy; select the text and copy it by hand.'));
+    void copyText(text).then((ok) => setCopied(ok ? t('editor.copied') : t('editor.copyFailed')));
   };
 
   const diffModel = useMemo(() => (latest && showDiff ? diffTexts(latest.content, text) : null), [latest, showDiff, text]);
@@ -122,7 +125,7 @@ export function EditorDialog(p: EditorDialogProps) {
 
   return (
     <Modal
-      title={`Edit ${p.title}`}
+      title={t('editor.title', { title: p.title })}
       onClose={requestClose}
       className="modal-wide modal-editor"
       footer={
@@ -130,24 +133,24 @@ export function EditorDialog(p: EditorDialogProps) {
           <span className="editor-status" aria-live="polite">
             {dirty ? (
               <span className="dirty">
-                <span className="unsaved-dot" aria-hidden="true" /> Unsaved changes
+                <span className="unsaved-dot" aria-hidden="true" /> {t('panel.unsaved')}
               </span>
             ) : (
-              <span className="muted">No changes</span>
+              <span className="muted">{t('editor.noChanges')}</span>
             )}
             <span className="muted">
-              · based on v{base.version} · {lines} {lines === 1 ? 'line' : 'lines'}
+              · {t('editor.basedOn', { version: base.version })} · {t('editor.lines', { count: lines })}
             </span>
           </span>
           <span className="muted small editor-keys">
-            <kbd>Ctrl</kbd>+<kbd>S</kbd> save · <kbd>Esc</kbd> cancel
+            <kbd>Ctrl</kbd>+<kbd>S</kbd> {t('editor.keySave')} · <kbd>Esc</kbd> {t('editor.keyCancel')}
           </span>
           <button type="button" className="btn" onClick={requestClose} disabled={saving}>
-            Cancel
+            {t('common:cancel')}
           </button>
           <button type="button" className="btn btn-primary" onClick={save} disabled={saving || !dirty}>
             {saving ? <Spinner size={13} /> : null}
-            Save
+            {t('common:save')}
           </button>
         </>
       }
@@ -155,13 +158,13 @@ export function EditorDialog(p: EditorDialogProps) {
       <div className="editor" onKeyDown={onKeyDown}>
         {confirmClose ? (
           <div className="notice notice-warn" role="alert">
-            <span>Discard your unsaved changes?</span>
+            <span>{t('editor.discardAsk')}</span>
             <span className="notice-actions">
               <button type="button" className="btn btn-sm" onClick={() => setConfirmClose(false)} autoFocus>
-                Keep editing
+                {t('editor.keepEditing')}
               </button>
               <button type="button" className="btn btn-sm btn-danger" onClick={p.onClose}>
-                Discard
+                {t('editor.discard')}
               </button>
             </span>
           </div>
@@ -170,17 +173,17 @@ export function EditorDialog(p: EditorDialogProps) {
           <div className="notice notice-conflict" role="alert">
             <AlertIcon size={16} />
             <div className="notice-body">
-              <strong>Not saved: this artifact changed.</strong>
+              <strong>{t('editor.conflict')}</strong>
               <span className="conflict-msg">{conflict}</span>
-              <span className="muted">Your text is still here and nothing was overwritten.</span>
+              <span className="muted">{t('editor.conflictSafe')}</span>
             </div>
             <span className="notice-actions">
               <button type="button" className="btn btn-sm" onClick={copy}>
-                Copy my text
+                {t('editor.copyMine')}
               </button>
               <button type="button" className="btn btn-sm btn-primary" onClick={reload} disabled={reloading}>
                 {reloading ? <Spinner size={12} /> : null}
-                Reload latest
+                {t('editor.reload')}
               </button>
             </span>
           </div>
@@ -188,15 +191,15 @@ export function EditorDialog(p: EditorDialogProps) {
         {latest ? (
           <div className="notice notice-info" role="status">
             <div className="notice-body">
-              <strong>Loaded v{latest.version}, the latest version.</strong>
-              <span>Your text is unchanged on the right. Review the latest on the left, then re-apply your change and save; saving makes your text the next version.</span>
+              <strong>{t('editor.loaded', { version: latest.version })}</strong>
+              <span>{t('editor.loadedHelp')}</span>
             </div>
             <span className="notice-actions">
               <button type="button" className="btn btn-sm" onClick={copy}>
-                Copy my text
+                {t('editor.copyMine')}
               </button>
               <button type="button" className="btn btn-sm" aria-pressed={showDiff} onClick={() => setShowDiff((v) => !v)}>
-                {showDiff ? 'Hide differences' : 'Show differences'}
+                {showDiff ? t('editor.hideDiff') : t('editor.showDiff')}
               </button>
               <button
                 type="button"
@@ -206,7 +209,7 @@ export function EditorDialog(p: EditorDialogProps) {
                   setLatest(null);
                 }}
               >
-                Discard mine, keep latest
+                {t('editor.keepLatest')}
               </button>
             </span>
           </div>
@@ -225,19 +228,19 @@ export function EditorDialog(p: EditorDialogProps) {
           {latest ? (
             <div className="editor-pane">
               <div className="editor-pane-head">
-                Latest · v{latest.version} <span className="muted">(read-only)</span>
+                {t('editor.latestHead', { version: latest.version })} <span className="muted">{t('editor.readOnly')}</span>
               </div>
               {diffModel ? (
                 <div className="editor-diff">
-                  <DiffView model={diffModel} mode="inline" labels={[`v${String(latest.version)}`, 'Your text']} />
+                  <DiffView model={diffModel} mode="inline" labels={[`v${String(latest.version)}`, t('editor.yourText')]} />
                 </div>
               ) : (
-                <textarea className="editor-text" value={latest.content} readOnly aria-label={`Latest version v${String(latest.version)} (read-only)`} spellCheck={false} />
+                <textarea className="editor-text" value={latest.content} readOnly aria-label={t('editor.latestLabel', { version: latest.version })} spellCheck={false} />
               )}
             </div>
           ) : null}
           <div className="editor-pane">
-            {latest ? <div className="editor-pane-head">Your text</div> : null}
+            {latest ? <div className="editor-pane-head">{t('editor.yourText')}</div> : null}
             <textarea
               ref={area}
               className="editor-text"
@@ -246,7 +249,7 @@ export function EditorDialog(p: EditorDialogProps) {
                 setText(e.target.value);
                 setConfirmClose(false);
               }}
-              aria-label={`Source of ${p.title}`}
+              aria-label={t('editor.sourceOf', { title: p.title })}
               spellCheck={false}
             />
           </div>

@@ -3,6 +3,7 @@
 // icons.tsx: no emoji (no emoji font is installed on the machines this runs on), and every
 // icon is decorative: the text beside it, or an aria-label, carries the meaning.
 
+import { i18n } from '../i18n';
 import { Svg, type IconProps } from './icons';
 import type { JSX } from 'react';
 
@@ -136,26 +137,29 @@ export function TrashIcon(p: IconProps) {
   );
 }
 
-/** The icon and its accessible name for a declared artifact's kind (unknown kinds: "Other"). */
+/**
+ * The icon and its accessible name, in the UI's language, for a declared artifact's kind
+ * (unknown kinds: "Other").
+ */
 export function kindIcon(kind: string): { Icon: (p: IconProps) => JSX.Element; label: string } {
   switch (kind) {
     case 'link':
-      return { Icon: LinkIcon, label: 'Link' };
+      return { Icon: LinkIcon, label: i18n.t('artifacts:kind.link') };
     case 'html':
-      return { Icon: CodeIcon, label: 'HTML page' };
+      return { Icon: CodeIcon, label: i18n.t('artifacts:kind.html') };
     case 'image':
-      return { Icon: ImageIcon, label: 'Image' };
+      return { Icon: ImageIcon, label: i18n.t('artifacts:kind.image') };
     case 'video':
-      return { Icon: VideoIcon, label: 'Video' };
+      return { Icon: VideoIcon, label: i18n.t('artifacts:kind.video') };
     case 'audio':
-      return { Icon: AudioIcon, label: 'Audio' };
+      return { Icon: AudioIcon, label: i18n.t('artifacts:kind.audio') };
     case 'pdf':
-      return { Icon: PdfIcon, label: 'PDF' };
+      return { Icon: PdfIcon, label: i18n.t('artifacts:kind.pdf') };
     case 'notebook':
-      return { Icon: NotebookIcon, label: 'Notebook' };
+      return { Icon: NotebookIcon, label: i18n.t('artifacts:kind.notebook') };
     case 'file':
-      return { Icon: SheetIcon, label: 'File' };
+      return { Icon: SheetIcon, label: i18n.t('artifacts:kind.file') };
     default:
-      return { Icon: BoxIcon, label: 'Other' };
+      return { Icon: BoxIcon, label: i18n.t('artifacts:kind.other') };
   }
 }
