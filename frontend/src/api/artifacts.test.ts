@@ -1,22 +1,11 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  ApiError,
-  copyText,
-  exportArtifact,
-  getSettings,
-  getVersion,
-  isBrowserMode,
-  listVersions,
-  onDesktopFileDrop,
-  restoreVersion,
-  saveArtifact,
-  uploadFiles,
-  uploadPaths,
-} from './api';
+import { ApiError } from './call';
+import { exportArtifact, getVersion, listVersions, restoreVersion, saveArtifact, uploadFiles, uploadPaths } from './artifacts';
 
 type Loose = Record<string, unknown>;
 const win = window as unknown as Loose;
+/** Installs a fake window.go.app with the given services. */
 const bind = (services: Record<string, Record<string, (...args: unknown[]) => unknown>>) => {
   win.go = { app: services };
 };
@@ -112,52 +101,4 @@ describe('uploads', () => {
     expect(fn).toHaveBeenCalledWith('c1', ['/tmp/a.md']);
   });
 
-  it('reads the upload limit from the settings, defaulting to 20 MB', async () => {
-    bind({ SettingsService: { Get: () => Promise.resolve({ max_upload_mb: 50 }) } });
-    await expect(getSettings()).resolves.toMatchObject({ max_upload_mb: 50 });
-    bind({ SettingsService: { Get: () => Promise.resolve({}) } });
-    await expect(getSettings()).resolves.toMatchObject({ max_upload_mb: 20 });
-  });
-});
-
-describe('browser mode versus the desktop window', () => {
-  it('tells the modes apart by the shim marker', () => {
-    expect(isBrowserMode()).toBe(true); // no runtime at all
-    win.runtime = { EventsOnMultiple: () => () => undefined };
-    expect(isBrowserMode()).toBe(false);
-    win.runtime = { __browserMode: true };
-    expect(isBrowserMode()).toBe(true);
-  });
-
-  it('listens to OnFileDrop only in the window, for any drop, and stops on cleanup', () => {
-    const onDrop = vi.fn();
-    const off = vi.fn();
-    win.runtime = { OnFileDrop: onDrop, OnFileDropOff: off };
-    const handler = vi.fn();
-    const stop = onDesktopFileDrop(handler);
-    expect(onDrop).toHaveBeenCalledTimes(1);
-    expect(onDrop.mock.calls[0]?.[1]).toBe(false); // not limited to drop targets
-    const cb = onDrop.mock.calls[0]?.[0] as (x: number, y: number, paths: unknown) => void;
-    cb(10, 20, ['/home/u/a.md', '', 7]);
-    cb(1, 1, []);
-    expect(handler.mock.calls).toEqual([[['/home/u/a.md']]]);
-    stop();
-    expect(off).toHaveBeenCalledTimes(1);
-
-    win.runtime = { __browserMode: true, OnFileDrop: onDrop, OnFileDropOff: off };
-    onDesktopFileDrop(handler)();
-    expect(onDrop).toHaveBeenCalledTimes(1);
-    expect(off).toHaveBeenCalledTimes(1);
-  });
-
-  it('copies through the runtime in the window and navigator.clipboard in a browser', async () => {
-    const set = vi.fn(() => Promise.resolve(true));
-    win.runtime = { ClipboardSetText: set };
-    await expect(copyText('hi')).resolves.toBe(true);
-    expect(set).toHaveBeenCalledWith('hi');
-    win.runtime = { __browserMode: true };
-    const write = vi.fn(() => Promise.reject(new Error('denied')));
-    Object.defineProperty(navigator, 'clipboard', { value: { writeText: write }, configurable: true });
-    await expect(copyText('hi')).resolves.toBe(false);
-  });
 });

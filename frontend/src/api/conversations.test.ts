@@ -1,16 +1,42 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError } from './api';
-import { listSources, normalizeSource } from './api-sources';
+import { ApiError } from './call';
+import { getConversation, listConversations, listSources, messageEvents, normalizeSource } from './conversations';
 
 type Loose = Record<string, unknown>;
 const win = window as unknown as Loose;
-const bind = (sources: (...args: unknown[]) => unknown) => {
-  win.go = { app: { ConversationService: { Sources: sources } } };
+/** Installs a fake window.go.app with the given services. */
+const bind = (services: Record<string, Record<string, (...args: unknown[]) => unknown>>) => {
+  win.go = { app: services };
 };
 
 afterEach(() => {
   delete win.go;
+  delete win.runtime;
+});
+const bindSources = (sources: (...args: unknown[]) => unknown) => bind({ ConversationService: { Sources: sources } });
+
+describe('ConversationService', () => {
+  it('rejects with code "unavailable" when no backend is attached', async () => {
+    await expect(listConversations()).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('normalizes Go nil slices and missing fields', async () => {
+    bind({
+      ConversationService: {
+        List: () => Promise.resolve(null),
+        Get: () => Promise.resolve({ conversation: { id: 'c1', title: 'T' }, messages: null }),
+        Events: () => Promise.resolve([{ type: 'metadata', conversation_id: 'c1', message_id: 'm1', seq: 1, data: {} }, 'junk']),
+      },
+    });
+    await expect(listConversations()).resolves.toEqual([]);
+    await expect(getConversation('c1')).resolves.toEqual({
+      conversation: { id: 'c1', title: 'T', created_at: '', updated_at: '', running: false, last_status: '' },
+      messages: [],
+    });
+    const events = await messageEvents('c1', 'm1');
+    expect(events.map((e) => [e.type, e.seq])).toEqual([['metadata', 1]]);
+  });
 });
 
 describe('listSources', () => {
@@ -22,7 +48,7 @@ describe('listSources', () => {
         { n: 0, kind: 'web', location: 'https://bad.example/' },
       ]),
     );
-    bind(fn);
+    bindSources(fn);
     const got = await listSources('c1');
     expect(fn).toHaveBeenCalledWith('c1');
     expect(got.map((s) => s.n)).toEqual([1, 2]);
@@ -31,12 +57,12 @@ describe('listSources', () => {
   });
 
   it('gives an empty list for null', async () => {
-    bind(() => Promise.resolve(null));
+    bindSources(() => Promise.resolve(null));
     await expect(listSources('c1')).resolves.toEqual([]);
   });
 
   it('turns a Go error into an ApiError with its code', async () => {
-    bind(() => Promise.reject(new Error('not_found: no such conversation')));
+    bindSources(() => Promise.reject(new Error('not_found: no such conversation')));
     const err: unknown = await listSources('c1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('not_found');
@@ -58,3 +84,4 @@ describe('normalizeSource', () => {
     expect(normalizeSource({ n: 1.5, location: 'x' })).toBeNull();
   });
 });
+

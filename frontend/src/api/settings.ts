@@ -1,0 +1,285 @@
+// SettingsService (app/settings.go): the settings dialog's values, saving them, its checks
+// (endpoint presets, the endpoint's model list, "Test connection", the search provider's
+// "Test") and the model-context and tool settings. Each function is one bound call through
+// callService plus the normalization of its answer.
+
+import * as SettingsService from '../../wailsjs/go/app/SettingsService';
+import { app } from '../../wailsjs/go/models';
+import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
+
+/** Runs the bound call SettingsService.`method` (callService). */
+const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('SettingsService', method, fn);
+
+/**
+ * The model of one kind of agent (app.AgentModelSettings): the lead, or the sub-agents
+ * (search and crawl). Empty fields inherit the model above: model "" and tool_call_mode ""
+ * its name and mode, context_window 0 its window (tokens). temperature (0–2), top_p (0–1)
+ * and max_tokens (per answer) are sent to the model only when set (null / 0 = unset).
+ */
+export type AgentModelSettings = Omit<Model<app.AgentModelSettings>, 'temperature' | 'top_p'> & {
+  temperature: number | null;
+  top_p: number | null;
+};
+
+/**
+ * One web search provider as the dialog lists it (app.SearchProviderView): `needs_key` an API
+ * key is required, `needs_url` a server URL (SearXNG); `key_url` where to get a key (or how
+ * to run the server), "" when none; `key_stored` a key for it is stored (the key itself is
+ * never sent).
+ */
+export type SearchProvider = Model<app.SearchProviderView>;
+
+/**
+ * The stored search choice (app.SearchView): provider in effect, providers with a stored key,
+ * Wikipedia's language code ("" = from the question's script).
+ */
+export type SearchSettings = Model<app.SearchView>;
+
+/** Settings.load_remote_images: remote images load after a click ("ask") or at once ("always"). */
+export type RemoteImages = 'ask' | 'always';
+
+/**
+ * What the settings dialog shows (app.SettingsView, without the model-context and tool
+ * fields, which getConversationSettings reads); the API key itself is never sent.
+ * `max_upload_mb`: size limit of one uploaded file, in MiB (1–1024; the backend's default is
+ * 20). `search_providers`: every provider, the default (DuckDuckGo) first. `search_ready`
+ * false when the provider in effect lacks its key or URL; `search_problem` says why.
+ * `set_by`: what sets a field for this session instead of config.json, by field name
+ * ("model", "base_url", "api_key", "lead.model", "search.provider", "search.keys.<id>" ...):
+ * the command-line flag ("--model") or "OPENAI_API_KEY"; the dialog shows such fields
+ * read-only and Save keeps their stored values (issue 10, item 6).
+ * `load_remote_images`: remote images in markdown load after a click ("ask") or at once.
+ * The UI language (`language`) is left to language.ts and setLanguage.
+ */
+export type Settings = Omit<
+  Model<app.SettingsView>,
+  | 'language'
+  | 'context_window'
+  | 'effective_context_window'
+  | 'compact_at_percent'
+  | 'tool_permissions'
+  | 'permission_timeout_seconds'
+  | 'search'
+  | 'search_providers'
+  | 'lead'
+  | 'sub_agents'
+  | 'load_remote_images'
+> & {
+  search: SearchSettings;
+  search_providers: SearchProvider[];
+  lead: AgentModelSettings;
+  sub_agents: AgentModelSettings;
+  load_remote_images: RemoteImages;
+};
+
+/**
+ * The search part of SettingsInput (app.SearchInput): keys typed per provider id (an empty
+ * or missing key keeps the stored one), providers whose stored key is removed, and
+ * Wikipedia's language.
+ */
+export type SearchInput = Model<app.SearchInput>;
+
+/**
+ * What the settings dialog saves (app.SettingsInput); empty api_key keeps the stored key.
+ * `max_upload_mb` in MiB (1–1024; 0 = the default, 20). Left out: `search` and the agent
+ * models keep the stored ones, `load_remote_images` is "ask", and the model-context and
+ * tool fields (the conversation settings form adds them) keep theirs.
+ */
+export type SettingsInput = Omit<
+  Model<app.SettingsInput>,
+  | 'context_window'
+  | 'compact_at_percent'
+  | 'tool_permissions'
+  | 'permission_timeout_seconds'
+  | 'search'
+  | 'lead'
+  | 'sub_agents'
+  | 'load_remote_images'
+> &
+  Partial<Pick<Model<app.SettingsInput>, 'context_window' | 'compact_at_percent' | 'tool_permissions' | 'permission_timeout_seconds'>> & {
+    search?: SearchInput;
+    lead?: AgentModelSettings;
+    sub_agents?: AgentModelSettings;
+    load_remote_images?: RemoteImages;
+  };
+
+/** The upload limit (MiB) when the settings do not give one (config default). */
+export const DEFAULT_MAX_UPLOAD_MB = 20;
+
+const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Normalizes an app.AgentModelSettings (missing fields: inherit / unset). */
+export function agentModelSettings(v: unknown): AgentModelSettings {
+  const x = o(v);
+  return {
+    model: s(x.model),
+    tool_call_mode: s(x.tool_call_mode),
+    context_window: n(x.context_window),
+    temperature: numOrNull(x.temperature),
+    top_p: numOrNull(x.top_p),
+    max_tokens: n(x.max_tokens),
+  };
+}
+
+function searchProvider(v: unknown): SearchProvider {
+  const x = o(v);
+  return { id: s(x.id), name: s(x.name) || s(x.id), needs_key: b(x.needs_key), needs_url: b(x.needs_url), key_url: s(x.key_url), key_stored: b(x.key_stored) };
+}
+
+function settings(v: unknown): Settings {
+  const x = o(v);
+  const search = o(x.search);
+  return {
+    search: {
+      // An older backend without providers searched SearXNG when its URL was set.
+      provider: s(search.provider) || (s(x.searxng_url) !== '' ? 'searxng' : 'duckduckgo'),
+      keys_stored: asStrings(search.keys_stored),
+      language: s(search.language),
+    },
+    search_providers: list(x.search_providers).map(searchProvider).filter((p) => p.id !== ''),
+    // An older backend without the field could search only when a SearXNG URL was set.
+    search_ready: typeof x.search_ready === 'boolean' ? x.search_ready : s(x.searxng_url) !== '',
+    search_problem: s(x.search_problem),
+    lead: agentModelSettings(x.lead),
+    sub_agents: agentModelSettings(x.sub_agents),
+    set_by: Object.fromEntries(Object.entries(o(x.set_by)).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')),
+    load_remote_images: x.load_remote_images === 'always' ? 'always' : 'ask',
+    base_url: s(x.base_url),
+    api_key_set: b(x.api_key_set),
+    model: s(x.model),
+    tool_call_mode: s(x.tool_call_mode) || 'native',
+    searxng_url: s(x.searxng_url),
+    allow_private_network: b(x.allow_private_network),
+    max_upload_mb: n(x.max_upload_mb) > 0 ? n(x.max_upload_mb) : DEFAULT_MAX_UPLOAD_MB,
+    data_dir: s(x.data_dir),
+  };
+}
+
+/** The current settings (SettingsService.Get). */
+export async function getSettings(): Promise<Settings> {
+  return settings(await call('Get', () => SettingsService.Get()));
+}
+
+/** Validates and stores settings (SettingsService.Save); rejects with the validation error. */
+export async function saveSettings(input: SettingsInput): Promise<Settings> {
+  return settings(await call('Save', () => SettingsService.Save(new app.SettingsInput(input))));
+}
+
+/**
+ * Stores the UI language in config.json, leaving every other setting as stored
+ * (SettingsService.SetLanguage): "" (the system's), "en" or "zh-CN"; anything else
+ * rejects with invalid_settings on the language field.
+ */
+export async function setLanguage(language: string): Promise<Settings> {
+  return settings(await call('SetLanguage', () => SettingsService.SetLanguage(language)));
+}
+
+/** A well-known OpenAI-compatible endpoint (app.EndpointPreset); `needs_key`: the endpoint needs an API key (local servers do not). */
+export type EndpointPreset = Model<app.EndpointPreset>;
+
+/** The endpoint presets: OpenAI, DeepSeek, Qwen (DashScope), Ollama, LM Studio, vLLM (SettingsService.Presets). */
+export async function getPresets(): Promise<EndpointPreset[]> {
+  return list(await call('Presets', () => SettingsService.Presets())).map((v) => {
+    const x = o(v);
+    return { name: s(x.name), base_url: s(x.base_url), example_model: s(x.example_model), needs_key: b(x.needs_key) };
+  });
+}
+
+/**
+ * The model ids the endpoint offers, sorted (SettingsService.ListModels: GET {baseUrl}/models).
+ * baseUrl "" means the stored one. apiKey "" means the stored key, which the backend sends
+ * only to the stored base URL's scheme, host and port, and never when `noStoredKey` is true
+ * (the dialog's "Remove the stored key" is ticked). Rejects with the endpoint's error.
+ */
+export async function listModels(baseUrl: string, apiKey: string, noStoredKey: boolean): Promise<string[]> {
+  return list(await call('ListModels', () => SettingsService.ListModels(baseUrl, apiKey, noStoredKey)))
+    .map((v) => s(o(v).id))
+    .filter((id) => id !== '');
+}
+
+/** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error. */
+export type ConnectionResult = Model<app.ConnectionResult>;
+
+/**
+ * Makes one max_tokens-1 call to the endpoint and model (SettingsService.TestConnection);
+ * empty arguments mean the stored values, the stored key going only where listModels sends
+ * it (never when `noStoredKey` is true). A failed call resolves with ok false and the error.
+ */
+export async function testConnection(baseUrl: string, apiKey: string, model: string, noStoredKey: boolean): Promise<ConnectionResult> {
+  const x = o(await call('TestConnection', () => SettingsService.TestConnection(baseUrl, apiKey, model, noStoredKey)));
+  return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model) };
+}
+
+/** The outcome of a search test (app.SearchTestResult): result count and latency, or the provider-named error. */
+export type SearchTestResult = Model<app.SearchTestResult>;
+
+/**
+ * Runs one search for "test" through `provider` (SettingsService.TestSearch) with `apiKey`
+ * (or its stored key when "") and, for SearXNG, `baseUrl` (or the stored URL when ""). A
+ * failed search resolves with ok false and the error.
+ */
+export async function testSearch(provider: string, apiKey: string, baseUrl: string): Promise<SearchTestResult> {
+  const x = o(await call('TestSearch', () => SettingsService.TestSearch(provider, apiKey, baseUrl)));
+  return { ok: b(x.ok), provider: s(x.provider), results: n(x.results), latency_ms: n(x.latency_ms), error: s(x.error) };
+}
+
+/** A tool's permission policy: run at once, or ask the user first. */
+export type ToolPolicy = 'auto' | 'confirm';
+
+/**
+ * The model-context and tool settings (part of app.SettingsView / SettingsInput): `model`
+ * the chosen model, whose context the window and threshold are. Token counts are tokens;
+ * context_window 0 = by model name (effective_context_window is the one in use);
+ * compact_at_percent 50–95 (0 = 80); permission_timeout_seconds 1–3600 (0 = 120).
+ */
+export type ConversationSettings = Pick<
+  Model<app.SettingsView>,
+  'model' | 'context_window' | 'effective_context_window' | 'compact_at_percent' | 'permission_timeout_seconds'
+> & { tool_permissions: Record<string, ToolPolicy> };
+
+/** The compaction threshold when the settings give none (engine.DefaultCompactAt). */
+export const DEFAULT_COMPACT_AT_PERCENT = 80;
+/** The permission wait when the settings give none, in seconds (engine default). */
+export const DEFAULT_PERMISSION_TIMEOUT_SECONDS = 120;
+
+/** The model-context and tool settings (from SettingsService.Get); defaults filled in. */
+export async function getConversationSettings(): Promise<ConversationSettings> {
+  const x = o(await call('Get', () => SettingsService.Get()));
+  const perms: Record<string, ToolPolicy> = {};
+  for (const [tool, p] of Object.entries(o(x.tool_permissions))) {
+    if (p === 'auto' || p === 'confirm') perms[tool] = p;
+  }
+  return {
+    model: s(x.model),
+    context_window: n(x.context_window),
+    effective_context_window: n(x.effective_context_window),
+    compact_at_percent: n(x.compact_at_percent) || DEFAULT_COMPACT_AT_PERCENT,
+    tool_permissions: perms,
+    permission_timeout_seconds: n(x.permission_timeout_seconds) || DEFAULT_PERMISSION_TIMEOUT_SECONDS,
+  };
+}
+
+/**
+ * One model's context settings (app.ModelContextView; issue 4, a threshold per model):
+ * context_window in tokens as set (0 = by model name), effective_context_window the one in
+ * use, compact_at_percent the compaction threshold in percent of it.
+ */
+export type ModelContext = Model<app.ModelContextView>;
+
+/**
+ * The context settings stored for `model` (SettingsService.ModelContext), which need not be
+ * the chosen model: the settings dialog shows them while the user types a model's name.
+ * Rejects with ApiError (code "unsupported" on a backend without per-model settings).
+ */
+export async function getModelContext(model: string): Promise<ModelContext> {
+  const x = o(await call('ModelContext', () => SettingsService.ModelContext(model)));
+  return {
+    model: s(x.model),
+    context_window: n(x.context_window),
+    effective_context_window: n(x.effective_context_window),
+    compact_at_percent: n(x.compact_at_percent) || DEFAULT_COMPACT_AT_PERCENT,
+  };
+}
+
+/** The name of the browser event sent after the settings were saved (the meter reloads them). */
+export const SETTINGS_SAVED_EVENT = 'af:settings-saved';
