@@ -225,11 +225,11 @@ describe('tools in Chinese', () => {
     await render(<ActivityFlow run={{ ...run!, status: 'complete' }} live={false} />);
     expect(host.querySelector('.activity-title')?.textContent).toBe('过程');
     expect(host.querySelector('.activity-sum')?.textContent).toContain('1 个智能体 · 0 次工具调用');
-    expect(compactionLabel({ agent: 'lead_agent', status: 'done', tokensBefore: 41_000, tokensAfter: 3_000 })).toMatch(/^上下文已压缩：.+ → .+ 个词元$/);
+    expect(compactionLabel({ agent: 'lead_agent', status: 'done', tokensBefore: 41_000, tokensAfter: 3_000 })).toMatch(/^上下文已压缩：.+ → .+ 个 token$/);
     expect(compactionLabel({ agent: 'crawl_agent', status: 'running', tokensBefore: 0, tokensAfter: 0 })).toBe('正在为 crawl_agent 压缩上下文…');
     await render(<ContextMeter used={0} window={128_000} compactAtPercent={80} />);
     expect(host.querySelector('.ctx-label')?.textContent).toBe('上下文');
-    expect(host.querySelector('.ctx-meter')?.getAttribute('title')).toBe('上下文窗口：128,000 个词元；超过 80% 后会总结历史记录。');
+    expect(host.querySelector('.ctx-meter')?.getAttribute('title')).toBe('上下文窗口：128,000 个 token；超过 80% 后会总结历史记录。');
   });
 
   it('copy buttons, Load images, blocked images and task marks', async () => {
