@@ -86,7 +86,7 @@ frontend-test: frontend-deps
 test: deps-test frontend lint
 	$(MAKE) go-test
 	$(MAKE) frontend-test
-	AF_E2E=1 go test -tags $(GO_TAGS) -count=1 -run 'TestBrowserE2E' ./app/
+	AF_E2E=1 go test -tags $(GO_TAGS) -count=1 -run 'TestBrowserE2E' ./app/browser/ ./app/cli/
 	$(MAKE) window-test
 
 # The real window under Xvfb (app/windowtest, one shared harness): files dragged onto it are

@@ -16,7 +16,7 @@ import (
 // `artifactflow`) hands the window to; it lies beside it (`make build` gives both).
 const windowName = "artifactflow-window"
 
-// launchWindow is the window-less build's app.LaunchFunc: it finds artifactflow-window
+// launchWindow is the window-less build's cli.LaunchFunc: it finds artifactflow-window
 // beside this executable (symbolic links resolved) and runs it with the same arguments in
 // this process's place (execWindow: on Unix the same process, by execve; on Windows a
 // child whose exit code becomes ours). ARTIFACTFLOW_JOB_HOST names this executable, so the

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"artifactflow/app"
+	"artifactflow/app/cli"
 	"artifactflow/backend/sandbox"
 )
 
@@ -157,7 +157,7 @@ func TestLauncher(t *testing.T) {
 
 	t.Run("help", func(t *testing.T) {
 		r := runBin(t, nil, nil, light, "--help")
-		if r.code != app.ExitUsage || !strings.Contains(r.stdout, "artifactflow ask [flags]") {
+		if r.code != cli.ExitUsage || !strings.Contains(r.stdout, "artifactflow ask [flags]") {
 			t.Fatalf("--help: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 		t.Logf("%s --help: peak RSS %d KB", filepath.Base(light), r.peakKB)
@@ -173,7 +173,7 @@ func TestLauncher(t *testing.T) {
 		}
 		r := runBin(t, nil, nil, alone, "--data-dir", filepath.Join(dir, "data"))
 		want := "the window is not installed next to " + resolved + "; `artifactflow serve` opens the same UI in your browser"
-		if r.code != app.ExitError || !strings.Contains(r.stderr, want) {
+		if r.code != cli.ExitError || !strings.Contains(r.stderr, want) {
 			t.Fatalf("no window: exit %d, stderr %q; want exit 1 and %q", r.code, r.stderr, want)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
@@ -217,7 +217,7 @@ func TestLauncher(t *testing.T) {
 		// Usage and flag errors are answered by the launcher itself.
 		for _, args := range [][]string{{"--help"}, {"--no-such-flag"}, {"--api-addr", "0.0.0.0:80"}} {
 			r := runBin(t, nil, nil, launcher, args...)
-			if r.code != app.ExitUsage || strings.Contains(r.stdout, "pid:") {
+			if r.code != cli.ExitUsage || strings.Contains(r.stdout, "pid:") {
 				t.Errorf("%v: exit %d, stdout %q; want exit 2 without the window", args, r.code, r.stdout)
 			}
 		}
@@ -228,7 +228,7 @@ func TestLauncher(t *testing.T) {
 			t.Skip("no desktop build (AF_WINDOW_BIN without artifactflow-window beside it, -short, or no WebKitGTK)")
 		}
 		r := runBin(t, nil, nil, window, "--help")
-		if r.code != app.ExitUsage || !strings.Contains(r.stdout, "artifactflow ask [flags]") {
+		if r.code != cli.ExitUsage || !strings.Contains(r.stdout, "artifactflow ask [flags]") {
 			t.Fatalf("%s --help: exit %d, stdout %q, stderr %q", window, r.code, r.stdout, r.stderr)
 		}
 		t.Logf("%s --help: peak RSS %d KB", filepath.Base(window), r.peakKB)

@@ -1,6 +1,7 @@
 // Command artifactflow is the ArtifactFlow Desktop window and its command line
-// (DESIGN.md, "Command line"). All logic lives in package app and backend/; this package
-// only wires Wails (window.go), which no other package imports.
+// (DESIGN.md, "Command line"). All logic lives in package app (the bound services),
+// app/cli (the commands), app/browser (browser mode) and backend/; this package only
+// wires Wails (window.go), which no other package imports.
 //
 // Built with the tag nowindow (nowindow.go), it is the command line and browser mode alone:
 // no Wails, GTK or WebKit is linked, so a command such as `ask` or `--help` starts in about
@@ -17,7 +18,7 @@ import (
 	"io/fs"
 	"os"
 
-	"artifactflow/app"
+	"artifactflow/app/cli"
 	"artifactflow/backend/sandbox"
 )
 
@@ -30,7 +31,7 @@ func main() {
 	if err != nil {
 		panic(err) // the embed pattern guarantees the directory
 	}
-	os.Exit(app.Main(context.Background(), app.Env{
+	os.Exit(cli.Main(context.Background(), cli.Env{
 		Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Assets: dist, Window: window,
 		LaunchWindow: launch,
 	}))

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"artifactflow/app"
+	"artifactflow/app/cli"
 )
 
 // Start-up budgets of issue 9: no package of ours or of a dependency may take more than
@@ -159,7 +159,7 @@ func BenchmarkStartup(b *testing.B) {
 	targets := []struct {
 		name  string
 		argv  []string
-		usage bool // exits 2 after printing the usage (app.ExitUsage)
+		usage bool // exits 2 after printing the usage (cli.ExitUsage)
 	}{
 		{"test-binary", []string{exe, "-test.run=^$", "-test.count=1"}, false},
 		{"artifactflow--help", []string{filepath.Join("build", "bin", "artifactflow"), "--help"}, true},
@@ -174,7 +174,7 @@ func BenchmarkStartup(b *testing.B) {
 			for b.Loop() {
 				cmd := exec.Command(tg.argv[0], tg.argv[1:]...)
 				out, err := cmd.CombinedOutput()
-				if err != nil && !(tg.usage && cmd.ProcessState.ExitCode() == app.ExitUsage) {
+				if err != nil && !(tg.usage && cmd.ProcessState.ExitCode() == cli.ExitUsage) {
 					b.Fatalf("%s: %v\n%s", tg.argv[0], err, out)
 				}
 				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {

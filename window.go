@@ -11,11 +11,12 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"artifactflow/app"
+	"artifactflow/app/cli"
 	"artifactflow/backend/events"
 )
 
 // launch is nil: this build opens the window itself.
-var launch app.LaunchFunc
+var launch cli.LaunchFunc
 
 // window runs the Wails window on core until the user closes it. Run events reach the
 // page as runtime events named app.RunEventName.

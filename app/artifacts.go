@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"artifactflow/app/internal/text"
 	"artifactflow/backend/artifact"
 	"artifactflow/backend/config"
 	"artifactflow/backend/events"
@@ -73,7 +74,7 @@ func (s *ArtifactService) Versions(conversationID, artifactID string) ([]Version
 		q, seen := questions[v.MessageID]
 		if !seen && v.MessageID != "" {
 			if m, err := s.core.db.GetMessage(ctx, v.MessageID); err == nil {
-				q = clip(m.Content, 80)
+				q = text.Clip(m.Content, 80)
 			}
 			questions[v.MessageID] = q
 		}
@@ -359,7 +360,7 @@ func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]
 	ups := make([]artifact.Upload, 0, len(paths))
 	var failed []UploadResult
 	for _, p := range paths {
-		data, err := readLimited(p, s.core.maxUploadBytes())
+		data, err := readLimited(p, s.core.MaxUploadBytes())
 		if err != nil {
 			failed = append(failed, UploadResult{Name: filepath.Base(p), Error: err.Error()})
 			continue
@@ -379,7 +380,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	if created {
 		conversationID = uuid.NewString()
 		title := "Files: " + ups[0].Name
-		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip(title, 60)}); err != nil {
+		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: text.Clip(title, 60)}); err != nil {
 			return nil, err
 		}
 	} else if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
@@ -389,7 +390,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	blobs := filepath.Join(s.core.dataDir, config.BlobsDir)
 	m.SetBlobLock(&s.core.blobMu) // see removeUnusedBlobs; held only while an original is written and stored
 	for _, up := range ups {
-		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.maxUploadBytes())
+		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.MaxUploadBytes())
 		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
 		if err != nil {
 			res.Error = uploadError(err)

@@ -5,23 +5,24 @@ import (
 	"strings"
 	"testing"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/artifact"
 )
 
 // TestArtifactVersionsAndEdits walks what the artifacts panel does after a run: list
 // versions with the question that produced them, edit, a stale edit refused, restore.
 func TestArtifactVersionsAndEdits(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.NewWorld(t, "native", nil)
+	core := newCore(t, w)
 	chat := &ChatService{core}
-	sent, err := chat.Send(SendRequest{Content: question})
+	sent, err := chat.Send(SendRequest{Content: apptest.Question})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitIdle(core, sent.ConversationID)
 	svc := &ArtifactService{core}
 	vs, err := svc.Versions(sent.ConversationID, "task_plan")
-	if err != nil || len(vs) != 1 || vs[0].Version != 4 || vs[0].Message != question || vs[0].MessageID != sent.MessageID {
+	if err != nil || len(vs) != 1 || vs[0].Version != 4 || vs[0].Message != apptest.Question || vs[0].MessageID != sent.MessageID {
 		t.Fatalf("versions = %+v, %v", vs, err)
 	}
 	edited, err := svc.Save(sent.ConversationID, "task_plan", 4, "# My own plan")

@@ -13,29 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 	"artifactflow/backend/events"
-	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 )
-
-// echoWorld is a world whose lead answers at once with the user messages it was given, so
-// a test can see which branch each run's context was built from.
-func echoWorld(t *testing.T) *world {
-	return newWorld(t, "native", func(w *world) llmtest.Handler {
-		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			var users []string
-			for _, m := range req.Messages {
-				if m.Role == openai.ChatMessageRoleUser {
-					users = append(users, m.Content)
-				}
-			}
-			return llmtest.Reply{Content: "saw " + strings.Join(users, " / ")}
-		}
-	})
-}
 
 // pathView renders a conversation's active path as "content <i/n>" per message, where
 // i/n is the branch navigator's position (1-based).
@@ -55,8 +37,8 @@ func pathView(d ConversationDetail) string {
 // parent, switch branches; after each step the active path with its navigator positions,
 // and the context each run saw (only its own path).
 func TestBranchesEditRegenerateSwitch(t *testing.T) {
-	w := echoWorld(t)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.EchoWorld(t)
+	core := newCore(t, w)
 	chat, convs := &ChatService{core}, &ConversationService{core}
 	ids := map[string]string{} // step name → message id
 	var conv string
@@ -178,8 +160,8 @@ func TestBranchesEditRegenerateSwitch(t *testing.T) {
 // TestTitleAndRename covers the automatic title from the first question (its first line,
 // at most 60 characters) and Rename.
 func TestTitleAndRename(t *testing.T) {
-	w := echoWorld(t)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.EchoWorld(t)
+	core := newCore(t, w)
 	chat, convs := &ChatService{core}, &ConversationService{core}
 	long := strings.Repeat("月", 70)
 	titles := []struct {
@@ -246,8 +228,8 @@ func TestTitleAndRename(t *testing.T) {
 // TestSearchService searches through the bound service: Chinese and English questions and
 // answers, snippets, injection-safe input.
 func TestSearchService(t *testing.T) {
-	w := echoWorld(t)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.EchoWorld(t)
+	core := newCore(t, w)
 	chat, convs := &ChatService{core}, &ConversationService{core}
 	made := map[string]string{}
 	for _, q := range []string{"月球离地球有多远？", "What is the boiling point of water?", "東京の人口は？"} {
@@ -294,8 +276,8 @@ func TestSearchService(t *testing.T) {
 // conversation shares: every row of the deleted conversation goes, the other
 // conversation is untouched, and only the unshared original is removed from blobs/.
 func TestDeleteCascadesWithBlobs(t *testing.T) {
-	w := echoWorld(t)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.EchoWorld(t)
+	core := newCore(t, w)
 	chat, convs, arts := &ChatService{core}, &ConversationService{core}, &ArtifactService{core}
 	ctx := context.Background()
 	db := core.Store()

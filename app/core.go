@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"artifactflow/app/localapi"
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/engine"
@@ -204,6 +205,10 @@ func (c *Core) Engine() *engine.Engine { return c.eng }
 // DataDir returns the data directory.
 func (c *Core) DataDir() string { return c.dataDir }
 
+// Logger returns the logger the core was opened with (Options.Logger), for the command
+// line and browser mode to log beside it.
+func (c *Core) Logger() *slog.Logger { return c.log }
+
 // Declared returns the declared-artifact store (seed 002), shared by record_artifact, hooks,
 // the local API, the command line and the panel.
 func (c *Core) Declared() *declared.Service { return c.declared }
@@ -375,9 +380,52 @@ const callTimeout = 30 * time.Second
 
 // Bindings returns the services bound to the window and to browser mode, in a fixed order.
 func (c *Core) Bindings() []any {
-	return []any{&ChatService{c}, &ConversationService{c}, &ArtifactService{c}, &SettingsService{c}}
+	s := c.Services()
+	return []any{s.Chat, s.Conversations, s.Artifacts, s.Settings}
+}
+
+// Services are the four bound services of one Core, for Go callers (the command line,
+// browser mode and their tests); Bindings lists the same services for the window.
+type Services struct {
+	Chat          *ChatService
+	Conversations *ConversationService
+	Artifacts     *ArtifactService
+	Settings      *SettingsService
+}
+
+// Services returns the core's bound services.
+func (c *Core) Services() Services {
+	return Services{Chat: &ChatService{c}, Conversations: &ConversationService{c}, Artifacts: &ArtifactService{c},
+		Settings: &SettingsService{c}}
 }
 
 func (c *Core) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), callTimeout)
+}
+
+// StartLocalAPI serves the core's declared artifacts on addr (package localapi; the window
+// and browser mode run it) and writes <data-dir>/api.json; StopLocalAPI ends it. Requests
+// are cancelled when ctx is done.
+func (c *Core) StartLocalAPI(ctx context.Context, addr string) (*localapi.Running, error) {
+	srv, err := localapi.New(localapi.Options{
+		Declared:  c.declared,
+		Subscribe: c.SubscribeDeclared,
+		Logger:    c.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return localapi.Start(ctx, srv, addr, c.dataDir)
+}
+
+// apiStopWait bounds how long stopping the local API waits for requests in flight.
+const apiStopWait = 5 * time.Second
+
+// StopLocalAPI stops api and removes api.json (when still its own).
+func (c *Core) StopLocalAPI(api *localapi.Running) {
+	ctx, cancel := context.WithTimeout(context.Background(), apiStopWait)
+	defer cancel()
+	if err := api.Close(ctx); err != nil {
+		c.log.Warn("local API: stop", "err", err)
+	}
 }

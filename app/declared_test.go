@@ -6,14 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/artifact"
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
@@ -70,7 +69,7 @@ func blobOf(data []byte) string {
 // uploads whose originals leave blobs/ once nothing holds them; the window hears
 // artifact_changed "removed" with reason "explicit".
 func TestDeleteArtifact(t *testing.T) {
-	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	core := newCore(t, apptest.EchoWorld(t))
 	ctx := context.Background()
 	log := watchArtifactEvents(t, core)
 	svc := &ArtifactService{core}
@@ -165,7 +164,7 @@ func TestDeleteArtifact(t *testing.T) {
 // TestUploadSameFileTwice: the same bytes uploaded into the same conversation again are
 // the artifact already there, with a note; a different file with the same name gets _1.
 func TestUploadSameFileTwice(t *testing.T) {
-	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	core := newCore(t, apptest.EchoWorld(t))
 	svc := &ArtifactService{core}
 	data := []byte("# Field notes\n")
 	first, err := svc.Upload("", []UploadFile{{Name: "field.md", Data: data}})
@@ -195,8 +194,6 @@ func TestUploadSameFileTwice(t *testing.T) {
 // declared artifact service.
 type declaredFixture struct {
 	core    *Core
-	srv     *BrowserServer
-	hs      *httptest.Server
 	conv    string
 	ws      string
 	outside string
@@ -204,9 +201,9 @@ type declaredFixture struct {
 
 func newDeclaredFixture(t *testing.T) declaredFixture {
 	t.Helper()
-	core, srv, hs := newBrowserServer(t, echoWorld(t), "")
+	core := newCore(t, apptest.EchoWorld(t))
 	ctx := context.Background()
-	f := declaredFixture{core: core, srv: srv, hs: hs, conv: "c-links"}
+	f := declaredFixture{core: core, conv: "c-links"}
 	if err := core.Store().CreateConversation(ctx, store.Conversation{ID: f.conv, Title: "Links"}); err != nil {
 		t.Fatal(err)
 	}
@@ -337,11 +334,10 @@ func TestOpenCommand(t *testing.T) {
 }
 
 // TestDeclaredServices: the panel lists declared artifacts and removes any of them
-// (client-retained ones included) through the bound services, in the window and in browser
-// mode, which refuses to open files.
+// (client-retained ones included) through the bound services (browser mode's side:
+// app/browser TestDeclaredInBrowserMode).
 func TestDeclaredServices(t *testing.T) {
 	f := newDeclaredFixture(t)
-	srv, hs := f.srv, f.hs
 	log := watchArtifactEvents(t, f.core)
 	svc := &ArtifactService{f.core}
 
@@ -357,11 +353,6 @@ func TestDeclaredServices(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].ID != ids[0] || list[0].Kind != declared.KindLink || list[0].Source != declared.SourceTool ||
 		list[1].WorkspacePath != "reports/lineage.html" || list[1].Status != declared.StatusAvailable || !list[1].ClientRetained {
 		t.Fatalf("ListDeclared = %+v, %v", list, err)
-	}
-	code, body := post(t, hs.URL+"/api/bind/ArtifactService/ListDeclared", srv.Token(), `["`+f.conv+`"]`)
-	if code != http.StatusOK || !strings.Contains(body, `"url":"https://platform.example.com/resources/user-profile"`) ||
-		!strings.Contains(body, `"workspacePath":"reports/lineage.html"`) {
-		t.Fatalf("browser mode ListDeclared -> %d %s", code, body)
 	}
 
 	// The user removes a client-retained artifact; the window hears it.
@@ -379,21 +370,6 @@ func TestDeclaredServices(t *testing.T) {
 	}
 	if list, _ := svc.ListDeclared(f.conv); len(list) != 1 || list[0].ID != ids[0] {
 		t.Errorf("after remove = %+v", list)
-	}
-	if code, body := post(t, hs.URL+"/api/bind/ArtifactService/RemoveDeclared", srv.Token(), `["`+f.conv+`","`+ids[0]+`"]`); code != http.StatusOK {
-		t.Errorf("browser mode RemoveDeclared -> %d %s", code, body)
-	}
-	if list, _ := svc.ListDeclared(f.conv); len(list) != 0 {
-		t.Errorf("after remove in browser mode = %+v", list)
-	}
-
-	// Browser mode never opens files or folders, whatever the artifact.
-	ids = f.add(t, declared.Input{Title: "Lineage", WorkspacePath: "reports/lineage.html", Source: declared.SourceTool})
-	for _, m := range []string{"OpenDeclared", "RevealDeclared"} {
-		code, body := post(t, hs.URL+"/api/bind/ArtifactService/"+m, srv.Token(), `["`+f.conv+`","`+ids[0]+`"]`)
-		if code != http.StatusForbidden || !strings.Contains(body, "desktop_only") {
-			t.Errorf("browser mode %s -> %d %s, want 403 desktop_only", m, code, body)
-		}
 	}
 	if _, err := svc.ListDeclared("no-such-conversation"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ListDeclared of an unknown conversation = %v", err)

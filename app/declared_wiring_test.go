@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
@@ -41,7 +42,7 @@ func TestSettingsSaveKeepsHooks(t *testing.T) {
 // store: a change made through Core.Declared reaches SubscribeDeclared with its log seq
 // and the event sinks as an artifact_changed event carrying the artifact.
 func TestDeclaredChangesReachSubscribersAndSinks(t *testing.T) {
-	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	core := newCore(t, apptest.EchoWorld(t))
 	ctx := context.Background()
 	conv := struct{ ID string }{"links"}
 	if err := core.Store().CreateConversation(ctx, store.Conversation{ID: conv.ID, Title: "Links"}); err != nil {

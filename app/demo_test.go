@@ -10,7 +10,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
+	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
 )
 
@@ -25,14 +28,14 @@ func TestDemoData(t *testing.T) {
 	if dir == "" {
 		t.Skip("set AF_DEMO_DIR to a new directory to create demo data in it")
 	}
-	w := newWorld(t, "native", nil)
-	w.dataDir, _ = filepath.Abs(dir)
-	if code, _, stderr := w.ask(context.Background(), "--allow-private-network", question); code != 0 {
-		t.Fatalf("ask: exit %d: %s", code, stderr)
-	}
-	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir})
+	w := apptest.NewWorld(t, "native", nil)
+	w.DataDir, _ = filepath.Abs(dir)
+	core, err := NewCore(context.Background(), Options{DataDir: w.DataDir, Overrides: w.Overrides()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res, err := core.eng.Ask(context.Background(), engine.Request{Content: apptest.Question}); err != nil || res.Status != events.Complete {
+		t.Fatalf("research run: %+v, %v", res, err)
 	}
 	convs, err := (&ConversationService{core}).List()
 	if err != nil || len(convs) != 1 {
@@ -54,7 +57,7 @@ func TestDemoData(t *testing.T) {
 	}
 	_ = core.Close(context.Background())
 
-	demoBatteries(t, w.dataDir)
+	demoBatteries(t, w.DataDir)
 }
 
 // demoBatteries runs the battery conversation against a model whose context window is

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/artifact"
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
@@ -164,46 +165,13 @@ func TestToAppErrorModel(t *testing.T) {
 	}
 }
 
-// TestBoundErrorCode shows the code crossing the boundary: the window's form (the text
-// FormatBoundError gives Wails) and browser mode's JSON body, for a missing conversation
-// and for invalid settings with their fields.
-func TestBoundErrorCode(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	core, srv, hs := newBrowserServer(t, w, "")
-	_, err := (&ConversationService{core}).Get("missing")
-	var desktop AppError
-	if jerr := json.Unmarshal([]byte(FormatBoundError(err).(string)), &desktop); jerr != nil || desktop.Code != CodeNotFound || desktop.Message == "" {
-		t.Fatalf("window form of %v = %+v (%v)", err, desktop, jerr)
-	}
-	_, err = (&SettingsService{core}).Save(SettingsInput{MaxUploadMB: 99999})
-	var settings AppError
-	if jerr := json.Unmarshal([]byte(FormatBoundError(err).(string)), &settings); jerr != nil ||
-		settings.Code != CodeInvalidSettings || settings.Fields["max_upload_mb"] == "" {
-		t.Fatalf("window form of %v = %+v (%v)", err, settings, jerr)
-	}
-	for _, tc := range []struct{ path, body, code, field string }{
-		{"/api/bind/ConversationService/Get", `["missing"]`, CodeNotFound, ""},
-		{"/api/bind/SettingsService/Save", `[{"max_upload_mb":99999}]`, CodeInvalidSettings, "max_upload_mb"},
-	} {
-		status, body := post(t, hs.URL+tc.path, srv.Token(), tc.body)
-		var got struct {
-			AppError
-			Error string `json:"error"`
-		}
-		if status != http.StatusInternalServerError || json.Unmarshal([]byte(body), &got) != nil || got.Code != tc.code ||
-			got.Error == "" || (tc.field != "" && got.Fields[tc.field] == "") {
-			t.Fatalf("%s -> %d %s, want 500 with code %s", tc.path, status, body, tc.code)
-		}
-	}
-}
-
 // TestRunErrorCode checks that a run the endpoint refuses ends with an error event whose
 // data carries the code (live and stored), and that the conversation list shows it failed.
 func TestRunErrorCode(t *testing.T) {
-	w := newWorld(t, "native", func(*world) llmtest.Handler {
+	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler {
 		return llmtest.Script(llmtest.Reply{Status: http.StatusUnauthorized})
 	})
-	core, _, _ := newBrowserServer(t, w, "")
+	core := newCore(t, w)
 	done := make(chan events.Event, 1)
 	defer core.AddSink(SinkFunc(func(ev events.Event) {
 		if ev.Type == events.Error || ev.Type == events.Complete || ev.Type == events.Cancelled {

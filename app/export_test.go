@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"artifactflow/app/internal/apptest"
 )
 
 // dirDialogs is a save dialog that records the folder it was opened in and saves to
@@ -30,8 +32,8 @@ func (d *dirDialogs) SaveFile(dir, _ string) (string, error) {
 // Documents folder; "Show in folder" (RevealExport) opens the folder of a file Export
 // saved and refuses any other path (issue 10, item 4).
 func TestExportStartsInWorkspace(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.NewWorld(t, "native", nil)
+	core := newCore(t, w)
 	svc := &ArtifactService{core}
 	res, err := svc.Upload("", []UploadFile{{Name: "notes.md", Data: []byte("# Notes\n\nalpha")}})
 	if err != nil || res[0].Error != "" {

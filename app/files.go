@@ -133,8 +133,9 @@ func xdgUserDir(file, key, home string) string {
 	return ""
 }
 
-// maxUploadBytes is the upload size limit of the settings, in bytes.
-func (c *Core) maxUploadBytes() int64 {
+// MaxUploadBytes is the upload size limit of the settings, in bytes (browser mode bounds
+// an upload's request body by it).
+func (c *Core) MaxUploadBytes() int64 {
 	return int64(c.Settings().MaxUploadMB) << 20
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"artifactflow/app/internal/apptest"
 )
 
 type fakeDialogs struct{ path string }
@@ -16,8 +18,8 @@ func (d fakeDialogs) SaveFile(_, _ string) (string, error) { return d.path, nil 
 // names, an upload over the configured limit refused alone, a folder and a missing path
 // refused with a clear message, and export in every format with and without a save dialog.
 func TestUploadAndExport(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	core, _, _ := newBrowserServer(t, w, "")
+	w := apptest.NewWorld(t, "native", nil)
+	core := newCore(t, w)
 	svc := &ArtifactService{core}
 	settings := &SettingsService{core}
 	if v, err := settings.Get(); err != nil || v.MaxUploadMB != 20 {

@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
@@ -22,29 +23,29 @@ import (
 // new run; "always allow" on a confirm tool is saved so the next run does not ask.
 func TestQueueAndPermission(t *testing.T) {
 	var fetches atomic.Int64
-	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			switch agentOf(req) {
+			switch apptest.AgentOf(req) {
 			case "crawl_agent":
 				if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleUser {
 					fetches.Add(1)
-					return w.toolCall("web_fetch", map[string]any{"url": w.pageURL})
+					return w.ToolCall("web_fetch", map[string]any{"url": w.PageURL})
 				}
 				return llmtest.Reply{Content: "read it"}
 			default:
 				if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleUser {
-					r := w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "read " + w.pageURL})
+					r := w.ToolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "read " + w.PageURL})
 					r.Delay = 20 * time.Millisecond
 					return r
 				}
-				if lastUser(req) == "Also the distance in miles" {
+				if apptest.LastUser(req) == "Also the distance in miles" {
 					return llmtest.Reply{Content: "238,855 miles"}
 				}
 				return llmtest.Reply{Content: "done"}
 			}
 		}
 	})
-	core, _, _ := newBrowserServer(t, w, "")
+	core := newCore(t, w)
 	settings := &SettingsService{core}
 	if _, err := settings.Save(SettingsInput{Model: "test-model", ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestQueueAndPermission(t *testing.T) {
 	}))
 	defer remove()
 	chat := &ChatService{core}
-	sent, err := chat.Send(SendRequest{Content: question})
+	sent, err := chat.Send(SendRequest{Content: apptest.Question})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestQueueAndPermission(t *testing.T) {
 		t.Fatalf("the queued message was not answered in the run: %+v", detail.Messages)
 	}
 	var saved config.Settings
-	b, _ := os.ReadFile(filepath.Join(w.dataDir, config.ConfigFile))
+	b, _ := os.ReadFile(filepath.Join(w.DataDir, config.ConfigFile))
 	_ = json.Unmarshal(b, &saved)
 	if saved.ToolPermissions["web_fetch"] != "auto" {
 		t.Fatalf("always allow was not saved: %s", b)
@@ -111,47 +112,24 @@ func TestQueueAndPermission(t *testing.T) {
 	}
 }
 
-// TestAskConfirmTools: in a terminal run nobody can click, so a tool set to confirm is
-// denied with a message unless --approve-tools is given.
-func TestAskConfirmTools(t *testing.T) {
-	for _, approve := range []bool{false, true} {
-		w := newWorld(t, "native", nil)
-		if err := config.Save(w.dataDir, config.Settings{ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
-			t.Fatal(err)
-		}
-		extra := []string{"--allow-private-network"}
-		if approve {
-			extra = append(extra, "--approve-tools")
-		}
-		code, _, stderr := w.ask(context.Background(), append(extra, question)...)
-		if code != ExitOK {
-			t.Fatalf("approve=%v: exit %d: %s", approve, code, stderr)
-		}
-		denied := strings.Contains(stderr, "web_fetch is set to confirm; denied")
-		if denied == approve || (w.pageHits.Load() > 0) != approve {
-			t.Fatalf("approve=%v: denied message %v, page fetched %d times; stderr %s", approve, denied, w.pageHits.Load(), stderr)
-		}
-	}
-}
-
 // TestStopDuringPermission: Stop through the bound ChatService while a tool waits for the
 // user's permission ends the run within a second: the page is never fetched, the task plan
 // written before is saved, and the user's history (ConversationService.History) shows the
 // request, its cancelled result and the cancelled terminal event.
 func TestStopDuringPermission(t *testing.T) {
 	var leadCalls atomic.Int64
-	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			if agentOf(req) == "crawl_agent" {
-				return w.toolCall("web_fetch", map[string]any{"url": w.pageURL})
+			if apptest.AgentOf(req) == "crawl_agent" {
+				return w.ToolCall("web_fetch", map[string]any{"url": w.PageURL})
 			}
 			if leadCalls.Add(1) == 1 {
-				return w.toolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown", "title": "Plan", "content": "- [ ] read"})
+				return w.ToolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown", "title": "Plan", "content": "- [ ] read"})
 			}
-			return w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "read " + w.pageURL})
+			return w.ToolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "read " + w.PageURL})
 		}
 	})
-	core, _, _ := newBrowserServer(t, w, "")
+	core := newCore(t, w)
 	if _, err := (&SettingsService{core}).Save(SettingsInput{Model: "test-model", ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +141,7 @@ func TestStopDuringPermission(t *testing.T) {
 	}))
 	defer remove()
 	chat := &ChatService{core}
-	sent, err := chat.Send(SendRequest{Content: question})
+	sent, err := chat.Send(SendRequest{Content: apptest.Question})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +162,7 @@ func TestStopDuringPermission(t *testing.T) {
 	if took := time.Since(stopped); took > time.Second {
 		t.Fatalf("the run took %v to stop", took)
 	}
-	if w.pageHits.Load() != 0 {
+	if w.PageHits.Load() != 0 {
 		t.Fatal("the page was fetched without permission")
 	}
 	page, err := (&ConversationService{core}).History(sent.ConversationID, HistoryRequest{Limit: 1000})

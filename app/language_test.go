@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 )
 
@@ -13,8 +14,8 @@ import (
 // the dialog, handed to the engine for the agents' prompts, and an unknown value is
 // invalid_settings naming the language field.
 func TestSetLanguage(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: config.Settings{BaseURL: w.model.URL()}})
+	w := apptest.NewWorld(t, "native", nil)
+	core, err := NewCore(context.Background(), Options{DataDir: w.DataDir, Overrides: config.Settings{BaseURL: w.Model.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestSetLanguage(t *testing.T) {
 	if err != nil || v.Language != "zh-CN" || v.Model != "qwen3:8b" || v.MaxUploadMB != 7 {
 		t.Fatalf("SetLanguage = %+v, %v; want zh-CN with the model and upload limit kept", v, err)
 	}
-	stored, err := config.Load(w.dataDir)
+	stored, err := config.Load(w.DataDir)
 	if err != nil || stored.Language != "zh-CN" || stored.Model != "qwen3:8b" {
 		t.Fatalf("config.json = %+v, %v", stored, err)
 	}

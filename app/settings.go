@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"artifactflow/app/internal/text"
 	"artifactflow/backend/config"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/web"
@@ -197,7 +198,7 @@ func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStored
 	d, err := llm.TestConnection(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Logger: s.core.log,
 		FirstByteTimeout: testConnectionTimeout, IdleTimeout: testConnectionTimeout})
 	if err != nil {
-		res.Error = oneLine(withheldNote(err, withheld))
+		res.Error = text.OneLine(withheldNote(err, withheld))
 		return res
 	}
 	res.OK, res.LatencyMS = true, max(d.Milliseconds(), 1)
@@ -231,7 +232,7 @@ func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTes
 	}
 	searcher, err := s.core.newSearcher(st, provider, strings.TrimSpace(apiKey), strings.TrimSpace(baseURL))
 	if err != nil {
-		res.Error = oneLine(err)
+		res.Error = text.OneLine(err)
 		return res
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), testSearchTimeout)
@@ -242,7 +243,7 @@ func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTes
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("%s search: no answer within %s: %w", provider, testSearchTimeout, err)
 		}
-		res.Error = oneLine(err)
+		res.Error = text.OneLine(err)
 		return res
 	}
 	res.OK, res.Results, res.LatencyMS = true, len(results), max(time.Since(start).Milliseconds(), 1)

@@ -322,3 +322,9 @@ func keepOverridden(next, stored config.Settings, src map[string]string) config.
 	}
 	return next
 }
+
+// SetSearchEndpoints points the web search providers named in endpoints (provider id →
+// base URL) at other servers: the tests of the command line and of browser mode call it
+// before any test runs so that none reaches the real web. It must not be called while a
+// Core runs.
+func SetSearchEndpoints(endpoints map[string]string) { searchEndpoints = endpoints }

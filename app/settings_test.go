@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 	"artifactflow/backend/tokens"
 )
@@ -14,9 +15,9 @@ import (
 // another model shows and uses that model's values; switching back restores the first
 // model's; the run's engine gets the chosen model's values; config.json keeps them all.
 func TestContextSettingsPerModel(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	// No --model flag: the model chosen in the dialog is the one in use.
-	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: config.Settings{BaseURL: w.model.URL()}})
+	core, err := NewCore(context.Background(), Options{DataDir: w.DataDir, Overrides: config.Settings{BaseURL: w.Model.URL()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 )
 
@@ -13,7 +14,7 @@ import (
 // open: the upload fails with the limit in its error, and neither the conversation made
 // for it nor an original in blobs/ is left behind.
 func TestFailedUploadLeavesNothing(t *testing.T) {
-	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	core := newCore(t, apptest.EchoWorld(t))
 	arts, convs := &ArtifactService{core}, &ConversationService{core}
 	big := make([]byte, (config.DefaultMaxUploadMB<<20)+1)
 	res, err := arts.Upload("", []UploadFile{{Name: "big.txt", Data: big}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"artifactflow/app/internal/text"
 	"artifactflow/backend/events"
 	"artifactflow/backend/localfiles"
 	"artifactflow/backend/store"
@@ -116,7 +117,7 @@ func (c *Core) setWorkspace(ctx context.Context, conversationID, dir string) (Wo
 			return WorkspaceStatus{}, fmt.Errorf("%w: no conversation and no folder", store.ErrInvalid)
 		}
 		conversationID = uuid.NewString()
-		if err := c.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: clip("Folder: "+filepath.Base(dir), 60)}); err != nil {
+		if err := c.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: text.Clip("Folder: "+filepath.Base(dir), 60)}); err != nil {
 			return WorkspaceStatus{}, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
@@ -228,32 +228,13 @@ func TestUploadsAreIndexed(t *testing.T) {
 	}
 }
 
-// TestWorkspaceInBrowserMode: browser mode refuses ChooseWorkspace (desktop only) and
-// serves the status; index_progress reaches the page's event stream.
-func TestWorkspaceInBrowserMode(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	core, srv, hs := newBrowserServer(t, w, "")
-	ctx := context.Background()
-	if err := core.db.CreateConversation(ctx, store.Conversation{ID: "c1", Title: "t"}); err != nil {
-		t.Fatal(err)
-	}
-	code, body := post(t, hs.URL+"/api/bind/ConversationService/ChooseWorkspace", srv.Token(), `["c1"]`)
-	if code != http.StatusForbidden || !strings.Contains(body, `"code":"desktop_only"`) {
-		t.Fatalf("ChooseWorkspace in browser mode -> %d %s", code, body)
-	}
-	code, body = post(t, hs.URL+"/api/bind/ConversationService/WorkspaceStatus", srv.Token(), `["c1"]`)
-	if code != http.StatusOK || !strings.Contains(body, `"can_choose":false`) || !strings.Contains(body, `"files":0`) {
-		t.Fatalf("WorkspaceStatus in browser mode -> %d %s", code, body)
-	}
-}
-
 // TestRunSeesWorkspaceFiles: a research run in a conversation whose workspace holds files
 // indexes them before the lead's first call, which gets the <local_files> block; the lead
 // of a conversation without files does not.
 func TestRunSeesWorkspaceFiles(t *testing.T) {
 	var mu sync.Mutex
 	var systems []string
-	w := newWorld(t, "native", func(*world) llmtest.Handler {
+	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
 			mu.Lock()
 			systems = append(systems, req.Messages[0].Content)
@@ -261,7 +242,7 @@ func TestRunSeesWorkspaceFiles(t *testing.T) {
 			return llmtest.Reply{Content: "answer"}
 		}
 	})
-	core, _, _ := newBrowserServer(t, w, "")
+	core := newCore(t, w)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "research")
 	writeFiles(t, dir, map[string]string{"a.md": "alpha\n", "b.pdf.txt": "beta\n"})

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/testdocs"
 )
@@ -113,9 +115,9 @@ func hostileChild(t *testing.T, name string) {
 // hostileUpload uploads the input as a file of its name and checks that it is stored,
 // readable or with the reason it is not.
 func hostileUpload(t *testing.T, in hostileInput) {
-	core, _, _ := newBrowserServer(t, echoWorld(t), "")
+	core := newTestCore(t, apptest.EchoWorld(t))
 	file := strings.TrimPrefix(in.name, "upload-")
-	res, err := (&ArtifactService{core}).Upload("", []UploadFile{{Name: file, Data: in.data()}})
+	res, err := core.Services().Artifacts.Upload("", []app.UploadFile{{Name: file, Data: in.data()}})
 	if err != nil || len(res) != 1 || res[0].Error != "" {
 		t.Fatalf("upload %s: %+v, %v", file, res, err)
 	}
@@ -142,19 +144,19 @@ func hostileFetch(t *testing.T, in hostileInput) {
 	t.Cleanup(site.Close)
 	pageURL := site.URL + "/" + in.name
 	var crawlResult string
-	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			results := toolResults(req)
-			switch agentOf(req) {
+			results := apptest.ToolResults(req)
+			switch apptest.AgentOf(req) {
 			case "crawl_agent":
 				if len(results) == 0 {
-					return w.toolCall("web_fetch", map[string]any{"url": pageURL})
+					return w.ToolCall("web_fetch", map[string]any{"url": pageURL})
 				}
 				crawlResult = results[0]
 				return llmtest.Reply{Content: "Read it."}
 			case "lead_agent":
 				if len(results) == 0 {
-					return w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "Read " + pageURL})
+					return w.ToolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "Read " + pageURL})
 				}
 				return llmtest.Reply{Content: "Done reading the page."}
 			}
@@ -175,7 +177,7 @@ func hostileFetch(t *testing.T, in hostileInput) {
 			}
 		}()
 	}
-	code, stdout, stderr := w.ask(ctx, "--allow-private-network", "Read the page")
+	code, stdout, stderr := ask(ctx, w, "--allow-private-network", "Read the page")
 	if stop {
 		if code != ExitCancelled {
 			t.Fatalf("exit %d after Stop, want %d; stderr:\n%s", code, ExitCancelled, stderr)

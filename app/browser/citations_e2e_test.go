@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 )
 
@@ -22,17 +24,17 @@ func TestBrowserE2ECitations(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := newWorld(t, "native", (*world).citingResearch)
+	w := apptest.NewWorld(t, "native", (*apptest.World).CitingResearch)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/citations.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_SOURCE1_URL="+w.pageURL,
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_SOURCE1_URL="+w.PageURL,
 		"AF_SOURCE1_TITLE=Moon facts", "AF_SOURCE2_TITLE=Unrelated")
 	out, err := cmd.CombinedOutput()
 	t.Logf("citations.mjs output:\n%s", out)
@@ -52,20 +54,20 @@ func TestBrowserE2ESearchFailed(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := newWorld(t, "native", (*world).citingResearch)
+	w := apptest.NewWorld(t, "native", (*apptest.World).CitingResearch)
 	// Not newBrowserServer: its SearXNG URL would choose SearXNG over the stored Brave.
-	overrides := config.Settings{BaseURL: w.model.URL(), Model: "test-model", ToolCallMode: w.mode, AllowPrivateNetwork: true,
+	overrides := config.Settings{BaseURL: w.Model.URL(), Model: "test-model", ToolCallMode: w.Mode, AllowPrivateNetwork: true,
 		Search: config.SearchSettings{Provider: "brave"}}
-	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: overrides})
+	core, err := app.NewCore(context.Background(), app.Options{DataDir: w.DataDir, Overrides: overrides})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.Close(context.Background()) })
-	srv, err := NewBrowserServer(core, os.DirFS(dist))
+	srv, err := NewServer(core, os.DirFS(dist))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +76,8 @@ func TestBrowserE2ESearchFailed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/citations-failed.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_PROBLEM=needs an API key")
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_PROBLEM=needs an API key")
 	out, err := cmd.CombinedOutput()
 	t.Logf("citations-failed.mjs output:\n%s", out)
 	if err != nil {

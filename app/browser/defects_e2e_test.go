@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/llm/llmtest"
 )
 
@@ -20,21 +21,21 @@ import (
 // "Moon distance"), changes it once (so the run's live v1 is a draft and v2 is stored),
 // writes task_plan and answers "Answer N", N counting the runs from 1, so a test can wait for each run of a
 // Regenerate or an edit by its own answer.
-func reportWorld(t *testing.T) *world {
+func reportWorld(t *testing.T) *apptest.World {
 	var answers atomic.Int64
-	return newWorld(t, "native", func(w *world) llmtest.Handler {
+	return apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			if agentOf(req) != "lead_agent" {
+			if apptest.AgentOf(req) != "lead_agent" {
 				return llmtest.Reply{Content: "nothing to do"}
 			}
-			switch len(toolResults(req)) {
+			switch len(apptest.ToolResults(req)) {
 			case 0:
-				return w.toolCall("create_artifact", map[string]any{"id": "research_report", "content_type": "markdown",
-					"title": "Moon distance", "content": "# Moon distance\n\n" + fact})
+				return w.ToolCall("create_artifact", map[string]any{"id": "research_report", "content_type": "markdown",
+					"title": "Moon distance", "content": "# Moon distance\n\n" + apptest.Fact})
 			case 1:
-				return w.toolCall("update_artifact", map[string]any{"id": "research_report", "old_str": "# Moon distance", "new_str": "# Moon distance (checked)"})
+				return w.ToolCall("update_artifact", map[string]any{"id": "research_report", "old_str": "# Moon distance", "new_str": "# Moon distance (checked)"})
 			case 2:
-				return w.toolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown", "title": "Task plan",
+				return w.ToolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown", "title": "Task plan",
 					"content": "# Moon distance\n- [x] Write the report"})
 			}
 			return llmtest.Reply{Content: fmt.Sprintf("Answer %d: the Moon is 384,400 km away.", answers.Add(1))}
@@ -55,7 +56,7 @@ func TestBrowserE2EDefects(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
@@ -63,8 +64,8 @@ func TestBrowserE2EDefects(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/defects.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_FACT="+strings.TrimSuffix(fact, "."))
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_FACT="+strings.TrimSuffix(apptest.Fact, "."))
 	out, err := cmd.CombinedOutput()
 	t.Logf("defects.mjs output:\n%s", out)
 	if err != nil {

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"archive/zip"
@@ -7,49 +7,16 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"artifactflow/app"
+	"artifactflow/app/browser"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/events"
-	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/sources"
 )
-
-// citingResearch scripts a run whose search agent searches (SearXNG answers with the Moon
-// page and an unrelated page), whose crawl agent fetches the Moon page, and whose lead
-// writes a report citing [1] and [2] and answers citing both.
-func (w *world) citingResearch() llmtest.Handler {
-	return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-		results := toolResults(req)
-		switch agentOf(req) {
-		case "search_agent":
-			if len(results) == 0 {
-				return w.toolCall("web_search", map[string]any{"query": "moon distance"})
-			}
-			return llmtest.Reply{Content: "Results:\n" + results[0]}
-		case "crawl_agent":
-			if len(results) == 0 {
-				return w.toolCall("web_fetch", map[string]any{"url": w.pageURL})
-			}
-			return llmtest.Reply{Content: "Source [1]: " + factRE.FindString(results[0]) + " [1]"}
-		case "lead_agent":
-			switch len(results) {
-			case 0:
-				return w.toolCall("call_subagent", map[string]any{"agent_name": "search_agent", "instruction": "Find sources on the Moon's distance."})
-			case 1:
-				return w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "Read " + w.pageURL})
-			case 2:
-				return w.toolCall("create_artifact", map[string]any{"id": "research_report", "content_type": "markdown", "title": "Moon distance",
-					"content": "# Moon distance\n\n" + fact + " [1]\n\nAnother page exists [2].\n"})
-			default:
-				return llmtest.Reply{Content: "The Moon is 384,400 km away on average [1]; see also [2]."}
-			}
-		}
-		return llmtest.Reply{Status: http.StatusBadRequest, ErrorMessage: "unknown agent"}
-	}
-}
 
 // TestCitedSourcesEndToEnd (issue 9): `artifactflow ask` against the scripted model,
 // SearXNG and the web page, in both tool-call formats. The agents see numbered sources,
@@ -60,19 +27,19 @@ func (w *world) citingResearch() llmtest.Handler {
 func TestCitedSourcesEndToEnd(t *testing.T) {
 	for _, mode := range []string{"native", "xml"} {
 		t.Run(mode, func(t *testing.T) {
-			w := newWorld(t, mode, (*world).citingResearch)
-			code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", question)
+			w := apptest.NewWorld(t, mode, (*apptest.World).CitingResearch)
+			code, stdout, stderr := ask(context.Background(), w, "--allow-private-network", apptest.Question)
 			if code != ExitOK {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			other := w.site.URL + "/other"
-			lines := "- [1] [Moon facts](<" + w.pageURL + ">) · 127.0.0.1\n" +
+			other := w.Site.URL + "/other"
+			lines := "- [1] [Moon facts](<" + w.PageURL + ">) · 127.0.0.1\n" +
 				"- [2] [Unrelated](<" + other + ">) · 127.0.0.1\n"
 			wantAnswer := "The Moon is 384,400 km away on average [1]; see also [2].\n\n---\n**Sources**\n" + lines
 			if strings.TrimSpace(stdout) != strings.TrimSpace(wantAnswer) {
 				t.Errorf("stdout =\n%s\nwant\n%s", stdout, wantAnswer)
 			}
-			db := w.db()
+			db := w.DB()
 			var conv, response string
 			if err := db.QueryRow(`SELECT conversation_id, graph_response FROM messages`).Scan(&conv, &response); err != nil {
 				t.Fatal(err)
@@ -81,10 +48,10 @@ func TestCitedSourcesEndToEnd(t *testing.T) {
 				t.Errorf("graph_response =\n%s\nwant\n%s", response, wantAnswer)
 			}
 			evs := loadEvents(t, db)
-			if i := indexOf(evs, 0, "tool_complete", "search_agent", `[1] Moon facts\n    URL: `+w.pageURL); i < 0 {
+			if i := indexOf(evs, 0, "tool_complete", "search_agent", `[1] Moon facts\n    URL: `+w.PageURL); i < 0 {
 				t.Error("web_search did not show the agent numbered results")
 			}
-			if i := indexOf(evs, 0, "tool_complete", "crawl_agent", `Source [1]: `+w.pageURL); i < 0 {
+			if i := indexOf(evs, 0, "tool_complete", "crawl_agent", `Source [1]: `+w.PageURL); i < 0 {
 				t.Error("web_fetch did not show the agent the page's number")
 			}
 			var term events.DataTerminal
@@ -102,27 +69,32 @@ func TestCitedSourcesEndToEnd(t *testing.T) {
 				t.Errorf("report lacks its Sources section:\n%s", report)
 			}
 
-			_, srv, hs := newBrowserServer(t, w, "")
-			status, body := post(t, hs.URL+"/api/bind/ConversationService/Sources", srv.Token(), `["`+conv+`"]`)
+			srv, err := browser.NewServer(newTestCore(t, w), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv)
+			defer hs.Close()
+			status, body := apptest.Post(t, hs.URL+"/api/bind/ConversationService/Sources", srv.Token(), `["`+conv+`"]`)
 			var list []sources.Source
 			if status != http.StatusOK || json.Unmarshal([]byte(body), &list) != nil || len(list) != 2 ||
-				list[0].Location != w.pageURL || !list[0].Fetched || list[1].Fetched {
+				list[0].Location != w.PageURL || !list[0].Fetched || list[1].Fetched {
 				t.Fatalf("Sources: %d %s", status, body)
 			}
 			export := func(format string) []byte {
-				status, body := post(t, hs.URL+"/api/bind/ArtifactService/Export", srv.Token(), `["`+conv+`","research_report",0,"`+format+`"]`)
-				var res ExportResult
+				status, body := apptest.Post(t, hs.URL+"/api/bind/ArtifactService/Export", srv.Token(), `["`+conv+`","research_report",0,"`+format+`"]`)
+				var res app.ExportResult
 				if status != http.StatusOK || json.Unmarshal([]byte(body), &res) != nil || len(res.Data) == 0 {
 					t.Fatalf("export %s: %d %.200s", format, status, body)
 				}
 				return res.Data
 			}
-			if md := string(export(FormatMarkdown)); !strings.HasSuffix(md, "## Sources\n\n"+lines) {
+			if md := string(export(app.FormatMarkdown)); !strings.HasSuffix(md, "## Sources\n\n"+lines) {
 				t.Errorf("Markdown export:\n%s", md)
 			}
-			html := string(export(FormatHTML))
+			html := string(export(app.FormatHTML))
 			for _, want := range []string{
-				`<a href="` + w.pageURL + `" rel="noopener noreferrer">[1]</a>`,
+				`<a href="` + w.PageURL + `" rel="noopener noreferrer">[1]</a>`,
 				`<a href="` + other + `" rel="noopener noreferrer">[2]</a>`,
 				`<h2>Sources</h2>`,
 			} {
@@ -130,8 +102,8 @@ func TestCitedSourcesEndToEnd(t *testing.T) {
 					t.Errorf("HTML export lacks %s", want)
 				}
 			}
-			rels, doc := docxParts(t, export(FormatDOCX))
-			for _, u := range []string{w.pageURL, other} {
+			rels, doc := docxParts(t, export(app.FormatDOCX))
+			for _, u := range []string{w.PageURL, other} {
 				if !strings.Contains(rels, `Target="`+u+`" TargetMode="External"`) {
 					t.Errorf("DOCX has no hyperlink relationship to %s:\n%s", u, rels)
 				}

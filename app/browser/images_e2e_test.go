@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"artifactflow/app/internal/apptest"
 )
 
 // TestBrowserE2ERemoteImages runs the real frontend in headless Chromium against browser
@@ -22,7 +24,7 @@ func TestBrowserE2ERemoteImages(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
@@ -39,12 +41,12 @@ func TestBrowserE2ERemoteImages(t *testing.T) {
 		_, _ = w.Write(gif)
 	}))
 	t.Cleanup(images.Close)
-	_, srv, hs := newBrowserServer(t, echoWorld(t), dist)
+	_, srv, hs := newBrowserServer(t, apptest.EchoWorld(t), dist)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/remote-images.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
+	cmd.Dir = "../../frontend"
 	cmd.Env = append(os.Environ(), "AF_IMAGE_URL="+images.URL+"/chart.gif", "AF_IMAGE_COUNT_URL="+images.URL+"/count")
 	out, err := cmd.CombinedOutput()
 	t.Logf("remote-images.mjs output:\n%s", out)

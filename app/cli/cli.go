@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"context"
@@ -21,6 +21,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/text"
 	"artifactflow/app/localapi"
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
@@ -39,7 +41,7 @@ const (
 
 // WindowFunc opens the desktop window on core and blocks until it closes. main supplies it
 // because only main imports Wails.
-type WindowFunc func(core *Core) error
+type WindowFunc func(core *app.Core) error
 
 // LaunchFunc hands the window request to the executable that has the window, with the
 // same arguments. It returns only when that process did not take this one's place: with
@@ -102,7 +104,7 @@ func (g *globalFlags) finish() error {
 //	artifactflow artifacts list|add|rm ...     declared artifacts, through the running
 //	                                           app's local API or the database
 //	artifactflow eval [flags] questions.jsonl  runs a question set headless, writes a
-//	                                           table of measures (app/eval.go)
+//	                                           table of measures (app/cli/eval.go)
 //
 // The window and serve also start the local API (package localapi) on --api-addr, a
 // random 127.0.0.1 port by default, and write <data-dir>/api.json while they run.
@@ -187,20 +189,20 @@ func parse(env Env, name string, args []string, extra func(*flag.FlagSet)) (*glo
 	return g, fs, true
 }
 
-func openCore(ctx context.Context, env Env, g *globalFlags) (*Core, bool) {
+func openCore(ctx context.Context, env Env, g *globalFlags) (*app.Core, bool) {
 	dir, err := config.DataDir(g.dataDir)
 	if err == nil {
-		var core *Core
-		core, err = NewCore(ctx, Options{DataDir: dir, Overrides: g.s, Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		var core *app.Core
+		core, err = app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		if err == nil {
 			return core, true
 		}
 	}
-	fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+	fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 	return nil, false
 }
 
-func closeCore(core *Core) {
+func closeCore(core *app.Core) {
 	ctx, cancel := context.WithTimeout(context.Background(), flushWait)
 	defer cancel()
 	_ = core.Close(ctx)
@@ -223,7 +225,7 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 		// The flags are checked above, so --help and typos never start the window.
 		code, err := env.LaunchWindow(env.Args)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+			fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 			return ExitError
 		}
 		return code
@@ -237,14 +239,14 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	defer closeCore(core)
-	api, err := startLocalAPI(ctx, core, apiAddr)
+	api, err := core.StartLocalAPI(ctx, apiAddr)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 		return ExitError
 	}
-	defer stopLocalAPI(core, api)
+	defer core.StopLocalAPI(api)
 	if err := env.Window(core); err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: window: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: window: %v\n", text.OneLine(err))
 		return ExitError
 	}
 	return ExitOK
@@ -282,14 +284,14 @@ func runAsk(ctx context.Context, env Env, args []string) int {
 	}
 	defer closeCore(core)
 
-	var sink EventSink
+	var sink app.EventSink
 	if asJSON {
 		sink = jsonLines(env.Stdout)
 	} else {
 		sink = &progress{w: env.Stderr}
 	}
 	defer core.AddSink(sink)()
-	defer core.AddSink(SinkFunc(func(ev events.Event) {
+	defer core.AddSink(app.SinkFunc(func(ev events.Event) {
 		// Nobody can click in a terminal run: tools set to confirm are decided by the flag.
 		if ev.Type != events.PermissionRequest {
 			return
@@ -302,13 +304,13 @@ func runAsk(ctx context.Context, env Env, args []string) int {
 		} else {
 			fmt.Fprintf(env.Stderr, "artifactflow: %s is set to confirm; denied (pass --approve-tools to allow it in ask)\n", d.Tool)
 		}
-		if _, err := core.eng.Respond(ev.ConversationID, d.RequestID, decision); err != nil {
-			fmt.Fprintf(env.Stderr, "artifactflow: permission for %s: %v\n", d.Tool, oneLine(err))
+		if _, err := core.Engine().Respond(ev.ConversationID, d.RequestID, decision); err != nil {
+			fmt.Fprintf(env.Stderr, "artifactflow: permission for %s: %v\n", d.Tool, text.OneLine(err))
 		}
 	}))()
-	res, err := core.eng.Ask(ctx, engine.Request{ConversationID: convID, Content: question})
+	res, err := core.Engine().Ask(ctx, engine.Request{ConversationID: convID, Content: question})
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 		return ExitError
 	}
 	switch res.Status {
@@ -318,20 +320,20 @@ func runAsk(ctx context.Context, env Env, args []string) int {
 		}
 		return ExitOK
 	case events.Cancelled:
-		fmt.Fprintf(env.Stderr, "artifactflow: cancelled: %v\n", oneLine(res.Err))
+		fmt.Fprintf(env.Stderr, "artifactflow: cancelled: %v\n", text.OneLine(res.Err))
 		return ExitCancelled
 	default:
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(res.Err))
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(res.Err))
 		return ExitError
 	}
 }
 
 // jsonLines writes each event as one JSON line, from any goroutine. C1 controls and DEL,
 // which encoding/json leaves raw inside strings, are written as \u escapes (jsonSafe).
-func jsonLines(w io.Writer) EventSink {
+func jsonLines(w io.Writer) app.EventSink {
 	var mu sync.Mutex
 	enc := json.NewEncoder(jsonSafe{w})
-	return SinkFunc(func(ev events.Event) {
+	return app.SinkFunc(func(ev events.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		_ = enc.Encode(ev)
@@ -352,40 +354,24 @@ func (p *progress) Emit(ev events.Event) {
 	case events.SubagentInstruction:
 		var d events.DataSubagentInstruction
 		_ = json.Unmarshal(ev.Data, &d)
-		fmt.Fprintf(p.w, "→ %s: %s\n", d.Target, clip(d.Instruction, 100))
+		fmt.Fprintf(p.w, "→ %s: %s\n", d.Target, text.Clip(d.Instruction, 100))
 	case events.ToolStart:
 		var d events.DataToolStart
 		_ = json.Unmarshal(ev.Data, &d)
 		if d.Tool != "call_subagent" {
-			fmt.Fprintf(p.w, "  %s · %s %s\n", ev.AgentName, d.Tool, clip(string(d.Params), 100))
+			fmt.Fprintf(p.w, "  %s · %s %s\n", ev.AgentName, d.Tool, text.Clip(string(d.Params), 100))
 		}
 	case events.ToolComplete:
 		var d events.DataToolComplete
 		_ = json.Unmarshal(ev.Data, &d)
 		if !d.Success {
-			fmt.Fprintf(p.w, "  %s · %s failed: %s\n", ev.AgentName, d.Tool, clip(d.Error, 160))
+			fmt.Fprintf(p.w, "  %s · %s failed: %s\n", ev.AgentName, d.Tool, text.Clip(d.Error, 160))
 		}
 	case events.ArtifactChanged:
 		var d events.DataArtifactChanged
 		_ = json.Unmarshal(ev.Data, &d)
 		fmt.Fprintf(p.w, "  artifact %s v%d (%s)\n", d.Artifact.ID, d.Artifact.Version, d.Artifact.UpdateType)
 	}
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// oneLine flattens an error to a single line for the terminal.
-func oneLine(err error) string {
-	if err == nil {
-		return "unknown error"
-	}
-	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 // termSafe writes to w with terminal control sequences and characters removed
@@ -610,32 +596,6 @@ func apiAddrFlag(addr *string) func(*flag.FlagSet) {
 	}
 }
 
-// startLocalAPI serves core's declared artifacts on addr (package localapi) and writes
-// <data-dir>/api.json; stopLocalAPI ends it. Requests are cancelled when ctx is done.
-func startLocalAPI(ctx context.Context, core *Core, addr string) (*localapi.Running, error) {
-	srv, err := localapi.New(localapi.Options{
-		Declared:  core.Declared(),
-		Subscribe: core.SubscribeDeclared,
-		Logger:    core.log,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return localapi.Start(ctx, srv, addr, core.DataDir())
-}
-
-// apiStopWait bounds how long stopping the local API waits for requests in flight.
-const apiStopWait = 5 * time.Second
-
-// stopLocalAPI stops api and removes api.json (when still its own).
-func stopLocalAPI(core *Core, api *localapi.Running) {
-	ctx, cancel := context.WithTimeout(context.Background(), apiStopWait)
-	defer cancel()
-	if err := api.Close(ctx); err != nil {
-		core.log.Warn("local API: stop", "err", err)
-	}
-}
-
 // declaredStore is what `artifacts` needs of declared artifacts: *localapi.Client (the
 // running app) and dbArtifacts (the database) both provide it. clientID "" means
 // localapi.AnonymousClient.
@@ -792,7 +752,7 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 
 	dir, err := config.DataDir(g.dataDir)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 		return ExitError
 	}
 	var st declaredStore
@@ -802,7 +762,7 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 		defer c.Close()
 		st = c
 	case !errors.Is(err, localapi.ErrNoServer): // an app runs but did not answer: never write behind its back
-		fmt.Fprintf(env.Stderr, "artifactflow: artifacts: %v; try again, or close the app\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: artifacts: %v; try again, or close the app\n", text.OneLine(err))
 		return ExitError
 	default:
 		core, ok := openCore(ctx, env, g)
@@ -852,7 +812,7 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 	for _, c := range changes {
 		title := ""
 		if c.Artifact != nil {
-			title = clip(c.Artifact.Title, 60)
+			title = text.Clip(c.Artifact.Title, 60)
 		}
 		line := c.Action + " " + c.ArtifactID + "  " + title
 		if c.Reason != "" {
@@ -917,7 +877,7 @@ func artifactsError(env Env, name, conv string, err error) int {
 	case errors.Is(err, declared.ErrForbidden):
 		fmt.Fprintf(env.Stderr, "%s: another client retains this artifact; pass --client-id of a client that retains it (or remove it in the app)\n", name)
 	default:
-		fmt.Fprintf(env.Stderr, "%s: %s\n", name, oneLine(err))
+		fmt.Fprintf(env.Stderr, "%s: %s\n", name, text.OneLine(err))
 	}
 	return ExitError
 }
@@ -925,7 +885,7 @@ func artifactsError(env Env, name, conv string, err error) int {
 // writeJSONOut writes v as one JSON line to stdout (C1 controls escaped).
 func writeJSONOut(env Env, v any) int {
 	if err := json.NewEncoder(jsonSafe{env.Stdout}).Encode(v); err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 		return ExitError
 	}
 	return ExitOK
@@ -947,7 +907,7 @@ func printArtifacts(out, errOut io.Writer, conv string, arts []declared.Artifact
 		case loc == "" && a.ManagedID != "":
 			loc = "managed:" + a.ManagedID
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Kind, a.Source, a.Status, tabFree(clip(a.Title, 60)), tabFree(loc))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Kind, a.Source, a.Status, tabFree(text.Clip(a.Title, 60)), tabFree(loc))
 	}
 	_ = tw.Flush()
 }

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/events"
 )
 
@@ -74,18 +75,18 @@ func containsAll(s, subs string) bool {
 func TestAskEndToEnd(t *testing.T) {
 	for _, mode := range []string{"native", "xml"} {
 		t.Run(mode, func(t *testing.T) {
-			w := newWorld(t, mode, nil)
-			code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", question)
+			w := apptest.NewWorld(t, mode, nil)
+			code, stdout, stderr := ask(context.Background(), w, "--allow-private-network", apptest.Question)
 			if code != ExitOK {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			if strings.TrimSpace(stdout) != finalReply {
+			if strings.TrimSpace(stdout) != apptest.FinalReply {
 				t.Fatalf("stdout = %q, want the final answer", stdout)
 			}
-			if strings.Contains(stdout, reasoning) {
+			if strings.Contains(stdout, apptest.Reasoning) {
 				t.Fatal("reasoning text leaked into the answer")
 			}
-			db := w.db()
+			db := w.DB()
 
 			if n := count(t, db, `SELECT count(*) FROM conversations`); n != 1 {
 				t.Fatalf("conversations = %d, want 1", n)
@@ -94,7 +95,7 @@ func TestAskEndToEnd(t *testing.T) {
 			if err := db.QueryRow(`SELECT content, graph_response, status FROM messages`).Scan(&content, &response, &status); err != nil {
 				t.Fatal(err)
 			}
-			if content != question || response != finalReply || status != "complete" {
+			if content != apptest.Question || response != apptest.FinalReply || status != "complete" {
 				t.Fatalf("message = (%q, %q, %q)", content, response, status)
 			}
 			if n := count(t, db, `SELECT count(*) FROM messages`); n != 1 {
@@ -118,7 +119,7 @@ func TestAskEndToEnd(t *testing.T) {
 			if err := db.QueryRow(`SELECT content FROM artifacts WHERE id='research_report'`).Scan(&report); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(report, fact) || !strings.Contains(report, w.pageURL) {
+			if !strings.Contains(report, apptest.Fact) || !strings.Contains(report, w.PageURL) {
 				t.Errorf("research_report lacks the fetched fact or its source:\n%s", report)
 			}
 			// Seed 000: one flush at the end of the run, one version row per artifact.
@@ -161,16 +162,16 @@ func TestAskEndToEnd(t *testing.T) {
 				{"subagent_instruction", "lead_agent", "search_agent"},
 				{"agent_start", "search_agent", "Find sources"},
 				{"tool_start", "search_agent", `"web_search"`},
-				{"tool_complete", "search_agent", `"web_search" && ` + w.pageURL},
+				{"tool_complete", "search_agent", `"web_search" && ` + w.PageURL},
 				{"agent_complete", "search_agent", "Moon facts"},
 				{"tool_complete", "lead_agent", `"call_subagent"`},
-				{"agent_start", "crawl_agent", w.pageURL},
+				{"agent_start", "crawl_agent", w.PageURL},
 				{"tool_start", "crawl_agent", `"web_fetch"`},
 				{"tool_complete", "crawl_agent", `"web_fetch" && 384,400 km`},
 				{"tool_complete", "lead_agent", "384,400 km"},
 				{"artifact_changed", "lead_agent", `"research_report"`},
-				{"llm_complete", "lead_agent", reasoning},
-				{"complete", "", finalReply},
+				{"llm_complete", "lead_agent", apptest.Reasoning},
+				{"complete", "", apptest.FinalReply},
 			}
 			pos := 0
 			for _, s := range steps {
@@ -198,13 +199,13 @@ func TestAskEndToEnd(t *testing.T) {
 			if term.Usage != sum || sum.TotalTokens == 0 || term.Steps != 9 {
 				t.Errorf("terminal usage %+v (llm_complete sum %+v) steps %d, want the sum and 9 tool rounds", term.Usage, sum, term.Steps)
 			}
-			if w.pageHits.Load() != 1 {
-				t.Errorf("page fetched %d times, want 1", w.pageHits.Load())
+			if w.PageHits.Load() != 1 {
+				t.Errorf("page fetched %d times, want 1", w.PageHits.Load())
 			}
 			// The lead's last request carried the whole, current task plan in its system prompt.
-			reqs := w.model.Requests()
+			reqs := w.Model.Requests()
 			last := reqs[len(reqs)-1]
-			if agentOf(last) != "lead_agent" || !strings.Contains(last.Messages[0].Content, "- [x] Write the report") {
+			if apptest.AgentOf(last) != "lead_agent" || !strings.Contains(last.Messages[0].Content, "- [x] Write the report") {
 				t.Error("the lead's final call did not see the full current task plan in its system prompt")
 			}
 			if !strings.Contains(last.Messages[0].Content, "research_report") {
@@ -232,18 +233,18 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // conversation as the child of its last message, and the lead's context holds the first
 // question; `--json` prints the run's events as JSON lines; an unknown id is an error.
 func TestAskContinuesConversation(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	if code, _, stderr := w.ask(context.Background(), "--allow-private-network", question); code != ExitOK {
+	w := apptest.NewWorld(t, "native", nil)
+	if code, _, stderr := ask(context.Background(), w, "--allow-private-network", apptest.Question); code != ExitOK {
 		t.Fatalf("first ask: exit %d: %s", code, stderr)
 	}
-	db := w.db()
+	db := w.DB()
 	var conv, first string
 	if err := db.QueryRow(`SELECT conversation_id, id FROM messages`).Scan(&conv, &first); err != nil {
 		t.Fatal(err)
 	}
-	before := len(w.model.Requests())
+	before := len(w.Model.Requests())
 	const followUp = "And how long does light take to cover it?"
-	code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", "--json", "--conversation", conv, followUp)
+	code, stdout, stderr := ask(context.Background(), w, "--allow-private-network", "--json", "--conversation", conv, followUp)
 	if code != ExitOK {
 		t.Fatalf("follow-up: exit %d: %s", code, stderr)
 	}
@@ -271,21 +272,21 @@ func TestAskContinuesConversation(t *testing.T) {
 	if err := db.QueryRow(`SELECT parent_id, graph_response FROM messages WHERE content = ?`, followUp).Scan(&parent, &response); err != nil {
 		t.Fatal(err)
 	}
-	if parent != first || response != finalReply {
+	if parent != first || response != apptest.FinalReply {
 		t.Fatalf("follow-up message: parent %q (want %q), response %q", parent, first, response)
 	}
-	lead := w.model.Requests()[before]
+	lead := w.Model.Requests()[before]
 	var users []string
 	for _, m := range lead.Messages {
 		if m.Role == openai.ChatMessageRoleUser {
 			users = append(users, m.Content)
 		}
 	}
-	if len(users) < 2 || users[0] != question || users[len(users)-1] != followUp {
+	if len(users) < 2 || users[0] != apptest.Question || users[len(users)-1] != followUp {
 		t.Fatalf("the follow-up's context holds user messages %q, want the first question then the follow-up", users)
 	}
 
-	if code, _, stderr := w.ask(context.Background(), "--conversation", "no-such-id", followUp); code == ExitOK || !strings.Contains(stderr, "no-such-id") {
+	if code, _, stderr := ask(context.Background(), w, "--conversation", "no-such-id", followUp); code == ExitOK || !strings.Contains(stderr, "no-such-id") {
 		t.Fatalf("unknown conversation: exit %d, stderr %q; want an error naming the id", code, stderr)
 	}
 }

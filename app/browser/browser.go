@@ -1,31 +1,25 @@
-package app
+package browser
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	_ "embed" // the browser-mode shim
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"artifactflow/app/localapi"
+	"artifactflow/app"
 	"artifactflow/backend/events"
 )
 
@@ -33,7 +27,7 @@ import (
 var shimJS []byte
 
 // TokenHeader is the request header that carries the browser-mode token on every /api/
-// request. The shim (app/shim/shim.js) sends it; a page on another origin cannot, because
+// request. The shim (app/browser/shim/shim.js) sends it; a page on another origin cannot, because
 // a custom header makes its request need a CORS preflight, which this server never grants.
 const TokenHeader = "X-ArtifactFlow-Token"
 
@@ -66,7 +60,7 @@ var desktopOnly = map[string]string{
 // maxBindBody caps a bound-method request body (uploads come through their own path).
 const maxBindBody = 8 << 20
 
-// BrowserServer serves the frontend and the bound services over HTTP for browser mode
+// Server serves the frontend and the bound services over HTTP for browser mode
 // (DESIGN.md, "Browser mode"): `POST /api/bind/<Service>/<Method>` with a JSON array of
 // arguments returns the method's JSON result (a Go error gives status 500 and the
 // AppError's JSON plus "error", the error's text: {"code","message","fields"?,…,"error"});
@@ -88,21 +82,21 @@ const maxBindBody = 8 << 20
 // nosniff, Referrer-Policy no-referrer and same-origin resource and opener policies.
 // Methods that read or open files on this computer (desktopOnly) are refused with 403 and
 // code "desktop_only".
-type BrowserServer struct {
-	core    *Core
+type Server struct {
+	core    *app.Core
 	token   string
 	assets  fs.FS
 	methods map[string]reflect.Value // "Service/Method" -> bound method
 }
 
-// NewBrowserServer returns a server for core with a fresh random token. assets holds the
+// NewServer returns a server for core with a fresh random token. assets holds the
 // built frontend (index.html at its root); nil serves only the API.
-func NewBrowserServer(core *Core, assets fs.FS) (*BrowserServer, error) {
+func NewServer(core *app.Core, assets fs.FS) (*Server, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("app: make token: %w", err)
 	}
-	s := &BrowserServer{core: core, token: hex.EncodeToString(b), assets: assets, methods: map[string]reflect.Value{}}
+	s := &Server{core: core, token: hex.EncodeToString(b), assets: assets, methods: map[string]reflect.Value{}}
 	for _, svc := range core.Bindings() {
 		v := reflect.ValueOf(svc)
 		name := v.Elem().Type().Name()
@@ -114,12 +108,12 @@ func NewBrowserServer(core *Core, assets fs.FS) (*BrowserServer, error) {
 }
 
 // Token returns the token a client must present.
-func (s *BrowserServer) Token() string { return s.token }
+func (s *Server) Token() string { return s.token }
 
 // ServeHTTP implements http.Handler.
-func (s *BrowserServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w.Header())
-	if !loopbackHost(r.Host) {
+	if !LoopbackHost(r.Host) {
 		writeJSON(w, http.StatusForbidden, map[string]string{"code": "forbidden_host",
 			"error": "forbidden_host: " + r.Host + " is not a loopback address; open the URL printed by `artifactflow serve`"})
 		return
@@ -143,10 +137,10 @@ func (s *BrowserServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveAPI checks the origin, then the token, then dispatches an /api/ request.
-func (s *BrowserServer) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	if err := sameOrigin(r); err != nil {
-		s.core.log.Warn("browser mode: refused a request from another origin", "method", r.Method, "path", r.URL.Path,
+		s.core.Logger().Warn("browser mode: refused a request from another origin", "method", r.Method, "path", r.URL.Path,
 			"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "err", err)
 		writeJSON(w, http.StatusForbidden, map[string]string{"code": "forbidden_origin",
 			"error": "forbidden_origin: " + err.Error() + "; only the ArtifactFlow page itself may call this API"})
@@ -167,7 +161,7 @@ func (s *BrowserServer) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// setSecurityHeaders sets the headers every browser-mode response carries (see BrowserServer).
+// setSecurityHeaders sets the headers every browser-mode response carries (see Server).
 func setSecurityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
 	h.Set("X-Frame-Options", "DENY")
@@ -233,13 +227,13 @@ func canonicalOrigin(origin string) (string, error) {
 
 // authorized reports whether r carries the token in TokenHeader. Cookies and query
 // parameters are ignored: a cookie reaches every port of the host, and a URL is logged.
-func (s *BrowserServer) authorized(r *http.Request) bool {
+func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), []byte(s.token)) == 1
 }
 
-// loopbackHost reports whether a Host header names a loopback address, which defeats DNS
+// LoopbackHost reports whether a Host header names a loopback address, which defeats DNS
 // rebinding: a page on another origin cannot make the browser send such a Host.
-func loopbackHost(hostport string) bool {
+func LoopbackHost(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = hostport
@@ -251,7 +245,7 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveBind(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "use POST"})
 		return
@@ -268,7 +262,7 @@ func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
 	}
 	var raw []json.RawMessage
 	// Uploads arrive base64-encoded: allow the upload limit plus a third.
-	limit := max(int64(maxBindBody), s.core.maxUploadBytes()*4/3+1<<20)
+	limit := max(int64(maxBindBody), s.core.MaxUploadBytes()*4/3+1<<20)
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err == nil && int64(len(body)) > limit {
 		err = errors.New("request body too large")
@@ -282,7 +276,7 @@ func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
 	}
 	result, err := callBound(m, raw)
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, boundErrorBody{ToAppError(err), err.Error()})
+		writeJSON(w, http.StatusInternalServerError, boundErrorBody{app.ToAppError(err), err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusOK, result)
@@ -291,7 +285,7 @@ func (s *BrowserServer) serveBind(w http.ResponseWriter, r *http.Request) {
 // boundErrorBody is browser mode's body for a bound method's error: the AppError's fields
 // (the same code the window gets) and "error", the original error text older pages read.
 type boundErrorBody struct {
-	*AppError
+	*app.AppError
 	Text string `json:"error"`
 }
 
@@ -336,7 +330,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // it reconnects and reloads from the store.
 const sseBuffer = 4096
 
-func (s *BrowserServer) serveEvents(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
@@ -345,7 +339,7 @@ func (s *BrowserServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ch := make(chan events.Event, sseBuffer)
 	overflow := make(chan struct{})
 	var once sync.Once
-	remove := s.core.AddSink(SinkFunc(func(ev events.Event) {
+	remove := s.core.AddSink(app.SinkFunc(func(ev events.Event) {
 		select {
 		case ch <- ev:
 		default:
@@ -371,7 +365,7 @@ func (s *BrowserServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case ev := <-ch:
-			b, _ := json.Marshal(map[string]any{"name": RunEventName, "data": ev})
+			b, _ := json.Marshal(map[string]any{"name": app.RunEventName, "data": ev})
 			if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 				return
 			}
@@ -380,7 +374,7 @@ func (s *BrowserServer) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *BrowserServer) serveAsset(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request) {
 	if s.assets == nil {
 		http.NotFound(w, r)
 		return
@@ -398,64 +392,4 @@ func (s *BrowserServer) serveAsset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.FileServerFS(s.assets).ServeHTTP(w, r)
-}
-
-func runServe(ctx context.Context, env Env, args []string) int {
-	var addr, apiAddr string
-	g, _, ok := parse(env, "serve", args, func(fs *flag.FlagSet) {
-		fs.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on")
-		apiAddrFlag(&apiAddr)(fs)
-	})
-	if !ok {
-		return ExitUsage
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !loopbackHost(host) {
-		fmt.Fprintf(env.Stderr, "artifactflow: serve: --addr %q must be a loopback address such as 127.0.0.1:8765\n", addr)
-		return ExitUsage
-	}
-	if err := localapi.CheckAddr(apiAddr); err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: serve: --api-addr: %v\n", err)
-		return ExitUsage
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	core, ok := openCore(ctx, env, g)
-	if !ok {
-		return ExitError
-	}
-	defer closeCore(core)
-	srv, err := NewBrowserServer(core, env.Assets)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", err)
-		return ExitError
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", oneLine(err))
-		return ExitError
-	}
-	api, err := startLocalAPI(ctx, core, apiAddr)
-	if err != nil {
-		_ = ln.Close()
-		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", oneLine(err))
-		return ExitError
-	}
-	defer stopLocalAPI(core, api)
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(env.Stdout, "ArtifactFlow browser mode: http://%s/?token=%s\n", ln.Addr(), srv.Token())
-	fmt.Fprintf(env.Stdout, "ArtifactFlow local API: %s (token in %s)\n", api.URL(), filepath.Join(core.DataDir(), localapi.DiscoveryFile))
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", oneLine(err))
-		return ExitError
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(shutdownCtx)
-	<-errc
-	return ExitOK
 }

@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 )
 
@@ -23,7 +25,7 @@ func TestBrowserE2EErrors(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
@@ -33,13 +35,13 @@ func TestBrowserE2EErrors(t *testing.T) {
 	}
 	dead := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
-	core, err := NewCore(context.Background(), Options{DataDir: filepath.Join(t.TempDir(), "data"),
+	core, err := app.NewCore(context.Background(), app.Options{DataDir: filepath.Join(t.TempDir(), "data"),
 		Overrides: config.Settings{BaseURL: dead, Model: "test-model"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.Close(context.Background()) })
-	srv, err := NewBrowserServer(core, os.DirFS(dist))
+	srv, err := NewServer(core, os.DirFS(dist))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +50,8 @@ func TestBrowserE2EErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/errors.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question)
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question)
 	out, err := cmd.CombinedOutput()
 	t.Logf("errors.mjs output:\n%s", out)
 	if err != nil {

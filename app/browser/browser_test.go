@@ -1,9 +1,8 @@
-package app
+package browser
 
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,14 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"artifactflow/backend/config"
+	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 )
 
-func newBrowserServer(t *testing.T, w *world, assets string) (*Core, *BrowserServer, *httptest.Server) {
+// newBrowserServer opens a Core on w (closed when t ends) and serves browser mode on it,
+// with the built frontend in assets ("" for none).
+func newBrowserServer(t *testing.T, w *apptest.World, assets string) (*app.Core, *Server, *httptest.Server) {
 	t.Helper()
-	overrides := config.Settings{BaseURL: w.model.URL(), Model: "test-model", ToolCallMode: w.mode,
-		SearxngURL: w.searx.URL, AllowPrivateNetwork: true}
-	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: overrides})
+	core, err := app.NewCore(context.Background(), app.Options{DataDir: w.DataDir, Overrides: w.Overrides()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func newBrowserServer(t *testing.T, w *world, assets string) (*Core, *BrowserSer
 	if assets == "" {
 		fsys = nil
 	}
-	srv, err := NewBrowserServer(core, fsys)
+	srv, err := NewServer(core, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,26 +38,10 @@ func newBrowserServer(t *testing.T, w *world, assets string) (*Core, *BrowserSer
 	return core, srv, hs
 }
 
-func post(t *testing.T, url, token, body string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if token != "" {
-		req.Header.Set("X-ArtifactFlow-Token", token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	_, _ = io.Copy(&b, resp.Body)
-	return resp.StatusCode, b.String()
-}
-
 // TestBrowserServerAPI checks the browser-mode contract: token and loopback Host
 // required, bound methods called with a JSON array, Go errors as {"error"} with 500.
 func TestBrowserServerAPI(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, "")
 	tests := []struct {
 		name, path, token, body string
@@ -75,7 +59,7 @@ func TestBrowserServerAPI(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, body := post(t, hs.URL+tc.path, tc.token, tc.body)
+			code, body := apptest.Post(t, hs.URL+tc.path, tc.token, tc.body)
 			if code != tc.status || !strings.Contains(body, tc.want) {
 				t.Fatalf("%s -> %d %s, want %d containing %q", tc.path, code, body, tc.status, tc.want)
 			}
@@ -98,7 +82,7 @@ func TestBrowserServerAPI(t *testing.T) {
 // TestBrowserServerRun starts a run through the HTTP API and reads its events from the
 // SSE stream, as the shim does.
 func TestBrowserServerRun(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -112,11 +96,11 @@ func TestBrowserServerRun(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
-	code, body := post(t, hs.URL+"/api/bind/ChatService/Send", srv.Token(), `[{"content":"`+question+`"}]`)
+	code, body := apptest.Post(t, hs.URL+"/api/bind/ChatService/Send", srv.Token(), `[{"content":"`+apptest.Question+`"}]`)
 	if code != 200 {
 		t.Fatalf("Send -> %d %s", code, body)
 	}
-	var sent SendResult
+	var sent app.SendResult
 	if err := json.Unmarshal([]byte(body), &sent); err != nil || sent.ConversationID == "" {
 		t.Fatalf("Send result %s: %v", body, err)
 	}
@@ -142,7 +126,7 @@ func TestBrowserServerRun(t *testing.T) {
 			if err := json.Unmarshal([]byte(data), &msg); err != nil {
 				t.Fatalf("bad SSE data %q: %v", data, err)
 			}
-			if msg.Name != RunEventName || msg.Data.ConversationID != sent.ConversationID {
+			if msg.Name != app.RunEventName || msg.Data.ConversationID != sent.ConversationID {
 				t.Fatalf("SSE message %+v", msg)
 			}
 			types = append(types, msg.Data.Type)
@@ -152,7 +136,7 @@ func TestBrowserServerRun(t *testing.T) {
 	if !strings.HasPrefix(joined, "metadata,agent_start") || !strings.Contains(joined, "llm_chunk") {
 		t.Fatalf("SSE events = %s", joined)
 	}
-	code, body = post(t, hs.URL+"/api/bind/ArtifactService/List", srv.Token(), `["`+sent.ConversationID+`"]`)
+	code, body = apptest.Post(t, hs.URL+"/api/bind/ArtifactService/List", srv.Token(), `["`+sent.ConversationID+`"]`)
 	if code != 200 || !strings.Contains(body, `"id":"research_report"`) || !strings.Contains(body, `"id":"task_plan"`) {
 		t.Fatalf("ArtifactService.List -> %d %s", code, body)
 	}
@@ -165,17 +149,17 @@ func TestBrowserE2E(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/real.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_ANSWER="+finalReply, "AF_FACT=384,400 km")
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_ANSWER="+apptest.FinalReply, "AF_FACT=384,400 km")
 	out, err := cmd.CombinedOutput()
 	t.Logf("real.mjs output:\n%s", out)
 	if err != nil {

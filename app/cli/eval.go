@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bufio"
@@ -23,6 +23,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/text"
 	"artifactflow/backend/config"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
@@ -263,7 +265,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	}
 	qs, err := readQuestionFile(pos[0])
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", text.OneLine(err))
 		return ExitUsage
 	}
 
@@ -277,21 +279,21 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	s := core.Settings()
 	lead, subs := s.Agent(s.Lead), s.Agent(s.SubAgents)
 	if lead.Model == "" {
-		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", ErrNoModel)
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", app.ErrNoModel)
 		return ExitError
 	}
 	var grader *judgeModel
 	if judge {
-		c, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: lead.Model, Logger: core.log})
+		c, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: lead.Model, Logger: core.Logger()})
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "artifactflow: eval: judge: %v\n", oneLine(err))
+			fmt.Fprintf(env.Stderr, "artifactflow: eval: judge: %v\n", text.OneLine(err))
 			return ExitError
 		}
 		grader = &judgeModel{model: c, sampling: agentSampling(lead)}
 	}
 	out, err := reserveEvalFiles(outDir, time.Now())
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", oneLine(err))
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", text.OneLine(err))
 		return ExitError
 	}
 	defer core.AddSink(permissionSink(core, env.Stderr, approve))()
@@ -306,7 +308,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	rows := ev.runAll(ctx, qs, concurrency, func(rows []*evalRow) {
 		rep.Results = collect(rows)
 		if err := out.write(rep); err != nil {
-			fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", oneLine(err))
+			fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", text.OneLine(err))
 		}
 	})
 
@@ -315,7 +317,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	werr := out.write(rep)
 	fmt.Fprint(env.Stdout, markdownTable(rep))
 	if werr != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", oneLine(werr))
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", text.OneLine(werr))
 		return ExitError
 	}
 	fmt.Fprintf(env.Stderr, "wrote %s and %s\n", out.md, out.json)
@@ -364,8 +366,8 @@ func agentSampling(c config.AgentChoice) llm.Sampling {
 
 // permissionSink answers every permission request of a headless run at once: approve when
 // approve is set, else deny with a line on w (as ask does).
-func permissionSink(core *Core, w io.Writer, approve bool) EventSink {
-	return SinkFunc(func(ev events.Event) {
+func permissionSink(core *app.Core, w io.Writer, approve bool) app.EventSink {
+	return app.SinkFunc(func(ev events.Event) {
 		if ev.Type != events.PermissionRequest {
 			return
 		}
@@ -377,8 +379,8 @@ func permissionSink(core *Core, w io.Writer, approve bool) EventSink {
 		} else {
 			fmt.Fprintf(w, "artifactflow: %s is set to confirm; denied (pass --approve-tools to allow it)\n", d.Tool)
 		}
-		if _, err := core.eng.Respond(ev.ConversationID, d.RequestID, decision); err != nil {
-			fmt.Fprintf(w, "artifactflow: permission for %s: %v\n", d.Tool, oneLine(err))
+		if _, err := core.Engine().Respond(ev.ConversationID, d.RequestID, decision); err != nil {
+			fmt.Fprintf(w, "artifactflow: permission for %s: %v\n", d.Tool, text.OneLine(err))
 		}
 	})
 }
@@ -396,7 +398,7 @@ func collect(rows []*evalRow) []evalRow {
 
 // evaluator runs and measures questions on one Core.
 type evaluator struct {
-	core   *Core
+	core   *app.Core
 	grader *judgeModel // nil: no judging
 	stderr io.Writer
 	total  int
@@ -456,7 +458,7 @@ func summary(r evalRow) string {
 	s := fmt.Sprintf("%s in %.1f s, %d searches (%d failed), %d fetches (%d failed), %d sources, %d cited",
 		r.Status, r.Seconds, r.Searches, r.SearchesFailed, r.Fetches, r.FetchesFailed, r.Sources, len(r.Cited))
 	if r.Error != "" {
-		s += ": " + clip(r.Error, 160)
+		s += ": " + text.Clip(r.Error, 160)
 	}
 	return s
 }
@@ -466,21 +468,21 @@ func summary(r evalRow) string {
 func (e *evaluator) one(ctx context.Context, q evalQuestion) (row evalRow, ok bool) {
 	row = evalRow{ID: q.ID, Tags: q.Tags, Cited: []int{}}
 	e.mu.Lock()
-	e.progress("%s: %s", q.ID, clip(q.Question, 100))
+	e.progress("%s: %s", q.ID, text.Clip(q.Question, 100))
 	e.mu.Unlock()
 	start := time.Now()
-	res, err := e.core.eng.Ask(ctx, engine.Request{Content: q.Question})
+	res, err := e.core.Engine().Ask(ctx, engine.Request{Content: q.Question})
 	if err != nil {
 		if ctx.Err() != nil {
 			return row, false
 		}
-		row.Status, row.Error, row.Seconds = evalError, oneLine(err), time.Since(start).Seconds()
+		row.Status, row.Error, row.Seconds = evalError, text.OneLine(err), time.Since(start).Seconds()
 		return row, true
 	}
 	row.ConversationID, row.MessageID = res.ConversationID, res.MessageID
 	row.Status = string(res.Status)
 	if res.Status != events.Complete {
-		row.Error = oneLine(res.Err)
+		row.Error = text.OneLine(res.Err)
 	}
 	row.Seconds = res.Duration.Seconds()
 	if res.Duration <= 0 {
@@ -493,7 +495,7 @@ func (e *evaluator) one(ctx context.Context, q evalQuestion) (row evalRow, ok bo
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), measureTimeout)
 	defer cancel()
 	if err := measure(mctx, e.core.Store(), &row); err != nil {
-		row.Error = strings.TrimPrefix(row.Error+"; ", "; ") + "measure: " + oneLine(err)
+		row.Error = strings.TrimPrefix(row.Error+"; ", "; ") + "measure: " + text.OneLine(err)
 	}
 	if e.grader != nil && q.Reference != "" && row.Status == evalComplete && ctx.Err() == nil {
 		g := grade(ctx, e.grader, q, row.Answer, row.report)
@@ -629,7 +631,7 @@ func grade(ctx context.Context, j *judgeModel, q evalQuestion, answer, report st
 		{Role: llm.RoleUser, Content: b.String()},
 	}, Sampling: j.sampling}, nil)
 	if err != nil {
-		return evalGrade{Error: "judge call failed: " + oneLine(err)}
+		return evalGrade{Error: "judge call failed: " + text.OneLine(err)}
 	}
 	return parseGrade(resp.Content)
 }
@@ -808,7 +810,7 @@ func markdownTable(rep *evalReport) string {
 	var notes []string
 	for _, r := range rep.Results {
 		if r.Error != "" {
-			notes = append(notes, fmt.Sprintf("- %s: %s: %s", mdCell(r.ID), r.Status, mdCell(clip(r.Error, 300))))
+			notes = append(notes, fmt.Sprintf("- %s: %s: %s", mdCell(r.ID), r.Status, mdCell(text.Clip(r.Error, 300))))
 		}
 	}
 	if rep.Interrupted {
@@ -827,9 +829,9 @@ func judgeCells(g *evalGrade) []string {
 	case g == nil:
 		return []string{"—", ""}
 	case g.Score == nil && strings.HasPrefix(g.Error, "malformed grade"):
-		return []string{"malformed", clip(g.Error+": "+g.Raw, 160)}
+		return []string{"malformed", text.Clip(g.Error+": "+g.Raw, 160)}
 	case g.Score == nil:
-		return []string{"failed", clip(g.Error, 160)}
+		return []string{"failed", text.Clip(g.Error, 160)}
 	}
 	return []string{strconv.FormatFloat(*g.Score, 'f', -1, 64) + "/10", g.Reason}
 }

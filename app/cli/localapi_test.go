@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app"
 	"artifactflow/app/localapi"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
@@ -307,12 +308,12 @@ func TestWindowStartsLocalAPI(t *testing.T) {
 	ln.Close()
 
 	opened := false
-	window := func(core *Core) error {
+	window := func(core *app.Core) error {
 		opened = true
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		got := make(chan events.Event, 8)
-		defer core.AddSink(SinkFunc(func(ev events.Event) {
+		defer core.AddSink(app.SinkFunc(func(ev events.Event) {
 			if ev.Type == events.ArtifactChanged {
 				got <- ev
 			}

@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/store"
 )
@@ -24,11 +26,11 @@ func TestBrowserE2EDeclared(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	core, srv, hs := newBrowserServer(t, echoWorld(t), dist)
+	core, srv, hs := newBrowserServer(t, apptest.EchoWorld(t), dist)
 	const (
 		title     = "Data platform lineage"
 		linkURL   = "https://platform.example.invalid/resources/user-profile"
@@ -47,13 +49,13 @@ func TestBrowserE2EDeclared(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	api, err := startLocalAPI(ctx, core, "")
+	api, err := core.StartLocalAPI(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stopLocalAPI(core, api)
+	defer core.StopLocalAPI(api)
 	cmd := exec.CommandContext(ctx, "node", "e2e/declared.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
+	cmd.Dir = "../../frontend"
 	cmd.Env = append(os.Environ(), "AF_CONV_TITLE="+title, "AF_LINK_URL="+linkURL, "AF_LINK_TITLE="+linkTitle,
 		"AF_MISSING_PATH="+missing, "AF_MARKUP_TITLE="+markup, "AF_DOC_TITLE="+docTitle,
 		"AF_API_JSON="+filepath.Join(core.DataDir(), "api.json"), "AF_CONV_ID="+conv)
@@ -70,7 +72,7 @@ func TestBrowserE2EDeclared(t *testing.T) {
 // seedDeclaredConversation creates a conversation titled title with a document
 // (lineage_notes, titled docTitle, two versions) and the declared artifacts ins, and
 // returns its id.
-func seedDeclaredConversation(t *testing.T, core *Core, title, docTitle string, ins []declared.Input) string {
+func seedDeclaredConversation(t *testing.T, core *app.Core, title, docTitle string, ins []declared.Input) string {
 	t.Helper()
 	ctx := context.Background()
 	conv := "c-declared-e2e"

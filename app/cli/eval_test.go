@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/sources"
@@ -24,7 +25,7 @@ import (
 )
 
 // shippedQuestions is the question set shipped in eval/ (the test runs in app/).
-const shippedQuestions = "../eval/questions.jsonl"
+const shippedQuestions = "../../eval/questions.jsonl"
 
 // evalReport is what the report of a scripted run should say of one question.
 const (
@@ -38,7 +39,7 @@ const (
 // [1] and [2]. Judge requests are answered by judge (nil: an HTTP 500). onLead, when set,
 // sees every lead request first and may replace the reply.
 type evalScript struct {
-	w         *world
+	w         *apptest.World
 	failFetch string
 	judge     func(req openai.ChatCompletionRequest) llmtest.Reply
 	onLead    func(req openai.ChatCompletionRequest) *llmtest.Reply
@@ -50,20 +51,20 @@ var instructionURL = regexp.MustCompile(`Read (\S+) and`)
 func (s *evalScript) handler() llmtest.Handler {
 	return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
 		w := s.w
-		results := toolResults(req)
-		switch agentOf(req) {
+		results := apptest.ToolResults(req)
+		switch apptest.AgentOf(req) {
 		case "search_agent":
 			if len(results) == 0 {
-				return w.toolCall("web_search", map[string]any{"query": "facts", "count": 2})
+				return w.ToolCall("web_search", map[string]any{"query": "facts", "count": 2})
 			}
 			return llmtest.Reply{Content: "Found: " + results[0]}
 		case "crawl_agent":
 			if len(results) == 0 {
-				m := instructionURL.FindStringSubmatch(lastUser(req))
+				m := instructionURL.FindStringSubmatch(apptest.LastUser(req))
 				if m == nil {
 					return llmtest.Reply{Content: "no URL in the instruction"}
 				}
-				return w.toolCall("web_fetch", map[string]any{"url": m[1]})
+				return w.ToolCall("web_fetch", map[string]any{"url": m[1]})
 			}
 			return llmtest.Reply{Content: "Read it."}
 		case "lead_agent":
@@ -75,15 +76,15 @@ func (s *evalScript) handler() llmtest.Handler {
 			question := firstUser(req)
 			switch len(results) {
 			case 0:
-				return w.toolCall("call_subagent", map[string]any{"agent_name": "search_agent", "instruction": "Find sources for: " + question})
+				return w.ToolCall("call_subagent", map[string]any{"agent_name": "search_agent", "instruction": "Find sources for: " + question})
 			case 1:
-				target := w.pageURL
+				target := w.PageURL
 				if s.failFetch != "" && strings.Contains(question, s.failFetch) {
 					target = evalDeadHost
 				}
-				return w.toolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "Read " + target + " and extract the facts."})
+				return w.ToolCall("call_subagent", map[string]any{"agent_name": "crawl_agent", "instruction": "Read " + target + " and extract the facts."})
 			case 2:
-				return w.toolCall("create_artifact", map[string]any{"id": "report", "content_type": "markdown", "title": "Report", "content": evalReportText})
+				return w.ToolCall("create_artifact", map[string]any{"id": "report", "content_type": "markdown", "title": "Report", "content": evalReportText})
 			default:
 				return llmtest.Reply{Content: "The answer, from the page [1] and the search [2]."}
 			}
@@ -108,18 +109,18 @@ func firstUser(req openai.ChatCompletionRequest) string {
 }
 
 // newEvalWorld is a world whose model follows s.
-func newEvalWorld(t *testing.T, s *evalScript) *world {
+func newEvalWorld(t *testing.T, s *evalScript) *apptest.World {
 	t.Helper()
-	return newWorld(t, "native", func(w *world) llmtest.Handler {
+	return apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		s.w = w
 		return s.handler()
 	})
 }
 
-// eval runs `artifactflow eval` in-process with the world's flags.
-func (w *world) eval(ctx context.Context, extra ...string) (int, string, string) {
+// runEvalIn runs `artifactflow eval` in-process with the world's flags.
+func runEvalIn(ctx context.Context, w *apptest.World, extra ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	args := append([]string{"eval"}, w.args(append([]string{"--allow-private-network"}, extra...)...)...)
+	args := append([]string{"eval"}, w.Args(append([]string{"--allow-private-network"}, extra...)...)...)
 	code := Main(ctx, Env{Args: args, Stdout: &out, Stderr: &errb})
 	return code, out.String(), errb.String()
 }
@@ -180,7 +181,7 @@ func TestEvalRunsShippedSet(t *testing.T) {
 			s := &evalScript{failFetch: "Westphalia"}
 			w := newEvalWorld(t, s)
 			out := filepath.Join(t.TempDir(), "results")
-			code, stdout, stderr := w.eval(context.Background(), "--out", out, "--concurrency", conc, shippedQuestions)
+			code, stdout, stderr := runEvalIn(context.Background(), w, "--out", out, "--concurrency", conc, shippedQuestions)
 			if code != ExitOK {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
@@ -196,7 +197,7 @@ func TestEvalRunsShippedSet(t *testing.T) {
 			if len(rows) != 12 {
 				t.Fatalf("table has %d rows, want 10 questions + total + mean:\n%s", len(rows), stdout)
 			}
-			db := w.db()
+			db := w.DB()
 			for i, r := range rep.Results {
 				if r.ID != qs[i].ID {
 					t.Fatalf("row %d is %q, want %q (the file's order)", i, r.ID, qs[i].ID)
@@ -290,7 +291,7 @@ func TestEvalJudge(t *testing.T) {
 	var mu sync.Mutex
 	var prompts []string
 	s := &evalScript{judge: func(req openai.ChatCompletionRequest) llmtest.Reply {
-		u := lastUser(req)
+		u := apptest.LastUser(req)
 		mu.Lock()
 		prompts = append(prompts, u)
 		mu.Unlock()
@@ -307,7 +308,7 @@ func TestEvalJudge(t *testing.T) {
 	}}
 	w := newEvalWorld(t, s)
 	out := t.TempDir()
-	code, stdout, stderr := w.eval(context.Background(), "--judge", "--out", out, file)
+	code, stdout, stderr := runEvalIn(context.Background(), w, "--judge", "--out", out, file)
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
@@ -395,7 +396,7 @@ func TestEvalCancelled(t *testing.T) {
 	}}
 	w := newEvalWorld(t, s)
 	out := t.TempDir()
-	code, stdout, stderr := w.eval(ctx, "--out", out, file)
+	code, stdout, stderr := runEvalIn(ctx, w, "--out", out, file)
 	if code != ExitCancelled {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitCancelled, stderr)
 	}
@@ -433,7 +434,7 @@ func TestEvalRunError(t *testing.T) {
 	}}
 	w := newEvalWorld(t, s)
 	out := t.TempDir()
-	code, stdout, stderr := w.eval(context.Background(), "--out", out, file)
+	code, stdout, stderr := runEvalIn(context.Background(), w, "--out", out, file)
 	if code != ExitError {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitError, stderr)
 	}
@@ -478,12 +479,12 @@ func TestEvalBadInput(t *testing.T) {
 			s := &evalScript{}
 			w := newEvalWorld(t, s)
 			out := filepath.Join(t.TempDir(), "out")
-			code, stdout, stderr := w.eval(context.Background(), append([]string{"--out", out}, tc.args...)...)
+			code, stdout, stderr := runEvalIn(context.Background(), w, append([]string{"--out", out}, tc.args...)...)
 			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, tc.want)
 			}
-			if stdout != "" || len(w.model.Requests()) != 0 {
-				t.Errorf("something ran: stdout %q, %d model requests", stdout, len(w.model.Requests()))
+			if stdout != "" || len(w.Model.Requests()) != 0 {
+				t.Errorf("something ran: stdout %q, %d model requests", stdout, len(w.Model.Requests()))
 			}
 			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("output directory created (%v) for a bad input", err)

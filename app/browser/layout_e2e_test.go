@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"artifactflow/app/internal/apptest"
 )
 
 // TestBrowserE2ELayout runs frontend/e2e/layout.mjs in headless Chromium against browser
@@ -20,17 +22,17 @@ func TestBrowserE2ELayout(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/layout.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question, "AF_REPORT_TITLE=Moon distance", "AF_FACT=384,400 km")
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_REPORT_TITLE=Moon distance", "AF_FACT=384,400 km")
 	out, err := cmd.CombinedOutput()
 	t.Logf("layout.mjs output:\n%s", out)
 	if err != nil {

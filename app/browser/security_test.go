@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 )
 
@@ -49,7 +51,7 @@ func call(t *testing.T, method, url string, headers map[string]string, body stri
 // config.json exists, and returns its bytes.
 func saveUserSettings(t *testing.T, hs *httptest.Server, token, dataDir string) []byte {
 	t.Helper()
-	code, body := post(t, hs.URL+"/api/bind/SettingsService/Save", token,
+	code, body := apptest.Post(t, hs.URL+"/api/bind/SettingsService/Save", token,
 		`[{"base_url":"http://127.0.0.1:1/v1","api_key":"sk-user-secret","model":"test-model","tool_call_mode":"native"}]`)
 	if code != http.StatusOK {
 		t.Fatalf("the user's own Save -> %d %s", code, body)
@@ -70,14 +72,14 @@ func saveUserSettings(t *testing.T, hs *httptest.Server, token, dataDir string) 
 // 403 and no side effect; a cookie or a query token no longer authorizes anything; the
 // app's own page and clients that are not browsers still get through with the header.
 func TestBrowserServerRefusesForeignPages(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, "")
 	token := srv.Token()
 	self := hs.URL // http://127.0.0.1:PORT
 	other := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(other.Close)
 	evil := other.URL // a page on another port of the same host
-	before := saveUserSettings(t, hs, token, w.dataDir)
+	before := saveUserSettings(t, hs, token, w.DataDir)
 	attack := `[{"base_url":"` + evil + `/v1","model":"test-model","tool_call_mode":"native"}]`
 	cookie := oldTokenCookie + "=" + token
 
@@ -134,7 +136,7 @@ func TestBrowserServerRefusesForeignPages(t *testing.T) {
 			if v := hdr.Get("Access-Control-Allow-Origin"); v != "" {
 				t.Fatalf("Access-Control-Allow-Origin %q on a refusal", v)
 			}
-			after, err := os.ReadFile(filepath.Join(w.dataDir, config.ConfigFile))
+			after, err := os.ReadFile(filepath.Join(w.DataDir, config.ConfigFile))
 			if err != nil || !bytes.Equal(after, before) {
 				t.Fatalf("config.json changed (err %v):\nbefore %s\nafter  %s", err, before, after)
 			}
@@ -144,7 +146,7 @@ func TestBrowserServerRefusesForeignPages(t *testing.T) {
 	if code != 401 {
 		t.Fatalf("List without any credential -> %d %s", code, body)
 	}
-	if _, body := post(t, self+"/api/bind/ConversationService/List", token, "[]"); body != "[]\n" {
+	if _, body := apptest.Post(t, self+"/api/bind/ConversationService/List", token, "[]"); body != "[]\n" {
 		t.Fatalf("a refused request left conversations behind: %s", body)
 	}
 
@@ -183,7 +185,7 @@ func TestBrowserServerRefusesForeignPages(t *testing.T) {
 // exported them back), while the page's own upload of file contents and the export of an
 // artifact's bytes keep working.
 func TestBrowserServerRefusesPaths(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, "")
 	token := srv.Token()
 	secret := filepath.Join(t.TempDir(), "secret.txt")
@@ -200,18 +202,18 @@ func TestBrowserServerRefusesPaths(t *testing.T) {
 			t.Fatalf("UploadPaths %s leaked the file: %s", paths, body)
 		}
 	}
-	if code, body := post(t, hs.URL+"/api/bind/ConversationService/List", token, "[]"); code != 200 || body != "[]\n" {
+	if code, body := apptest.Post(t, hs.URL+"/api/bind/ConversationService/List", token, "[]"); code != 200 || body != "[]\n" {
 		t.Fatalf("after refused UploadPaths, conversations = %d %s", code, body)
 	}
 
 	// The browser's own way: the page reads the file and sends its contents.
 	data := base64.StdEncoding.EncodeToString([]byte("# Field notes\n\nMeasured at noon.\n"))
-	code, body := post(t, hs.URL+"/api/bind/ArtifactService/Upload", token, `["", [{"name":"notes.md","data":"`+data+`"}]]`)
-	var ups []UploadResult
+	code, body := apptest.Post(t, hs.URL+"/api/bind/ArtifactService/Upload", token, `["", [{"name":"notes.md","data":"`+data+`"}]]`)
+	var ups []app.UploadResult
 	if err := json.Unmarshal([]byte(body), &ups); code != 200 || err != nil || len(ups) != 1 || ups[0].Error != "" || ups[0].ConversationID == "" {
 		t.Fatalf("Upload -> %d %s (%v)", code, body, err)
 	}
-	code, body = post(t, hs.URL+"/api/bind/ArtifactService/Export", token,
+	code, body = apptest.Post(t, hs.URL+"/api/bind/ArtifactService/Export", token,
 		fmt.Sprintf(`[%q, %q, 0, "markdown"]`, ups[0].ConversationID, ups[0].ArtifactID))
 	var ex struct {
 		Filename  string `json:"filename"`
@@ -237,14 +239,15 @@ var browserReviewed = []string{
 	"ConversationService/WorkspaceStatus", "ConversationService/Reindex", "ConversationService/ResetWorkspace", "ConversationService/WorkspaceFailures",
 	"SettingsService/Get", "SettingsService/ModelContext", "SettingsService/Save",
 	"SettingsService/ListModels", "SettingsService/Presets", "SettingsService/TestConnection", "SettingsService/TestSearch",
+	"SettingsService/SetLanguage",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision
 // about browser mode, where any page the user opens could try it: a method that reads or
-// writes a path the caller names belongs in desktopOnly (app/browser.go), any other in
+// writes a path the caller names belongs in desktopOnly (app/browser/browser.go), any other in
 // browserReviewed above.
 func TestBrowserModeReviewsEveryMethod(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, _ := newBrowserServer(t, w, "")
 	reviewed := map[string]bool{}
 	for _, m := range browserReviewed {
@@ -253,8 +256,8 @@ func TestBrowserModeReviewsEveryMethod(t *testing.T) {
 	for name := range srv.methods {
 		_, refused := desktopOnly[name]
 		if reviewed[name] == refused {
-			t.Errorf("bound method %s: put it in exactly one of desktopOnly (app/browser.go: it takes a filesystem path) "+
-				"and browserReviewed (app/browser_security_test.go: safe for the browser page to call)", name)
+			t.Errorf("bound method %s: put it in exactly one of desktopOnly (app/browser/browser.go: it takes a filesystem path) "+
+				"and browserReviewed (app/browser/security_test.go: safe for the browser page to call)", name)
 		}
 	}
 	for name := range desktopOnly {
@@ -268,7 +271,7 @@ func TestBrowserModeReviewsEveryMethod(t *testing.T) {
 // (pages, assets, the shim, API answers and refusals), that the page loads without the
 // token and never carries it, and that no cookie is set.
 func TestBrowserServerSecurityHeaders(t *testing.T) {
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	dist := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dist, "assets"), 0o755); err != nil {
 		t.Fatal(err)
@@ -342,13 +345,13 @@ func TestBrowserE2EForeignPage(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := newWorld(t, "native", nil)
+	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
-	before := saveUserSettings(t, hs, srv.Token(), w.dataDir)
+	before := saveUserSettings(t, hs, srv.Token(), w.DataDir)
 
 	// What the app server answered to requests that came from the attacker's page.
 	type seen struct {
@@ -381,7 +384,7 @@ func TestBrowserE2EForeignPage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/security.mjs", hs.URL+"/?token="+srv.Token(), attacker.URL+"/")
-	cmd.Dir = "../frontend"
+	cmd.Dir = "../../frontend"
 	out, err := cmd.CombinedOutput()
 	t.Logf("security.mjs output:\n%s", out)
 	if err != nil {
@@ -408,7 +411,7 @@ func TestBrowserE2EForeignPage(t *testing.T) {
 			t.Errorf("the app server never saw the foreign page's request to %s: the test did not replay the attack", path)
 		}
 	}
-	after, err := os.ReadFile(filepath.Join(w.dataDir, config.ConfigFile))
+	after, err := os.ReadFile(filepath.Join(w.DataDir, config.ConfigFile))
 	if err != nil || !bytes.Equal(after, before) {
 		t.Fatalf("config.json changed (err %v):\nbefore %s\nafter  %s", err, before, after)
 	}

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/llm/llmtest"
 )
 
@@ -127,19 +128,19 @@ const (
 // escapeWorld scripts a run whose model output carries terminal escapes: the lead sends
 // search_agent out with an escaped instruction (printed on stderr), creates an artifact
 // whose parameters carry escapes (printed on stderr), and answers with escapes (stdout).
-func escapeWorld(t *testing.T) *world {
-	return newWorld(t, "native", func(w *world) llmtest.Handler {
+func escapeWorld(t *testing.T) *apptest.World {
+	return apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			results := toolResults(req)
-			switch agentOf(req) {
+			results := apptest.ToolResults(req)
+			switch apptest.AgentOf(req) {
 			case "search_agent":
 				return llmtest.Reply{Content: "Nothing found."}
 			case "lead_agent":
 				switch len(results) {
 				case 0:
-					return w.toolCall("call_subagent", map[string]any{"agent_name": "search_agent", "instruction": escapedOrder})
+					return w.ToolCall("call_subagent", map[string]any{"agent_name": "search_agent", "instruction": escapedOrder})
 				case 1:
-					return w.toolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown",
+					return w.ToolCall("create_artifact", map[string]any{"id": "task_plan", "content_type": "markdown",
 						"title": escapedArtifact, "content": "# Plan"})
 				default:
 					return llmtest.Reply{Content: escapedAnswer}
@@ -156,7 +157,7 @@ func escapeWorld(t *testing.T) *world {
 // alone leaves C1 controls such as the 8-bit CSI raw).
 func TestAskStripsTerminalEscapes(t *testing.T) {
 	w := escapeWorld(t)
-	code, stdout, stderr := w.ask(context.Background(), question)
+	code, stdout, stderr := ask(context.Background(), w, apptest.Question)
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
@@ -177,14 +178,14 @@ func TestAskStripsTerminalEscapes(t *testing.T) {
 		t.Errorf("stderr lost the visible text of the instruction or the artifact title:\n%s", stderr)
 	}
 	var stored string
-	if err := w.db().QueryRow(`SELECT graph_response FROM messages`).Scan(&stored); err != nil {
+	if err := w.DB().QueryRow(`SELECT graph_response FROM messages`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if stored != escapedAnswer {
 		t.Errorf("stored answer = %q; the terminal filter must not touch what is stored", stored)
 	}
 
-	code, stdout, stderr = w.ask(context.Background(), "--json", question)
+	code, stdout, stderr = ask(context.Background(), w, "--json", apptest.Question)
 	if code != ExitOK {
 		t.Fatalf("--json: exit %d, stderr:\n%s", code, stderr)
 	}

@@ -1,4 +1,4 @@
-package app
+package browser
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/llm/llmtest"
 )
 
@@ -32,17 +33,17 @@ func TestBrowserE2EEveryday(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := newWorld(t, "native", func(w *world) llmtest.Handler {
+	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			if agentOf(req) != "lead_agent" {
+			if apptest.AgentOf(req) != "lead_agent" {
 				return llmtest.Reply{Content: "nothing to do"}
 			}
-			if len(toolResults(req)) == 0 {
-				return w.toolCall("create_artifact", map[string]any{"id": "lunar_report", "content_type": "markdown",
+			if len(apptest.ToolResults(req)) == 0 {
+				return w.ToolCall("create_artifact", map[string]any{"id": "lunar_report", "content_type": "markdown",
 					"title": "Lunar survey", "content": everydayReport})
 			}
 			return llmtest.Reply{Content: everydayAnswer}
@@ -52,7 +53,7 @@ func TestBrowserE2EEveryday(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/everyday.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
+	cmd.Dir = "../../frontend"
 	cmd.Env = append(os.Environ(), "AF_REPORT="+everydayReport, "AF_ANSWER="+everydayAnswer)
 	out, err := cmd.CombinedOutput()
 	t.Logf("everyday.mjs output:\n%s", out)

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bufio"
@@ -12,14 +12,15 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
 )
 
 // lastEvent returns the type and data of the conversation's last stored event.
-func lastEvent(t *testing.T, w *world) (string, events.DataTerminal) {
+func lastEvent(t *testing.T, w *apptest.World) (string, events.DataTerminal) {
 	t.Helper()
-	evs := loadEvents(t, w.db())
+	evs := loadEvents(t, w.DB())
 	if len(evs) == 0 {
 		t.Fatal("no events stored")
 	}
@@ -33,8 +34,8 @@ func lastEvent(t *testing.T, w *world) (string, events.DataTerminal) {
 
 func TestAskModelFailures(t *testing.T) {
 	t.Run("500 once then success", func(t *testing.T) {
-		w := newWorld(t, "native", func(w *world) llmtest.Handler {
-			research := w.research()
+		w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+			research := w.Research()
 			return func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
 				if call == 0 {
 					return llmtest.Reply{Status: http.StatusInternalServerError, ErrorMessage: "transient"}
@@ -42,19 +43,19 @@ func TestAskModelFailures(t *testing.T) {
 				return research(req, call)
 			}
 		})
-		code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", question)
-		if code != ExitOK || strings.TrimSpace(stdout) != finalReply {
+		code, stdout, stderr := ask(context.Background(), w, "--allow-private-network", apptest.Question)
+		if code != ExitOK || strings.TrimSpace(stdout) != apptest.FinalReply {
 			t.Fatalf("exit %d stdout %q stderr %s", code, stdout, stderr)
 		}
 		// 8 lead calls + 2 search + 2 crawl = 12 answered calls, plus the failed one.
-		if w.model.Calls() != 13 {
-			t.Fatalf("model calls = %d, want 13 (one retried)", w.model.Calls())
+		if w.Model.Calls() != 13 {
+			t.Fatalf("model calls = %d, want 13 (one retried)", w.Model.Calls())
 		}
 	})
 
 	t.Run("always 500 flushes what the artifacts held and exits non-zero", func(t *testing.T) {
-		w := newWorld(t, "native", func(w *world) llmtest.Handler {
-			research := w.research()
+		w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+			research := w.Research()
 			return func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
 				if call == 0 {
 					return research(req, call) // creates task_plan
@@ -62,26 +63,26 @@ func TestAskModelFailures(t *testing.T) {
 				return llmtest.Reply{Status: http.StatusInternalServerError, ErrorMessage: "upstream down"}
 			}
 		})
-		code, _, stderr := w.ask(context.Background(), "--allow-private-network", question)
+		code, _, stderr := ask(context.Background(), w, "--allow-private-network", apptest.Question)
 		if code != ExitError {
 			t.Fatalf("exit %d, want %d", code, ExitError)
 		}
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
 		line := lines[len(lines)-1]
-		if !strings.HasPrefix(line, "artifactflow: ") || !strings.Contains(line, w.model.URL()) || !strings.Contains(line, "500") {
+		if !strings.HasPrefix(line, "artifactflow: ") || !strings.Contains(line, w.Model.URL()) || !strings.Contains(line, "500") {
 			t.Fatalf("stderr must end with one line naming the endpoint and status, got %q", stderr)
 		}
 		if strings.Contains(stderr, "sk-test-secret") {
 			t.Fatal("the API key leaked into the error")
 		}
-		if w.model.Calls() != 4 {
-			t.Fatalf("model calls = %d, want 1 + 3 tries", w.model.Calls())
+		if w.Model.Calls() != 4 {
+			t.Fatalf("model calls = %d, want 1 + 3 tries", w.Model.Calls())
 		}
 		typ, d := lastEvent(t, w)
 		if typ != "error" || !strings.Contains(d.Error, "500") {
 			t.Fatalf("last event %s %+v, want error naming the status", typ, d)
 		}
-		db := w.db()
+		db := w.DB()
 		if n := count(t, db, `SELECT count(*) FROM artifact_versions WHERE artifact_id='task_plan'`); n != 1 {
 			t.Fatalf("task_plan versions = %d, want 1: artifacts are flushed even when the run fails", n)
 		}
@@ -95,19 +96,19 @@ func TestAskModelFailures(t *testing.T) {
 	})
 
 	t.Run("stream breaks mid-answer", func(t *testing.T) {
-		w := newWorld(t, "native", func(w *world) llmtest.Handler {
-			research := w.research()
+		w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+			research := w.Research()
 			broke := false
 			return func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
 				r := research(req, call)
-				if r.Content == finalReply && !broke {
+				if r.Content == apptest.FinalReply && !broke {
 					broke = true
 					r.BreakAfter = 6 // role, reasoning and part of the answer, then the connection drops
 				}
 				return r
 			}
 		})
-		code, stdout, stderr := w.ask(context.Background(), "--allow-private-network", "--json", question)
+		code, stdout, stderr := ask(context.Background(), w, "--allow-private-network", "--json", apptest.Question)
 		if code != ExitOK {
 			t.Fatalf("exit %d stderr %s", code, stderr)
 		}
@@ -132,7 +133,7 @@ func TestAskModelFailures(t *testing.T) {
 			if ev.Type == events.Complete {
 				var d events.DataTerminal
 				_ = json.Unmarshal(ev.Data, &d)
-				if d.Response != finalReply {
+				if d.Response != apptest.FinalReply {
 					t.Fatalf("complete response %q", d.Response)
 				}
 			}
@@ -140,7 +141,7 @@ func TestAskModelFailures(t *testing.T) {
 		if resets != 1 {
 			t.Fatalf("reset chunks = %d, want 1 so the UI drops the broken partial text", resets)
 		}
-		if !strings.HasSuffix(streamed.String(), finalReply) || strings.Count(streamed.String(), finalReply) != 1 {
+		if !strings.HasSuffix(streamed.String(), apptest.FinalReply) || strings.Count(streamed.String(), apptest.FinalReply) != 1 {
 			t.Fatalf("streamed text after reset = %q", streamed.String())
 		}
 	})
@@ -163,19 +164,19 @@ func TestAskBadToolCalls(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWorld(t, tc.mode, func(w *world) llmtest.Handler {
+			w := apptest.NewWorld(t, tc.mode, func(w *apptest.World) llmtest.Handler {
 				return func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
-					if len(toolResults(req)) == 0 {
+					if len(apptest.ToolResults(req)) == 0 {
 						return tc.bad
 					}
 					return llmtest.Reply{Content: "Recovered."}
 				}
 			})
-			code, stdout, stderr := w.ask(context.Background(), question)
+			code, stdout, stderr := ask(context.Background(), w, apptest.Question)
 			if code != ExitOK || strings.TrimSpace(stdout) != "Recovered." {
 				t.Fatalf("exit %d stdout %q stderr %s", code, stdout, stderr)
 			}
-			evs := loadEvents(t, w.db())
+			evs := loadEvents(t, w.DB())
 			i := indexOf(evs, 0, "tool_complete", "lead_agent", `"success":false`)
 			var d events.DataToolComplete
 			if i >= 0 {
@@ -185,8 +186,8 @@ func TestAskBadToolCalls(t *testing.T) {
 				t.Fatalf("no failed tool_complete containing %q; events: %+v", tc.wantErr, evs)
 			}
 			// The model saw the error as its tool result.
-			reqs := w.model.Requests()
-			res := toolResults(reqs[len(reqs)-1])
+			reqs := w.Model.Requests()
+			res := apptest.ToolResults(reqs[len(reqs)-1])
 			if len(res) != 1 || !strings.Contains(res[0], tc.wantErr) {
 				t.Fatalf("the model's next request carried %q, want the error", res)
 			}
@@ -197,15 +198,15 @@ func TestAskBadToolCalls(t *testing.T) {
 // TestAskBlocksPrivateFetch: without --allow-private-network, web_fetch of a loopback
 // page is refused before any connection, and the run still completes.
 func TestAskBlocksPrivateFetch(t *testing.T) {
-	w := newWorld(t, "native", nil)
-	code, _, stderr := w.ask(context.Background(), question)
+	w := apptest.NewWorld(t, "native", nil)
+	code, _, stderr := ask(context.Background(), w, apptest.Question)
 	if code != ExitOK {
 		t.Fatalf("exit %d stderr %s", code, stderr)
 	}
-	if hits := w.pageHits.Load(); hits != 0 {
+	if hits := w.PageHits.Load(); hits != 0 {
 		t.Fatalf("the blocked page received %d requests, want none", hits)
 	}
-	evs := loadEvents(t, w.db())
+	evs := loadEvents(t, w.DB())
 	i := indexOf(evs, 0, "tool_complete", "crawl_agent", `"tool":"web_fetch"`)
 	if i < 0 {
 		t.Fatalf("no tool_complete of crawl_agent's web_fetch among %d events: %s", len(evs), eventSummary(evs))
@@ -229,11 +230,11 @@ func eventSummary(evs []eventRow) string {
 func TestAskCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := newWorld(t, "native", func(w *world) llmtest.Handler {
-		research := w.research()
+	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+		research := w.Research()
 		return func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
 			r := research(req, call)
-			if agentOf(req) == "search_agent" {
+			if apptest.AgentOf(req) == "search_agent" {
 				cancel() // the user presses Ctrl-C while the search agent is answering
 				r.Delay = 50 * time.Millisecond
 			}
@@ -241,7 +242,7 @@ func TestAskCancelled(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	code, _, stderr := w.ask(ctx, "--allow-private-network", question)
+	code, _, stderr := ask(ctx, w, "--allow-private-network", apptest.Question)
 	if code != ExitCancelled {
 		t.Fatalf("exit %d, want %d; stderr %s", code, ExitCancelled, stderr)
 	}
@@ -252,7 +253,7 @@ func TestAskCancelled(t *testing.T) {
 	if typ != "cancelled" {
 		t.Fatalf("last event %s, want cancelled", typ)
 	}
-	db := w.db()
+	db := w.DB()
 	if n := count(t, db, `SELECT count(*) FROM artifacts WHERE id='task_plan'`); n != 1 {
 		t.Fatal("task_plan was not flushed on cancel")
 	}

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"artifactflow/app"
+	"artifactflow/app/browser"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 )
 
@@ -23,26 +26,26 @@ func TestBrowserE2ESettingsFlags(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
 	}
-	dist, _ := filepath.Abs("../frontend/dist")
+	dist, _ := filepath.Abs("../../frontend/dist")
 	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
 		t.Fatalf("frontend not built (%v): run make frontend", err)
 	}
-	w := echoWorld(t)
-	if err := config.Save(w.dataDir, config.Settings{Model: "saved-model", ToolCallMode: "native"}); err != nil {
+	w := apptest.EchoWorld(t)
+	if err := config.Save(w.DataDir, config.Settings{Model: "saved-model", ToolCallMode: "native"}); err != nil {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
 	g, _, ok := parse(Env{Stdout: &stderr, Stderr: &stderr}, "serve",
-		[]string{"--data-dir", w.dataDir, "--model", "x", "--base-url", w.model.URL()}, nil)
+		[]string{"--data-dir", w.DataDir, "--model", "x", "--base-url", w.Model.URL()}, nil)
 	if !ok {
 		t.Fatalf("parse serve flags: %s", stderr.String())
 	}
-	core, err := NewCore(context.Background(), Options{DataDir: w.dataDir, Overrides: g.s})
+	core, err := app.NewCore(context.Background(), app.Options{DataDir: w.DataDir, Overrides: g.s})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.Close(context.Background()) })
-	srv, err := NewBrowserServer(core, os.DirFS(dist))
+	srv, err := browser.NewServer(core, os.DirFS(dist))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,13 +55,13 @@ func TestBrowserE2ESettingsFlags(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "e2e/settings-flags.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../frontend"
+	cmd.Dir = "../../frontend"
 	out, err := cmd.CombinedOutput()
 	t.Logf("settings-flags.mjs output:\n%s", out)
 	if err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
-	got, err := config.Load(w.dataDir)
+	got, err := config.Load(w.DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"artifactflow/app/browser"
+	"artifactflow/app/internal/text"
+	"artifactflow/app/localapi"
+)
+
+func runServe(ctx context.Context, env Env, args []string) int {
+	var addr, apiAddr string
+	g, _, ok := parse(env, "serve", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on")
+		apiAddrFlag(&apiAddr)(fs)
+	})
+	if !ok {
+		return ExitUsage
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || !browser.LoopbackHost(host) {
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: --addr %q must be a loopback address such as 127.0.0.1:8765\n", addr)
+		return ExitUsage
+	}
+	if err := localapi.CheckAddr(apiAddr); err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: --api-addr: %v\n", err)
+		return ExitUsage
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	core, ok := openCore(ctx, env, g)
+	if !ok {
+		return ExitError
+	}
+	defer closeCore(core)
+	srv, err := browser.NewServer(core, env.Assets)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", err)
+		return ExitError
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", text.OneLine(err))
+		return ExitError
+	}
+	api, err := core.StartLocalAPI(ctx, apiAddr)
+	if err != nil {
+		_ = ln.Close()
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", text.OneLine(err))
+		return ExitError
+	}
+	defer core.StopLocalAPI(api)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(env.Stdout, "ArtifactFlow browser mode: http://%s/?token=%s\n", ln.Addr(), srv.Token())
+	fmt.Fprintf(env.Stdout, "ArtifactFlow local API: %s (token in %s)\n", api.URL(), filepath.Join(core.DataDir(), localapi.DiscoveryFile))
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		fmt.Fprintf(env.Stderr, "artifactflow: serve: %v\n", text.OneLine(err))
+		return ExitError
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shutdownCtx)
+	<-errc
+	return ExitOK
+}
