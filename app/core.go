@@ -1,7 +1,10 @@
-// Package app is the layer the window, the browser mode and the command line share: small
-// services, one per concern, that validate input, call the backend and return plain
-// structs (DESIGN.md, "Layout"). It imports no Wails package, so it tests with plain
-// `go test`; events leave through the EventSink interface.
+// Package app is the layer the window, the browser mode and the command line share: the
+// four services bound to the page (ChatService in chat.go, ConversationService in
+// conversations.go, ArtifactService in artifacts.go, SettingsService in settings.go), which
+// validate input, call the backend and return plain structs (DESIGN.md, "Layout"), and the
+// Core they share. The command line (app/cli) and browser mode (app/browser) import it; it
+// imports no Wails package, so it tests with plain `go test`; events leave through the
+// EventSink interface.
 package app
 
 import (

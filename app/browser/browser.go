@@ -1,3 +1,10 @@
+// Package browser is ArtifactFlow's browser mode (`artifactflow serve`): Server serves the
+// built frontend and calls package app's bound services for it over HTTP on a loopback
+// address, as the window's Wails bindings do, with run events as a server-sent event
+// stream. A per-process token, loopback Host and same-origin checks, a strict Content
+// Security Policy and the refusal of desktop-only methods keep other pages and processes
+// out (docs/ARCHITECTURE.md, "Security"). The shim (shim/shim.js) gives the page the
+// `window.go.app` bindings and runtime events it expects from Wails.
 package browser
 
 import (

@@ -1,3 +1,9 @@
+// Package cli is ArtifactFlow's command line (DESIGN.md, "Command line"): Main parses the
+// command and its flags and runs the window (through the WindowFunc or LaunchFunc that
+// package main supplies), ask, serve (browser mode, package app/browser, with the local
+// API), artifacts (declared artifacts through the running app's local API or the
+// database) and eval (eval.go). It drives package app's Core and services; package app
+// never imports it.
 package cli
 
 import (
