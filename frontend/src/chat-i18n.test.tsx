@@ -1,0 +1,103 @@
+// @vitest-environment jsdom
+// The chat column in both languages (issue 10, i18n): the composer, an exchange's figures and
+// added messages, and the activity notes the run reducer writes show English by default and
+// Simplified Chinese once the UI's language is zh-CN, with counts in the right plural form.
+import { act, createRef } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AddedMessage, Figures } from './components/AnswerParts';
+import { Composer } from './components/Composer';
+import { applyEvents, emptyRunsState, type RunEvent, type RunState } from './events';
+import { i18n } from './i18n';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let seq = 0;
+const ev = (type: RunEvent['type'], data: Record<string, unknown>): RunEvent => ({
+  type,
+  conversation_id: 'c',
+  message_id: 'm',
+  seq: ++seq,
+  agent_name: 'lead_agent',
+  created_at: '2026-11-26T12:00:00Z',
+  data,
+});
+
+/** A finished run with one compaction, one permission denied and figures of 1 step. */
+function finishedRun(): RunState {
+  seq = 0;
+  const state = applyEvents(emptyRunsState(), [
+    ev('metadata', { content: 'Q', model: 'm1', tool_call_mode: 'native' }),
+    ev('agent_start', { round: 0 }),
+    ev('compaction_start', { tokens_before: 41_000, threshold: 40_000, window: 64_000, messages: 9 }),
+    ev('compaction_summary', { success: true, summary: 's', tokens_before: 41_000, tokens_after: 3_000, duration_ms: 5 }),
+    ev('permission_request', { request_id: 'r', call_id: 'x', tool: 'web_fetch', params: { url: 'https://example.org/page' }, timeout_ms: 1000 }),
+    ev('permission_result', { request_id: 'r', tool: 'web_fetch', decision: 'deny' }),
+    ev('complete', { response: 'A', steps: 1, usage: { prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500 }, duration_ms: 2000 }),
+  ]);
+  const run = state.conversations.c?.runs.m;
+  if (!run) throw new Error('no run');
+  return run;
+}
+
+describe('chat in English and Chinese', () => {
+  let host: HTMLDivElement;
+  let root: Root;
+  beforeEach(() => {
+    host = document.createElement('div');
+    document.body.append(host);
+    root = createRoot(host);
+  });
+  afterEach(async () => {
+    act(() => root.unmount());
+    host.remove();
+    await i18n.changeLanguage('en');
+  });
+
+  const render = (running: boolean, run: RunState) =>
+    act(() =>
+      root.render(
+        <>
+          <Composer value="" onChange={() => undefined} onSend={() => undefined} onStop={() => undefined} running={running} sending={false} textareaRef={createRef()} />
+          <Figures run={run} />
+          <AddedMessage q={{ id: 'q', content: 'more', status: 'dropped', seq: 1 }} onReuse={() => undefined} />
+        </>,
+      ),
+    );
+  const box = () => host.querySelector('textarea');
+
+  it('shows English by default', () => {
+    const run = finishedRun();
+    render(false, run);
+    expect(box()?.placeholder).toBe('Ask a research question…');
+    expect(box()?.getAttribute('aria-label')).toBe('Research question');
+    expect(host.querySelector('.figures')?.textContent).toContain('1 step');
+    expect(host.querySelector('.figures')?.textContent).toContain('1 compaction');
+    expect(host.textContent).toContain('Not delivered — the research ended first.');
+    expect(run.steps.map((s) => (s.kind === 'note' ? s.text : ''))).toContain('Context compacted: 41k → 3k tokens');
+    expect(run.steps.map((s) => (s.kind === 'note' ? s.text : ''))).toContain('web_fetch example.org/page: denied');
+  });
+
+  it('shows Simplified Chinese once the language is zh-CN', async () => {
+    await i18n.changeLanguage('zh-CN');
+    const run = finishedRun();
+    render(true, run);
+    expect(box()?.placeholder).toBe('给主智能体追加一条消息…');
+    expect(box()?.getAttribute('aria-label')).toBe('研究问题');
+    expect(host.querySelector('.btn-stop')?.textContent).toBe('停止');
+    expect(host.querySelector('.composer-hint')?.textContent).toContain('追加到研究');
+    expect(host.querySelector('.figures')?.textContent).toContain('1 步');
+    expect(host.querySelector('.figures')?.textContent).toContain('1 次压缩');
+    expect(host.textContent).toContain('未送达 — 研究已先行结束。');
+    expect(host.textContent).toContain('放回输入框');
+    const notes = run.steps.flatMap((s) => (s.kind === 'note' ? [s.text] : []));
+    expect(notes.some((t) => t.startsWith('上下文已压缩：'))).toBe(true);
+    expect(notes).toContain('web_fetch example.org/page：已拒绝');
+  });
+
+  it('uses the plural form for counts above one', () => {
+    const run = finishedRun();
+    render(false, { ...run, figures: run.figures && { ...run.figures, steps: 3 } });
+    expect(host.querySelector('.figures')?.textContent).toContain('3 steps');
+  });
+});

@@ -1,0 +1,65 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { deleteConversation, listConversations, renameConversation, toApiError, type Conversation } from '../api';
+import { isRunning, runsOf, type RunsState } from '../events';
+
+/**
+ * The sidebar's conversation list: loaded on start, reloaded when any conversation starts or
+ * ends a run, after a reconnect (reloadTick) and on refresh(); with the ids of conversations
+ * running (the store's word, corrected by the events seen since).
+ */
+export function useConversationList(runs: RunsState, reloadTick: number) {
+  const [conversations, setConversations] = useState<Conversation[]>([]);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState('');
+  const [listTick, setListTick] = useState(0);
+
+  // A key that changes when any conversation starts or ends a run: the list is reloaded then.
+  const runKey = useMemo(
+    () =>
+      Object.entries(runs.conversations)
+        .map(([id, c]) => `${id}:${runsOf(c).map((r) => r.status).join(',')}`)
+        .join('|'),
+    [runs.conversations],
+  );
+
+  useEffect(() => {
+    let stale = false;
+    listConversations().then(
+      (list) => {
+        if (stale) return;
+        setConversations(list);
+        setLoading(false);
+        setError('');
+      },
+      (e: unknown) => {
+        if (stale) return;
+        setLoading(false);
+        setError(toApiError(e).message);
+      },
+    );
+    return () => {
+      stale = true;
+    };
+  }, [runKey, listTick, reloadTick]);
+
+  const runningIds = useMemo(() => {
+    const ids = new Set(conversations.filter((c) => c.running).map((c) => c.id));
+    for (const [id, c] of Object.entries(runs.conversations)) {
+      if (isRunning(c)) ids.add(id);
+      else if (c.order.length > 0) ids.delete(id);
+    }
+    return ids;
+  }, [conversations, runs.conversations]);
+
+  const refresh = useCallback(() => setListTick((t) => t + 1), []);
+  const rename = async (id: string, title: string) => {
+    await renameConversation(id, title);
+    setConversations((cs) => cs.map((c) => (c.id === id ? { ...c, title } : c)));
+  };
+  const remove = async (id: string) => {
+    await deleteConversation(id);
+    setConversations((cs) => cs.filter((c) => c.id !== id));
+    refresh();
+  };
+  return { conversations, loading, error, runningIds, refresh, rename, remove };
+}
