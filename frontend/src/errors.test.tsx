@@ -4,7 +4,8 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunError } from './components/RunError';
 import { RunBadge } from './components/Sidebar';
-import { describeError, ERROR_CODES, fixesFor, isErrorCode, needsSetup, parseErrorPayload, runErrorTitle } from './errors';
+import { describeError, ERROR_CODES, errorMessage, fixesFor, isErrorCode, needsSetup, parseErrorPayload, runErrorTitle } from './errors';
+import { i18n } from './i18n';
 import { replayRun, type RunEvent } from './events';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -56,7 +57,21 @@ describe('describeError', () => {
   it('words not_found by its code, whatever the backend wrote', () => {
     expect(describeError({ code: 'not_found', message: 'Not found: it may have been deleted.' })).toMatch(/no longer exists/);
     expect(describeError({ code: 'error', message: 'store: not found' })).toBe('store: not found');
-    expect(describeError({ code: 'conflict', message: 'someone saved first' })).toBe('someone saved first');
+    expect(describeError({ code: 'conflict', message: 'someone saved first' })).toBe('It was changed elsewhere in the meantime. (someone saved first)');
+  });
+
+  it('has a message for every code in both languages, and keeps the backend text as the detail', async () => {
+    for (const code of ERROR_CODES) expect(errorMessage(code), code).not.toBe('');
+    expect(errorMessage('store')).toBe('');
+    await i18n.changeLanguage('zh-CN');
+    try {
+      for (const code of ERROR_CODES) expect(errorMessage(code), code).toMatch(/[\u4e00-\u9fff]/);
+      expect(describeError({ code: 'not_found', message: 'store: not found' })).toBe('它已不存在：已被删除，可能是在另一个窗口中。');
+      expect(describeError({ code: 'model_auth', message: '401 Unauthorized' })).toBe('模型拒绝了 API 密钥。（401 Unauthorized）');
+      expect(runErrorTitle('model_unreachable')).toBe('无法连接到模型');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 });
 
@@ -106,6 +121,19 @@ describe('RunError and RunBadge', () => {
     act(() => root.render(<RunError code="" message="401 Unauthorized: API key refused" onOpenSettings={() => {}} onRetry={() => {}} />));
     expect(buttons()).toEqual([]);
     expect(host.querySelector('strong')?.textContent).toBe('The research failed');
+  });
+
+  it('speaks Chinese when the UI does', async () => {
+    await act(() => i18n.changeLanguage('zh-CN'));
+    try {
+      act(() => root.render(<RunError code="model_auth" message="401 Unauthorized" onOpenSettings={() => {}} onRetry={() => {}} />));
+      expect(host.querySelector('strong')?.textContent).toBe('模型拒绝了 API 密钥');
+      expect(host.textContent).toContain('请在设置中检查 API 密钥。');
+      expect(host.textContent).toContain('401 Unauthorized');
+      expect(buttons()).toEqual(['打开设置']);
+    } finally {
+      await act(() => i18n.changeLanguage('en'));
+    }
   });
 
   it.each([

@@ -5,7 +5,11 @@
 // (the shim throws an Error with that JSON). AppError's Error() text, "<code>: <message>",
 // is read too, but only for a code this list knows, so a Go error chain such as
 // "store: not found" never passes for a code. The page switches on these codes only,
-// never on message text.
+// never on message text. What the page says about a code is in the `errors` catalogue
+// (errorMessage, runErrorTitle, runErrorHint), in the UI's language; the backend's own
+// (English) text is shown only as the detail.
+
+import { i18n } from './i18n';
 
 /** Every code app.AppError uses (the Code* constants of app/errors.go). */
 export const ERROR_CODES = [
@@ -122,27 +126,58 @@ export function fixesFor(code: string, fields: Readonly<Record<string, string>> 
   return { openSettings: SETTINGS_CODES.has(code), retry: RETRY_CODES.has(code) };
 }
 
-/** A short title for a failed run with this code ("The research failed" when none fits). */
+// i18n-keys: errors:code.not_found errors:code.conflict errors:code.busy errors:code.invalid_request errors:code.validation
+// i18n-keys: errors:code.invalid_settings errors:code.model_not_configured errors:code.model_unreachable errors:code.model_auth
+// i18n-keys: errors:code.model_rate_limited errors:code.model_unavailable errors:code.model_rejected errors:code.model_answer_too_large
+// i18n-keys: errors:code.search_failed errors:code.file_too_large errors:code.not_a_file errors:code.file_unavailable
+// i18n-keys: errors:code.open_failed errors:code.forbidden errors:code.not_running errors:code.desktop_only errors:code.cancelled
+// i18n-keys: errors:code.timeout errors:code.unavailable errors:code.internal
+
+/**
+ * What an error code means, in the UI's language ("The model could not be reached."): one
+ * sentence for every code of ERROR_CODES; "" for anything else.
+ */
+export function errorMessage(code: string): string {
+  return isErrorCode(code) ? i18n.t(`errors:code.${code}`) : '';
+}
+
+// i18n-keys: errors:title.model_unreachable errors:title.model_auth errors:title.model_rate_limited errors:title.model_unavailable
+// i18n-keys: errors:title.model_rejected errors:title.model_not_configured errors:title.invalid_settings errors:title.search_failed
+const TITLED: ReadonlySet<string> = new Set([
+  'model_unreachable',
+  'model_auth',
+  'model_rate_limited',
+  'model_unavailable',
+  'model_rejected',
+  'model_not_configured',
+  'invalid_settings',
+  'search_failed',
+]);
+
+/** A short title for a failed run with this code ("The research failed" when none fits), in the UI's language. */
 export function runErrorTitle(code: string): string {
+  return TITLED.has(code) ? i18n.t(`errors:title.${code}`) : i18n.t('errors:title.default');
+}
+
+// i18n-keys: errors:hint.model_unreachable errors:hint.model_auth errors:hint.model_rate_limited errors:hint.model_unavailable
+// i18n-keys: errors:hint.model_rejected errors:hint.setup
+/**
+ * What the user can do about a failed run with this code ("Check the API key in Settings."),
+ * in the UI's language; "" when the code has no advice.
+ */
+export function runErrorHint(code: string): string {
   switch (code) {
     case 'model_unreachable':
-      return 'The model could not be reached';
     case 'model_auth':
-      return 'The model refused the API key';
     case 'model_rate_limited':
-      return 'The model is rate limited';
     case 'model_unavailable':
-      return 'The model endpoint failed';
     case 'model_rejected':
-      return 'The model refused the request';
+      return i18n.t(`errors:hint.${code}`);
     case 'model_not_configured':
-      return 'The model is not set up';
     case 'invalid_settings':
-      return 'The settings are invalid';
-    case 'search_failed':
-      return 'Web search failed';
+      return i18n.t('errors:hint.setup');
     default:
-      return 'The research failed';
+      return '';
   }
 }
 
@@ -152,18 +187,15 @@ export function needsSetup(code: string): boolean {
 }
 
 /**
- * The text the page shows for a failed call, chosen by its code where the code says more
- * than the backend's text: not_found tells what happened ("deleted, perhaps in another
- * window"), desktop_only that the desktop window can do it; any other code shows the
+ * The text the page shows for a failed call, in the UI's language: not_found says what
+ * happened ("deleted, perhaps in another window") and unavailable that the backend is not
+ * there, whatever the backend wrote; any other known code gives its errorMessage with the
+ * backend's own text after it as the detail; a code this page does not know shows the
  * error's own message.
  */
 export function describeError(err: { code: string; message: string }): string {
-  switch (err.code) {
-    case 'not_found':
-      return 'It no longer exists: it was deleted, perhaps in another window.';
-    case 'unavailable':
-      return err.message || 'The ArtifactFlow backend is not available.';
-    default:
-      return err.message;
-  }
+  if (err.code === 'not_found' || (err.code === 'unavailable' && err.message === '')) return errorMessage(err.code);
+  const what = errorMessage(err.code);
+  if (what === '') return err.message;
+  return err.message === '' ? what : i18n.t('errors:withDetail', { message: what, detail: err.message });
 }

@@ -2,12 +2,15 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
 import './i18n'; // the UI's language, set before the first render
+import { syncLanguageFromBackend } from './language';
 import { guardNavigation } from './navigation';
 import './style.css';
 import './conversation.css';
 
 // Before the app renders: nothing on the page may navigate the window away from the app.
 guardNavigation();
+// The language stored locally paints first; the one in config.json wins when it differs.
+void syncLanguageFromBackend();
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

@@ -1,9 +1,12 @@
 // The settings dialog's logic without React (issue 9, item 7 and item 1's Settings side):
 // the per-agent model fields as typed and their parsing, the search input built from the
-// form, the endpoint preset a base URL matches, and the words for test results.
+// form, the endpoint preset a base URL matches, and the words for test results and
+// validation errors (namespace `settings`, in the UI's language).
 
 import type { AgentModelSettings, SearchInput, SearchProvider } from './api';
 import type { ConnectionResult, EndpointPreset, SearchTestResult } from './api-settings';
+import { formatNumber } from './format';
+import { i18n } from './i18n';
 
 /** Which agents' model a section edits: the lead, or the sub-agents (search and crawl). */
 export type AgentKind = 'lead' | 'sub_agents';
@@ -76,7 +79,7 @@ export interface ParsedAgent {
   errors: Record<string, string>;
 }
 
-const fmt = (v: number): string => v.toLocaleString('en-US');
+const fmt = (v: number): string => formatNumber(v);
 
 /**
  * Parses one agent section as typed. Empty fields become unset (model "", mode "", window 0,
@@ -88,13 +91,13 @@ export function parseAgentTexts(kind: AgentKind, t: AgentTexts): ParsedAgent {
   const errors: Record<string, string> = {};
   const L = AGENT_LIMITS;
   const temperature = parseDecimal(t.temperature, L.temperature.min, L.temperature.max);
-  if (temperature === null) errors[`${kind}.temperature`] = `enter a number from ${String(L.temperature.min)} to ${String(L.temperature.max)}, or leave it empty`;
+  if (temperature === null) errors[`${kind}.temperature`] = i18n.t('settings:validation.decimal', { min: fmt(L.temperature.min), max: fmt(L.temperature.max) });
   const topP = parseDecimal(t.top_p, L.top_p.min, L.top_p.max);
-  if (topP === null) errors[`${kind}.top_p`] = `enter a number from ${String(L.top_p.min)} to ${String(L.top_p.max)}, or leave it empty`;
+  if (topP === null) errors[`${kind}.top_p`] = i18n.t('settings:validation.decimal', { min: fmt(L.top_p.min), max: fmt(L.top_p.max) });
   const maxTokens = parseWholeNumber(t.max_tokens, L.max_tokens.min, L.max_tokens.max);
-  if (maxTokens === null) errors[`${kind}.max_tokens`] = `enter a whole number of tokens from 1 to ${fmt(L.max_tokens.max)}, or leave it empty`;
+  if (maxTokens === null) errors[`${kind}.max_tokens`] = i18n.t('settings:validation.maxTokens', { max: fmt(L.max_tokens.max) });
   const window = parseWholeNumber(t.window, L.window.min, L.window.max);
-  if (window === null) errors[`${kind}.context_window`] = `enter a number of tokens from ${fmt(L.window.min)} to ${fmt(L.window.max)}, or leave it empty`;
+  if (window === null) errors[`${kind}.context_window`] = i18n.t('settings:validation.window', { min: fmt(L.window.min), max: fmt(L.window.max) });
   return {
     value: {
       model: t.model.trim(),
@@ -137,9 +140,9 @@ export function searchInputOf(f: SearchForm): SearchInput {
 
 /** What a provider needs, in words for its option: "no key needed", "API key", "server URL". */
 export function providerNeeds(p: SearchProvider): string {
-  if (p.needs_url) return 'needs your server’s URL';
-  if (p.needs_key) return p.key_stored ? 'API key stored' : 'needs an API key';
-  return 'no key needed';
+  if (p.needs_url) return i18n.t('settings:search.needsUrl');
+  if (p.needs_key) return p.key_stored ? i18n.t('settings:search.keyStored') : i18n.t('settings:search.needsKey');
+  return i18n.t('settings:search.noKey');
 }
 
 /** Normalizes a base URL for comparison: trimmed, without trailing slashes, lower-case scheme and host. */
@@ -159,21 +162,25 @@ export function presetOf(baseUrl: string, presets: readonly EndpointPreset[]): E
   return want === '' ? undefined : presets.find((p) => normalizeBase(p.base_url) === want);
 }
 
-/** A latency for people: "840 ms", "2.4 s". */
+/** A latency for people, in the UI's language: "840 ms", "2.4 s" (840 毫秒, 2.4 秒). */
 export function formatLatency(ms: number): string {
-  return ms < 1000 ? `${String(Math.max(1, Math.round(ms)))} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return ms < 1000
+    ? i18n.t('format:duration.ms', { n: formatNumber(Math.max(1, Math.round(ms))) })
+    : i18n.t('settings:test.seconds', { n: formatNumber(ms / 1000, 1) });
 }
 
 /** The words for a connection test's result: "qwen3:8b answered in 840 ms", or the error as is. */
 export function connectionText(r: ConnectionResult): string {
-  return r.ok ? `${r.model || 'The model'} answered in ${formatLatency(r.latency_ms)}` : r.error || 'The test failed without an error message.';
+  if (!r.ok) return r.error || i18n.t('settings:test.failedNoMessage');
+  return r.model
+    ? i18n.t('settings:test.modelAnswered', { model: r.model, time: formatLatency(r.latency_ms) })
+    : i18n.t('settings:test.answered', { time: formatLatency(r.latency_ms) });
 }
 
 /** The words for a search test's result: "5 results in 420 ms", or the error as is. */
 export function searchTestText(r: SearchTestResult): string {
-  if (!r.ok) return r.error || 'The search failed without an error message.';
-  const what = r.results === 1 ? '1 result' : `${String(r.results)} results`;
-  return `${what} in ${formatLatency(r.latency_ms)}`;
+  if (!r.ok) return r.error || i18n.t('settings:test.searchFailedNoMessage');
+  return i18n.t('settings:test.results', { count: r.results, n: formatNumber(r.results), time: formatLatency(r.latency_ms) });
 }
 
 /**
@@ -184,6 +191,5 @@ export function searchTestText(r: SearchTestResult): string {
 export function setByNote(setBy: Readonly<Record<string, string>>, field: string): string {
   const src = setBy[field] ?? '';
   if (src === '') return '';
-  const what = src.startsWith('--') ? src : `the ${src} environment variable`;
-  return `Set by ${what} for this session. Saving keeps your own value, used when the app starts without it.`;
+  return src.startsWith('--') ? i18n.t('settings:setBy.flag', { flag: src }) : i18n.t('settings:setBy.env', { name: src });
 }

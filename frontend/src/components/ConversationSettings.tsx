@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import {
   DEFAULT_COMPACT_AT_PERCENT,
   DEFAULT_PERMISSION_TIMEOUT_SECONDS,
@@ -9,17 +10,22 @@ import {
   type ModelContext,
   type ToolPolicy,
 } from '../api-conversation';
-import { formatCount } from '../format';
+import { formatCount, formatNumber } from '../format';
 
-/** The tools a user can set to auto or confirm, with what they do (DESIGN.md "Contracts"). */
+// i18n-keys: settings:tools.web_search settings:tools.web_fetch settings:tools.create_artifact settings:tools.update_artifact
+// i18n-keys: settings:tools.rewrite_artifact settings:tools.read_artifact settings:tools.call_subagent
+/**
+ * The tools a user can set to auto or confirm (DESIGN.md "Contracts"), with the catalogue
+ * key of what they do (settings:tools.<name>).
+ */
 export const TOOLS: readonly { name: string; what: string }[] = [
-  { name: 'web_search', what: 'Search the web (search agent)' },
-  { name: 'web_fetch', what: 'Fetch a web page (crawl agent)' },
-  { name: 'create_artifact', what: 'Create a document' },
-  { name: 'update_artifact', what: 'Edit part of a document' },
-  { name: 'rewrite_artifact', what: 'Replace a document' },
-  { name: 'read_artifact', what: 'Read a document' },
-  { name: 'call_subagent', what: 'Send a sub-agent out' },
+  { name: 'web_search', what: 'settings:tools.web_search' },
+  { name: 'web_fetch', what: 'settings:tools.web_fetch' },
+  { name: 'create_artifact', what: 'settings:tools.create_artifact' },
+  { name: 'update_artifact', what: 'settings:tools.update_artifact' },
+  { name: 'rewrite_artifact', what: 'settings:tools.rewrite_artifact' },
+  { name: 'read_artifact', what: 'settings:tools.read_artifact' },
+  { name: 'call_subagent', what: 'settings:tools.call_subagent' },
 ];
 
 /** The fields of SettingsInput this form owns (app.SettingsInput). */
@@ -78,6 +84,7 @@ export const MODEL_CONTEXT_DELAY_MS = 250;
  * confirm waits before it counts as denied (seconds).
  */
 export function useConversationSettingsForm(disabled: boolean, model: string): ConversationSettingsForm {
+  const { t } = useTranslation('settings');
   const [stored, setStored] = useState<ConversationSettings | null>(null);
   // The context values of the model the window/percent fields show, and that model's name.
   const [ctx, setCtx] = useState<ModelContext | null>(null);
@@ -151,7 +158,7 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
     input.permission_timeout_seconds = timeoutValue ?? stored.permission_timeout_seconds;
     if (perms !== null) {
       const all: Record<string, ToolPolicy> = { ...perms };
-      for (const t of TOOLS) all[t.name] = perms[t.name] ?? 'auto';
+      for (const tool of TOOLS) all[tool.name] = perms[tool.name] ?? 'auto';
       input.tool_permissions = all;
     }
   }
@@ -167,38 +174,39 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
   const sections = (
     <>
       <fieldset disabled={off}>
-        <legend>Model context</legend>
+        <legend>{t('context.legend')}</legend>
         <p className="hint tools-intro">
           {ctx !== null && ctx.model !== '' ? (
             <>
-              For <code>{ctx.model}</code>; each model keeps its own.
+              {t('context.forModel')} <code>{ctx.model}</code>
+              {t('context.forModelAfter')}
             </>
           ) : (
-            'Each model keeps its own.'
+            t('context.eachModel')
           )}
         </p>
         <label className="field">
-          <span className="label">Context window</span>
+          <span className="label">{t('context.window')}</span>
           <span className="num-unit">
             <input
               className="input num-input num-input-wide"
               inputMode="numeric"
               value={texts.window}
-              placeholder={auto > 0 ? `auto (${formatCount(auto)})` : 'auto'}
+              placeholder={auto > 0 ? t('context.autoValue', { value: formatCount(auto) }) : t('context.auto')}
               aria-invalid={windowValue === null}
               aria-describedby="hint-context-window"
               onChange={(e) => setText('window', e.target.value)}
             />
-            <span className="muted">tokens</span>
+            <span className="muted">{t('agent.tokens')}</span>
           </span>
           <span className="hint" id="hint-context-window">
             {windowValue === null
-              ? 'Enter a number of tokens from 2,048 to 10,000,000, or leave it empty.'
-              : 'Leave empty to take it from the model name. Used for the context meter and for compaction.'}
+              ? t('context.windowInvalid', { min: formatNumber(2048), max: formatNumber(10_000_000) })
+              : t('context.windowHint')}
           </span>
         </label>
         <label className="field">
-          <span className="label">Compact at</span>
+          <span className="label">{t('context.compactAt')}</span>
           <span className="num-unit">
             <input
               className="input num-input"
@@ -208,38 +216,36 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
               aria-describedby="hint-compact-at"
               onChange={(e) => setText('percent', e.target.value)}
             />
-            <span className="muted">% of the window</span>
+            <span className="muted">{t('context.percentOfWindow')}</span>
           </span>
           <span className="hint" id="hint-compact-at">
-            {percentValue === null
-              ? 'Enter a percentage from 50 to 95.'
-              : 'Past this share the earlier history is summarized for the agent; you still see all of it.'}
+            {percentValue === null ? t('context.percentInvalid', { min: 50, max: 95 }) : t('context.compactHint')}
           </span>
         </label>
       </fieldset>
       <fieldset disabled={off}>
-        <legend>Tools</legend>
-        <p className="hint tools-intro">Tools set to Ask wait for your approval before each call.</p>
+        <legend>{t('toolsSection.legend')}</legend>
+        <p className="hint tools-intro">{t('toolsSection.intro')}</p>
         <div className="tool-perms">
-          {TOOLS.map((t) => {
-            const policy = perms?.[t.name] ?? 'auto';
+          {TOOLS.map((tool) => {
+            const policy = perms?.[tool.name] ?? 'auto';
             return (
-              <div key={t.name} className="tool-perm" role="radiogroup" aria-label={`${t.name} permission`}>
+              <div key={tool.name} className="tool-perm" role="radiogroup" aria-label={t('toolsSection.permissionAria', { tool: tool.name })}>
                 <span className="tool-name">
-                  <code>{t.name}</code>
-                  <span className="hint">{t.what}</span>
+                  <code>{tool.name}</code>
+                  <span className="hint">{t(tool.what)}</span>
                 </span>
                 <div className="segmented segmented-sm">
                   {(['auto', 'confirm'] as const).map((p) => (
                     <label key={p} className={policy === p ? 'active' : ''}>
                       <input
                         type="radio"
-                        name={`perm-${t.name}`}
+                        name={`perm-${tool.name}`}
                         value={p}
                         checked={policy === p}
-                        onChange={() => setPerms((cur) => ({ ...(cur ?? {}), [t.name]: p }))}
+                        onChange={() => setPerms((cur) => ({ ...(cur ?? {}), [tool.name]: p }))}
                       />
-                      {p === 'auto' ? 'Auto' : 'Ask'}
+                      {p === 'auto' ? t('toolsSection.auto') : t('toolsSection.ask')}
                     </label>
                   ))}
                 </div>
@@ -248,7 +254,7 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
           })}
         </div>
         <label className="field">
-          <span className="label">Wait for an answer</span>
+          <span className="label">{t('toolsSection.wait')}</span>
           <span className="num-unit">
             <input
               className="input num-input"
@@ -258,10 +264,10 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
               aria-describedby="hint-perm-timeout"
               onChange={(e) => setText('timeout', e.target.value)}
             />
-            <span className="muted">seconds</span>
+            <span className="muted">{t('toolsSection.seconds')}</span>
           </span>
           <span className="hint" id="hint-perm-timeout">
-            {timeoutValue === null ? 'Enter 1 to 3600 seconds.' : 'No answer in time counts as Deny.'}
+            {timeoutValue === null ? t('toolsSection.waitInvalid', { max: 3600 }) : t('toolsSection.waitHint')}
           </span>
         </label>
       </fieldset>

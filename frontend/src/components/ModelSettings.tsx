@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset } from '../api-settings';
 import { connectionText, presetOf, type AgentKind, type AgentMode, type AgentTexts } from '../settings-form';
 import { Spinner } from './icons';
@@ -82,11 +83,12 @@ export interface PresetPickerProps {
  * preset the base URL is, or "Custom"; choosing one calls onPick.
  */
 export function PresetPicker({ presets, baseUrl, onPick }: PresetPickerProps) {
+  const { t } = useTranslation('settings');
   if (presets.length === 0) return null;
   const current = presetOf(baseUrl, presets);
   return (
     <label className="field">
-      <span className="label">Endpoint preset</span>
+      <span className="label">{t('preset.label')}</span>
       <select
         className="input"
         value={current?.name ?? ''}
@@ -95,14 +97,14 @@ export function PresetPicker({ presets, baseUrl, onPick }: PresetPickerProps) {
           if (p) onPick(p);
         }}
       >
-        <option value="">Custom</option>
+        <option value="">{t('preset.custom')}</option>
         {presets.map((p) => (
           <option key={p.name} value={p.name}>
             {p.name} — {p.base_url}
           </option>
         ))}
       </select>
-      <span className="hint">Fills in the base URL. Local servers (Ollama, LM Studio, vLLM) need no API key.</span>
+      <span className="hint">{t('preset.hint')}</span>
     </label>
   );
 }
@@ -124,6 +126,7 @@ export interface ConnectionTestProps {
  * key or model change.
  */
 export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, disabled }: ConnectionTestProps) {
+  const { t } = useTranslation('settings');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ for: string; r: ConnectionResult } | null>(null);
   const key = `${baseUrl}\n${apiKey}\n${String(noStoredKey)}\n${model}`;
@@ -146,19 +149,15 @@ export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, di
     <div className="test-row">
       <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy || model.trim() === ''}>
         {busy ? <Spinner size={12} /> : null}
-        Test connection
+        {t('test.connection')}
       </button>
       <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
-        {busy ? 'Calling the model…' : shown === null ? '' : connectionText(shown)}
+        {busy ? t('test.calling') : shown === null ? '' : connectionText(shown)}
       </span>
     </div>
   );
 }
 
-const AGENT_TITLES: Record<AgentKind, { legend: string; aria: string; what: string }> = {
-  lead: { legend: 'Lead agent', aria: 'Lead agent', what: 'Plans, writes the artifacts and answers.' },
-  sub_agents: { legend: 'Sub-agents (search and crawl)', aria: 'Sub-agents', what: 'Search the web and read pages for the lead: a fast model does well here.' },
-};
 
 /** Props of AgentModelFields. */
 export interface AgentModelFieldsProps {
@@ -184,7 +183,11 @@ export interface AgentModelFieldsProps {
  * backend's field name) is shown under it.
  */
 export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled, modelSetBy = '' }: AgentModelFieldsProps) {
-  const t = AGENT_TITLES[kind];
+  const { t } = useTranslation('settings');
+  const title =
+    kind === 'lead'
+      ? { legend: t('agent.leadLegend'), aria: t('agent.leadAria'), what: t('agent.leadWhat') }
+      : { legend: t('agent.subLegend'), aria: t('agent.subAria'), what: t('agent.subWhat') };
   const set = <K extends keyof AgentTexts>(k: K, v: AgentTexts[K]) => onChange({ ...texts, [k]: v });
   const err = (field: string) => errors[`${kind}.${field}`];
   const describe = (field: string) => {
@@ -199,7 +202,7 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
       </p>
     ) : null;
   };
-  const same = inheritedModel !== '' ? `same as above (${inheritedModel})` : 'same as above';
+  const same = inheritedModel !== '' ? t('agent.sameAsModel', { model: inheritedModel }) : t('agent.same');
   const num = (field: 'window' | 'temperature' | 'top_p' | 'max_tokens', label: string, backendField: string, placeholder: string, unit?: string) => (
     <label className="field agent-num">
       <span className="label">{label}</span>
@@ -209,7 +212,7 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
           inputMode={field === 'temperature' || field === 'top_p' ? 'decimal' : 'numeric'}
           value={texts[field]}
           placeholder={placeholder}
-          aria-label={`${t.aria}: ${label.toLowerCase()}`}
+          aria-label={t('agent.fieldAria', { agent: title.aria, field: label.toLowerCase() })}
           onChange={(e) => set(field, e.target.value)}
           {...describe(backendField)}
         />
@@ -220,11 +223,11 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
   );
   return (
     <fieldset disabled={disabled} className="agent-model">
-      <legend>{t.legend}</legend>
-      <p className="hint tools-intro">{t.what} Empty fields follow the model above; sampling left empty is not sent.</p>
+      <legend>{title.legend}</legend>
+      <p className="hint tools-intro">{t('agent.intro', { what: title.what })}</p>
       <div className="agent-grid">
         <label className="field agent-model-name">
-          <span className="label">Model</span>
+          <span className="label">{t('model.model')}</span>
           <input
             className="input"
             list={listId}
@@ -232,7 +235,7 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
             placeholder={same}
             spellCheck={false}
             autoComplete="off"
-            aria-label={`${t.aria}: model`}
+            aria-label={t('agent.fieldAria', { agent: title.aria, field: t('agent.modelField') })}
             readOnly={modelSetBy !== ''}
             onChange={(e) => set('model', e.target.value)}
             {...describe('model')}
@@ -245,24 +248,24 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
           {fieldError('model')}
         </label>
         <label className="field">
-          <span className="label">Tool calls</span>
+          <span className="label">{t('agent.toolCalls')}</span>
           <select
             className="input"
             value={texts.mode}
-            aria-label={`${t.aria}: tool calls`}
+            aria-label={t('agent.fieldAria', { agent: title.aria, field: t('agent.toolCallsField') })}
             onChange={(e) => set('mode', e.target.value as AgentMode)}
             {...describe('tool_call_mode')}
           >
-            <option value="">Same as above ({inheritedMode === 'xml' ? 'XML' : 'native'})</option>
-            <option value="native">Native tools</option>
-            <option value="xml">XML in text</option>
+            <option value="">{t('agent.sameMode', { mode: inheritedMode === 'xml' ? 'XML' : t('agent.nativeShort') })}</option>
+            <option value="native">{t('mode.native')}</option>
+            <option value="xml">{t('mode.xml')}</option>
           </select>
           {fieldError('tool_call_mode')}
         </label>
-        {num('window', 'Window', 'context_window', 'as the model', 'tokens')}
-        {num('max_tokens', 'Max tokens', 'max_tokens', 'unset', 'per answer')}
-        {num('temperature', 'Temperature', 'temperature', 'unset', '0–2')}
-        {num('top_p', 'Top P', 'top_p', 'unset', '0–1')}
+        {num('window', t('agent.window'), 'context_window', t('agent.asModel'), t('agent.tokens'))}
+        {num('max_tokens', t('agent.maxTokens'), 'max_tokens', t('agent.unset'), t('agent.perAnswer'))}
+        {num('temperature', t('agent.temperature'), 'temperature', t('agent.unset'), '0–2')}
+        {num('top_p', t('agent.topP'), 'top_p', t('agent.unset'), '0–1')}
       </div>
     </fieldset>
   );

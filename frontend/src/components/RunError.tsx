@@ -1,4 +1,5 @@
-import { fixesFor, runErrorTitle } from '../errors';
+import { useTranslation } from 'react-i18next';
+import { fixesFor, runErrorHint, runErrorTitle } from '../errors';
 import { AlertIcon } from './icons';
 
 /** Props of RunError. */
@@ -15,54 +16,34 @@ export interface RunErrorProps {
   retryDisabled?: boolean;
 }
 
-/** What the user can do about a failed run, by code (the title and hint; never parsed from the text). */
-function hintFor(code: string): string {
-  switch (code) {
-    case 'model_unreachable':
-      return 'Check the base URL in Settings and that the endpoint is running, then retry.';
-    case 'model_auth':
-      return 'Check the API key in Settings.';
-    case 'model_rate_limited':
-      return 'Wait a moment, then retry.';
-    case 'model_unavailable':
-      return 'The endpoint answered with an error; retrying may help.';
-    case 'model_rejected':
-      return 'Check the model name and endpoint in Settings.';
-    case 'model_not_configured':
-    case 'invalid_settings':
-      return 'Finish the model settings, then ask again.';
-    default:
-      return '';
-  }
-}
-
 /**
  * The error box of a failed run (issue 10 item 2): a title and hint chosen by the error
  * code, the engine's error text as detail, and the code's fixes: "Open settings" for
  * model_auth, model_unreachable, model_rejected, model_not_configured, invalid_settings and
  * search_failed (auth, not configured), "Retry" (regenerate) for rate limits, network
- * errors and failing endpoints (fixesFor).
+ * errors and failing endpoints (fixesFor). Title, hint and buttons are in the UI's language.
  */
 export function RunError({ code, message, onOpenSettings, onRetry, retryDisabled }: RunErrorProps) {
+  const { t } = useTranslation('errors');
   const fixes = fixesFor(code);
-  const hint = hintFor(code);
+  const hint = runErrorHint(code);
   return (
     <div className="error-box run-error" role="alert" data-error-code={code || undefined}>
       <AlertIcon size={16} />
       <div className="error-body">
         <strong>{runErrorTitle(code)}</strong>
         {hint ? <div className="error-msg">{hint}</div> : null}
-        <div className={hint ? 'error-msg error-detail' : 'error-msg'}>{message || 'The run ended with an error.'}</div>
+        <div className={hint ? 'error-msg error-detail' : 'error-msg'}>{message || t('runEnded')}</div>
         {fixes.openSettings || (fixes.retry && onRetry) ? (
           <div className="error-actions">
             {fixes.openSettings ? (
               <button type="button" className="btn btn-primary btn-sm" onClick={onOpenSettings}>
-                Open settings
+                {t('common:openSettings')}
               </button>
             ) : null}
             {fixes.retry && onRetry ? (
               <button type="button" className="btn btn-sm" disabled={retryDisabled} onClick={onRetry}>
-                Retry
+                {t('common:retry')}
               </button>
             ) : null}
           </div>

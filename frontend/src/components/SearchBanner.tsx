@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import * as SettingsService from '../../wailsjs/go/app/SettingsService';
 import { SETTINGS_SAVED_EVENT } from '../api-conversation';
 import { clip } from '../format';
@@ -65,7 +66,7 @@ export interface SearchBannerProps {
 /** An error message as a sentence of at most 200 characters, with a space after ("" for none). */
 function sentence(text: string): string {
   const t = clip(text.trim(), 200);
-  return t === '' ? '' : /[.!?…]$/.test(t) ? `${t} ` : `${t}. `;
+  return t === '' ? '' : /[.!?…。！？]$/.test(t) ? `${t} ` : `${t}. `;
 }
 
 /** The identity of a banner: dismissing it hides that one, and a new reason shows again. */
@@ -80,33 +81,33 @@ function reasonKey(r: SearchBannerReason): string {
  * failed run, a different problem) shows.
  */
 export function SearchBanner({ reasons, onOpenSettings }: SearchBannerProps) {
+  const { t } = useTranslation('settings');
   const [dismissed, setDismissed] = useState<string[]>([]);
   const reason = reasons.find((r) => !dismissed.includes(reasonKey(r)));
   if (reason === undefined) return null;
   const text =
     reason.kind === 'not-ready' ? (
       <>
-        <strong>Web search is not set up.</strong> {reason.problem || 'Choose a search provider in Settings.'} Research can
-        only use what the model already knows.
+        <strong>{t('banner.notSetUp')}</strong> {reason.problem || t('banner.chooseProvider')} {t('banner.modelOnly')}
       </>
     ) : (
       <>
-        <strong>Every web search of the last run failed.</strong> {sentence(reason.error)}Check the search provider in
-        Settings.
+        <strong>{t('banner.allFailed')}</strong> {sentence(reason.error)}
+        {t('banner.checkProvider')}
       </>
     );
   return (
-    <div className="search-banner" role="status" aria-label="Web search">
+    <div className="search-banner" role="status" aria-label={t('search.legend')}>
       <AlertIcon size={16} />
       <div className="search-banner-text">{text}</div>
       <button type="button" className="btn btn-sm btn-primary" onClick={onOpenSettings}>
-        Open Settings
+        {t('banner.openSettings')}
       </button>
       <button
         type="button"
         className="icon-btn"
-        aria-label="Dismiss"
-        title="Dismiss"
+        aria-label={t('banner.dismiss')}
+        title={t('banner.dismiss')}
         onClick={() => setDismissed((d) => [...d, reasonKey(reason)])}
       >
         <XIcon size={14} />

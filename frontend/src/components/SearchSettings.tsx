@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { openExternal, type SearchProvider } from '../api';
 import { testSearch, type SearchTestResult } from '../api-settings';
 import { providerNeeds, searchTestText, setByNote, type SearchForm } from '../settings-form';
@@ -32,6 +33,7 @@ export interface SearchSettingsProps {
  */
 export function SearchSettings(props: SearchSettingsProps) {
   const { providers, form, onChange, searxngUrl, onSearxngUrl, storedProvider, storedProblem, errors, disabled, setBy = {} } = props;
+  const { t } = useTranslation('settings');
   const p = providers.find((x) => x.id === form.provider) ?? providers[0];
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ for: string; r: SearchTestResult } | null>(null);
@@ -79,9 +81,9 @@ export function SearchSettings(props: SearchSettingsProps) {
 
   return (
     <fieldset disabled={disabled}>
-      <legend>Web search</legend>
+      <legend>{t('search.legend')}</legend>
       <label className="field">
-        <span className="label">Search provider</span>
+        <span className="label">{t('search.provider')}</span>
         <select
           className="input"
           value={p.id}
@@ -102,15 +104,15 @@ export function SearchSettings(props: SearchSettingsProps) {
       {p.needs_key ? (
         <label className="field">
           <span className="label">
-            {p.name} API key
-            {keyStored ? <span className="badge badge-ok">stored</span> : null}
+            {t('search.apiKey', { name: p.name })}
+            {keyStored ? <span className="badge badge-ok">{t('stored')}</span> : null}
           </span>
           <input
             className="input"
             type="password"
             value={typedKey}
             autoComplete="off"
-            placeholder={note(keyField) !== null ? 'Set for this session' : keyStored ? 'Stored — leave empty to keep it' : 'Paste your key'}
+            placeholder={note(keyField) !== null ? t('setForSession') : keyStored ? t('storedKeep') : t('search.pasteKey')}
             readOnly={note(keyField) !== null}
             onChange={(e) => onChange({ ...form, keys: { ...form.keys, [p.id]: e.target.value } })}
             {...describe(keyField)}
@@ -125,16 +127,16 @@ export function SearchSettings(props: SearchSettingsProps) {
                   onChange({ ...form, clear: e.target.checked ? [...form.clear, p.id] : form.clear.filter((id) => id !== p.id) })
                 }
               />
-              Remove the stored key
+              {t('removeStoredKey')}
             </label>
           ) : null}
           {p.key_url !== '' ? (
             <span className="hint">
-              Get a key at{' '}
+              {t('search.getKeyAt')}{' '}
               <button type="button" className="link-like" onClick={() => openExternal(p.key_url)}>
                 {p.key_url.replace(/^https?:\/\//, '')}
               </button>
-              . It is stored in config.json on this computer, like the model key.
+              {t('search.keyStoredWhere')}
             </span>
           ) : null}
           {fieldError(keyField)}
@@ -143,7 +145,7 @@ export function SearchSettings(props: SearchSettingsProps) {
       ) : null}
       {p.needs_url ? (
         <label className="field">
-          <span className="label">SearXNG URL</span>
+          <span className="label">{t('search.searxngUrl')}</span>
           <input
             className="input"
             type="url"
@@ -155,32 +157,32 @@ export function SearchSettings(props: SearchSettingsProps) {
             {...describe('searxng_url')}
           />
           {note('searxng_url')}
-          <span className="hint">Your instance, with the JSON format enabled (search: formats: [html, json]).</span>
+          <span className="hint">{t('search.searxngInstanceHint')}</span>
           {fieldError('searxng_url')}
         </label>
       ) : null}
       {p.id === 'wikipedia' ? (
         <label className="field">
-          <span className="label">Wikipedia language</span>
+          <span className="label">{t('search.wikipediaLanguage')}</span>
           <input
             className="input input-narrow"
             value={form.language}
-            placeholder="auto"
+            placeholder={t('search.auto')}
             spellCheck={false}
             onChange={(e) => onChange({ ...form, language: e.target.value })}
             {...describe('search.language')}
           />
-          <span className="hint">A language code such as en, zh or de; empty follows the question’s script.</span>
+          <span className="hint">{t('search.wikipediaHint')}</span>
           {fieldError('search.language')}
         </label>
       ) : null}
       <div className="test-row">
         <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy}>
           {busy ? <Spinner size={12} /> : null}
-          Test {p.name}
+          {t('search.test', { name: p.name })}
         </button>
         <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
-          {busy ? 'Searching for “test”…' : shown === null ? '' : searchTestText(shown)}
+          {busy ? t('search.testing') : shown === null ? '' : searchTestText(shown)}
         </span>
       </div>
     </fieldset>

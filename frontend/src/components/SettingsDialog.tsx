@@ -1,4 +1,5 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, toApiError, type Settings, type SettingsInput } from '../api';
 import { agentTexts, EMPTY_AGENT_TEXTS, parseAgentTexts, searchInputOf, setByNote, type AgentTexts, type SearchForm } from '../settings-form';
 import { Spinner } from './icons';
@@ -6,6 +7,8 @@ import { Modal } from './Modal';
 import { useConversationSettingsForm } from './ConversationSettings';
 import { AgentModelFields, ConnectionTest, PresetPicker, useModelList, usePresets } from './ModelSettings';
 import { SearchSettings } from './SearchSettings';
+import { LanguageSettings } from './LanguageSettings';
+import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
 /** The agent fields errors can name, after "lead." or "sub_agents.". */
@@ -103,7 +106,7 @@ export function buildSettingsInput(
 ): { input: SettingsInput; errors: null } | { input: null; errors: Partial<Record<SettingsField, string>> } {
   const errors: Record<string, string> = {};
   const limit = parseUploadLimit(limitText);
-  if (limit === null) errors.max_upload_mb = `enter a whole number of MB from 1 to ${String(MAX_UPLOAD_MB_LIMIT)}`;
+  if (limit === null) errors.max_upload_mb = i18n.t('settings:validation.uploadLimit', { max: MAX_UPLOAD_MB_LIMIT });
   const lead = parseAgentTexts('lead', extra.lead);
   const sub = parseAgentTexts('sub_agents', extra.sub);
   Object.assign(errors, lead.errors, sub.errors);
@@ -130,9 +133,11 @@ const MODELS_LIST_ID = 'endpoint-models';
  * suggestions) and "Test connection", tool-call mode; the lead's and the sub-agents' own
  * models and sampling; the web search provider with its key, URL or language and a Test
  * button; the private-network switch, upload limit, model context and tools. Save shows the
- * backend's validation error next to the field it names.
+ * backend's validation error next to the field it names. The Language section switches the
+ * UI's language at once (LanguageSettings). Every text is in the UI's language.
  */
 export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
+  const { t } = useTranslation('settings');
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState('');
   const [form, setForm] = useState<SettingsInput>({
@@ -264,25 +269,25 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
 
   return (
     <Modal
-      title="Settings"
+      title={t('title')}
       onClose={onClose}
       className="modal-settings"
       footer={
         <>
-          {saved ? <span className="saved-note">Saved</span> : null}
+          {saved ? <span className="saved-note">{t('saved')}</span> : null}
           <button type="button" className="btn" onClick={onClose}>
-            Close
+            {t('common:close')}
           </button>
           <button type="submit" form="settings-form" className="btn btn-primary" disabled={saving || loaded === null || extra.pending}>
             {saving ? <Spinner size={13} /> : null}
-            Save
+            {t('common:save')}
           </button>
         </>
       }
     >
       {loadError ? (
         <p className="field-error" role="alert">
-          Could not load the settings: {loadError}
+          {t('loadFailed', { error: loadError })}
         </p>
       ) : null}
       <form id="settings-form" className="settings" onSubmit={submit} noValidate>
@@ -296,12 +301,13 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             <option key={m} value={m} />
           ))}
         </datalist>
-        <p className="hint">Changes apply from the next question on.</p>
+        <p className="hint">{t('applyNext')}</p>
+        <LanguageSettings />
         <fieldset disabled={loaded === null}>
-          <legend>Model</legend>
+          <legend>{t('model.legend')}</legend>
           {locked('base_url') ? null : <PresetPicker presets={presets} baseUrl={form.base_url} onPick={(p) => set('base_url', p.base_url)} />}
           <label className="field">
-            <span className="label">Base URL</span>
+            <span className="label">{t('model.baseUrl')}</span>
             <input
               className="input"
               type="url"
@@ -312,20 +318,20 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
               onChange={(e) => set('base_url', e.target.value)}
               {...invalid('base_url')}
             />
-            {lockNote('base_url') ?? <span className="hint">Any OpenAI-compatible endpoint, local or remote.</span>}
+            {lockNote('base_url') ?? <span className="hint">{t('model.baseUrlHint')}</span>}
             {fieldError('base_url')}
           </label>
           <label className="field">
             <span className="label">
-              API key
-              {keyStored ? <span className="badge badge-ok">stored</span> : null}
+              {t('model.apiKey')}
+              {keyStored ? <span className="badge badge-ok">{t('stored')}</span> : null}
             </span>
             <input
               className="input"
               type="password"
               value={form.api_key}
               autoComplete="off"
-              placeholder={locked('api_key') ? 'Set for this session' : keyStored ? 'Stored — leave empty to keep it' : 'sk-…'}
+              placeholder={locked('api_key') ? t('setForSession') : keyStored ? t('storedKeep') : 'sk-…'}
               readOnly={locked('api_key')}
               onChange={(e) => set('api_key', e.target.value)}
               {...invalid('api_key')}
@@ -338,13 +344,13 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
                   checked={form.clear_api_key}
                   onChange={(e) => set('clear_api_key', e.target.checked)}
                 />
-                Remove the stored key
+                {t('removeStoredKey')}
               </label>
             ) : null}
             {fieldError('api_key')}
           </label>
           <label className="field">
-            <span className="label">Model</span>
+            <span className="label">{t('model.model')}</span>
             <input
               className="input"
               list={MODELS_LIST_ID}
@@ -359,12 +365,12 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             {lockNote('model')}
             <span className="hint">
               {modelList.loading
-                ? 'Asking the endpoint for its models…'
+                ? t('model.listing')
                 : modelList.models.length > 0
-                  ? `${String(modelList.models.length)} models offered by the endpoint; type or pick one.`
+                  ? t('model.offered', { count: modelList.models.length })
                   : modelList.error !== ''
-                    ? `Could not list the endpoint’s models: ${modelList.error}`
-                    : 'The model name as the endpoint knows it.'}
+                    ? t('model.listFailed', { error: modelList.error })
+                    : t('model.modelHint')}
             </span>
             {fieldError('model')}
           </label>
@@ -375,8 +381,8 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             model={form.model}
             disabled={loaded === null}
           />
-          <div className="field" role="radiogroup" aria-label="Tool-call mode">
-            <span className="label">Tool-call mode</span>
+          <div className="field" role="radiogroup" aria-label={t('model.toolCallMode')}>
+            <span className="label">{t('model.toolCallMode')}</span>
             <div className="segmented">
               {(['native', 'xml'] as const).map((m) => (
                 <label key={m} className={form.tool_call_mode === m ? 'active' : ''}>
@@ -388,11 +394,11 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
                     disabled={locked('tool_call_mode')}
                     onChange={() => set('tool_call_mode', m)}
                   />
-                  {m === 'native' ? 'Native tools' : 'XML in text'}
+                  {m === 'native' ? t('mode.native') : t('mode.xml')}
                 </label>
               ))}
             </div>
-            {lockNote('tool_call_mode') ?? <span className="hint">Use XML for models or servers without function calling.</span>}
+            {lockNote('tool_call_mode') ?? <span className="hint">{t('model.modeHint')}</span>}
             {fieldError('tool_call_mode')}
           </div>
         </fieldset>
@@ -433,9 +439,9 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           />
         ) : (
           <fieldset disabled={loaded === null}>
-            <legend>Web search</legend>
+            <legend>{t('search.legend')}</legend>
             <label className="field">
-              <span className="label">SearXNG URL</span>
+              <span className="label">{t('search.searxngUrl')}</span>
               <input
                 className="input"
                 type="url"
@@ -445,13 +451,13 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
                 onChange={(e) => set('searxng_url', e.target.value)}
                 {...invalid('searxng_url')}
               />
-              <span className="hint">The search engine the search agent queries.</span>
+              <span className="hint">{t('search.searxngHint')}</span>
               {fieldError('searxng_url')}
             </label>
           </fieldset>
         )}
         <fieldset disabled={loaded === null}>
-          <legend>Web pages</legend>
+          <legend>{t('pages.legend')}</legend>
           <label className="check">
             <input
               type="checkbox"
@@ -460,16 +466,16 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
               onChange={(e) => set('allow_private_network', e.target.checked)}
             />
             <span>
-              Allow private network addresses
-              <span className="hint block">Lets the crawl agent fetch pages on localhost and your LAN. Off by default.</span>
+              {t('pages.allowPrivate')}
+              <span className="hint block">{t('pages.allowPrivateHint')}</span>
               {lockNote('allow_private_network')}
             </span>
           </label>
         </fieldset>
         <fieldset disabled={loaded === null}>
-          <legend>Privacy</legend>
-          <div className="field" role="radiogroup" aria-label="Load remote images">
-            <span className="label">Load remote images</span>
+          <legend>{t('privacy.legend')}</legend>
+          <div className="field" role="radiogroup" aria-label={t('privacy.loadImages')}>
+            <span className="label">{t('privacy.loadImages')}</span>
             <div className="segmented">
               {(['ask', 'always'] as const).map((m) => (
                 <label key={m} className={form.load_remote_images === m ? 'active' : ''}>
@@ -480,20 +486,17 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
                     checked={form.load_remote_images === m}
                     onChange={() => set('load_remote_images', m)}
                   />
-                  {m === 'ask' ? 'Ask' : 'Always'}
+                  {m === 'ask' ? t('privacy.ask') : t('privacy.always')}
                 </label>
               ))}
             </div>
-            <span className="hint">
-              A picture from the web tells its server what you are reading. With Ask, answers and artifacts show a “Load images” button
-              instead.
-            </span>
+            <span className="hint">{t('privacy.hint')}</span>
           </div>
         </fieldset>
         <fieldset disabled={loaded === null}>
-          <legend>Files</legend>
+          <legend>{t('files.legend')}</legend>
           <label className="field">
-            <span className="label">Upload limit</span>
+            <span className="label">{t('files.uploadLimit')}</span>
             <span className="input-unit">
               <input
                 className="input input-narrow"
@@ -505,16 +508,16 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
                 }}
                 {...invalid('max_upload_mb')}
               />
-              <span className="muted">MB per file</span>
+              <span className="muted">{t('files.perFile')}</span>
             </span>
-            <span className="hint">Larger files are refused when you drop or add them (1–{MAX_UPLOAD_MB_LIMIT} MB).</span>
+            <span className="hint">{t('files.hint', { max: MAX_UPLOAD_MB_LIMIT })}</span>
             {fieldError('max_upload_mb')}
           </label>
         </fieldset>
         {extra.sections}
         {loaded?.data_dir ? (
           <p className="hint">
-            Data folder: <code>{loaded.data_dir}</code>
+            {t('dataFolder')} <code>{loaded.data_dir}</code>
           </p>
         ) : null}
       </form>
