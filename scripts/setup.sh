@@ -71,8 +71,9 @@ want build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev ca-certificat
 [ $go_ok = 1 ] || command -v go >/dev/null 2>&1 || want golang-go
 [ $node_ok = 1 ] || command -v npm >/dev/null 2>&1 || want nodejs npm
 if [ "$mode" = test ]; then
-  # The real-window test: an X server, xdotool, and a GTK drag source (scripts/dragsrc.py).
-  want xvfb xauth x11-utils xdotool imagemagick python3 python3-gi gir1.2-gtk-3.0
+  # The real-window tests: an X server, xdotool, a GTK drag source (scripts/dragsrc.py) and
+  # xclip to read the clipboard.
+  want xvfb xauth x11-utils xdotool imagemagick python3 python3-gi gir1.2-gtk-3.0 xclip
   # pdftotext, the reference of the PDF corpus test (backend/web TestPDFCorpusAgreesWithPdftotext).
   want poppler-utils
   # Installers (make package, make wine-test): desktop-file-validate for the .deb's entry;

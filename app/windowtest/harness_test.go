@@ -315,3 +315,85 @@ func changedPixels(a, b image.Image, r image.Rectangle) int {
 	}
 	return n
 }
+
+// bounds returns the smallest rectangle holding every pixel of r that match accepts (empty
+// when none does).
+func bounds(img image.Image, r image.Rectangle, match func(color.Color) bool) image.Rectangle {
+	r = r.Intersect(img.Bounds())
+	var b image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if match(img.At(x, y)) {
+				b = b.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return b
+}
+
+// blobs returns the bounding rectangles of the 8-connected groups of pixels of r that match
+// accepts, leaving out groups of fewer than minPixels pixels (anti-aliasing specks).
+func blobs(img image.Image, r image.Rectangle, match func(color.Color) bool, minPixels int) []image.Rectangle {
+	r = r.Intersect(img.Bounds())
+	seen := map[image.Point]bool{}
+	var out []image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			p := image.Point{X: x, Y: y}
+			if seen[p] || !match(img.At(x, y)) {
+				continue
+			}
+			seen[p] = true
+			stack, n, b := []image.Point{p}, 0, image.Rectangle{}
+			for len(stack) > 0 {
+				q := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				n++
+				b = b.Union(image.Rect(q.X, q.Y, q.X+1, q.Y+1))
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						nb := image.Point{X: q.X + dx, Y: q.Y + dy}
+						if nb.In(r) && !seen[nb] && match(img.At(nb.X, nb.Y)) {
+							seen[nb] = true
+							stack = append(stack, nb)
+						}
+					}
+				}
+			}
+			if n >= minPixels {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// waitShot takes screenshots (saved as name, the last one kept) until cond holds for one,
+// and returns it; after limit it fails the test with what it waited for. The window
+// repaints some time after an input event (a zoom lays out the whole page again), so
+// the tests wait for the pixels they expect instead of sleeping a fixed time.
+func (s *session) waitShot(name string, limit time.Duration, what string, cond func(image.Image) bool) image.Image {
+	s.t.Helper()
+	img, ok := s.pollShot(name, limit, cond)
+	if !ok {
+		s.t.Fatalf("waited %v for %s (%s)", limit, what, name)
+	}
+	return img
+}
+
+// pollShot is waitShot that reports a timeout instead of failing: it returns the last
+// screenshot and whether cond held for it.
+func (s *session) pollShot(name string, limit time.Duration, cond func(image.Image) bool) (image.Image, bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		img := s.shoot(name)
+		if cond(img) {
+			return img, true
+		}
+		if time.Now().After(deadline) || s.ctx.Err() != nil {
+			return img, false
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
