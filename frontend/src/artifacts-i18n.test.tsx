@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api';
 import { declaredArtifact, type DeclaredArtifact } from './api-declared';
 import { artifactStepView } from './artifact-step';
+import { ArtifactPanel, type ArtifactRow } from './components/ArtifactPanel';
 import { ArtifactReader } from './components/ArtifactReader';
 import { DeclaredList, locationText } from './components/DeclaredList';
 import { kindIcon } from './components/declared-icons';
@@ -156,5 +157,63 @@ describe('Links & files and recovered drafts', () => {
     expect([...host.querySelectorAll('.declared-source')].map((b) => b.textContent)).toEqual(['工具', '客户端']);
     expect(host.querySelector('.declared-reason')?.textContent).toBe('缺失：gone');
     expect(host.querySelector('.declared-more')?.getAttribute('aria-label')).toBe('“T”的更多操作');
+  });
+});
+
+describe('the artifact panel in Chinese', () => {
+  let host: HTMLDivElement;
+  let root: Root;
+  const win = window as unknown as Record<string, unknown>;
+  beforeEach(() => {
+    host = document.createElement('div');
+    document.body.append(host);
+    root = createRoot(host);
+    win.go = { app: { ArtifactService: { Versions: () => Promise.resolve([v(1, 'create'), v(2, 'update')]), ListDeclared: () => Promise.resolve([]) } } };
+  });
+  afterEach(() => {
+    act(() => root.unmount());
+    host.remove();
+    delete win.go;
+  });
+
+  const row = (id: string, over: Partial<ArtifactRow> = {}): ArtifactRow => ({
+    id,
+    title: id === 'task_plan' ? 'Plan' : 'Report',
+    contentType: 'text/markdown',
+    version: 2,
+    source: 'agent',
+    size: 10,
+    unsaved: false,
+    content: '# Report',
+    ...over,
+  });
+
+  it('shows the plan, tabs, version selector and actions in Chinese, and English again after switching back', async () => {
+    await i18n.changeLanguage('zh-CN');
+    await act(async () => {
+      root.render(
+        <ArtifactPanel
+          conversationId="c1"
+          rows={[row('task_plan', { content: '- [x] a\n- [ ] b' }), row('research_report')]}
+          selectedId="research_report"
+          onSelect={() => {}}
+          running={false}
+          onChanged={() => {}}
+          onAddFiles={() => {}}
+        />,
+      );
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    const text = (sel: string) => [...host.querySelectorAll(sel)].map((e) => e.textContent.trim());
+    expect(text('.plan h2')).toEqual(['任务计划']);
+    expect(host.querySelector('.plan-progress')?.getAttribute('aria-label')).toBe('已完成 1/2');
+    expect(text('.panel-tab span:not(.count)')).toEqual(['产物', '来源']);
+    expect(text('.artifact-row .badge')).toEqual(['智能体']);
+    expect(text('.viewer .tab')).toEqual(['预览', '源码', '历史2']);
+    expect(text('.version-select option')).toEqual(['v2 · 当前', 'v1 · 已创建']);
+    expect(text('.viewer-actions .btn-label')).toContain('比较');
+    await act(() => i18n.changeLanguage('en'));
+    expect(text('.version-select option')).toEqual(['v2 · current', 'v1 · Created']);
+    expect(text('.viewer .tab')).toEqual(['Preview', 'Source', 'History2']);
   });
 });
