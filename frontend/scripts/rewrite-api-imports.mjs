@@ -10,7 +10,7 @@
 //   node scripts/rewrite-api-imports.mjs --dry-run   # list what would change, write nothing
 //   node scripts/rewrite-api-imports.mjs             # rewrite src/ and e2e/, delete the barrels
 //   npx tsc --noEmit && npx eslint . && npx vitest run
-//   git add -A -- src e2e                           # (with a private index: see BUILD.md)
+//   # then commit the rewritten files and the deleted barrels (git add -A -- src e2e)
 //
 // Arguments: [--dry-run] [SRC_DIR [E2E_DIR]]; they default to this script's ../src and
 // ../e2e. To try it on a throwaway copy: `cp -r src /tmp/src-copy && node
