@@ -36,6 +36,28 @@ export function codeOfCopyButton(button: Element): string | null {
   return clone.textContent;
 }
 
+/** A text as a CSS string literal (for `content: var(--x)`), on one line. */
+export function cssString(s: string): string {
+  return `"${s.replace(/["\\\n]/g, (c) => (c === '\n' ? ' ' : `\\${c}`))}"`;
+}
+
+/**
+ * Sets the labels the code blocks' copy buttons show from CSS (everyday.css: "Copy",
+ * "Copied", "Copy failed") in the UI's language, as custom properties on `root` (<html>):
+ * not on the rendered text, which never carries a style attribute. Done on import and on
+ * every language change.
+ */
+export function setCodeCopyLabels(root: HTMLElement = document.documentElement): void {
+  root.style.setProperty('--code-copy-label', cssString(i18n.t('common:copy')));
+  root.style.setProperty('--code-copied-label', cssString(i18n.t('common:copied')));
+  root.style.setProperty('--code-copy-failed-label', cssString(i18n.t('tools:copy.failed')));
+}
+
+if (typeof document !== 'undefined') {
+  setCodeCopyLabels();
+  i18n.on('languageChanged', () => setCodeCopyLabels());
+}
+
 /**
  * Puts a copy button at the start of every `<pre>` under root (called by renderMarkdown
  * after sanitizing, so the sanitizer's ban on buttons from the source still holds). The

@@ -244,11 +244,12 @@ describe('tools in Chinese', () => {
     await render(<Markdown source={'```\ncode\n```\n\n![chart](https://evil.example/c.png)'} copyCode />);
     expect(host.querySelector('.load-images')?.textContent).toBe('加载图片');
     const md = host.querySelector<HTMLElement>('.markdown');
-    expect(md?.style.getPropertyValue('--code-copied-label')).toBe('"已复制"');
+    expect(md?.hasAttribute('style')).toBe(false); // untrusted text's container carries no inline style
+    expect(document.documentElement.style.getPropertyValue('--code-copied-label')).toBe('"已复制"');
     expect(md?.querySelector('.code-copy')?.getAttribute('aria-label')).toBe('复制代码');
     await act(() => i18n.changeLanguage('en'));
     expect(host.querySelector('.load-images')?.textContent).toBe('Load images');
-    expect(host.querySelector<HTMLElement>('.markdown')?.style.getPropertyValue('--code-copied-label')).toBe('"Copied"');
+    expect(document.documentElement.style.getPropertyValue('--code-copied-label')).toBe('"Copied"');
     expect(host.querySelector('.code-copy')?.getAttribute('aria-label')).toBe('Copy code');
   });
 

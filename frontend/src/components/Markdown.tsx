@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type CSSProperties, type FocusEvent, type MouseEvent } from 'react';
+import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText, isBrowserMode } from '../api';
 import { chipOf } from '../citations';
@@ -78,9 +78,6 @@ function copyCodeBlock(target: EventTarget | null): boolean {
   return true;
 }
 
-/** A text as a CSS string literal, for `content: var(--x)`. */
-const cssString = (s: string): string => `"${s.replace(/["\\\n]/g, (c) => (c === '\n' ? ' ' : `\\${c}`))}"`;
-
 /**
  * Renders untrusted markdown, sanitized (see renderMarkdown). Nothing in it navigates the app
  * window: a click on a link (`<a>`, an image map's `<area>`, an SVG link) opens absolute
@@ -102,18 +99,6 @@ export function Markdown({ source, className, highlight = false, cite = false, c
   const images = useRemoteImages() === 'always' || clicked;
   // Rendered again in another language: chips', copy buttons' and task marks' labels are in the HTML.
   const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images, language]); // eslint-disable-line react-hooks/exhaustive-deps
-  // The code blocks' copy buttons show their label from CSS (see everyday.css).
-  const labels = useMemo(
-    () =>
-      copyCode
-        ? ({
-            '--code-copy-label': cssString(t('common:copy')),
-            '--code-copied-label': cssString(t('common:copied')),
-            '--code-copy-failed-label': cssString(t('copy.failed')),
-          } as CSSProperties)
-        : undefined,
-    [copyCode, t],
-  );
   // New HTML replaced the chips: a card left open on one of them closes.
   const prune = citations?.prune;
   useEffect(() => {
@@ -147,7 +132,6 @@ export function Markdown({ source, className, highlight = false, cite = false, c
   const body = (
     <div
       className={className ? `markdown ${className}` : 'markdown'}
-      style={labels}
       {...untrusted}
       onClick={onClick}
       onAuxClick={followLink}
