@@ -42,7 +42,7 @@ export function base64ToBytes(b64: string): Uint8Array {
  */
 export function formatUploadSize(bytes: number): string {
   if (bytes < 1024) return i18n.t('workspace:size.bytes', { count: bytes });
-  const n = new Intl.NumberFormat(currentLocale(), { maximumFractionDigits: 1 }).format(Number((bytes < MIB ? bytes / 1024 : bytes / MIB).toFixed(1)));
+  const n = new Intl.NumberFormat(currentLocale(), { maximumFractionDigits: 1, useGrouping: false }).format(Number((bytes < MIB ? bytes / 1024 : bytes / MIB).toFixed(1)));
   return bytes < MIB ? i18n.t('workspace:size.kb', { n }) : i18n.t('workspace:size.mb', { n });
 }
 
