@@ -98,7 +98,7 @@ test: deps-test frontend lint
 # TestLauncher checks that pair. WINDOW_SHOTS=dir keeps the screenshots (docs/ takes its
 # window-*.png from there).
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(WINDOW_SHOTS) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors' ./app/windowtest/
+	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(WINDOW_SHOTS) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags' ./app/windowtest/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 # The Linux package: build/package/artifactflow_$(VERSION)_amd64.deb holds both binaries in

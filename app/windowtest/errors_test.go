@@ -24,10 +24,10 @@ func deadEndpoint(t *testing.T) string {
 
 // Colours of the light theme's error box (--err-soft, --err) and of an outlined button's face.
 var (
-	errSoft  = func(c color.Color) bool { return sameColour(c, 0xfd, 0xf1, 0xf0) }
-	errRed   = func(c color.Color) bool { return near(c, 0xc2, 0x3a, 0x32, 30) }
-	accent   = func(c color.Color) bool { return sameColour(c, 0x3a, 0x5b, 0xc7) }
-	white    = func(c color.Color) bool { return sameColour(c, 255, 255, 255) }
+	errSoft     = func(c color.Color) bool { return sameColour(c, 0xfd, 0xf1, 0xf0) }
+	errRed      = func(c color.Color) bool { return near(c, 0xc2, 0x3a, 0x32, 30) }
+	accent      = func(c color.Color) bool { return sameColour(c, 0x3a, 0x5b, 0xc7) }
+	white       = func(c color.Color) bool { return sameColour(c, 255, 255, 255) }
 	sidebarList = image.Rect(0, 150, 250, 400) // the sidebar's conversation list
 )
 
