@@ -76,6 +76,7 @@ describe('formatting by locale', () => {
   it('writes English sizes, counts and dates', () => {
     expect([formatBytes(512), formatBytes(2048), formatBytes(1.5 * 1024 * 1024), formatBytes(3 * 1024 ** 3)]).toEqual(['512 B', '2.0 KB', '1.5 MB', '3.0 GB']);
     expect(formatCount(1_250_000)).toBe('1.3M');
+    expect(formatCount(3050)).toBe('3k'); // as toFixed rounds, which the figures always did
     expect(relativeTime('2026-03-01T12:00:00Z', now)).toBe('Mar 1');
     expect(relativeTime('2025-03-01T12:00:00Z', now)).toBe('Mar 1, 2025');
     expect(relativeTime('2026-03-10T11:59:00Z', now)).toBe('1 min ago');

@@ -4,9 +4,13 @@
 import type { Step } from './events';
 import { currentLocale, i18n } from './i18n';
 
-/** A number in the UI's locale with between `min` and `max` fraction digits ("1,234.5"). */
+/**
+ * A number in the UI's locale with between `min` and `max` fraction digits ("1,234.5"),
+ * rounded as toFixed rounds (3.05 → "3", as the figures always read), then written by Intl.
+ */
 export function formatNumber(n: number, min = 0, max = min): string {
-  return new Intl.NumberFormat(currentLocale(), { minimumFractionDigits: min, maximumFractionDigits: max }).format(n);
+  const rounded = Number(n.toFixed(max));
+  return new Intl.NumberFormat(currentLocale(), { minimumFractionDigits: min, maximumFractionDigits: max }).format(rounded);
 }
 
 /**
