@@ -71,9 +71,12 @@ want build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev ca-certificat
 [ $go_ok = 1 ] || command -v go >/dev/null 2>&1 || want golang-go
 [ $node_ok = 1 ] || command -v npm >/dev/null 2>&1 || want nodejs npm
 if [ "$mode" = test ]; then
-  # The real-window tests: an X server, xdotool, a GTK drag source (scripts/dragsrc.py) and
-  # xclip to read the clipboard.
-  want xvfb xauth x11-utils xdotool imagemagick python3 python3-gi gir1.2-gtk-3.0 xclip
+  # The real-window tests: an X server, xdotool, a GTK drag source (scripts/dragsrc.py),
+  # xclip to read the clipboard, the locales' sources (TestWindowLanguage generates zh_CN.UTF-8
+  # with localedef) and a font with Chinese glyphs when there is none (Noto CJK: WenQuanYi
+  # Micro Hei is a twentieth of the size but sits Chinese text high in its lines, clipping it).
+  want xvfb xauth x11-utils xdotool imagemagick python3 python3-gi gir1.2-gtk-3.0 xclip locales
+  [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || want fonts-noto-cjk
   # pdftotext, the reference of the PDF corpus test (backend/web TestPDFCorpusAgreesWithPdftotext).
   want poppler-utils
   # Installers (make package, make wine-test): desktop-file-validate for the .deb's entry;

@@ -45,8 +45,8 @@ func windowBinary(t *testing.T) string {
 
 // session is one test's private X server and the environment the app and the X tools run
 // in: DISPLAY, XDG folders of its own (WebKit's local storage starts empty and is left
-// behind with the test) and a stand-in xdg-open first on PATH that records what it was
-// asked to open instead of starting a browser.
+// behind with the test), GTK's built-in input method, and a stand-in xdg-open first on PATH
+// that records what it was asked to open instead of starting a browser.
 type session struct {
 	t      *testing.T
 	ctx    context.Context
@@ -82,7 +82,10 @@ func newSession(t *testing.T, limit time.Duration, extraEnv ...string) *session 
 	s.env = append(os.Environ(), "DISPLAY="+s.startXvfb(),
 		"PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		// GTK's own input method: under a Chinese or Japanese locale GTK would pick XIM, and
+		// with no XIM server running (a desktop has IBus or Fcitx) xdotool's typing is lost.
+		"GTK_IM_MODULE=gtk-im-context-simple")
 	s.env = append(s.env, extraEnv...)
 	return s
 }
@@ -396,4 +399,41 @@ func (s *session) pollShot(name string, limit time.Duration, cond func(image.Ima
 		}
 		time.Sleep(150 * time.Millisecond)
 	}
+}
+
+// shiftedDiff compares region r of a with the same-sized region of b moved by up to
+// maxShift pixels each way, and returns the fewest pixels that differ by more than tol in
+// a channel over those shifts: the same words drawn a pixel or two lower (another font's
+// line height above them) count as the same.
+func shiftedDiff(a, b image.Image, r image.Rectangle, maxShift, tol int) int {
+	best := -1
+	for dy := -maxShift; dy <= maxShift; dy++ {
+		for dx := -maxShift; dx <= maxShift; dx++ {
+			n := 0
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				for x := r.Min.X; x < r.Max.X; x++ {
+					ar, ag, ab, _ := a.At(x, y).RGBA()
+					if !near(b.At(x+dx, y+dy), int(ar>>8), int(ag>>8), int(ab>>8), tol) {
+						n++
+					}
+				}
+			}
+			if best < 0 || n < best {
+				best = n
+			}
+		}
+	}
+	return best
+}
+
+// waitSettled takes screenshots until two in a row show the same pixels in r and cond
+// holds for the last, and returns it (saved as name); after limit it fails the test.
+func (s *session) waitSettled(name string, r image.Rectangle, limit time.Duration, what string, cond func(image.Image) bool) image.Image {
+	s.t.Helper()
+	var prev image.Image
+	return s.waitShot(name, limit, what+", and the window to settle", func(img image.Image) bool {
+		settled := prev != nil && changedPixels(prev, img, r) == 0
+		prev = img
+		return settled && cond(img)
+	})
 }
