@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -146,13 +145,7 @@ func TestBrowserServerRun(t *testing.T) {
 // the model, SearXNG and web page served locally (frontend/e2e/real.mjs). make test sets
 // AF_E2E=1; elsewhere it is skipped because it needs the built frontend, Node and Chromium.
 func TestBrowserE2E(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

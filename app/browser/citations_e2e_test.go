@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,13 +20,7 @@ import (
 // in the report and the panel's Sources tab with its filter. Needs AF_E2E=1 and a built
 // frontend, like TestBrowserE2E.
 func TestBrowserE2ECitations(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", (*apptest.World).CitingResearch)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -51,13 +44,7 @@ func TestBrowserE2ECitations(t *testing.T) {
 // failed, and [2] (never recorded) as an unresolved chip. Needs AF_E2E=1 and a built
 // frontend, like TestBrowserE2E.
 func TestBrowserE2ESearchFailed(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", (*apptest.World).CitingResearch)
 	// Not newBrowserServer: its SearXNG URL would choose SearXNG over the stored Brave.
 	overrides := config.Settings{BaseURL: w.Model.URL(), Model: "test-model", ToolCallMode: w.Mode, AllowPrivateNetwork: true,

@@ -23,13 +23,7 @@ import (
 // that appears in the open panel live, then DELETEs it. Needs AF_E2E=1 and a built
 // frontend, like TestBrowserE2E.
 func TestBrowserE2EDeclared(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	core, srv, hs := newBrowserServer(t, apptest.EchoWorld(t), dist)
 	const (
 		title     = "Data platform lineage"

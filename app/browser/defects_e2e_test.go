@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -53,13 +52,7 @@ func reportWorld(t *testing.T) *apptest.World {
 // export like any artifact. Needs AF_E2E=1 and a built frontend,
 // like TestBrowserE2E.
 func TestBrowserE2EDefects(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	_, srv, hs := newBrowserServer(t, reportWorld(t), dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

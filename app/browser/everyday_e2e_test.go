@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,13 +29,7 @@ const (
 // its report holds, with the snippet as plain text. Needs AF_E2E=1 and a built frontend,
 // like TestBrowserE2E.
 func TestBrowserE2EEveryday(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
 		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
 			if apptest.AgentOf(req) != "lead_agent" {

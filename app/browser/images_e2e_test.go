@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,13 +20,7 @@ import (
 // The page runs with its CSP bypassed, as in the desktop window, which has none. Needs
 // AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2ERemoteImages(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	var hits atomic.Int64
 	gif := []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
 	images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,13 +18,7 @@ import (
 // widths, a hidden panel and the open conversation back as they were. Needs AF_E2E=1 and a
 // built frontend, like TestBrowserE2E.
 func TestBrowserE2ELayout(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

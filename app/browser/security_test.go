@@ -342,13 +342,7 @@ func TestBrowserServerSecurityHeaders(t *testing.T) {
 // in the page must not navigate the app's tab (issue item 5). Needs AF_E2E=1 like
 // TestBrowserE2E.
 func TestBrowserE2EForeignPage(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
 	before := saveUserSettings(t, hs, srv.Token(), w.DataDir)

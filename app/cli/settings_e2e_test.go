@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,13 +22,7 @@ import (
 // tool-call mode chosen there while config.json keeps saved-model. Needs AF_E2E=1 and a
 // built frontend, like TestBrowserE2E.
 func TestBrowserE2ESettingsFlags(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.EchoWorld(t)
 	if err := config.Save(w.DataDir, config.Settings{Model: "saved-model", ToolCallMode: "native"}); err != nil {
 		t.Fatal(err)

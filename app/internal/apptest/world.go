@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -322,4 +323,23 @@ func Post(t *testing.T, url, token, body string) (int, string) {
 	var b strings.Builder
 	_, _ = io.Copy(&b, resp.Body)
 	return resp.StatusCode, b.String()
+}
+
+// E2EFrontend returns the absolute path of the built frontend (frontend/dist, from a test
+// two levels below the module root, as app/browser and app/cli are) for a Chromium
+// end-to-end test. It skips the test unless AF_E2E=1 (make test sets it: the test needs the
+// built frontend, Node and Chromium) and fails it when the frontend is not built.
+func E2EFrontend(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("AF_E2E") != "1" {
+		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
+	}
+	dist, err := filepath.Abs("../../frontend/dist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
+		t.Fatalf("frontend not built (%v): run make frontend", err)
+	}
+	return dist
 }
