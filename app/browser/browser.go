@@ -34,7 +34,7 @@ import (
 var shimJS []byte
 
 // TokenHeader is the request header that carries the browser-mode token on every /api/
-// request. The shim (app/browser/shim/shim.js) sends it; a page on another origin cannot, because
+// request. The shim (shim/shim.js) sends it; a page on another origin cannot, because
 // a custom header makes its request need a CORS preflight, which this server never grants.
 const TokenHeader = "X-ArtifactFlow-Token"
 

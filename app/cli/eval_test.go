@@ -24,7 +24,7 @@ import (
 	"artifactflow/backend/store"
 )
 
-// shippedQuestions is the question set shipped in eval/ (the test runs in app/).
+// shippedQuestions is the question set shipped in eval/ (the test runs in app/cli/).
 const shippedQuestions = "../../eval/questions.jsonl"
 
 // evalReport is what the report of a scripted run should say of one question.
