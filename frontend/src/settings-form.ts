@@ -193,3 +193,14 @@ export function setByNote(setBy: Readonly<Record<string, string>>, field: string
   if (src === '') return '';
   return src.startsWith('--') ? i18n.t('settings:setBy.flag', { flag: src }) : i18n.t('settings:setBy.env', { name: src });
 }
+
+/** The largest upload limit the backend accepts, in MiB (config.MaxUploadMBLimit). */
+export const MAX_UPLOAD_MB_LIMIT = 1024;
+
+/** Parses the upload-limit field: a whole number of MiB from 1 to MAX_UPLOAD_MB_LIMIT, else null. */
+export function parseUploadLimit(text: string): number | null {
+  const t = text.trim();
+  if (!/^\d+$/.test(t)) return null;
+  const v = Number(t);
+  return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
+}

@@ -1,11 +1,22 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, toApiError, type Settings, type SettingsInput } from '../api';
-import { agentTexts, EMPTY_AGENT_TEXTS, parseAgentTexts, searchInputOf, setByNote, type AgentTexts, type SearchForm } from '../settings-form';
+import {
+  agentTexts,
+  EMPTY_AGENT_TEXTS,
+  MAX_UPLOAD_MB_LIMIT,
+  parseAgentTexts,
+  parseUploadLimit,
+  searchInputOf,
+  setByNote,
+  type AgentTexts,
+  type SearchForm,
+} from '../settings-form';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
 import { useConversationSettingsForm } from './ConversationSettings';
-import { AgentModelFields, ConnectionTest, PresetPicker, useModelList, usePresets } from './ModelSettings';
+import { AgentModelFields, useModelList, usePresets } from './ModelSettings';
+import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './SettingsSections';
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
 import { i18n } from '../i18n';
@@ -67,16 +78,7 @@ export function parseSettingsErrors(e: unknown): SettingsErrors {
   return { fields, general: rest.join('; ') };
 }
 
-/** The largest upload limit the backend accepts, in MiB (config.MaxUploadMBLimit). */
-export const MAX_UPLOAD_MB_LIMIT = 1024;
-
-/** Parses the upload-limit field: a whole number of MiB from 1 to 1024, else null. */
-export function parseUploadLimit(text: string): number | null {
-  const t = text.trim();
-  if (!/^\d+$/.test(t)) return null;
-  const v = Number(t);
-  return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
-}
+export { MAX_UPLOAD_MB_LIMIT, parseUploadLimit } from '../settings-form';
 
 /** The per-agent sections and the search choice as typed, beside SettingsInput. */
 export interface ExtraForm {
@@ -128,16 +130,12 @@ export interface SettingsDialogProps {
 const MODELS_LIST_ID = 'endpoint-models';
 
 /**
- * The settings dialog: endpoint preset, base URL, API key (never shown; "stored" when one
- * is set and an empty field keeps it), model (with the endpoint's /v1/models list as
- * suggestions) and "Test connection", tool-call mode; the lead's and the sub-agents' own
- * models and sampling; the web search provider with its key, URL or language and a Test
- * button; the private-network switch, upload limit, model context and tools. Save shows the
- * backend's validation error next to the field it names. The Language section switches the
- * UI's language at once (LanguageSettings). Every text is in the UI's language.
+ * The settings dialog's state: the stored settings once loaded, the form as typed (with the
+ * agents' sections, the search choice and the upload limit as text), the Save in progress and
+ * its errors by field, and the helpers the sections use (FieldKit). submit validates, saves
+ * and calls onSaved with what the backend stored.
  */
-export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
-  const { t } = useTranslation('settings');
+function useSettingsForm(onSaved: (s: Settings) => void) {
   const [loaded, setLoaded] = useState<Settings | null>(null);
   const [loadError, setLoadError] = useState('');
   const [form, setForm] = useState<SettingsInput>({
@@ -254,7 +252,6 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
     'aria-describedby': errorOf(f) ? `err-${f}` : undefined,
   });
 
-  const keyStored = loaded?.api_key_set === true && !form.clear_api_key;
   // Fields a flag or OPENAI_API_KEY sets this session: read-only, with the note saying which (issue 10, item 6).
   const setBy = loaded?.set_by ?? {};
   const locked = (f: string) => setByNote(setBy, f) !== '';
@@ -265,8 +262,23 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
       </span>
     ) : null;
   const errorMap: Record<string, string | undefined> = error?.fields ?? {};
-  const examplePlaceholder = presets.find((p) => p.base_url === form.base_url)?.example_model;
+  const kit: FieldKit = { set, fieldError, invalid, locked, lockNote, disabled: loaded === null };
 
+  return { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setBy, errorMap };
+}
+
+/**
+ * The settings dialog: endpoint preset, base URL, API key (never shown; "stored" when one
+ * is set and an empty field keeps it), model (with the endpoint's /v1/models list as
+ * suggestions) and "Test connection", tool-call mode; the lead's and the sub-agents' own
+ * models and sampling; the web search provider with its key, URL or language and a Test
+ * button; the private-network switch, upload limit, model context and tools. Save shows the
+ * backend's validation error next to the field it names. The Language section switches the
+ * UI's language at once (LanguageSettings). Every text is in the UI's language.
+ */
+export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
+  const { t } = useTranslation('settings');
+  const { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setBy, errorMap } = useSettingsForm(onSaved);
   return (
     <Modal
       title={t('title')}
@@ -303,105 +315,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         </datalist>
         <p className="hint">{t('applyNext')}</p>
         <LanguageSettings />
-        <fieldset disabled={loaded === null}>
-          <legend>{t('model.legend')}</legend>
-          {locked('base_url') ? null : <PresetPicker presets={presets} baseUrl={form.base_url} onPick={(p) => set('base_url', p.base_url)} />}
-          <label className="field">
-            <span className="label">{t('model.baseUrl')}</span>
-            <input
-              className="input"
-              type="url"
-              value={form.base_url}
-              placeholder="https://api.openai.com/v1"
-              spellCheck={false}
-              readOnly={locked('base_url')}
-              onChange={(e) => set('base_url', e.target.value)}
-              {...invalid('base_url')}
-            />
-            {lockNote('base_url') ?? <span className="hint">{t('model.baseUrlHint')}</span>}
-            {fieldError('base_url')}
-          </label>
-          <label className="field">
-            <span className="label">
-              {t('model.apiKey')}
-              {keyStored ? <span className="badge badge-ok">{t('stored')}</span> : null}
-            </span>
-            <input
-              className="input"
-              type="password"
-              value={form.api_key}
-              autoComplete="off"
-              placeholder={locked('api_key') ? t('setForSession') : keyStored ? t('storedKeep') : 'sk-…'}
-              readOnly={locked('api_key')}
-              onChange={(e) => set('api_key', e.target.value)}
-              {...invalid('api_key')}
-            />
-            {lockNote('api_key')}
-            {loaded?.api_key_set && !locked('api_key') ? (
-              <label className="check small">
-                <input
-                  type="checkbox"
-                  checked={form.clear_api_key}
-                  onChange={(e) => set('clear_api_key', e.target.checked)}
-                />
-                {t('removeStoredKey')}
-              </label>
-            ) : null}
-            {fieldError('api_key')}
-          </label>
-          <label className="field">
-            <span className="label">{t('model.model')}</span>
-            <input
-              className="input"
-              list={MODELS_LIST_ID}
-              value={form.model}
-              placeholder={examplePlaceholder ?? 'gpt-4o-mini'}
-              spellCheck={false}
-              autoComplete="off"
-              readOnly={locked('model')}
-              onChange={(e) => set('model', e.target.value)}
-              {...invalid('model')}
-            />
-            {lockNote('model')}
-            <span className="hint">
-              {modelList.loading
-                ? t('model.listing')
-                : modelList.models.length > 0
-                  ? t('model.offered', { count: modelList.models.length })
-                  : modelList.error !== ''
-                    ? t('model.listFailed', { error: modelList.error })
-                    : t('model.modelHint')}
-            </span>
-            {fieldError('model')}
-          </label>
-          <ConnectionTest
-            baseUrl={form.base_url}
-            apiKey={form.api_key}
-            noStoredKey={form.clear_api_key}
-            model={form.model}
-            disabled={loaded === null}
-          />
-          <div className="field" role="radiogroup" aria-label={t('model.toolCallMode')}>
-            <span className="label">{t('model.toolCallMode')}</span>
-            <div className="segmented">
-              {(['native', 'xml'] as const).map((m) => (
-                <label key={m} className={form.tool_call_mode === m ? 'active' : ''}>
-                  <input
-                    type="radio"
-                    name="tool_call_mode"
-                    value={m}
-                    checked={form.tool_call_mode === m}
-                    disabled={locked('tool_call_mode')}
-                    onChange={() => set('tool_call_mode', m)}
-                  />
-                  {m === 'native' ? t('mode.native') : t('mode.xml')}
-                </label>
-              ))}
-            </div>
-            {lockNote('tool_call_mode') ?? <span className="hint">{t('model.modeHint')}</span>}
-            {fieldError('tool_call_mode')}
-          </div>
-        </fieldset>
+        <ModelSection form={form} kit={kit} presets={presets} modelList={modelList} apiKeySet={loaded?.api_key_set === true} listId={MODELS_LIST_ID} />
         <AgentModelFields
           kind="lead"
           texts={extraForm.lead}
@@ -438,82 +352,9 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             disabled={false}
           />
         ) : (
-          <fieldset disabled={loaded === null}>
-            <legend>{t('search.legend')}</legend>
-            <label className="field">
-              <span className="label">{t('search.searxngUrl')}</span>
-              <input
-                className="input"
-                type="url"
-                value={form.searxng_url}
-                placeholder="http://localhost:8888"
-                spellCheck={false}
-                onChange={(e) => set('searxng_url', e.target.value)}
-                {...invalid('searxng_url')}
-              />
-              <span className="hint">{t('search.searxngHint')}</span>
-              {fieldError('searxng_url')}
-            </label>
-          </fieldset>
+          <SearxngSection form={form} kit={kit} />
         )}
-        <fieldset disabled={loaded === null}>
-          <legend>{t('pages.legend')}</legend>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={form.allow_private_network}
-              disabled={locked('allow_private_network')}
-              onChange={(e) => set('allow_private_network', e.target.checked)}
-            />
-            <span>
-              {t('pages.allowPrivate')}
-              <span className="hint block">{t('pages.allowPrivateHint')}</span>
-              {lockNote('allow_private_network')}
-            </span>
-          </label>
-        </fieldset>
-        <fieldset disabled={loaded === null}>
-          <legend>{t('privacy.legend')}</legend>
-          <div className="field" role="radiogroup" aria-label={t('privacy.loadImages')}>
-            <span className="label">{t('privacy.loadImages')}</span>
-            <div className="segmented">
-              {(['ask', 'always'] as const).map((m) => (
-                <label key={m} className={form.load_remote_images === m ? 'active' : ''}>
-                  <input
-                    type="radio"
-                    name="load_remote_images"
-                    value={m}
-                    checked={form.load_remote_images === m}
-                    onChange={() => set('load_remote_images', m)}
-                  />
-                  {m === 'ask' ? t('privacy.ask') : t('privacy.always')}
-                </label>
-              ))}
-            </div>
-            <span className="hint">{t('privacy.hint')}</span>
-          </div>
-        </fieldset>
-        <fieldset disabled={loaded === null}>
-          <legend>{t('files.legend')}</legend>
-          <label className="field">
-            <span className="label">{t('files.uploadLimit')}</span>
-            <span className="input-unit">
-              <input
-                className="input input-narrow"
-                inputMode="numeric"
-                value={limitText}
-                onChange={(e) => {
-                  setLimitText(e.target.value);
-                  set('max_upload_mb', parseUploadLimit(e.target.value) ?? form.max_upload_mb);
-                }}
-                {...invalid('max_upload_mb')}
-              />
-              <span className="muted">{t('files.perFile')}</span>
-            </span>
-            <span className="hint">{t('files.hint', { max: MAX_UPLOAD_MB_LIMIT })}</span>
-            {fieldError('max_upload_mb')}
-          </label>
-        </fieldset>
+        <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
         {extra.sections}
         {loaded?.data_dir ? (
           <p className="hint">
