@@ -7,6 +7,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AddedMessage, Figures } from './components/AnswerParts';
 import { Composer } from './components/Composer';
+import { localizeRun } from './chat/localize';
 import { applyEvents, emptyRunsState, type RunEvent, type RunState } from './events';
 import { i18n } from './i18n';
 
@@ -99,5 +100,14 @@ describe('chat in English and Chinese', () => {
     const run = finishedRun();
     render(false, { ...run, figures: run.figures && { ...run.figures, steps: 3 } });
     expect(host.querySelector('.figures')?.textContent).toContain('3 steps');
+  });
+
+  it('puts the notes of a run applied in English into Chinese after a switch', async () => {
+    const run = finishedRun();
+    expect(localizeRun(run, 'en')).toBe(run); // nothing to change: the same object
+    await i18n.changeLanguage('zh-CN');
+    const notes = localizeRun(run, i18n.language).steps.flatMap((s) => (s.kind === 'note' ? [s.text] : []));
+    expect(notes).toContain('web_fetch example.org/page：已拒绝');
+    expect(notes.some((t) => t.startsWith('上下文已压缩：'))).toBe(true);
   });
 });

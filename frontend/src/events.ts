@@ -284,11 +284,23 @@ export interface ToolStep {
 export interface NoteStep {
   kind: 'note';
   key: string;
+  /** The line in the UI's language when the event was applied (see `parts`). */
   text: string;
+  /**
+   * The line as catalogue keys with their values, joined when shown, so it follows a later
+   * change of language (src/chat/localize.ts); absent for a line with no catalogue text.
+   */
+  parts?: TextPart[];
   depth: number;
   status: StepStatus;
   /** Longer text the line expands to (a compaction summary or its error); "" when none. */
   detail?: string;
+}
+
+/** One piece of a translated line: a catalogue key ("ns:key") and the values it interpolates. */
+export interface TextPart {
+  key: string;
+  params?: Record<string, string | number>;
 }
 
 /** One line of the activity flow. */

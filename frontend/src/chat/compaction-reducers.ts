@@ -1,8 +1,9 @@
 // Reducers of context compactions: compaction_start and compaction_summary, each with its
 // line in the activity flow.
-import type { Compaction, DataCompactionStart, DataCompactionSummary, NoteStep, RunEvent, RunState } from '../events';
+import type { Compaction, DataCompactionStart, DataCompactionSummary, NoteStep, RunEvent, RunState, TextPart } from '../events';
 import { formatCount } from '../format';
 import { i18n } from '../i18n';
+import { noteText } from './localize';
 import { depthOf, findLast, num, ownerOf, replaceStep, rootAgent, str } from './run-util';
 
 /** compaction_start: an agent's context passed its threshold and is being summarised. */
@@ -26,23 +27,21 @@ export function compactionStart(run: RunState, ev: RunEvent): RunState {
   const note: NoteStep = {
     kind: 'note',
     key: `n${String(ev.seq)}`,
-    text: owner === rootAgent(run) ? i18n.t('chat:notes.compacting') : i18n.t('chat:notes.compactingAgent', { agent: owner }),
+    // i18n-keys: chat:notes.compacting chat:notes.compactingAgent
+    ...noteText(owner === rootAgent(run) ? { key: 'chat:notes.compacting' } : { key: 'chat:notes.compactingAgent', params: { agent: owner } }),
     depth: depthOf(run, owner),
     status: 'running',
   };
   return { ...run, compactions: [...run.compactions, mark], steps: [...run.steps, note] };
 }
 
-/** The line of a finished compaction. */
-function summaryText(ok: boolean, mark: Compaction, agent: string): string {
+/** The line of a finished compaction (agent "" for the root agent). */
+function summaryParts(ok: boolean, mark: Compaction, agent: string): TextPart {
+  // i18n-keys: chat:notes.compacted chat:notes.compactedAgent chat:notes.compactionFailed chat:notes.compactionFailedAgent
   const before = formatCount(mark.tokensBefore);
   const after = formatCount(mark.tokensAfter);
-  if (ok) {
-    return agent === ''
-      ? i18n.t('chat:notes.compacted', { before, after })
-      : i18n.t('chat:notes.compactedAgent', { agent, before, after });
-  }
-  return agent === '' ? i18n.t('chat:notes.compactionFailed') : i18n.t('chat:notes.compactionFailedAgent', { agent });
+  if (ok) return agent === '' ? { key: 'chat:notes.compacted', params: { before, after } } : { key: 'chat:notes.compactedAgent', params: { agent, before, after } };
+  return agent === '' ? { key: 'chat:notes.compactionFailed' } : { key: 'chat:notes.compactionFailedAgent', params: { agent } };
 }
 
 /** compaction_summary: the compaction ended; a failed one is ignored as a boundary. */
@@ -68,7 +67,7 @@ export function compactionSummary(run: RunState, ev: RunEvent): RunState {
   const note: NoteStep = {
     kind: 'note',
     key: `n${String(mark.seq)}`,
-    text: summaryText(ok, mark, owner === rootAgent(run) ? '' : owner),
+    ...noteText(summaryParts(ok, mark, owner === rootAgent(run) ? '' : owner)),
     depth: depthOf(run, owner),
     status: ok ? 'done' : 'error',
     detail: ok ? mark.summary : mark.error,

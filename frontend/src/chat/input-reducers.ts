@@ -13,9 +13,10 @@ import type {
   RunState,
 } from '../events';
 import { clip, shortUrl } from '../format';
-import { i18n } from '../i18n';
+import { noteText } from './localize';
 import { depthOf, findLast, num, obj, ownerOf, replaceStep, rootAgent, str } from './run-util';
 
+// i18n-keys: chat:notes.addedReached chat:notes.permissionWaiting
 const DECISIONS: readonly PermissionDecision[] = ['approve', 'deny', 'always_allow', 'timeout', 'cancelled'];
 
 /** What a permission request is about, for one line: "web_fetch example.org/page". */
@@ -24,12 +25,6 @@ export function permissionSubject(ask: Pick<PermissionAsk, 'tool' | 'params'>): 
   const v = ask.tool === 'web_fetch' ? p.url : ask.tool === 'web_search' ? p.query : (p.id ?? p.agent_name);
   const detail = typeof v === 'string' ? (ask.tool === 'web_search' ? `“${clip(v, 80)}”` : shortUrl(v, 70)) : '';
   return detail ? `${ask.tool} ${detail}` : ask.tool;
-}
-
-/** The words for a decision: "allowed", "denied" … */
-function decisionText(decision: PermissionDecision): string {
-  // i18n-keys: chat:decision.approve chat:decision.always_allow chat:decision.deny chat:decision.timeout chat:decision.cancelled
-  return i18n.t(`chat:decision.${decision}`);
 }
 
 /** queued_message: the user sent a message during the run; it waits for the lead's next round. */
@@ -53,7 +48,7 @@ export function userInput(run: RunState, ev: RunEvent): RunState {
   const note: NoteStep = {
     kind: 'note',
     key: `n${String(ev.seq)}`,
-    text: i18n.t('chat:notes.addedReached', { agent: rootAgent(run) }),
+    ...noteText({ key: 'chat:notes.addedReached', params: { agent: rootAgent(run) } }),
     depth: 0,
     status: 'done',
     detail: content,
@@ -84,7 +79,7 @@ export function permissionRequest(run: RunState, ev: RunEvent): RunState {
   const note: NoteStep = {
     kind: 'note',
     key: `p${requestId}`,
-    text: i18n.t('chat:notes.permissionWaiting', { subject: permissionSubject(ask) }),
+    ...noteText({ key: 'chat:notes.permissionWaiting', params: { subject: permissionSubject(ask) } }),
     depth: depthOf(run, owner),
     status: 'running',
   };
@@ -104,7 +99,8 @@ export function permissionResult(run: RunState, ev: RunEvent): RunState {
   const steps = found
     ? replaceStep(run.steps, found.i, {
         ...found.step,
-        text: i18n.t('chat:notes.permissionDecided', { subject: permissionSubject(ask), decision: decisionText(decision) }),
+        // i18n-keys: chat:notes.permission.approve chat:notes.permission.always_allow chat:notes.permission.deny chat:notes.permission.timeout chat:notes.permission.cancelled
+        ...noteText({ key: `chat:notes.permission.${decision}`, params: { subject: permissionSubject(ask) } }),
         status: allowed ? 'done' : decision === 'cancelled' ? 'stopped' : 'error',
       })
     : run.steps;

@@ -1,7 +1,8 @@
 // Reducers of tool calls and what hangs off them: tool_start, tool_complete,
 // subagent_instruction, hook_result and artifact_changed.
-import type { DataHookResult, DataSubagentInstruction, DataToolComplete, DataToolStart, NoteStep, RunEvent, RunState, ToolStep } from '../events';
+import type { DataHookResult, DataSubagentInstruction, DataToolComplete, DataToolStart, NoteStep, RunEvent, RunState, TextPart, ToolStep } from '../events';
 import { i18n } from '../i18n';
+import { noteText } from './localize';
 import { depthOf, findLast, num, obj, ownerOf, replaceStep, str } from './run-util';
 
 /** tool_start: a tool call begins, nested under the agent that made it. */
@@ -56,21 +57,17 @@ export function subagentInstruction(run: RunState, ev: RunEvent): RunState {
 }
 
 /** The line of a hook's result: "Hook links ran after web_fetch: declared 2 links or files". */
-function hookText(h: Partial<DataHookResult>): string {
+function hookParts(h: Partial<DataHookResult>): TextPart[] {
+  // i18n-keys: chat:notes.hookRan chat:notes.hookRanAfterRun chat:notes.hookRanAfterTool chat:notes.hookDeclared
+  // i18n-keys: chat:notes.hookFailed chat:notes.hookFailedAfterRun chat:notes.hookFailedAfterTool
   const name = str(h.hook) || 'hook';
   const tool = str(h.tool_name);
   const declared = num(h.artifacts);
-  if (h.ok !== true) {
-    if (str(h.event) === 'Stop') return i18n.t('chat:notes.hookFailedAfterRun', { name });
-    return tool !== '' ? i18n.t('chat:notes.hookFailedAfterTool', { name, tool }) : i18n.t('chat:notes.hookFailed', { name });
-  }
-  const ran =
-    str(h.event) === 'Stop'
-      ? i18n.t('chat:notes.hookRanAfterRun', { name })
-      : tool !== ''
-        ? i18n.t('chat:notes.hookRanAfterTool', { name, tool })
-        : i18n.t('chat:notes.hookRan', { name });
-  return declared > 0 ? ran + i18n.t('chat:notes.hookDeclared', { count: declared }) : ran;
+  const verb = h.ok === true ? 'chat:notes.hookRan' : 'chat:notes.hookFailed';
+  const when = str(h.event) === 'Stop' ? 'AfterRun' : tool !== '' ? 'AfterTool' : '';
+  const parts: TextPart[] = [{ key: verb + when, params: when === 'AfterTool' ? { name, tool } : { name } }];
+  if (h.ok === true && declared > 0) parts.push({ key: 'chat:notes.hookDeclared', params: { count: declared } });
+  return parts;
 }
 
 /** hook_result: one of the user's hook commands ran (informational, never fails the run). */
@@ -80,7 +77,7 @@ export function hookResult(run: RunState, ev: RunEvent): RunState {
   const note: NoteStep = {
     kind: 'note',
     key: `h${String(ev.seq)}`,
-    text: hookText(h),
+    ...noteText(...hookParts(h)),
     depth: depthOf(run, ownerOf(run, ev.agent_name)),
     status: ok ? 'done' : 'error',
     detail: ok ? '' : str(h.error),

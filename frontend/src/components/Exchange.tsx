@@ -2,6 +2,7 @@
 // the activity flow, the answer with its footer, messages added during the run, and how
 // the run ended (error, stopped, interrupted, figures, artifacts it changed).
 import { useTranslation } from 'react-i18next';
+import { localizeRun } from '../chat/localize';
 import type { ChatItem, LocalQueued } from '../chat/types';
 import { usePastRun } from '../chat/usePastRun';
 import { splitAnswer, type AnswerParts } from '../citations';
@@ -79,19 +80,21 @@ function exchangeView(x: ExchangeProps, pastRun: RunState | undefined) {
 
 /** One exchange of the conversation (see the file's comment). */
 export function Exchange(x: ExchangeProps) {
-  const { t } = useTranslation('chat');
+  const { t, i18n } = useTranslation('chat');
   const { message, live } = x.item;
   const { ref, past } = usePastRun(x.conversationId, message?.id ?? '', x.loadOwn && x.run === undefined && message !== undefined);
   const v = exchangeView(x, past?.run);
   const { run, running, answer, parts } = v;
   const reasoning = run?.reasoning ?? '';
+  // Activity notes applied in another language read in the current one.
+  const flowRun = run ? localizeRun(run, i18n.language) : undefined;
   return (
     <article className={`exchange status-${v.status}`} ref={ref} data-message-id={message?.id}>
       <QuestionBlock x={x} question={v.question} />
       {(run?.compactions ?? []).map((c) => (
         <CompactionMarker key={`${String(c.seq)}-${c.agent}`} c={c} />
       ))}
-      {run ? <ActivityFlow run={run} live={live !== undefined} /> : null}
+      {flowRun ? <ActivityFlow run={flowRun} live={live !== undefined} /> : null}
       {past?.error ? <p className="muted small">{t('exchange.activityUnavailable', { error: past.error })}</p> : null}
       {v.delivered.map((q) => (
         <AddedMessage key={q.id} q={q} />
