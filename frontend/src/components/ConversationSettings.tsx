@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type Dispatch, type ReactNode, type SetStateAction } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   DEFAULT_COMPACT_AT_PERCENT,
@@ -84,7 +84,6 @@ export const MODEL_CONTEXT_DELAY_MS = 250;
  * confirm waits before it counts as denied (seconds).
  */
 export function useConversationSettingsForm(disabled: boolean, model: string): ConversationSettingsForm {
-  const { t } = useTranslation('settings');
   const [stored, setStored] = useState<ConversationSettings | null>(null);
   // The context values of the model the window/percent fields show, and that model's name.
   const [ctx, setCtx] = useState<ModelContext | null>(null);
@@ -173,106 +172,141 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
 
   const sections = (
     <>
-      <fieldset disabled={off}>
-        <legend>{t('context.legend')}</legend>
-        <p className="hint tools-intro">
-          {ctx !== null && ctx.model !== '' ? (
-            <>
-              {t('context.forModel')} <code>{ctx.model}</code>
-              {t('context.forModelAfter')}
-            </>
-          ) : (
-            t('context.eachModel')
-          )}
-        </p>
-        <label className="field">
-          <span className="label">{t('context.window')}</span>
-          <span className="num-unit">
-            <input
-              className="input num-input num-input-wide"
-              inputMode="numeric"
-              value={texts.window}
-              placeholder={auto > 0 ? t('context.autoValue', { value: formatCount(auto) }) : t('context.auto')}
-              aria-invalid={windowValue === null}
-              aria-describedby="hint-context-window"
-              onChange={(e) => setText('window', e.target.value)}
-            />
-            <span className="muted">{t('agent.tokens')}</span>
-          </span>
-          <span className="hint" id="hint-context-window">
-            {windowValue === null
-              ? t('context.windowInvalid', { min: formatNumber(2048), max: formatNumber(10_000_000) })
-              : t('context.windowHint')}
-          </span>
-        </label>
-        <label className="field">
-          <span className="label">{t('context.compactAt')}</span>
-          <span className="num-unit">
-            <input
-              className="input num-input"
-              inputMode="numeric"
-              value={texts.percent}
-              aria-invalid={percentValue === null}
-              aria-describedby="hint-compact-at"
-              onChange={(e) => setText('percent', e.target.value)}
-            />
-            <span className="muted">{t('context.percentOfWindow')}</span>
-          </span>
-          <span className="hint" id="hint-compact-at">
-            {percentValue === null ? t('context.percentInvalid', { min: 50, max: 95 }) : t('context.compactHint')}
-          </span>
-        </label>
-      </fieldset>
-      <fieldset disabled={off}>
-        <legend>{t('toolsSection.legend')}</legend>
-        <p className="hint tools-intro">{t('toolsSection.intro')}</p>
-        <div className="tool-perms">
-          {TOOLS.map((tool) => {
-            const policy = perms?.[tool.name] ?? 'auto';
-            return (
-              <div key={tool.name} className="tool-perm" role="radiogroup" aria-label={t('toolsSection.permissionAria', { tool: tool.name })}>
-                <span className="tool-name">
-                  <code>{tool.name}</code>
-                  <span className="hint">{t(tool.what)}</span>
-                </span>
-                <div className="segmented segmented-sm">
-                  {(['auto', 'confirm'] as const).map((p) => (
-                    <label key={p} className={policy === p ? 'active' : ''}>
-                      <input
-                        type="radio"
-                        name={`perm-${tool.name}`}
-                        value={p}
-                        checked={policy === p}
-                        onChange={() => setPerms((cur) => ({ ...(cur ?? {}), [tool.name]: p }))}
-                      />
-                      {p === 'auto' ? t('toolsSection.auto') : t('toolsSection.ask')}
-                    </label>
-                  ))}
-                </div>
-              </div>
-            );
-          })}
-        </div>
-        <label className="field">
-          <span className="label">{t('toolsSection.wait')}</span>
-          <span className="num-unit">
-            <input
-              className="input num-input"
-              inputMode="numeric"
-              value={texts.timeout}
-              aria-invalid={timeoutValue === null}
-              aria-describedby="hint-perm-timeout"
-              onChange={(e) => setText('timeout', e.target.value)}
-            />
-            <span className="muted">{t('toolsSection.seconds')}</span>
-          </span>
-          <span className="hint" id="hint-perm-timeout">
-            {timeoutValue === null ? t('toolsSection.waitInvalid', { max: 3600 }) : t('toolsSection.waitHint')}
-          </span>
-        </label>
-      </fieldset>
+      <ContextFieldset off={off} ctx={ctx} texts={texts} setText={setText} auto={auto} windowValue={windowValue} percentValue={percentValue} />
+      <ToolsFieldset off={off} perms={perms} setPerms={setPerms} texts={texts} setText={setText} timeoutValue={timeoutValue} />
     </>
   );
 
   return { input, sections, saved, pending };
+}
+
+/** What the form's two fieldsets share: disabled while loading, the texts and their setter. */
+interface FieldsetProps {
+  off: boolean;
+  texts: Texts;
+  setText: (k: keyof Texts, v: string) => void;
+}
+
+/**
+ * The Model context fieldset: the typed model's context window (empty = by model name, with
+ * the automatic value as placeholder) and compaction threshold, each with its hint or error.
+ */
+function ContextFieldset({ off, ctx, texts, setText, auto, windowValue, percentValue }: FieldsetProps & {
+  ctx: ModelContext | null;
+  auto: number;
+  windowValue: number | null;
+  percentValue: number | null;
+}) {
+  const { t } = useTranslation('settings');
+  return (
+    <fieldset disabled={off}>
+      <legend>{t('context.legend')}</legend>
+      <p className="hint tools-intro">
+        {ctx !== null && ctx.model !== '' ? (
+          <>
+            {t('context.forModel')} <code>{ctx.model}</code>
+            {t('context.forModelAfter')}
+          </>
+        ) : (
+          t('context.eachModel')
+        )}
+      </p>
+      <label className="field">
+        <span className="label">{t('context.window')}</span>
+        <span className="num-unit">
+          <input
+            className="input num-input num-input-wide"
+            inputMode="numeric"
+            value={texts.window}
+            placeholder={auto > 0 ? t('context.autoValue', { value: formatCount(auto) }) : t('context.auto')}
+            aria-invalid={windowValue === null}
+            aria-describedby="hint-context-window"
+            onChange={(e) => setText('window', e.target.value)}
+          />
+          <span className="muted">{t('agent.tokens')}</span>
+        </span>
+        <span className="hint" id="hint-context-window">
+          {windowValue === null
+            ? t('context.windowInvalid', { min: formatNumber(2048), max: formatNumber(10_000_000) })
+            : t('context.windowHint')}
+        </span>
+      </label>
+      <label className="field">
+        <span className="label">{t('context.compactAt')}</span>
+        <span className="num-unit">
+          <input
+            className="input num-input"
+            inputMode="numeric"
+            value={texts.percent}
+            aria-invalid={percentValue === null}
+            aria-describedby="hint-compact-at"
+            onChange={(e) => setText('percent', e.target.value)}
+          />
+          <span className="muted">{t('context.percentOfWindow')}</span>
+        </span>
+        <span className="hint" id="hint-compact-at">
+          {percentValue === null ? t('context.percentInvalid', { min: 50, max: 95 }) : t('context.compactHint')}
+        </span>
+      </label>
+    </fieldset>
+  );
+}
+
+/** The Tools fieldset: each tool Auto or Ask, and how long a request waits for an answer. */
+function ToolsFieldset({ off, perms, setPerms, texts, setText, timeoutValue }: FieldsetProps & {
+  perms: Record<string, ToolPolicy> | null;
+  setPerms: Dispatch<SetStateAction<Record<string, ToolPolicy> | null>>;
+  timeoutValue: number | null;
+}) {
+  const { t } = useTranslation('settings');
+  return (
+    <fieldset disabled={off}>
+      <legend>{t('toolsSection.legend')}</legend>
+      <p className="hint tools-intro">{t('toolsSection.intro')}</p>
+      <div className="tool-perms">
+        {TOOLS.map((tool) => {
+          const policy = perms?.[tool.name] ?? 'auto';
+          return (
+            <div key={tool.name} className="tool-perm" role="radiogroup" aria-label={t('toolsSection.permissionAria', { tool: tool.name })}>
+              <span className="tool-name">
+                <code>{tool.name}</code>
+                <span className="hint">{t(tool.what)}</span>
+              </span>
+              <div className="segmented segmented-sm">
+                {(['auto', 'confirm'] as const).map((p) => (
+                  <label key={p} className={policy === p ? 'active' : ''}>
+                    <input
+                      type="radio"
+                      name={`perm-${tool.name}`}
+                      value={p}
+                      checked={policy === p}
+                      onChange={() => setPerms((cur) => ({ ...(cur ?? {}), [tool.name]: p }))}
+                    />
+                    {p === 'auto' ? t('toolsSection.auto') : t('toolsSection.ask')}
+                  </label>
+                ))}
+              </div>
+            </div>
+          );
+        })}
+      </div>
+      <label className="field">
+        <span className="label">{t('toolsSection.wait')}</span>
+        <span className="num-unit">
+          <input
+            className="input num-input"
+            inputMode="numeric"
+            value={texts.timeout}
+            aria-invalid={timeoutValue === null}
+            aria-describedby="hint-perm-timeout"
+            onChange={(e) => setText('timeout', e.target.value)}
+          />
+          <span className="muted">{t('toolsSection.seconds')}</span>
+        </span>
+        <span className="hint" id="hint-perm-timeout">
+          {timeoutValue === null ? t('toolsSection.waitInvalid', { max: 3600 }) : t('toolsSection.waitHint')}
+        </span>
+      </label>
+    </fieldset>
+  );
 }
