@@ -35,14 +35,10 @@ export function SearchSettings(props: SearchSettingsProps) {
   const { providers, form, onChange, searxngUrl, onSearxngUrl, storedProvider, storedProblem, errors, disabled, setBy = {} } = props;
   const { t } = useTranslation('settings');
   const p = providers.find((x) => x.id === form.provider) ?? providers[0];
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ for: string; r: SearchTestResult } | null>(null);
   if (p === undefined) return null;
   const typedKey = form.keys[p.id] ?? '';
   const clearing = form.clear.includes(p.id);
   const keyStored = p.key_stored && !clearing;
-  const testKey = `${p.id}\n${typedKey}\n${searxngUrl}\n${form.language}`;
-  const shown = result !== null && result.for === testKey ? result.r : null;
 
   const err = (field: string) => errors[field];
   const describe = (field: string) => ({
@@ -65,19 +61,6 @@ export function SearchSettings(props: SearchSettingsProps) {
     );
   };
 
-  const run = () => {
-    setBusy(true);
-    testSearch(p.id, clearing ? '' : typedKey.trim(), p.needs_url ? searxngUrl.trim() : '').then(
-      (r) => {
-        setBusy(false);
-        setResult({ for: testKey, r });
-      },
-      (e: unknown) => {
-        setBusy(false);
-        setResult({ for: testKey, r: { ok: false, provider: p.id, results: 0, latency_ms: 0, error: e instanceof Error ? e.message : String(e) } });
-      },
-    );
-  };
 
   return (
     <fieldset disabled={disabled}>
@@ -176,15 +159,54 @@ export function SearchSettings(props: SearchSettingsProps) {
           {fieldError('search.language')}
         </label>
       ) : null}
-      <div className="test-row">
-        <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy}>
-          {busy ? <Spinner size={12} /> : null}
-          {t('search.test', { name: p.name })}
-        </button>
-        <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
-          {busy ? t('search.testing') : shown === null ? '' : searchTestText(shown)}
-        </span>
-      </div>
+      <SearchTest provider={p} apiKey={clearing ? '' : typedKey} searxngUrl={searxngUrl} language={form.language} disabled={disabled} />
     </fieldset>
+  );
+}
+
+/** Props of SearchTest. */
+interface SearchTestProps {
+  provider: SearchProvider;
+  /** The key typed ("" = the stored one, or none when it is being removed). */
+  apiKey: string;
+  searxngUrl: string;
+  language: string;
+  disabled: boolean;
+}
+
+/**
+ * The "Test <provider>" button: one search for "test" with what is typed, then the result
+ * count and latency or the error inline, cleared when the provider, key, URL or language
+ * change.
+ */
+function SearchTest({ provider: p, apiKey, searxngUrl, language, disabled }: SearchTestProps) {
+  const { t } = useTranslation('settings');
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ for: string; r: SearchTestResult } | null>(null);
+  const testKey = `${p.id}\n${apiKey}\n${searxngUrl}\n${language}`;
+  const shown = result !== null && result.for === testKey ? result.r : null;
+  const run = () => {
+    setBusy(true);
+    testSearch(p.id, apiKey.trim(), p.needs_url ? searxngUrl.trim() : '').then(
+      (r) => {
+        setBusy(false);
+        setResult({ for: testKey, r });
+      },
+      (e: unknown) => {
+        setBusy(false);
+        setResult({ for: testKey, r: { ok: false, provider: p.id, results: 0, latency_ms: 0, error: e instanceof Error ? e.message : String(e) } });
+      },
+    );
+  };
+  return (
+    <div className="test-row">
+      <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy}>
+        {busy ? <Spinner size={12} /> : null}
+        {t('search.test', { name: p.name })}
+      </button>
+      <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
+        {busy ? t('search.testing') : shown === null ? '' : searchTestText(shown)}
+      </span>
+    </div>
   );
 }
