@@ -98,12 +98,12 @@ test: deps-test frontend lint
 # a field set by a flag is read-only in Settings while a saved change reaches the next run;
 # the window follows a Chinese system locale (same as Chinese chosen in Settings, code in
 # monospace); Regenerate, a switch and edit-and-resend leave no phantom question, and Jump
-# to latest and sending while scrolled up bring the end into view; and the built binary, killed with SIGKILL mid-run, leaves a database that
-# recovers. The window starts through BIN, which hands it to WINDOW_BIN in the same process;
-# TestLauncher checks that pair. WINDOW_SHOTS=dir keeps the screenshots (docs/ takes its
-# window-*.png from there).
+# to latest and sending while scrolled up bring the end into view; and the built binary,
+# killed with SIGKILL mid-run, leaves a database that recovers. The window starts through
+# BIN, which hands it to WINDOW_BIN in the same process; TestLauncher checks that pair.
+# WINDOW_SHOTS=dir keeps the screenshots (docs/ takes its window-*.png from there).
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(WINDOW_SHOTS) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects' ./app/windowtest/
+	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects' ./app/windowtest/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 # The Linux package: build/package/artifactflow_$(VERSION)_amd64.deb holds both binaries in
