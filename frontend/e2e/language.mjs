@@ -5,8 +5,8 @@
 //   1. a zh-CN system locale with no stored choice starts in Chinese;
 //   2. an en-US profile starts in English, runs the research (screenshot
 //      /tmp/ui-language-en.png), switches to 中文 in Settings and every area (sidebar,
-//      composer, run figures, settings) is Chinese at once, without a reload (screenshot
-//      /tmp/ui-language-zh-CN.png); a reload keeps it;
+//      composer, run figures, settings) is Chinese at once, without a reload (screenshots
+//      /tmp/ui-language-settings-zh-CN.png, /tmp/ui-language-zh-CN.png); a reload keeps it;
 //   3. a fresh en-US profile starts in Chinese too, since the choice is in config.json;
 //      choosing "System" there gives English again;
 //   4. choosing English explicitly in a zh-CN profile gives English, kept over a reload (the
@@ -131,6 +131,7 @@ await run('en-US profile: switch to 中文', async () => {
     await dialog.getByText('更改从下一个问题起生效。', { exact: true }).waitFor();
     await dialog.getByRole('button', { name: zh.common.save, exact: true }).waitFor();
     await dialog.locator('legend', { hasText: '网页搜索' }).waitFor();
+    await screenshot(page, 'language-settings-zh-CN');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     // The sidebar, the composer and the run's figures.
