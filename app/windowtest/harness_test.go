@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -99,7 +100,7 @@ func (s *session) startXvfb() string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(s.ctx, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x900x24", "-nolisten", "tcp")
+	cmd := exec.CommandContext(s.ctx, "Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", screenW, screenH), "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start Xvfb (install xvfb: scripts/setup.sh test): %v", err)

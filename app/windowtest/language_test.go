@@ -37,23 +37,26 @@ var (
 	composer    = image.Rect(300, 785, 420, 820)
 )
 
-// TestWindowLanguage starts the real window three times on the same scripted conversation
-// (issue 10, item 1): under an English system locale, under a Chinese one (LANG, LANGUAGE
-// and LC_ALL zh_CN.UTF-8), and under the English locale with config.json's language set to
-// zh-CN (the Settings choice). WebKitGTK takes navigator.languages from the C library's
-// locale, which must exist: the test generates zh_CN.UTF-8 and en_US.UTF-8 with localedef
-// into a folder of its own (LOCPATH), so no system locale is needed, only the locales
-// package's sources. It checks:
+// TestWindowLanguage starts the real window four times on the same scripted conversation,
+// asked in English or in Chinese (issue 10, item 1): under an English system locale, under a
+// Chinese one (LANG, LANGUAGE and LC_ALL zh_CN.UTF-8), under the English locale with
+// config.json's language set to zh-CN, and under the English locale switched to 中文 in the
+// Settings dialog. WebKitGTK takes navigator.languages from the C library's locale, which
+// must exist: the test generates zh_CN.UTF-8 and en_US.UTF-8 with localedef into a folder of
+// its own (LOCPATH), so no system locale is needed, only the locales package's sources. It
+// checks:
 //   - the layout is the same in both languages (the sidebar and the panel's edge), while
 //     the UI's own text (New research, the search box, the composer's placeholder) differs;
-//   - the Chinese system locale gives the same UI text, pixel for pixel, as Chinese chosen
-//     in Settings: the window really is in Chinese, not merely different;
-//   - in both, the answer's code block is in a monospace font (its line of ten i and its line
-//     of ten M are equally long), which under a Chinese locale fontconfig once replaced with
-//     a proportional CJK font.
+//   - the Chinese system locale gives the same words, pixel for pixel, as Chinese stored in
+//     config.json and as Chinese chosen in Settings (at once, and again after a restart):
+//     the window really is in Chinese, not merely different;
+//   - in both languages the answer's code block is in a monospace font (its line of ten i and
+//     its line of ten M are equally long), which under a Chinese locale fontconfig once
+//     replaced with a proportional CJK font.
 //
-// Screenshots: window-en.png, window-zh-CN.png (docs/ has both) and window-zh-CN-settings.png.
-// Chinese glyphs need a CJK font (scripts/setup.sh test installs one when none is present).
+// Screenshots: window-en.png and window-zh-CN.png (docs/ has both), window-zh-CN-settings.png
+// (the dialog just switched), window-zh-CN-config.png, window-switch-*.png. Chinese glyphs
+// need a CJK font (scripts/setup.sh test installs one when none is present).
 func TestWindowLanguage(t *testing.T) {
 	windowBinary(t)
 	if out, _ := exec.Command("fc-list", ":lang=zh").Output(); strings.TrimSpace(string(out)) == "" {
@@ -71,7 +74,7 @@ func TestWindowLanguage(t *testing.T) {
 
 	en := languageShot(t, "window-en.png", english, "", englishQuestion)
 	zh := languageShot(t, "window-zh-CN.png", chinese, "", chineseQuestion)
-	chosen := languageShot(t, "window-zh-CN-settings.png", english, "zh-CN", chineseQuestion)
+	chosen := languageShot(t, "window-zh-CN-config.png", english, "zh-CN", chineseQuestion)
 
 	const row = 600
 	for name, img := range map[string]image.Image{"window-en.png": en, "window-zh-CN.png": zh} {
@@ -93,9 +96,10 @@ func TestWindowLanguage(t *testing.T) {
 	// compared, a few pixels of shift allowed.
 	for name, r := range map[string]image.Rectangle{"New research": newResearch, "the search box": searchBox} {
 		if n := shiftedDiff(zh, chosen, r, 3, 48); n > r.Dx()*r.Dy()/50 {
-			t.Errorf("%s: %d pixels differ between the Chinese system locale and Chinese chosen in Settings (%v)", name, n, r)
+			t.Errorf("%s: %d pixels differ between the Chinese system locale and Chinese stored in config.json (%v)", name, n, r)
 		}
 	}
+	languageSwitch(t, english, zh)
 	for name, img := range map[string]image.Image{"window-en.png": en, "window-zh-CN.png": zh} {
 		narrow, wide, ok := codeLineWidths(img)
 		if !ok {
@@ -109,10 +113,10 @@ func TestWindowLanguage(t *testing.T) {
 	}
 }
 
-// languageShot asks q in a window started with env (and with config.json's language set to
-// language, unless empty) and returns the screenshot name of the answered conversation. The
-// scripted lead answers in the question's language.
-func languageShot(t *testing.T, name string, env []string, language, q string) image.Image {
+// languageSession asks q in a window started with env (and with config.json's language set
+// to language, unless empty) and returns the session, its world and the screenshot name of
+// the answered conversation. The scripted lead answers in the question's language.
+func languageSession(t *testing.T, name string, env []string, language, q string) (*session, *world, image.Image) {
 	t.Helper()
 	s := newSession(t, 90*time.Second, env...)
 	w := newWorld(t, func(w *world) llmtest.Handler {
@@ -139,6 +143,13 @@ func languageShot(t *testing.T, name string, env []string, language, q string) i
 		_, _, ok := codeLineWidths(img)
 		return ok
 	})
+	return s, w, img
+}
+
+// languageShot is languageSession that closes the window after the screenshot.
+func languageShot(t *testing.T, name string, env []string, language, q string) image.Image {
+	t.Helper()
+	s, _, img := languageSession(t, name, env, language, q)
 	s.quit()
 	return img
 }
@@ -187,4 +198,48 @@ func codeLineWidths(img image.Image) (first, second int, ok bool) {
 		return 0, 0, false
 	}
 	return widths[0], widths[1], true
+}
+
+// sameWords reports whether the sidebar's words (New research, the search box) in img are
+// those of want, a few pixels of shift allowed.
+func sameWords(want, img image.Image) bool {
+	for _, r := range []image.Rectangle{newResearch, searchBox} {
+		if shiftedDiff(want, img, r, 3, 48) > r.Dx()*r.Dy()/50 {
+			return false
+		}
+	}
+	return true
+}
+
+// languageSwitch starts the window under env (English), then chooses 中文 in Settings'
+// Language select (Ctrl+, then Tab to the select, the dialog's first field, and Down twice:
+// System, English, 中文): config.json keeps the choice, the sidebar shows zh's words as soon
+// as the dialog is closed (no Save, no restart), and a restart starts in Chinese.
+func languageSwitch(t *testing.T, env []string, zh image.Image) {
+	t.Helper()
+	s, w, _ := languageSession(t, "window-switch-before.png", env, "", chineseQuestion)
+	s.xdo("key", "ctrl+comma")
+	s.waitShot("window-switch-settings.png", 10*time.Second, "Ctrl+, to open Settings", func(img image.Image) bool {
+		return len(blobs(img, image.Rect(380, 780, 900, 850), accent, 800)) == 1 // Save
+	})
+	s.xdo("key", "Tab")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "Down")
+	time.Sleep(300 * time.Millisecond)
+	s.xdo("key", "Down")
+	waitFor(s.ctx, t, 10*time.Second, "choosing 中文 in Settings to store zh-CN in config.json", func() bool {
+		got, err := config.Load(w.dataDir)
+		return err == nil && got.Language == "zh-CN"
+	})
+	time.Sleep(500 * time.Millisecond) // the dialog's own words switch too (the screenshot shows them)
+	s.shoot("window-zh-CN-settings.png")
+	s.xdo("key", "Escape") // the modal's backdrop dims the sidebar while it is open
+	s.waitShot("window-switch-closed.png", 10*time.Second, "the sidebar's words in Chinese at once, the dialog closed", func(img image.Image) bool {
+		return sameWords(zh, img)
+	})
+	s.quit()
+	s.launch(w.args()...)
+	s.waitShot("window-switch-restarted.png", 10*time.Second, "a restart to start in Chinese", func(img image.Image) bool {
+		return sameWords(zh, img)
+	})
 }
