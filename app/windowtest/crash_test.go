@@ -2,6 +2,7 @@ package windowtest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"testing"
@@ -10,21 +11,39 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/app"
+	"artifactflow/app/cli"
 	"artifactflow/backend/config"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 )
 
-// TestKillDashNine kills the built binary named by AF_WINDOW_BIN, run as `artifactflow ask`,
-// in the middle of a research run with SIGKILL, after two completed tool rounds and while
-// the model is answering the third, then starts again on the same data directory (issue 4,
-// crash safety): the database passes PRAGMA integrity_check, the run is marked
-// interrupted, its events up to the last completed round are in the journal, the artifacts
-// it had changed are offered as drafts holding the last round's content, a kept draft
-// becomes a version, and the conversation works.
+// TestCrashChild is the process TestKillDashNine kills when no built binary is named: it
+// runs `artifactflow ask` with the arguments in AF_CRASH_ARGS (a JSON array). Skipped unless
+// that is set.
+func TestCrashChild(t *testing.T) {
+	raw := os.Getenv("AF_CRASH_ARGS")
+	if raw == "" {
+		t.Skip("run by TestKillDashNine")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(cli.Main(context.Background(), cli.Env{Args: args, Stdout: os.Stdout, Stderr: os.Stderr}))
+}
+
+// TestKillDashNine kills a process (the built binary named by AF_WINDOW_BIN, or else this
+// test binary as `artifactflow ask`, TestCrashChild) in the middle of a research run with
+// SIGKILL, after two completed tool rounds and while the model is answering the third, then
+// starts again on the same data directory (issue 4, crash safety): the database passes
+// PRAGMA integrity_check, the run is marked interrupted, its events up to the last completed
+// round are in the journal, the artifacts it had changed are offered as drafts holding the
+// last round's content, a kept draft becomes a version, and the conversation works.
 func TestKillDashNine(t *testing.T) {
-	bin := windowBinary(t)
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
 	const crashQuestion = "What is the orbital period of the Moon?"
 	const report = "# Orbital period\n\nThe sidereal month is 27.3 days."
 	const updated = "# Orbital period\n\nThe sidereal month is 27.32 days; the synodic month 29.53 days."
@@ -53,7 +72,13 @@ func TestKillDashNine(t *testing.T) {
 			}
 		}
 	})
-	cmd := exec.Command(bin, append([]string{"ask"}, w.args(crashQuestion)...)...)
+	askArgs := append([]string{"ask"}, w.args(crashQuestion)...)
+	args, _ := json.Marshal(askArgs)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	if bin := os.Getenv("AF_WINDOW_BIN"); bin != "" {
+		cmd = exec.Command(bin, askArgs...)
+	}
+	cmd.Env = append(os.Environ(), "AF_CRASH_ARGS="+string(args))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
