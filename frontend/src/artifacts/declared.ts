@@ -1,7 +1,7 @@
 // What the panel's "Links & files" shows and does for a declared artifact (seed 002): where
 // it points, what can be copied, and the state of its item menu and messages.
 
-import { useEffect, useLayoutEffect, useState, type Dispatch, type RefObject, type SetStateAction } from 'react';
+import { useEffect, useLayoutEffect, type Dispatch, type RefObject, type SetStateAction } from 'react';
 import type { DeclaredArtifact } from '../api-declared';
 import { i18n } from '../i18n';
 
@@ -49,17 +49,6 @@ export const isWorkspace = (a: DeclaredArtifact) => a.storage === 'workspace' ||
 
 /** A message under a section's head: OK messages fade, errors stay until dismissed or replaced. */
 export type Status = { kind: 'ok' | 'error'; text: string } | null;
-
-/** A Status (with any extra fields) that clears itself `fadeMs` after an OK message; errors stay. */
-export function useFadingStatus<S extends { kind: 'ok' | 'error' }>(fadeMs: number): [S | null, (s: S | null) => void] {
-  const [status, setStatus] = useState<S | null>(null);
-  useEffect(() => {
-    if (status?.kind !== 'ok') return;
-    const timer = window.setTimeout(() => setStatus(null), fadeMs);
-    return () => window.clearTimeout(timer);
-  }, [status, fadeMs]);
-  return [status, setStatus];
-}
 
 /**
  * An open item menu: whose, and where (viewport coordinates). From the ⋯ button or the

@@ -7,7 +7,7 @@ import { exportArtifact, restoreVersion, toApiError, type ExportFormat } from '.
 import { revealExport } from '../api-export';
 import { downloadBase64 } from '../files';
 import type { VersionRef } from '../versions';
-import { useFadingStatus } from './declared';
+import { useFadingStatus } from './useFadingStatus';
 
 /** The viewer's message: OK messages fade, errors stay; an export saved to disk keeps its path for "Show in folder". */
 export interface ViewerStatus {

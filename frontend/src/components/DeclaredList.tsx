@@ -1,7 +1,8 @@
 import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DeclaredArtifact } from '../api-declared';
-import { useFadingStatus, useMenuEffects, type MenuAt, type Status } from '../artifacts/declared';
+import { useMenuEffects, type MenuAt, type Status } from '../artifacts/declared';
+import { useFadingStatus } from '../artifacts/useFadingStatus';
 import { useDeclaredActions, useRemoveDeclared } from '../artifacts/useDeclaredActions';
 import { LinkIcon } from './declared-icons';
 import { DeclaredItem, DeclaredMenu, DeclaredStatus, RemoveDeclaredDialog } from './DeclaredParts';
