@@ -49,14 +49,14 @@ func TestWindowCitations(t *testing.T) {
 	// The digit's first pixel is near the chip's top; its middle is a few pixels lower.
 	x, y := chip.X+2, chip.Y+4
 	s.xdo("mousemove", fmt.Sprint(x), fmt.Sprint(y))
-	time.Sleep(800 * time.Millisecond)
-	after := s.shoot("window-citations.png")
-
 	// The card opens under the chip (or above it near the bottom): many pixels there change.
-	card := image.Rect(x-40, y+10, x+360, y+150).Intersect(after.Bounds())
+	card := image.Rect(x-40, y+10, x+360, y+150).Intersect(before.Bounds())
 	if y > 600 {
-		card = image.Rect(x-40, y-150, x+360, y-10).Intersect(after.Bounds())
+		card = image.Rect(x-40, y-150, x+360, y-10).Intersect(before.Bounds())
 	}
+	after, _ := s.pollShot("window-citations.png", 5*time.Second, func(img image.Image) bool {
+		return changedPixels(before, img, card) >= 3000
+	})
 	if n := changedPixels(before, after, card); n < 3000 {
 		t.Fatalf("hovering chip [1] at (%d, %d) changed %d pixels where the card should be: no hover card", x, y, n)
 	}

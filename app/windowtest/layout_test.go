@@ -37,8 +37,9 @@ func TestWindowLayout(t *testing.T) {
 
 	s.xdo("key", "ctrl+b")
 	s.xdo("key", "ctrl+j")
-	time.Sleep(800 * time.Millisecond)
-	collapsed := s.shoot("window-layout-collapsed.png")
+	collapsed, _ := s.pollShot("window-layout-collapsed.png", 5*time.Second, func(img image.Image) bool {
+		return !sidebarShown(img, row) && panelEdge(img, row) == -1
+	})
 	if sidebarShown(collapsed, row) {
 		t.Error("Ctrl+B: the sidebar is still shown (window-layout-collapsed.png)")
 	}
@@ -57,8 +58,10 @@ func TestWindowLayout(t *testing.T) {
 	}
 	s.xdo("mouseup", "1")
 	s.xdo("mousemove", "400", "600")
-	time.Sleep(800 * time.Millisecond)
-	wide := s.shoot("window-layout-wide.png")
+	wide, _ := s.pollShot("window-layout-wide.png", 5*time.Second, func(img image.Image) bool {
+		x := panelEdge(img, row)
+		return sidebarShown(img, row) && x >= 630 && x <= 634
+	})
 	if !sidebarShown(wide, row) {
 		t.Error("Ctrl+B again: the sidebar did not come back (window-layout-wide.png)")
 	}
@@ -71,8 +74,10 @@ func TestWindowLayout(t *testing.T) {
 	s.quit()
 	s.launch(w.args("--allow-private-network")...)
 	s.xdo("mousemove", "400", "600")
-	time.Sleep(1500 * time.Millisecond)
-	again := s.shoot("window-layout-restarted.png")
+	again, _ := s.pollShot("window-layout-restarted.png", 5*time.Second, func(img image.Image) bool {
+		x := panelEdge(img, row)
+		return x >= 630 && x <= 634 && changedPixels(wide, img, image.Rect(260, 60, 620, 560)) <= 400
+	})
 	if x := panelEdge(again, row); x < 630 || x > 634 {
 		t.Errorf("after a restart the panel starts at x=%d, want 632 (window-layout-restarted.png)", x)
 	}

@@ -38,9 +38,10 @@ func TestWindowRecordArtifact(t *testing.T) {
 		return db.QueryRowContext(s.ctx, `SELECT count(*) FROM declared_artifacts WHERE url = ? AND source = 'tool' AND tool_name = 'record_artifact'`, recordedURL).Scan(&n) == nil && n == 1
 	})
 	waitRuns(s.ctx, t, db, 1, 30*time.Second)
-	time.Sleep(time.Second) // the panel applies the event
-
-	img := s.shoot("window-record-artifact.png")
+	img, _ := s.pollShot("window-record-artifact.png", 5*time.Second, func(img image.Image) bool {
+		_, ok := firstAccentPixel(img, image.Rect(895, 250, 935, 800))
+		return ok // the panel applied the event
+	})
 	// The link is the only item of Links & files in the right column of the 1280x900
 	// window (docs/window-record-artifact.png). Its icon is the first accent-coloured
 	// pixel of the column's left edge below the panel's header rows (the Research folder
