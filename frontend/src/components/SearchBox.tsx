@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { searchConversations, type SearchHit } from '../api-conversation';
 import { toApiError } from '../api';
@@ -41,49 +41,21 @@ export function Highlighted({ text, query }: { text: string; query: string }) {
 export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps) {
   const { t } = useTranslation('sidebar');
   const [query, setQuery] = useState('');
-  const [result, setResult] = useState<{ query: string; hits: SearchHit[]; error: string } | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLUListElement>(null);
   const q = query.trim();
 
-  useEffect(() => {
-    if (q === '') return;
-    let stale = false;
-    const timer = window.setTimeout(() => {
-      searchConversations(q).then(
-        (hits) => {
-          if (!stale) setResult({ query: q, hits, error: '' });
-        },
-        (e: unknown) => {
-          if (!stale) setResult({ query: q, hits: [], error: toApiError(e).message });
-        },
-      );
-    }, SEARCH_DEBOUNCE_MS);
-    return () => {
-      stale = true;
-      window.clearTimeout(timer);
-    };
-  }, [q]);
+  const [result, resetResult] = useSearch(q);
 
   useEffect(() => {
     onActive(q !== '');
   }, [q, onActive]);
 
-  useEffect(() => {
-    const onKey = (e: globalThis.KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        inputRef.current?.focus();
-        inputRef.current?.select();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  useFocusShortcut(inputRef);
 
   const clear = () => {
     setQuery('');
-    setResult(null);
+    resetResult();
     inputRef.current?.focus();
   };
 
@@ -130,7 +102,6 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
   };
 
   // While a newer query is on its way the previous results stay, marked as loading.
-  const shown = result;
   const loading = result?.query !== q;
   return (
     <div className={q !== "" ? "search active" : "search"}>
@@ -156,42 +127,114 @@ export function SearchBox({ selectedId, now, onOpen, onActive }: SearchBoxProps)
       </div>
       {q !== '' ? (
         <div className={`search-results${loading ? ' loading' : ''}`} id="search-results" aria-busy={loading}>
-          {shown === null ? (
-            <p className="sidebar-note">
-              <Spinner size={12} /> {t('search.searching')}
-            </p>
-          ) : shown.error ? (
-            <p className="sidebar-note error-text" role="alert">
-              {shown.error}
-            </p>
-          ) : shown.hits.length === 0 ? (
-            <p className="sidebar-note">{t('search.noMatch', { query: q })}</p>
-          ) : (
-            <ul className="search-list" ref={listRef} onKeyDown={onListKey} aria-label={t('search.results')}>
-              {shown.hits.map((h) => (
-                <li key={h.id}>
-                  <button
-                    type="button"
-                    className={`search-hit${h.id === selectedId ? ' selected' : ''}`}
-                    aria-current={h.id === selectedId ? 'page' : undefined}
-                    onClick={() => onOpen(h.id)}
-                  >
-                    <span className="search-title">
-                      <Highlighted text={h.title || t('common:untitled')} query={q} />
-                    </span>
-                    {h.snippet && h.snippet !== h.title ? (
-                      <span className="search-snippet">
-                        <Highlighted text={h.snippet} query={q} />
-                      </span>
-                    ) : null}
-                    <span className="search-meta">{relativeTime(h.updated_at || h.created_at, now)}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+          <SearchResults result={result} query={q} selectedId={selectedId} now={now} onOpen={onOpen} listRef={listRef} onListKey={onListKey} />
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** One search's outcome: the query it was for, its hits, or its error. */
+interface SearchResult {
+  query: string;
+  hits: SearchHit[];
+  error: string;
+}
+
+/**
+ * Searches conversations for `q` after SEARCH_DEBOUNCE_MS of quiet. Gives the latest result
+ * (null before the first) and a function that forgets it (the search was cleared).
+ */
+function useSearch(q: string): [SearchResult | null, () => void] {
+  const [result, setResult] = useState<SearchResult | null>(null);
+  useEffect(() => {
+    if (q === '') return;
+    let stale = false;
+    const timer = window.setTimeout(() => {
+      searchConversations(q).then(
+        (hits) => {
+          if (!stale) setResult({ query: q, hits, error: '' });
+        },
+        (e: unknown) => {
+          if (!stale) setResult({ query: q, hits: [], error: toApiError(e).message });
+        },
+      );
+    }, SEARCH_DEBOUNCE_MS);
+    return () => {
+      stale = true;
+      window.clearTimeout(timer);
+    };
+  }, [q]);
+  return [result, () => setResult(null)];
+}
+
+/** Ctrl/Cmd+K focuses (and selects) the field. */
+function useFocusShortcut(inputRef: RefObject<HTMLInputElement | null>) {
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        inputRef.current?.focus();
+        inputRef.current?.select();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [inputRef]);
+}
+
+/** Props of SearchResults. */
+interface SearchResultsProps {
+  /** The latest results (of an older query while a newer one is on its way); null before the first. */
+  result: SearchResult | null;
+  query: string;
+  selectedId: string | null;
+  now: number;
+  onOpen: (id: string) => void;
+  listRef: RefObject<HTMLUListElement | null>;
+  onListKey: (e: KeyboardEvent<HTMLUListElement>) => void;
+}
+
+/** The results: searching…, the error, "no match", or the hits with title, snippet and time. */
+function SearchResults({ result: shown, query: q, selectedId, now, onOpen, listRef, onListKey }: SearchResultsProps) {
+  const { t } = useTranslation('sidebar');
+  if (shown === null) {
+    return (
+      <p className="sidebar-note">
+        <Spinner size={12} /> {t('search.searching')}
+      </p>
+    );
+  }
+  if (shown.error) {
+    return (
+      <p className="sidebar-note error-text" role="alert">
+        {shown.error}
+      </p>
+    );
+  }
+  if (shown.hits.length === 0) return <p className="sidebar-note">{t('search.noMatch', { query: q })}</p>;
+  return (
+    <ul className="search-list" ref={listRef} onKeyDown={onListKey} aria-label={t('search.results')}>
+      {shown.hits.map((h) => (
+        <li key={h.id}>
+          <button
+            type="button"
+            className={`search-hit${h.id === selectedId ? ' selected' : ''}`}
+            aria-current={h.id === selectedId ? 'page' : undefined}
+            onClick={() => onOpen(h.id)}
+          >
+            <span className="search-title">
+              <Highlighted text={h.title || t('common:untitled')} query={q} />
+            </span>
+            {h.snippet && h.snippet !== h.title ? (
+              <span className="search-snippet">
+                <Highlighted text={h.snippet} query={q} />
+              </span>
+            ) : null}
+            <span className="search-meta">{relativeTime(h.updated_at || h.created_at, now)}</span>
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }
