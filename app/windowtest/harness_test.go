@@ -46,8 +46,8 @@ func windowBinary(t *testing.T) string {
 
 // session is one test's private X server and the environment the app and the X tools run
 // in: DISPLAY, XDG folders of its own (WebKit's local storage starts empty and is left
-// behind with the test), GTK's built-in input method, and a stand-in xdg-open first on PATH
-// that records what it was asked to open instead of starting a browser.
+// behind with the test), GTK's built-in input method, the C locale (English), and a stand-in
+// xdg-open first on PATH that records what it was asked to open instead of starting a browser.
 type session struct {
 	t      *testing.T
 	ctx    context.Context
@@ -86,7 +86,10 @@ func newSession(t *testing.T, limit time.Duration, extraEnv ...string) *session 
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		// GTK's own input method: under a Chinese or Japanese locale GTK would pick XIM, and
 		// with no XIM server running (a desktop has IBus or Fcitx) xdotool's typing is lost.
-		"GTK_IM_MODULE=gtk-im-context-simple")
+		"GTK_IM_MODULE=gtk-im-context-simple",
+		// English whatever the machine's locale (the tests read English pixels), unless a
+		// test passes its own locale in extraEnv.
+		"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "LANGUAGE=")
 	s.env = append(s.env, extraEnv...)
 	return s
 }
