@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { DEFAULT_MAX_UPLOAD_MB, getSettings, isSettingsError, type Settings } from './api';
+import { isSettingsError } from './api/call';
+import { DEFAULT_MAX_UPLOAD_MB, getSettings, type Settings } from './api/settings';
 import { useArtifactRows } from './chat/useArtifactRows';
 import { useChatItems } from './chat/useChatItems';
 import { useConversationDetail } from './chat/useConversationDetail';

@@ -5,8 +5,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ArtifactVersion } from './api';
-import { declaredArtifact, type DeclaredArtifact } from './api-declared';
+import { declaredArtifact, type ArtifactVersion, type DeclaredArtifact } from './api/artifacts';
 import { artifactStepView } from './artifact-step';
 import { ArtifactPanel, type ArtifactRow } from './components/ArtifactPanel';
 import { ArtifactReader } from './components/ArtifactReader';

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import type { Source } from './api-sources';
+import type { Source } from './api/conversations';
 import {
   allSearchesFailed,
   chipOf,

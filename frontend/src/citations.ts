@@ -4,11 +4,11 @@
 // tally of searches and fetches (item 2). Pure functions and one DOM transform; the chips'
 // hover card and clicks live in components/Citations.tsx.
 
-import type { Source } from './api-sources';
+import type { Source } from './api/conversations';
 import { clip } from './format';
 import { i18n } from './i18n';
 
-export type { Source } from './api-sources';
+export type { Source } from './api/conversations';
 
 type Loose = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 import { act, useEffect } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { applyDeclaredChange, artifactChange, declaredArtifact, type DeclaredArtifact } from './api-declared';
+import { applyDeclaredChange, artifactChange, declaredArtifact, type DeclaredArtifact } from './api/artifacts';
 import { ArtifactPanel, type ArtifactRow } from './components/ArtifactPanel';
 import { DeclaredList } from './components/DeclaredList';
 import { useDeclared, type DeclaredState } from './useDeclared';

@@ -4,7 +4,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Source } from './api-sources';
+import { workspaceStatus, type Source } from './api/conversations';
 import { missingTitle, sourceMeta, webSummary } from './citations';
 import { ActivityFlow } from './components/ActivityFlow';
 import { CitationProvider, CiteChip } from './components/Citations';
@@ -24,7 +24,6 @@ import { formatUploadSize, MIB, uploadProblem } from './files';
 import { matchCount } from './find';
 import { i18n } from './i18n';
 import { renderMarkdown } from './markdown';
-import { workspaceStatus } from './api-workspace';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 

@@ -4,16 +4,9 @@
 // WebView) starts in it. On start the page applies the backend's choice when it differs
 // from the local one; choosing in Settings switches the UI at once and stores it in both.
 
-import * as SettingsService from '../wailsjs/go/app/SettingsService';
+import { toApiError } from './api/call';
+import { getSettings, setLanguage } from './api/settings';
 import { languagePreference, LANGUAGES, setLanguagePreference, type LanguagePreference } from './i18n';
-
-type Bound = { Get?: unknown; SetLanguage?: unknown };
-
-/** The bound SettingsService methods present on this page (none without a backend). */
-function bound(): Bound {
-  const go = (window as unknown as { go?: { app?: { SettingsService?: Bound } } }).go;
-  return go?.app?.SettingsService ?? {};
-}
 
 /**
  * A language preference as the backend sends it (SettingsView.language): '', 'en' or
@@ -31,12 +24,11 @@ export function preferenceOf(v: unknown): LanguagePreference | null {
  */
 export async function syncLanguageFromBackend(): Promise<LanguagePreference> {
   const local = languagePreference();
-  if (typeof bound().Get !== 'function') return local;
   let stored: LanguagePreference | null;
   try {
-    stored = preferenceOf(((await SettingsService.Get()) as { language?: unknown }).language);
+    stored = preferenceOf((await getSettings()).language);
   } catch {
-    return local; // the settings could not be read: keep what this page had
+    return local; // no backend, or the settings could not be read: keep what this page had
   }
   if (stored === null || stored === local) return local;
   await setLanguagePreference(stored);
@@ -45,10 +37,16 @@ export async function syncLanguageFromBackend(): Promise<LanguagePreference> {
 
 /**
  * Settings' language choice: switches the UI at once, remembers it locally and stores it in
- * the backend (SettingsService.SetLanguage, when bound). Rejects with the backend's error
- * when it could not be stored; the UI has switched all the same.
+ * the backend (SettingsService.SetLanguage). Rejects with the backend's error (an ApiError)
+ * when it could not be stored; the UI has switched all the same. Without a backend (code
+ * `unavailable`, or `unsupported` for an older one) the local choice is all there is.
  */
 export async function chooseLanguage(pref: LanguagePreference): Promise<void> {
   await setLanguagePreference(pref);
-  if (typeof bound().SetLanguage === 'function') await SettingsService.SetLanguage(pref);
+  try {
+    await setLanguage(pref);
+  } catch (e) {
+    const code = toApiError(e).code;
+    if (code !== 'unsupported' && code !== 'unavailable') throw e;
+  }
 }

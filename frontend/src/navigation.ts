@@ -6,7 +6,7 @@
 // where navigation is refused; in browser mode the server's Content-Security-Policy
 // (form-action 'none', base-uri 'none', frame-src 'none') backs this up.
 
-import { isExternalUrl, openExternal } from './api';
+import { isExternalUrl, openExternal } from './api/runtime';
 
 /** The subset of a DOM or React mouse event that followLink reads. */
 export interface LinkActivation {

@@ -3,7 +3,7 @@
 // settings dialog saves, so every rendered answer, artifact and page text follows it.
 
 import { useEffect, useSyncExternalStore } from 'react';
-import { getSettings, type RemoteImages } from './api';
+import { getSettings, type RemoteImages } from './api/settings';
 
 let mode: RemoteImages = 'ask';
 let asked = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Settings, SettingsInput } from './api';
+import type { Settings, SettingsInput } from './api/settings';
 import { buildSettingsInput, extraFormOf, isSettingsField, parseSettingsErrors } from './components/SettingsDialog';
 import {
   agentTexts,
@@ -145,7 +145,7 @@ describe('buildSettingsInput', () => {
   const stored: Settings = {
     ...base, api_key_set: false, data_dir: '/d',
     search: { provider: 'brave', keys_stored: ['brave'], language: '' },
-    search_providers: [], search_ready: true, search_problem: '',
+    search_providers: [], search_ready: true, search_problem: '', language: '',
     lead: { model: 'qwen3:32b', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },
     sub_agents: { model: '', tool_call_mode: 'xml', context_window: 0, temperature: null, top_p: null, max_tokens: 512 },
     set_by: {}, load_remote_images: 'ask',

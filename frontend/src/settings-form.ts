@@ -3,8 +3,7 @@
 // form, the endpoint preset a base URL matches, and the words for test results and
 // validation errors (namespace `settings`, in the UI's language).
 
-import type { AgentModelSettings, SearchInput, SearchProvider } from './api';
-import type { ConnectionResult, EndpointPreset, SearchTestResult } from './api-settings';
+import type { AgentModelSettings, ConnectionResult, EndpointPreset, SearchInput, SearchProvider, SearchTestResult } from './api/settings';
 import { formatNumber } from './format';
 import { i18n } from './i18n';
 

@@ -4,7 +4,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Conversation } from './api';
+import type { Conversation } from './api/conversations';
 import { BranchNav } from './components/BranchNav';
 import { Sidebar } from './components/Sidebar';
 import { i18n } from './i18n';

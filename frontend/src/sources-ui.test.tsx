@@ -2,7 +2,7 @@
 import { act, useEffect } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Source } from './api-sources';
+import type { Source } from './api/conversations';
 import { splitAnswer } from './citations';
 import { ActivityFlow } from './components/ActivityFlow';
 import { ArtifactPanel } from './components/ArtifactPanel';

@@ -4,8 +4,8 @@
 // artifact_changed events.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { onRunEvent } from './api';
-import { applyDeclaredChange, artifactChange, listDeclared, type ArtifactChange, type DeclaredArtifact } from './api-declared';
+import { applyDeclaredChange, artifactChange, listDeclared, type ArtifactChange, type DeclaredArtifact } from './api/artifacts';
+import { onRunEvent } from './api/runtime';
 
 /** What useDeclared gives the panel. */
 export interface DeclaredState {

@@ -3,8 +3,8 @@
 // or a run ends, older pages when the reader scrolls to the top.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { historyPage, type HistoryRequest } from './api-conversation';
-import { toApiError } from './api';
+import { toApiError } from './api/call';
+import { historyPage, type HistoryRequest } from './api/conversations';
 import type { RunState } from './events';
 import { applyHistoryPage, emptyHistory, extendsPath, runsFromHistory, type HistoryWindow } from './history';
 

@@ -4,8 +4,8 @@
 // by source_added events.
 
 import { useEffect, useRef, useState } from 'react';
-import { onRunEvent } from './api';
-import { listSources, normalizeSource, type Source } from './api-sources';
+import { listSources, normalizeSource, type Source } from './api/conversations';
+import { onRunEvent } from './api/runtime';
 import { upsertSource } from './citations';
 
 /** What useSources gives the window. */

@@ -4,18 +4,18 @@
 // events.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { isBrowserMode, onReconnect, toApiError } from './api';
+import { toApiError } from './api/call';
 import {
   chooseWorkspace,
   getWorkspaceStatus,
-  onIndexProgress,
   reindexWorkspace,
   resetWorkspace,
   workspaceFailures,
   type IndexFailure,
   type IndexProgress,
   type WorkspaceStatus,
-} from './api-workspace';
+} from './api/conversations';
+import { isBrowserMode, onIndexProgress, onReconnect } from './api/runtime';
 
 /** What useWorkspace gives the workspace bar. */
 export interface WorkspaceState {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ArtifactVersion } from './api';
+import type { ArtifactVersion } from './api/artifacts';
 import { currentIsExtra, defaultComparePair, draftExplained, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({

@@ -1,7 +1,7 @@
 // Pure helpers for the artifact version UI: labels for update types, what produced a
 // version, the choices of the version selector and the default pair to compare.
 
-import type { ArtifactVersion } from './api';
+import type { ArtifactVersion } from './api/artifacts';
 import { clip } from './format';
 import { i18n } from './i18n';
 

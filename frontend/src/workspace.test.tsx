@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { indexProgress, workspaceStatus } from './api-workspace';
+import { indexProgress, workspaceStatus } from './api/conversations';
 import { folderName, statusLine, WorkspaceBar } from './components/WorkspaceBar';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;

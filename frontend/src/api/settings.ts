@@ -49,7 +49,7 @@ export type RemoteImages = 'ask' | 'always';
  * the command-line flag ("--model") or "OPENAI_API_KEY"; the dialog shows such fields
  * read-only and Save keeps their stored values (issue 10, item 6).
  * `load_remote_images`: remote images in markdown load after a click ("ask") or at once.
- * The UI language (`language`) is left to language.ts and setLanguage.
+ * `language`: the UI language stored in config.json (language.ts applies it on start).
  */
 export type Settings = Omit<
   Model<app.SettingsView>,
@@ -70,6 +70,8 @@ export type Settings = Omit<
   lead: AgentModelSettings;
   sub_agents: AgentModelSettings;
   load_remote_images: RemoteImages;
+  /** The UI language stored in config.json ('' = the system's); null from an older backend without it. */
+  language: string | null;
 };
 
 /**
@@ -152,6 +154,7 @@ function settings(v: unknown): Settings {
     allow_private_network: b(x.allow_private_network),
     max_upload_mb: n(x.max_upload_mb) > 0 ? n(x.max_upload_mb) : DEFAULT_MAX_UPLOAD_MB,
     data_dir: s(x.data_dir),
+    language: typeof x.language === 'string' ? x.language : null,
   };
 }
 

@@ -2,7 +2,7 @@
 // it points, what can be copied, and the state of its item menu and messages.
 
 import { useEffect, useLayoutEffect, type Dispatch, type RefObject, type SetStateAction } from 'react';
-import type { DeclaredArtifact } from '../api-declared';
+import type { DeclaredArtifact } from '../api/artifacts';
 import { i18n } from '../i18n';
 
 /**

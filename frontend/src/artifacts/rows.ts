@@ -1,6 +1,6 @@
 // The artifact panel's rows: the stored artifact list merged with the live snapshots of a run.
 
-import type { ArtifactSummary } from '../api';
+import type { ArtifactSummary } from '../api/artifacts';
 import type { LiveArtifact } from '../events';
 
 /** The id of the task plan artifact (seed 000). */

@@ -1,7 +1,7 @@
 // The content of the artifact panel's task plan and selected artifact.
 
 import { useEffect, useState } from 'react';
-import { getArtifact } from '../api';
+import { getArtifact } from '../api/artifacts';
 import type { ArtifactRow } from './rows';
 
 /** An artifact's content while it loads, once loaded, or after it failed. */

@@ -3,8 +3,9 @@
 
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { copyText, isBrowserMode, openExternal, toApiError } from '../api';
-import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api-declared';
+import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api/artifacts';
+import { toApiError } from '../api/call';
+import { copyText, isBrowserMode, openExternal } from '../api/runtime';
 import { copyable, isWorkspace, webUrl, type Status } from './declared';
 
 /** The actions on declared artifacts; each reports through `setStatus`. */

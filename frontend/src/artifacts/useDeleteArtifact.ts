@@ -1,8 +1,8 @@
 // Deleting a document from the artifact panel, after a confirmation.
 
 import { useState } from 'react';
-import { toApiError } from '../api';
-import { deleteArtifact } from '../api-declared';
+import { deleteArtifact } from '../api/artifacts';
+import { toApiError } from '../api/call';
 import type { ArtifactRow } from './rows';
 
 /** The document being deleted (awaiting confirmation) and the actions on it. */

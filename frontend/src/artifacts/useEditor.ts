@@ -4,7 +4,9 @@
 
 import { useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { copyText, getArtifact, saveArtifact, toApiError, type ArtifactView } from '../api';
+import { getArtifact, saveArtifact, type ArtifactView } from '../api/artifacts';
+import { toApiError } from '../api/call';
+import { copyText } from '../api/runtime';
 
 /** The latest version loaded after a conflict. */
 export interface Latest {

@@ -3,8 +3,8 @@
 
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { exportArtifact, restoreVersion, toApiError, type ExportFormat } from '../api';
-import { revealExport } from '../api-export';
+import { exportArtifact, restoreVersion, revealExport, type ExportFormat } from '../api/artifacts';
+import { toApiError } from '../api/call';
 import { downloadBase64 } from '../files';
 import type { VersionRef } from '../versions';
 import { useFadingStatus } from './useFadingStatus';

@@ -1,5 +1,5 @@
 // Types shared by the chat column's components and hooks.
-import type { Message } from '../api';
+import type { Message } from '../api/conversations';
 import type { RunState } from '../events';
 
 /** One exchange to show: a stored message, a live run, or both (a run seen live and stored). */

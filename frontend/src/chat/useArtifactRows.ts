@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { ArtifactSummary } from '../api';
+import type { ArtifactSummary } from '../api/artifacts';
 import { mergeArtifacts } from '../components/ArtifactPanel';
 import type { ConversationRuns } from '../events';
 

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { ConversationDetail } from '../api';
+import type { ConversationDetail } from '../api/conversations';
 import type { ConversationRuns } from '../events';
 import type { ChatItem } from './types';
 

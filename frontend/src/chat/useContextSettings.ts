@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { getConversationSettings, SETTINGS_SAVED_EVENT } from '../api-conversation';
+import { getConversationSettings, SETTINGS_SAVED_EVENT } from '../api/settings';
 
 /** The model-context settings the header meter needs, reloaded when Settings are saved. */
 export function useContextSettings(): { window: number; percent: number } {

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useRef, useState, type Dispatch } from 'react';
-import { getConversation, listArtifacts, messageEvents, onRunEvent, toApiError, type ArtifactSummary, type ConversationDetail } from '../api';
-import { artifactChange } from '../api-declared';
+import { artifactChange, listArtifacts, type ArtifactSummary } from '../api/artifacts';
+import { toApiError } from '../api/call';
+import { getConversation, messageEvents, type ConversationDetail } from '../api/conversations';
+import { onRunEvent } from '../api/runtime';
 import { describeError } from '../errors';
 import { runsOf, type ConversationRuns } from '../events';
 import type { RunsAction } from './useRuns';

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { deleteConversation, listConversations, renameConversation, toApiError, type Conversation } from '../api';
+import { toApiError } from '../api/call';
+import { deleteConversation, listConversations, renameConversation, type Conversation } from '../api/conversations';
 import { isRunning, runsOf, type RunsState } from '../events';
 
 /**

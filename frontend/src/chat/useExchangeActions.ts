@@ -1,7 +1,8 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { toApiError, type ApiError, type ConversationDetail } from '../api';
-import { queueMessage, regenerate, sendEdited, switchBranch } from '../api-conversation';
+import { toApiError, type ApiError } from '../api/call';
+import { queueMessage, regenerate, sendEdited } from '../api/chat';
+import { switchBranch, type ConversationDetail } from '../api/conversations';
 import type { QueuedInput } from '../events';
 import type { ChatBusy, LocalQueued } from './types';
 

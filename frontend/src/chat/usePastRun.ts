@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { messageEvents } from '../api';
+import { messageEvents } from '../api/conversations';
 import { replayRun, type RunState } from '../events';
 
 /**

@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useState, type Dispatch } from 'react';
-import { onReconnect, onRunEvent } from '../api';
+import { onReconnect, onRunEvent } from '../api/runtime';
 import { applyEvent, emptyRunsState, forgetArtifact, hydrateConversation, type RunEvent, type RunsState } from '../events';
 
 /** What changes the window's run state: one live event, stored events merged, an artifact forgotten. */

@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
-import { isSettingsError, sendMessage, stopRun, toApiError, type ApiError } from '../api';
+import { isSettingsError, toApiError, type ApiError } from '../api/call';
+import { sendMessage, stopRun } from '../api/chat';
 import type { PendingQuestion } from '../pending';
 
 /** What useSend needs from the window. */

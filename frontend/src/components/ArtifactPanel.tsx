@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DeclaredArtifact } from '../api-declared';
+import type { DeclaredArtifact } from '../api/artifacts';
 import { TASK_PLAN_ID, type ArtifactRow } from '../artifacts/rows';
 import { useArtifactContent } from '../artifacts/useArtifactContent';
 import { useDeleteArtifact } from '../artifacts/useDeleteArtifact';

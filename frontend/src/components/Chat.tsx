@@ -1,6 +1,7 @@
 import type { ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isSettingsError, type ApiError, type ConversationDetail } from '../api';
+import { isSettingsError, type ApiError } from '../api/call';
+import type { ConversationDetail } from '../api/conversations';
 import type { ChatItem } from '../chat/types';
 import { useChatScroll } from '../chat/useChatScroll';
 import { useContextSettings } from '../chat/useContextSettings';

@@ -6,7 +6,7 @@
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
-import { openExternal } from '../api';
+import { openExternal } from '../api/runtime';
 import { chipLabel, copyCitations, isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, type CiteResolver, type Source } from '../citations';
 import { clip, shortUrl } from '../format';
 import './citations.css';

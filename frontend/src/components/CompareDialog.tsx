@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ArtifactVersion } from '../api';
+import type { ArtifactVersion } from '../api/artifacts';
 import { diffTexts } from '../diff';
 import { relativeTime } from '../format';
 import '../i18n'; // the UI's language, set up before the first render

@@ -9,7 +9,7 @@ import {
   type ConversationSettings,
   type ModelContext,
   type ToolPolicy,
-} from '../api-conversation';
+} from '../api/settings';
 import { formatCount, formatNumber } from '../format';
 
 // i18n-keys: settings:tools.web_search settings:tools.web_fetch settings:tools.create_artifact settings:tools.update_artifact

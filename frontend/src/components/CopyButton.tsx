@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { copyText } from '../api';
+import { copyText } from '../api/runtime';
 import { COPIED_MS, copyLabel, type CopyState } from '../copy';
 import { CopyIcon } from './declared-icons';
 import { CheckIcon } from './icons';

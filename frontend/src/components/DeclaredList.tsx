@@ -1,6 +1,6 @@
 import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DeclaredArtifact } from '../api-declared';
+import type { DeclaredArtifact } from '../api/artifacts';
 import { useMenuEffects, type MenuAt, type Status } from '../artifacts/declared';
 import { useFadingStatus } from '../artifacts/useFadingStatus';
 import { useDeclaredActions, useRemoveDeclared } from '../artifacts/useDeclaredActions';

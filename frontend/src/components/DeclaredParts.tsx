@@ -3,7 +3,7 @@
 
 import type { KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent, ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { DeclaredArtifact } from '../api-declared';
+import type { DeclaredArtifact } from '../api/artifacts';
 import { copyable, isWorkspace, locationText, type Status } from '../artifacts/declared';
 import type { RemoveState } from '../artifacts/useDeclaredActions';
 import { formatBytes } from '../format';

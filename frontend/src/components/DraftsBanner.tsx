@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { discardDraft, keepDraft, listDrafts, type Draft } from '../api-conversation';
-import { toApiError } from '../api';
+import { discardDraft, keepDraft, listDrafts, type Draft } from '../api/artifacts';
+import { toApiError } from '../api/call';
 import { clip, formatBytes, relativeTime } from '../format';
 import { i18n } from '../i18n';
 import { RecoverIcon } from './conversation-icons';

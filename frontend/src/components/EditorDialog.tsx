@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ArtifactView } from '../api';
+import type { ArtifactView } from '../api/artifacts';
 import { useEditor } from '../artifacts/useEditor';
 import '../i18n'; // the UI's language, set up before the first render
 import { EditorFooter, EditorNotices, EditorPanes } from './EditorParts';

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ExportFormat } from '../api';
+import type { ExportFormat } from '../api/artifacts';
 import { CaretIcon, DownloadIcon } from './artifact-icons';
 import { Spinner } from './icons';
 

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { toApiError } from '../api';
+import { toApiError } from '../api/call';
 import { languagePreference, resolveLanguage, type LanguagePreference } from '../i18n';
 import { chooseLanguage } from '../language';
 

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { copyText, isBrowserMode } from '../api';
+import { copyText, isBrowserMode } from '../api/runtime';
 import { chipOf } from '../citations';
 import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from '../copy';
 import { fenceLanguages, loadLanguages } from '../highlight';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset } from '../api-settings';
+import { getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset } from '../api/settings';
 import { connectionText, presetOf, type AgentKind, type AgentMode, type AgentTexts } from '../settings-form';
 import { Spinner } from './icons';
 import './settings.css';

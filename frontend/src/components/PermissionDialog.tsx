@@ -1,7 +1,8 @@
 import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import { respondPermission, type PermissionReply } from '../api-conversation';
-import { toApiError, type Conversation } from '../api';
+import { toApiError } from '../api/call';
+import { respondPermission, type PermissionReply } from '../api/chat';
+import type { Conversation } from '../api/conversations';
 import { pendingPermissions, type PendingPermission, type RunsState } from '../events';
 import { ShieldIcon } from './conversation-icons';
 import { Spinner } from './icons';

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import * as SettingsService from '../../wailsjs/go/app/SettingsService';
-import { SETTINGS_SAVED_EVENT } from '../api-conversation';
+import { getSettings, SETTINGS_SAVED_EVENT } from '../api/settings';
 import { clip } from '../format';
 import { AlertIcon, XIcon } from './icons';
 import './citations.css';
@@ -37,10 +36,8 @@ export function useSearchStatus(reloadKey: string): SearchStatus {
     return () => window.removeEventListener(SETTINGS_SAVED_EVENT, bump);
   }, []);
   useEffect(() => {
-    const go = (window as unknown as { go?: { app?: { SettingsService?: unknown } } }).go;
-    if (go?.app?.SettingsService === undefined) return;
     let stale = false;
-    SettingsService.Get().then(
+    getSettings().then(
       (v) => {
         if (!stale) setStatus(searchStatusOf(v));
       },

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import { searchConversations, type SearchHit } from '../api-conversation';
-import { toApiError } from '../api';
+import { toApiError } from '../api/call';
+import { searchConversations, type SearchHit } from '../api/conversations';
 import { relativeTime } from '../format';
 import '../i18n'; // the UI's language, set up before the first render
 import { highlightTerms } from '../snippet';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { openExternal, type SearchProvider } from '../api';
-import { testSearch, type SearchTestResult } from '../api-settings';
+import { openExternal } from '../api/runtime';
+import { testSearch, type SearchProvider, type SearchTestResult } from '../api/settings';
 import { providerNeeds, searchTestText, setByNote, type SearchForm } from '../settings-form';
 import { Spinner } from './icons';
 import './settings.css';

@@ -1,6 +1,7 @@
 import { useEffect, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, toApiError, type Settings, type SettingsInput } from '../api';
+import { toApiError } from '../api/call';
+import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api/settings';
 import {
   agentTexts,
   EMPTY_AGENT_TEXTS,

@@ -3,8 +3,7 @@
 // the dialog's field helpers (FieldKit); every text is in the UI's language.
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { SettingsInput } from '../api';
-import type { EndpointPreset } from '../api-settings';
+import type { EndpointPreset, SettingsInput } from '../api/settings';
 import { MAX_UPLOAD_MB_LIMIT, parseUploadLimit } from '../settings-form';
 import { ConnectionTest, PresetPicker, type ModelList } from './ModelSettings';
 import type { SettingsField } from './SettingsDialog';

@@ -1,6 +1,6 @@
 import { useEffect, useEffectEvent, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Conversation } from '../api';
+import type { Conversation } from '../api/conversations';
 import { relativeTime } from '../format';
 import '../i18n'; // the UI's language, set up before the first render
 import { DotsIcon, GearIcon, LogoIcon, PlusIcon, Spinner } from './icons';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { copyText, openExternal } from '../api';
+import { copyText, openExternal } from '../api/runtime';
 import { filterSources, isWebSource, sourceMeta, sourceTitle, type Source } from '../citations';
 import { clip, relativeTime } from '../format';
 import { Spinner } from './icons';

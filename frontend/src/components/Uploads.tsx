@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { isBrowserMode, onDesktopFileDrop, toApiError, uploadFiles, uploadPaths, type UploadResult } from '../api';
+import { uploadFiles, uploadPaths, type UploadResult } from '../api/artifacts';
+import { toApiError } from '../api/call';
+import { isBrowserMode, onDesktopFileDrop } from '../api/runtime';
 import { dragHasFiles, readAsBase64, uploadProblem } from '../files';
 import { formatBytes } from '../format';
 import { i18n } from '../i18n';

@@ -1,7 +1,7 @@
 // The artifact viewer's History tab.
 
 import { useTranslation } from 'react-i18next';
-import type { ArtifactVersion } from '../api';
+import type { ArtifactVersion } from '../api/artifacts';
 import { formatBytes, relativeTime } from '../format';
 import { currentLocale } from '../i18n';
 import { currentIsExtra, draftExplained, draftsNote, versionQuestion, versionTitle, type CurrentState, type VersionRef } from '../versions';

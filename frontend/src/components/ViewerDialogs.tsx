@@ -2,7 +2,7 @@
 // on first use, outside the main bundle.
 
 import { lazy, Suspense } from 'react';
-import type { ArtifactVersion, ArtifactView } from '../api';
+import type { ArtifactVersion, ArtifactView } from '../api/artifacts';
 import type { CurrentState, VersionRef } from '../versions';
 import type { ContentState } from './artifactData';
 

@@ -3,7 +3,7 @@
 
 import { useRef, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ArtifactVersion, ExportFormat } from '../api';
+import type { ArtifactVersion, ExportFormat } from '../api/artifacts';
 import type { ViewerStatus } from '../artifacts/useViewerActions';
 import { relativeTime } from '../format';
 import { resolveLanguage } from '../highlight';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { IndexProgress, WorkspaceStatus } from '../api-workspace';
+import type { IndexProgress, WorkspaceStatus } from '../api/conversations';
 import { formatBytes } from '../format';
 import { currentLocale, i18n } from '../i18n';
 import { useWorkspace } from '../useWorkspace';

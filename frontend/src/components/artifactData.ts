@@ -3,7 +3,8 @@
 // whenever the artifact's current version or unsaved state changes.
 
 import { useEffect, useState } from 'react';
-import { getVersion, listVersions, toApiError, type ArtifactVersion, type ArtifactVersionContent } from '../api';
+import { getVersion, listVersions, type ArtifactVersion, type ArtifactVersionContent } from '../api/artifacts';
+import { toApiError } from '../api/call';
 import { restoreCandidates, type VersionRef } from '../versions';
 
 const contents = new Map<string, Promise<ArtifactVersionContent>>();
