@@ -76,6 +76,34 @@ describe('FindBar', () => {
     });
   const wait = (ms = 80) => act(() => new Promise((r) => setTimeout(r, ms)));
 
+  it('repaints when a longer query finds the same number of matches', async () => {
+    // Typing "alph" then "alpha": the count (3) and the current match (the first) stay the
+    // same, and the highlights must still move to the longer matches (seen in the real window).
+    g.CSS = { highlights: registry };
+    g.Highlight = FakeHighlight;
+    convo.innerHTML = '<p>alpha beta alpha</p><p>ALPHA gamma</p>';
+    await act(async () => {
+      root = createRoot(host);
+      root.render(<FindBar />);
+      await Promise.resolve();
+    });
+    await press(window, 'f', { ctrlKey: true });
+    const input = host.querySelector<HTMLInputElement>('.find-bar input');
+    const type = (text: string) =>
+      act(async () => {
+        Reflect.set(HTMLInputElement.prototype, 'value', text, input);
+        input?.dispatchEvent(new Event('input', { bubbles: true }));
+        await Promise.resolve();
+      });
+    await type('alph');
+    await wait();
+    expect(registry.get(HIGHLIGHT_CURRENT)?.ranges[0]?.toString()).toBe('alph');
+    await type('alpha');
+    await wait();
+    expect(registry.get(HIGHLIGHT_ALL)?.ranges.map((r) => r.toString())).toEqual(['alpha', 'alpha', 'ALPHA']);
+    expect(registry.get(HIGHLIGHT_CURRENT)?.ranges[0]?.toString()).toBe('alpha');
+  });
+
   it('Ctrl+F opens it, matches are highlighted and counted, Enter/Shift+Enter move, Esc closes', async () => {
     g.CSS = { highlights: registry };
     g.Highlight = FakeHighlight;

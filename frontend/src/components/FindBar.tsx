@@ -23,8 +23,13 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
   const [query, setQuery] = useState('');
   const [current, setCurrent] = useState(-1);
   const [count, setCount] = useState(0);
+  // Bumped on every recomputation: a longer query can find as many matches with the same
+  // current one, and the highlights must still move to the new ranges.
+  const [generation, setGeneration] = useState(0);
   const input = useRef<HTMLInputElement>(null);
   const ranges = useRef<Range[]>([]);
+  const scrolledTo = useRef('');
+  const rangesQuery = useRef(''); // the query ranges.current was found for
 
   // Ctrl/Cmd+F anywhere opens the bar (instead of the browser's own find, which the
   // desktop window does not have).
@@ -49,7 +54,9 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
       const root = document.querySelector(rootSelector);
       const found = open && root !== null ? findRanges(root, query) : [];
       ranges.current = found;
+      rangesQuery.current = query;
       setCount(found.length);
+      setGeneration((g) => g + 1);
       setCurrent((c) => (found.length === 0 ? -1 : keep && c >= 0 ? Math.min(c, found.length - 1) : 0));
     },
     [open, query, rootSelector],
@@ -77,9 +84,15 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
       return;
     }
     paintMatches(ranges.current, current);
+    // Scroll only when the user moved to another match or changed the query, not each time
+    // a streaming answer makes the matches be recomputed.
     const cur = ranges.current[current];
-    cur?.startContainer.parentElement?.scrollIntoView({ block: 'center', inline: 'nearest' });
-  }, [open, current, count]);
+    const key = `${rangesQuery.current}\u0000${String(current)}`;
+    if (cur !== undefined && scrolledTo.current !== key) {
+      scrolledTo.current = key;
+      cur.startContainer.parentElement?.scrollIntoView({ block: 'center', inline: 'nearest' });
+    }
+  }, [open, current, count, generation]);
   useEffect(() => clearMatches, []);
 
   const close = () => {
