@@ -17,7 +17,7 @@ import (
 )
 
 // Error codes of AppError (issue 10 item 2). They are stable: the page switches on them
-// (frontend/src/api.ts) and the run's terminal error event carries one
+// (frontend/src/api/call.ts) and the run's terminal error event carries one
 // (events.DataTerminal.Code).
 const (
 	CodeNotFound           = "not_found"            // the conversation, message, artifact or file does not exist (any more)

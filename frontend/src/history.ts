@@ -19,7 +19,7 @@ export interface HistoryWindow {
   loaded: boolean;
 }
 
-/** A page as ConversationService.History returns it (api-conversation HistoryPage). */
+/** A page as ConversationService.History returns it (api/conversations HistoryPage). */
 export interface PageOfEvents {
   events: readonly RunEvent[];
   hasBefore: boolean;
