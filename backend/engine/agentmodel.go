@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"context"
+	"hash/maphash"
+	"sync"
+
 	"artifactflow/backend/llm"
 	"artifactflow/backend/tokens"
 	"artifactflow/backend/toolcall"
@@ -25,6 +29,70 @@ type AgentModel struct {
 type agentModel struct {
 	AgentModel
 	counter *tokens.Counter
+
+	// memo holds the raw token count of each message already counted in this run, keyed
+	// by a hash of what tokens.Counter.RawContext counts (content, tool-call names and
+	// arguments), so a round counts only what is new since the last one. Sub-agents that
+	// share this agentModel may count at once: mu guards memo.
+	mu   sync.Mutex
+	memo map[uint64]int
+}
+
+// memoSeed keys agentModel.memo.
+var memoSeed = maphash.MakeSeed()
+
+// memoCap bounds agentModel.memo; past it the memo starts over.
+const memoCap = 1 << 14
+
+// raw returns what am.counter.RawContext(ctx, msgs, extra) returns, in tokens, counting
+// each message only the first time this run sees it. Once ctx is done it returns 0 and
+// an error wrapping ctx.Err().
+func (am *agentModel) raw(ctx context.Context, msgs []llm.Message, extra string) (int, error) {
+	n, err := am.counter.RawContext(ctx, nil, extra) // 3 for the reply's priming + extra
+	if err != nil {
+		return 0, err
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		var h maphash.Hash
+		h.SetSeed(memoSeed)
+		h.WriteString(m.Content)
+		for _, tc := range m.ToolCalls {
+			h.WriteByte(0)
+			h.WriteString(tc.Name)
+			h.WriteByte(0)
+			h.WriteString(tc.Arguments)
+		}
+		key := h.Sum64()
+		am.mu.Lock()
+		k, ok := am.memo[key]
+		am.mu.Unlock()
+		if !ok {
+			one, err := am.counter.RawContext(ctx, msgs[i:i+1], "")
+			if err != nil {
+				return 0, err
+			}
+			k = one - 3 // RawContext of one message adds the 3 priming tokens once
+			am.mu.Lock()
+			if am.memo == nil || len(am.memo) >= memoCap {
+				am.memo = make(map[uint64]int)
+			}
+			am.memo[key] = k
+			am.mu.Unlock()
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// estimate returns what am.counter.EstimateContext(ctx, msgs, extra) returns, in tokens
+// (raw corrected by the ratio the endpoint's reports have taught), through raw's memo.
+func (am *agentModel) estimate(ctx context.Context, msgs []llm.Message, extra string) (int, error) {
+	r, err := am.raw(ctx, msgs, extra)
+	if err != nil {
+		return 0, err
+	}
+	return int(float64(r)*am.counter.Ratio() + 0.5), nil
 }
 
 // setModels resolves the run's two models from deps: the lead's from Deps' own fields,

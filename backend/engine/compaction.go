@@ -87,7 +87,7 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	}
 	window, threshold := am.window()
 	sys := []llm.Message{{Role: llm.RoleSystem, Content: system}}
-	before, err := am.counter.EstimateContext(ctx, append(sys, msgs...), toolDefs)
+	before, err := am.estimate(ctx, append(sys, msgs...), toolDefs)
 	if err != nil {
 		return nil, err // stopped while counting
 	}
@@ -98,7 +98,7 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	// the threshold (the system prompt, with the whole task plan, is most of it), compacting
 	// again before the history has grown would repeat every round for nothing.
 	if rs.stuck[agentName] {
-		prompt, err := am.counter.EstimateContext(ctx, sys, toolDefs)
+		prompt, err := am.estimate(ctx, sys, toolDefs)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 		out = append(out, llm.Message{Role: llm.RoleUser, Content: kept})
 	}
 	data.Success, data.Summary, data.Kept = true, summary, kept
-	if data.TokensAfter, err = am.counter.EstimateContext(ctx, append(sys, out...), toolDefs); err != nil {
+	if data.TokensAfter, err = am.estimate(ctx, append(sys, out...), toolDefs); err != nil {
 		return nil, err
 	}
 	rs.stuck[agentName] = data.TokensAfter > threshold

@@ -217,7 +217,7 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		rs.em.emit(ctx, events.AgentStart, cfg.Name, start)
 		raw := 0
 		if am.counter != nil {
-			if raw, err = am.counter.RawContext(ctx, req.Messages, defsJSON); err != nil {
+			if raw, err = am.raw(ctx, req.Messages, defsJSON); err != nil {
 				return "", nil, err // stopped while counting
 			}
 		}
