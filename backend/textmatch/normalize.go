@@ -3,6 +3,7 @@ package textmatch
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -46,7 +47,7 @@ func normalize(b *budget, s string) (*normalized, error) {
 	t, shifts := translate(s)
 	out := make([]byte, 0, len(t)+len(t)/16)
 	group := make([]int32, 0, cap(out))
-	bounds := make([]int32, 1, utf8.RuneCountInString(t)+1) // a group consumes at least one rune
+	bounds := make([]int32, 1, len(t)+1) // a group consumes at least one byte
 	var it norm.Iter
 	it.InitString(norm.NFKC, t)
 	cur := shiftCursor{shifts: shifts}
@@ -56,6 +57,22 @@ func normalize(b *budget, s string) (*normalized, error) {
 			if err := b.check(); err != nil {
 				return nil, err
 			}
+		}
+		if len(group) == len(out) && inertAt(t, groupStart) > 0 {
+			// Fast path: norm.Iter would return this rune alone and unchanged, and
+			// translateRune leaves it alone; copy the run of such runes directly and resume
+			// the iterator after it.
+			var err error
+			if out, group, bounds, groupStart, err = appendInertRun(b, t, groupStart, out, group, bounds, &cur); err != nil {
+				return nil, err
+			}
+			if groupStart == len(t) {
+				break
+			}
+			if _, err := it.Seek(int64(groupStart), 0); err != nil {
+				return nil, fmt.Errorf("normalize: %w", err)
+			}
+			continue
 		}
 		out = appendTranslated(out, it.Next())
 		pos := it.Pos()
@@ -76,6 +93,100 @@ func normalize(b *budget, s string) (*normalized, error) {
 	out = out[:len(group)]
 	out, group = stripBlanks(out, group)
 	return &normalized{text: string(out), group: group, bounds: bounds}, nil
+}
+
+// inertRune reports whether normalize copies r as it is, alone in its group, whatever
+// surrounds it: r is ASCII or a CJK Unified Ideograph (U+4E00–U+9FFF), which NFKC leaves
+// unchanged and never combines with what precedes it (a boundary before it; see
+// TestInertRunes) and translateRune leaves alone.
+func inertRune(r rune) bool {
+	return r < utf8.RuneSelf || r >= 0x4E00 && r <= 0x9FFF
+}
+
+// inertAt returns the size of the rune at the segment start p of t if norm.Iter would
+// return that rune alone and unchanged: it is inert and so is the rune after it, or t
+// ends after it. It returns 0 otherwise.
+func inertAt(t string, p int) int {
+	if p >= len(t) {
+		return 0
+	}
+	size := 1
+	if c := t[p]; c >= utf8.RuneSelf {
+		var r rune
+		r, size = utf8.DecodeRuneInString(t[p:])
+		if !inertRune(r) {
+			return 0
+		}
+	}
+	q := p + size
+	if q == len(t) || t[q] < utf8.RuneSelf {
+		return size
+	}
+	if r, _ := utf8.DecodeRuneInString(t[q:]); inertRune(r) {
+		return size
+	}
+	return 0
+}
+
+// appendInertRun appends, from offset p of t on, every rune for which inertAt holds, each
+// as its own normalization group, and returns the slices and the offset after the run.
+// ASCII is copied a run at a time. It checks b every 4096 runes or so.
+func appendInertRun(b *budget, t string, p int, out []byte, group, bounds []int32, cur *shiftCursor) ([]byte, []int32, []int32, int, error) {
+	for n := 1; ; n++ {
+		if n%4096 == 0 {
+			if err := b.check(); err != nil {
+				return nil, nil, nil, 0, err
+			}
+		}
+		if t[p] < utf8.RuneSelf {
+			// Every byte of an ASCII run but the last is inert; the last is when the run
+			// ends the text or an inert rune follows.
+			q := p + 1
+			for q < len(t) && q-p < 4096 && t[q] < utf8.RuneSelf {
+				q++
+			}
+			end := q - 1
+			if inertAt(t, end) > 0 {
+				end = q
+			}
+			out = append(out, t[p:end]...)
+			g := int32(len(bounds) - 1)
+			group, bounds = slices.Grow(group, end-p), slices.Grow(bounds, end-p)
+			gs := group[len(group) : len(group)+end-p]
+			bs := bounds[len(bounds) : len(bounds)+end-p]
+			for i := range gs {
+				gs[i] = g + int32(i)
+			}
+			if cur.next == len(cur.shifts) || cur.shifts[cur.next].at > end {
+				// No shift within the run: one delta for all of it.
+				for i := range bs {
+					bs[i] = int32(p + i + 1 + cur.delta)
+				}
+			} else {
+				for i := range bs {
+					bs[i] = int32(cur.orig(p + i + 1))
+				}
+			}
+			group = group[:len(group)+end-p]
+			bounds = bounds[:len(bounds)+end-p]
+			p = end
+		} else {
+			size := inertAt(t, p)
+			if size == 0 {
+				return out, group, bounds, p, nil
+			}
+			g := int32(len(bounds) - 1)
+			for range size {
+				group = append(group, g)
+			}
+			out = append(out, t[p:p+size]...)
+			p += size
+			bounds = append(bounds, int32(cur.orig(p)))
+		}
+		if p == len(t) || inertAt(t, p) == 0 {
+			return out, group, bounds, p, nil
+		}
+	}
 }
 
 // aligned reports whether the byte range [s, e) of n.text starts and ends on group
@@ -125,6 +236,13 @@ type shift struct{ at, delta int }
 func translate(s string) (t string, shifts []shift) {
 	var buf []byte // nil until the first change
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII is never translated
+			if buf != nil {
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		tr := translateRune(r)
 		if tr == r {
@@ -195,9 +313,16 @@ func stripBlanks(out []byte, group []int32) ([]byte, []int32) {
 	w := 0
 	for i := 0; i < len(out); {
 		if !isBlank(out[i]) {
-			out[w], group[w] = out[i], group[i]
-			w++
-			i++
+			j := i + 1
+			for j < len(out) && !isBlank(out[j]) {
+				j++
+			}
+			if w != i {
+				copy(out[w:], out[i:j])
+				copy(group[w:], group[i:j])
+			}
+			w += j - i
+			i = j
 			continue
 		}
 		j, onlySpaces := i, true

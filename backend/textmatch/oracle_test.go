@@ -1,0 +1,179 @@
+package textmatch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// The oracle: normalize and translate as they were before the ASCII fast path (commit
+// 9e9c9bd), kept verbatim so the differential tests below can check that the fast path
+// changes no text, group or bound. Replace's answer for Layers 1 and 2 depends on the
+// content only through normalize's result, so equal results mean equal answers.
+
+// oracleNormalize is normalize without the ASCII fast path.
+func oracleNormalize(b *budget, s string) (*normalized, error) {
+	if len(s) > math.MaxInt32 {
+		return nil, fmt.Errorf("text of %d bytes is too large to normalize", len(s))
+	}
+	t, shifts := oracleTranslate(s)
+	out := make([]byte, 0, len(t)+len(t)/16)
+	group := make([]int32, 0, cap(out))
+	bounds := make([]int32, 1, utf8.RuneCountInString(t)+1) // a group consumes at least one rune
+	var it norm.Iter
+	it.InitString(norm.NFKC, t)
+	cur := shiftCursor{shifts: shifts}
+	groupStart := 0 // offset in t where the group being built begins
+	for n := 1; !it.Done(); n++ {
+		if n%4096 == 0 {
+			if err := b.check(); err != nil {
+				return nil, err
+			}
+		}
+		out = appendTranslated(out, it.Next())
+		pos := it.Pos()
+		if pos == groupStart {
+			// Output that consumed no input yet (norm.Iter returns an expansion such as
+			// Ⅳ → "IV" piecewise): it belongs to the group that consumes input next.
+			continue
+		}
+		g := int32(len(bounds) - 1)
+		bounds = append(bounds, int32(cur.orig(pos)))
+		for len(group) < len(out) {
+			group = append(group, g)
+		}
+		groupStart = pos
+	}
+	// norm.Iter always consumes input with the last output; anything left over could not
+	// be mapped to the original and is dropped.
+	out = out[:len(group)]
+	out, group = stripBlanks(out, group)
+	return &normalized{text: string(out), group: group, bounds: bounds}, nil
+}
+
+// oracleTranslate is translate without the ASCII fast path.
+func oracleTranslate(s string) (t string, shifts []shift) {
+	var buf []byte // nil until the first change
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		tr := translateRune(r)
+		if tr == r {
+			if buf != nil {
+				buf = append(buf, s[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, i, len(s))
+			copy(buf, s[:i])
+		}
+		buf = utf8.AppendRune(buf, tr)
+		i += size
+		shifts = append(shifts, shift{at: len(buf), delta: i - len(buf)})
+	}
+	if buf == nil {
+		return s, nil
+	}
+	return string(buf), shifts
+}
+
+// oracleAlphabet mixes what normalize treats specially: ASCII (letters, digits, blanks,
+// CR, LF), combining marks after ASCII letters, smart quotes and dashes, special spaces,
+// CJK next to Latin, NFKC expansions (Ⅳ, ﬁ, ½, ㎏), Hangul jamo that compose, a long run
+// of non-starters, and an invalid byte.
+var oracleAlphabet = []string{
+	"a", "b", "e", "I", "V", "0", "9", " ", " ", "  ", "\t", "\r", "\n", "\r\n", ".", "\"", "'",
+	"\u0301", "\u0308", "\u0338", "<", "\u0323", "\u0345", "“", "”", "‘", "’", "—", "–", "\u00a0", "\u3000", "\u2009",
+	"中", "文", "使用", "\u9fff", "\ua000", "\u4dff", "\uf900", "\u3099", "か", "。", "ー", "한", "\u1100", "\u1161", "\u11a8", "Ⅳ", "ﬁ", "½", "㎏", "é", "\ufe31",
+	"\xff", "\xe4\xb8", strings.Repeat("\u0301", 35),
+}
+
+// oracleInput returns a random string of up to n pieces of oracleAlphabet.
+func oracleInput(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for range rng.IntN(n + 1) {
+		b.WriteString(oracleAlphabet[rng.IntN(len(oracleAlphabet))])
+	}
+	return b.String()
+}
+
+// checkNormalizeOracle fails t unless normalize and oracleNormalize agree on s.
+func checkNormalizeOracle(t *testing.T, s string) {
+	t.Helper()
+	got, err := normalize(testBudget(), s)
+	if err != nil {
+		t.Fatalf("normalize(%q): %v", s, err)
+	}
+	want, err := oracleNormalize(testBudget(), s)
+	if err != nil {
+		t.Fatalf("oracleNormalize(%q): %v", s, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("normalize(%q) = %+v\noracle gives %+v", s, got, want)
+	}
+	gt, gs := translate(s)
+	wt, ws := oracleTranslate(s)
+	if gt != wt || !reflect.DeepEqual(gs, ws) {
+		t.Fatalf("translate(%q) = %q, %v; oracle gives %q, %v", s, gt, gs, wt, ws)
+	}
+}
+
+// TestNormalizeMatchesOracle compares normalize with the oracle on fixed edge cases (an
+// ASCII byte before a combining mark, before the end, before an invalid byte) and on
+// 20,000 random strings of the alphabet above.
+func TestNormalizeMatchesOracle(t *testing.T) {
+	for _, s := range []string{
+		"", "a", "ab", "e\u0301", "ae\u0301b", "a\xff", "\xffa", "abc\u1100\u1161", "x  \r\n", "使用 Python 编写",
+		"I\u0301Ⅳx", "a" + strings.Repeat("\u0301", 40) + "b", strings.Repeat("abc ", 2000) + "é",
+	} {
+		checkNormalizeOracle(t, s)
+	}
+	rng := rand.New(rand.NewPCG(11, 3))
+	for range 20000 {
+		checkNormalizeOracle(t, oracleInput(rng, 40))
+	}
+}
+
+// TestInertRunes checks the premise of normalize's fast path for every rune inertRune
+// accepts: NFKC does not change it and it never combines with what precedes it (a
+// boundary before it, so a segment ends before every inert rune, and norm.Iter returns an
+// inert rune followed by another alone), and translateRune leaves it alone. Some ASCII
+// combines with a following mark ('<' + U+0338 → '≮'), hence inertAt's look at the next rune.
+func TestInertRunes(t *testing.T) {
+	n := 0
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if !inertRune(r) {
+			continue
+		}
+		n++
+		p := norm.NFKC.Properties([]byte(string(r)))
+		if !p.BoundaryBefore() || len(p.Decomposition()) != 0 || p.CCC() != 0 || translateRune(r) != r {
+			t.Fatalf("%U is not inert: boundary before %v, decomposition %q, ccc %d, translated %q",
+				r, p.BoundaryBefore(), p.Decomposition(), p.CCC(), translateRune(r))
+		}
+	}
+	if n != 128+0x9FFF-0x4E00+1 {
+		t.Fatalf("%d inert runes", n)
+	}
+}
+
+// FuzzNormalizeMatchesOracle is the differential test on arbitrary bytes.
+// Run with: go test ./backend/textmatch/ -run '^$' -fuzz FuzzNormalizeMatchesOracle
+func FuzzNormalizeMatchesOracle(f *testing.F) {
+	for _, s := range []string{"", "ae\u0301b", "He said “hello” — twice  \r\nok", "第Ⅳ章 总结", "a\xffb", "使用 Python 编写"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 10000 {
+			t.Skip("keep each input fast")
+		}
+		checkNormalizeOracle(t, s)
+	})
+}
