@@ -1,6 +1,7 @@
 package web
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -33,8 +34,9 @@ type FetcherConfig struct {
 	AllowPrivate bool
 	// Timeout bounds one whole fetch: connect, redirects, headers and body. Default 20 s.
 	Timeout time.Duration
-	// MaxBytes caps the response body read, in bytes (after transfer decompression).
-	// Default 10 MiB. A longer body is cut and Page.Truncated is set.
+	// MaxBytes caps the response body read, in bytes. Default 10 MiB. A longer plain body
+	// is cut and Page.Truncated is set; a gzip body over the cap as sent or once
+	// decompressed is refused with ErrBodyTooLarge.
 	MaxBytes int64
 	// UserAgent is sent with every request. Default DefaultUserAgent.
 	UserAgent string
@@ -89,6 +91,7 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 			Proxy:                 nil, // an environment proxy would connect on our behalf, unguarded
 			DialContext:           dialer.DialContext,
 			ForceAttemptHTTP2:     true,
+			DisableCompression:    true, // Fetch asks for gzip itself and caps both sides of it
 			MaxIdleConns:          32,
 			IdleConnTimeout:       90 * time.Second,
 			TLSHandshakeTimeout:   10 * time.Second,
@@ -100,7 +103,10 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 }
 
 // checkTarget validates a URL about to be requested: http or https with a host, and,
-// unless private access is allowed, not a literal blocked IP.
+// unless private access is allowed, not a literal blocked IP (canonical or in a legacy
+// spelling such as 2130706433 or 0x7f.1, see parseLegacyIPv4) nor localhost or a name
+// under .localhost, with any case and trailing dots. Names are checked again on the
+// address actually dialed (dialControl).
 func (f *Fetcher) checkTarget(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("%w: scheme %q is not allowed, only http and https", ErrBadURL, u.Scheme)
@@ -115,14 +121,81 @@ func (f *Fetcher) checkTarget(u *url.URL) error {
 	if ip, err := netip.ParseAddr(host); err == nil && f.blocked(ip) {
 		return blockedError(ip)
 	}
+	if name := strings.ToLower(strings.TrimRight(host, ".")); name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		// RFC 6761: always loopback. Refused by name, so "localhost." and "LOCALHOST" are
+		// not sent to a DNS server that may not know them.
+		return fmt.Errorf("%w %s (private network access is off; enable it in Settings or with --allow-private-network)",
+			ErrBlockedAddress, host)
+	}
+	if ip, ok := parseLegacyIPv4(host); ok {
+		if f.blocked(ip) {
+			return blockedError(ip)
+		}
+		return fmt.Errorf("%w: host %q is an IPv4 address in a legacy spelling; write it as %s", ErrBadURL, host, ip)
+	}
 	return nil
+}
+
+// parseLegacyIPv4 parses the inet_aton spellings of an IPv4 address that netip rejects but
+// the C resolver (and browsers) accept: one to four parts, each decimal, octal (leading 0)
+// or hex (0x), the last part filling the remaining bytes, e.g. 2130706433, 0x7f000001,
+// 0x7f.1, 0177.0.0.1, 127.1 and 127.0.1 (all 127.0.0.1). A trailing dot is allowed. It
+// reports false for anything else, canonical dotted quads included.
+func parseLegacyIPv4(host string) (netip.Addr, bool) {
+	host = strings.TrimSuffix(host, ".")
+	parts := strings.Split(host, ".")
+	if host == "" || len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	vals := make([]uint64, len(parts))
+	for i, p := range parts {
+		base, digits := 10, p
+		switch {
+		case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, digits = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, digits = 8, p[1:]
+		}
+		if digits == "" {
+			return netip.Addr{}, false
+		}
+		var v uint64
+		for _, c := range strings.ToLower(digits) {
+			d := strings.IndexRune("0123456789abcdef"[:base], c)
+			if d < 0 {
+				return netip.Addr{}, false
+			}
+			v = v*uint64(base) + uint64(d)
+			if v > 0xffffffff {
+				return netip.Addr{}, false
+			}
+		}
+		vals[i] = v
+	}
+	var n uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 0xff {
+			return netip.Addr{}, false
+		}
+		n |= v << (24 - 8*i)
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) {
+		return netip.Addr{}, false
+	}
+	n |= last
+	ip := netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+	if ip.String() == host {
+		return netip.Addr{}, false // the canonical form, which netip.ParseAddr handles
+	}
+	return ip, true
 }
 
 // checkRedirect is the client's CheckRedirect: it caps the redirect count and checks each
 // target like the original URL.
 func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > f.cfg.MaxRedirects {
-		return fmt.Errorf("stopped after %d redirects", f.cfg.MaxRedirects)
+		return fmt.Errorf("%w: stopped after %d redirects", ErrTooManyRedirects, f.cfg.MaxRedirects)
 	}
 	if err := f.checkTarget(req.URL); err != nil {
 		return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
@@ -154,6 +227,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		return Page{}, fmt.Errorf("fetch %q: %w: %w", rawURL, ErrBadURL, err)
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	req.Header.Set("Accept-Encoding", "gzip")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/pdf;q=0.9,text/*;q=0.8,*/*;q=0.5")
 
 	resp, err := f.client.Do(req)
@@ -176,8 +250,11 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		return Page{}, fmt.Errorf("fetch %q: %w %q", rawURL, ErrUnsupportedContent, mediaType)
 	}
 
-	body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBytes+1))
+	body, err := f.readBody(resp)
 	if err != nil {
+		if errors.Is(err, ErrBodyTooLarge) {
+			return Page{}, fmt.Errorf("fetch %q: %w", rawURL, err)
+		}
 		return Page{}, f.fetchError(ctx, rawURL, "read body: ", err)
 	}
 	page := Page{URL: final.String()}
@@ -207,6 +284,35 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		return Page{}, fmt.Errorf("fetch %q: %w", rawURL, err)
 	}
 	return page, nil
+}
+
+// readBody reads at most MaxBytes+1 bytes of resp's body, so the caller can tell a cut
+// body. A gzip body (Content-Encoding: gzip, which Fetch asks for) is decompressed here
+// with the cap on both sides: more than MaxBytes as sent, or more than MaxBytes once
+// decompressed, is ErrBodyTooLarge, so a compression bomb stops at the cap.
+func (f *Fetcher) readBody(resp *http.Response) ([]byte, error) {
+	limit := f.cfg.MaxBytes
+	if !strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+		return io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	}
+	raw := &io.LimitedReader{R: resp.Body, N: limit + 1}
+	zr, err := gzip.NewReader(raw)
+	if err != nil {
+		if raw.N <= 0 {
+			return nil, fmt.Errorf("%w: more than %d compressed bytes", ErrBodyTooLarge, limit)
+		}
+		return nil, fmt.Errorf("gzip body: %w", err)
+	}
+	body, err := io.ReadAll(io.LimitReader(zr, limit+1))
+	switch {
+	case int64(len(body)) > limit:
+		return nil, fmt.Errorf("%w: gzip body expands past %d bytes (compression bomb?)", ErrBodyTooLarge, limit)
+	case raw.N <= 0:
+		return nil, fmt.Errorf("%w: more than %d compressed bytes", ErrBodyTooLarge, limit)
+	case err != nil:
+		return nil, fmt.Errorf("gzip body: %w", err)
+	}
+	return body, nil
 }
 
 // fetchError wraps a transport error of the fetch of rawURL. When the fetcher's own

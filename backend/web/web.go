@@ -28,6 +28,13 @@ var (
 	// ErrTimeout means the fetch took longer than the fetcher's Timeout; the message
 	// gives the limit. A caller's own context deadline gives the context error instead.
 	ErrTimeout = errors.New("timed out")
+	// ErrTooManyRedirects means the server redirected more than the fetcher's
+	// MaxRedirects times; the message gives the limit.
+	ErrTooManyRedirects = errors.New("too many redirects")
+	// ErrBodyTooLarge means a compressed (Content-Encoding: gzip) response went over the
+	// fetcher's MaxBytes, either as sent or once decompressed (a compression bomb); the
+	// message gives the cap. An uncompressed body over the cap is cut instead (Page.Truncated).
+	ErrBodyTooLarge = errors.New("response body over the size cap")
 )
 
 // Truncate cuts s to at most max runes (not bytes), always at a rune boundary, and reports
