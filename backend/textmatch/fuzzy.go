@@ -79,7 +79,8 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 	f := newFuzzyText(nc)
 	n := len(f.t)
 	fwd := newMatcher(p)
-	c, err := fwd.scores(b, f.t, false)
+	k := maxDistance(m)
+	c, err := fwd.bandedScores(b, f.t, k)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,6 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 	f.rev = newMatcher(p)
 	f.m = m
 
-	k := maxDistance(m)
 	buckets := make([][]int, k+1)
 	closestEnd := -1
 	for e := 1; e <= n; e++ {
@@ -99,6 +99,18 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 		}
 		if closestEnd < 0 || c[e] < c[closestEnd] {
 			closestEnd = e
+		}
+	}
+	if closestEnd >= 0 && int(c[closestEnd]) > k {
+		// No end within k: the closest text, for the error, needs the exact distances.
+		if c, err = fwd.scores(b, f.t, false); err != nil {
+			return nil, err
+		}
+		closestEnd = -1
+		for e := 1; e <= n; e++ {
+			if f.boundary(e) && (closestEnd < 0 || c[e] < c[closestEnd]) {
+				closestEnd = e
+			}
 		}
 	}
 
@@ -408,6 +420,67 @@ func (mt *matcher) scores(b *budget, text []rune, anchored bool) ([]int32, error
 		pv[last], mv[last], h = step(pv[last], mv[last], eqs[last], h, mt.lastRow)
 		score += h
 		d[j+1] = int32(score)
+	}
+	return d, nil
+}
+
+// bandedScores is scores with anchored false, computing only the blocks that can hold a
+// distance of at most k (Ukkonen's cut-off in the blocked form of Hyyrö 2003, as in
+// edlib's semi-global search): d[j] is exact when it is at most k, and k + 1 otherwise.
+// O(n·⌈k/64⌉) word operations on typical text instead of O(n·⌈m/64⌉). It checks b every
+// 1024 columns.
+func (mt *matcher) bandedScores(b *budget, text []rune, k int) ([]int32, error) {
+	blocks := mt.blocks
+	pv := make([]uint64, blocks)
+	mv := make([]uint64, blocks)
+	score := make([]int, blocks) // value of the block's bottom row (row lastRow in the last block)
+	rows := func(w int) int {    // rows in block w
+		if w == blocks-1 {
+			return int(mt.lastRow) + 1
+		}
+		return 64
+	}
+	out := func(w int) uint {
+		if w == blocks-1 {
+			return mt.lastRow
+		}
+		return 63
+	}
+	last := min((k+64)/64, blocks) - 1 // ⌈(k+1)/64⌉ − 1: the last block in the band
+	for w := 0; w <= last; w++ {
+		pv[w] = ^uint64(0)
+		score[w] = w*64 + rows(w)
+	}
+	d := make([]int32, len(text)+1)
+	d[0] = int32(min(mt.m, k+1))
+	for j, r := range text {
+		if j%1024 == 1023 {
+			if err := b.check(); err != nil {
+				return nil, err
+			}
+		}
+		eqs := mt.peq[int(mt.symbol(r))*blocks:][:blocks]
+		h := 0
+		for w := 0; w <= last; w++ {
+			pv[w], mv[w], h = step(pv[w], mv[w], eqs[w], h, out(w))
+			score[w] += h
+		}
+		if last < blocks-1 && score[last]-h <= k && (eqs[last+1]&1 != 0 || h < 0) {
+			// The band grows by one block, entering as a column of +1 steps.
+			last++
+			pv[last], mv[last] = ^uint64(0), 0
+			var nh int
+			pv[last], mv[last], nh = step(pv[last], mv[last], eqs[last], h, out(last))
+			score[last] = score[last-1] - h + rows(last) + nh
+		}
+		for last > 0 && score[last] >= k+64 {
+			last--
+		}
+		if last == blocks-1 && score[last] <= k {
+			d[j+1] = int32(score[last])
+		} else {
+			d[j+1] = int32(k + 1)
+		}
 	}
 	return d, nil
 }

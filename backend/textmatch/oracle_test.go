@@ -12,7 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The oracle: normalize and translate as they were before the ASCII fast path (commit
+// The oracles: normalize and translate as they were before the ASCII fast path (commit
 // 9e9c9bd), kept verbatim so the differential tests below can check that the fast path
 // changes no text, group or bound. Replace's answer for Layers 1 and 2 depends on the
 // content only through normalize's result, so equal results mean equal answers.
@@ -176,4 +176,51 @@ func FuzzNormalizeMatchesOracle(f *testing.F) {
 		}
 		checkNormalizeOracle(t, s)
 	})
+}
+
+// TestBandedScoresMatchFull compares the banded forward pass with the full one (the
+// oracle: the pass Layer 2 ran before the cut-off) on random patterns of 1 to 300 code
+// points (up to five 64-bit blocks) over texts of a small alphabet, so that matches at
+// every distance occur: every distance of at most k must be equal, every larger one
+// reported as k + 1.
+func TestBandedScoresMatchFull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	alphabet := []rune("abcd 中文")
+	randRunes := func(n int) []rune {
+		r := make([]rune, n)
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return r
+	}
+	for i := range 3000 {
+		m := 1 + rng.IntN(300)
+		p := randRunes(m)
+		text := randRunes(rng.IntN(600))
+		if rng.IntN(2) == 0 && len(text) > m {
+			// Plant a near copy of the pattern so that small distances occur.
+			at := rng.IntN(len(text) - m)
+			copy(text[at:], p)
+			for range rng.IntN(m/4 + 1) {
+				text[at+rng.IntN(m)] = alphabet[rng.IntN(len(alphabet))]
+			}
+		}
+		mt := newMatcher(p)
+		full, err := mt.scores(testBudget(), text, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{maxDistance(m), 0, m / 2, m} {
+			got, err := mt.bandedScores(testBudget(), text, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range full {
+				want := min(full[j], int32(k+1))
+				if got[j] != want {
+					t.Fatalf("case %d, m %d, k %d, column %d: banded %d, full %d", i, m, k, j, got[j], full[j])
+				}
+			}
+		}
+	}
 }
