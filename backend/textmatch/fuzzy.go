@@ -72,65 +72,93 @@ func maxDistance(m int) int {
 	return m * 3 / 10
 }
 
+// firstBand is the distance bound of fuzzyFind's first, narrow forward pass.
+const firstBand = 63
+
 // fuzzyFind runs Layer 2 for the normalized old_str old (non-empty) in nc.
+//
+// The forward pass costs O(n·⌈kb/64⌉) for a band kb, and k = ⌊0.3·m⌋ makes it deep for a
+// long old_str, while a model's old_str usually differs from the text by a few edits. So
+// when k > firstBand, fuzzyFind first searches with the band firstBand: step 2 only ever
+// looks at ends whose C[e] is at most the best distance found, so if that search ends
+// with a best distance of at most firstBand (or with the cap reached), it has seen
+// exactly the ends the full search would have, in the same order, and its outcome is the
+// full search's. Otherwise the full search runs.
 func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 	p := []rune(old)
 	m := len(p)
 	f := newFuzzyText(nc)
-	n := len(f.t)
 	fwd := newMatcher(p)
-	k := maxDistance(m)
-	c, err := fwd.bandedScores(b, f.t, k)
-	if err != nil {
-		return nil, err
-	}
 	slices.Reverse(p)
 	f.rev = newMatcher(p)
 	f.m = m
+	k := maxDistance(m)
+	if k > firstBand {
+		out, done, err := f.search(b, fwd, firstBand, k)
+		if err != nil || done {
+			return out, err
+		}
+	}
+	out, _, err := f.search(b, fwd, k, k)
+	return out, err
+}
 
-	buckets := make([][]int, k+1)
+// search runs steps 1 and 2 of fuzzyFind with the forward pass banded at kb ≤ k, k being
+// the largest acceptable distance. With kb < k it reports done only when the outcome is
+// the one of a search with kb = k; with kb = k it always is, and search also finds the
+// closest text when nothing is acceptable.
+func (f *fuzzyText) search(b *budget, fwd *matcher, kb, k int) (*fuzzyOutcome, bool, error) {
+	n, m := len(f.t), f.m
+	c, err := fwd.bandedScores(b, f.t, kb)
+	if err != nil {
+		return nil, false, err
+	}
+	buckets := make([][]int, kb+1)
 	closestEnd := -1
 	for e := 1; e <= n; e++ {
 		if !f.boundary(e) {
 			continue
 		}
-		if d := int(c[e]); d <= k {
+		if d := int(c[e]); d <= kb {
 			buckets[d] = append(buckets[d], e)
 		}
 		if closestEnd < 0 || c[e] < c[closestEnd] {
 			closestEnd = e
 		}
 	}
-	if closestEnd >= 0 && int(c[closestEnd]) > k {
-		// No end within k: the closest text, for the error, needs the exact distances.
-		if c, err = fwd.scores(b, f.t, false); err != nil {
-			return nil, err
-		}
-		closestEnd = -1
-		for e := 1; e <= n; e++ {
-			if f.boundary(e) && (closestEnd < 0 || c[e] < c[closestEnd]) {
-				closestEnd = e
-			}
-		}
-	}
 
 	out := &fuzzyOutcome{m: m}
 	s := &fuzzySearch{f: f, b: b, out: out, k: k, reach: m + k, bestDist: k + 1}
-	for lower := 0; lower <= k && lower <= s.bestDist && !out.capped; lower++ {
+	for lower := 0; lower <= kb && lower <= s.bestDist && !out.capped; lower++ {
 		if err := s.bucket(lower, buckets[lower], max(m-k, 1)); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
+	if kb < k {
+		return out, out.capped || s.bestDist <= kb, nil
+	}
 	if len(out.best) == 0 && closestEnd >= 0 {
+		if int(c[closestEnd]) > k {
+			// No end within k: the closest text, for the error, needs the exact distances.
+			if c, err = fwd.scores(b, f.t, false); err != nil {
+				return nil, false, err
+			}
+			closestEnd = -1
+			for e := 1; e <= n; e++ {
+				if f.boundary(e) && (closestEnd < 0 || c[e] < c[closestEnd]) {
+					closestEnd = e
+				}
+			}
+		}
 		mt, err := f.anchor(b, closestEnd, 2*m)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if mt.dist < m {
 			out.closest = &mt
 		}
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // fuzzySearch is the state of step 2 of fuzzyFind: anchoring ends bucket by bucket.
@@ -462,7 +490,24 @@ func (mt *matcher) bandedScores(b *budget, text []rune, k int) ([]int32, error) 
 		eqs := mt.peq[int(mt.symbol(r))*blocks:][:blocks]
 		h := 0
 		for w := 0; w <= last; w++ {
-			pv[w], mv[w], h = step(pv[w], mv[w], eqs[w], h, out(w))
+			// step, written out: the compiler does not inline it, and this loop is Layer
+			// 2's hot spot (TestBandedScoresMatchFull checks it against scores).
+			o := uint(63)
+			if w == blocks-1 {
+				o = mt.lastRow
+			}
+			p, q, eq := pv[w], mv[w], eqs[w]
+			neg := uint64(h) >> 63
+			pos := uint64((h + 1) >> 1)
+			xv := eq | q
+			eq |= neg
+			xh := (((eq & p) + p) ^ p) | eq
+			ph := q | ^(xh | p)
+			mh := p & xh
+			h = int((ph>>o)&1) - int((mh>>o)&1)
+			ph = ph<<1 | pos
+			mh = mh<<1 | neg
+			pv[w], mv[w] = mh|^(xv|ph), ph&xv
 			score[w] += h
 		}
 		if last < blocks-1 && score[last]-h <= k && (eqs[last+1]&1 != 0 || h < 0) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -222,5 +223,82 @@ func TestBandedScoresMatchFull(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// oracleFuzzyFind is fuzzyFind with a single search banded at k, as Layer 2 ran before the
+// narrow first pass.
+func oracleFuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
+	p := []rune(old)
+	f := newFuzzyText(nc)
+	fwd := newMatcher(p)
+	slices.Reverse(p)
+	f.rev = newMatcher(p)
+	f.m = len(p)
+	out, _, err := f.search(b, fwd, maxDistance(f.m), maxDistance(f.m))
+	return out, err
+}
+
+// TestFuzzyFindMatchesOneBand compares fuzzyFind with the single-search oracle on random
+// texts and old_str of 220 to 400 code points (k above firstBand), with near copies
+// planted zero to three times at 0 to 35% edits, so that the narrow pass decides some
+// cases (unique, ambiguous, capped) and hands others to the full one.
+func TestFuzzyFindMatchesOneBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	words := []string{"the ", "data ", "model ", "研究", "数据", "\n", "x", "Ⅳ"}
+	randText := func(n int) string {
+		var sb strings.Builder
+		for utf8.RuneCountInString(sb.String()) < n {
+			sb.WriteString(words[rng.IntN(len(words))])
+		}
+		return sb.String()
+	}
+	mutate := func(s string, edits int) string {
+		r := []rune(s)
+		for range edits {
+			i := rng.IntN(len(r))
+			switch rng.IntN(3) {
+			case 0:
+				r[i] = '#'
+			case 1:
+				r = append(r[:i], r[i+1:]...)
+			default:
+				r = append(r[:i], append([]rune{'@'}, r[i:]...)...)
+			}
+		}
+		return string(r)
+	}
+	decided := map[bool]int{}
+	for i := range 300 {
+		old := randText(220 + rng.IntN(180))
+		var sb strings.Builder
+		for range rng.IntN(4) {
+			sb.WriteString(randText(rng.IntN(800)))
+			sb.WriteString(mutate(old, rng.IntN(len([]rune(old))*35/100+1)))
+		}
+		sb.WriteString(randText(rng.IntN(800)))
+		nc, err := normalize(testBudget(), sb.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		no, err := normalize(testBudget(), old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := fuzzyFind(testBudget(), nc, no.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := oracleFuzzyFind(testBudget(), nc, no.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d: fuzzyFind %+v\noracle %+v", i, got, want)
+		}
+		decided[len(want.best) > 0 && want.best[0].dist <= firstBand]++
+	}
+	if decided[true] == 0 || decided[false] == 0 {
+		t.Fatalf("cases decided by the narrow pass: %v; want both kinds", decided)
 	}
 }
