@@ -128,6 +128,16 @@ func inertAt(t string, p int) int {
 	return 0
 }
 
+// cjkAt reports whether t[p:] starts with the UTF-8 encoding of a CJK Unified Ideograph
+// U+4E00–U+9FFF (E4 B8 80 through E9 BF BF).
+func cjkAt(t string, p int) bool {
+	if p+2 >= len(t) {
+		return false
+	}
+	c0, c1, c2 := t[p], t[p+1], t[p+2]
+	return c0 >= 0xE4 && c0 <= 0xE9 && c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && (c0 != 0xE4 || c1 >= 0xB8)
+}
+
 // appendInertRun appends, from offset p of t on, every rune for which inertAt holds, each
 // as its own normalization group, and returns the slices and the offset after the run.
 // ASCII is copied a run at a time. It checks b every 4096 runes or so.
@@ -169,6 +179,25 @@ func appendInertRun(b *budget, t string, p int, out []byte, group, bounds []int3
 			}
 			group = group[:len(group)+end-p]
 			bounds = bounds[:len(bounds)+end-p]
+			p = end
+		} else if cjkAt(t, p) {
+			// A run of CJK ideographs, three bytes each: all but the last are inert; the
+			// last is when the run ends the text or an inert rune follows.
+			q := p + 3
+			for q-p < 3*4096 && cjkAt(t, q) {
+				q += 3
+			}
+			end := q - 3
+			if inertAt(t, end) > 0 {
+				end = q
+			}
+			out = append(out, t[p:end]...)
+			g := int32(len(bounds) - 1)
+			for i := p; i < end; i += 3 {
+				group = append(group, g, g, g)
+				g++
+				bounds = append(bounds, int32(cur.orig(i+3)))
+			}
 			p = end
 		} else {
 			size := inertAt(t, p)

@@ -160,6 +160,16 @@ func TestInertRunes(t *testing.T) {
 				r, p.BoundaryBefore(), p.Decomposition(), p.CCC(), translateRune(r))
 		}
 	}
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if got, want := cjkAt(string(r), 0), r >= 0x4E00 && r <= 0x9FFF; got != want {
+			t.Fatalf("cjkAt(%U) = %v", r, got)
+		}
+	}
+	for _, s := range []string{"\xe4\xb8", "\xe4\xb7\xbf", "\xe9\xbf", "\xe9\xbf\x7f", "\xea\x80\x80"} {
+		if cjkAt(s, 0) {
+			t.Fatalf("cjkAt(%q) = true", s)
+		}
+	}
 	if n != 128+0x9FFF-0x4E00+1 {
 		t.Fatalf("%d inert runes", n)
 	}
