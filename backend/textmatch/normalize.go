@@ -265,11 +265,15 @@ type shift struct{ at, delta int }
 func translate(s string) (t string, shifts []shift) {
 	var buf []byte // nil until the first change
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf { // ASCII is never translated
-			if buf != nil {
-				buf = append(buf, c)
+		if s[i] < utf8.RuneSelf { // ASCII is never translated: copy the run at once
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf {
+				j++
 			}
-			i++
+			if buf != nil {
+				buf = append(buf, s[i:j]...)
+			}
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -359,7 +363,8 @@ func stripBlanks(out []byte, group []int32) ([]byte, []int32) {
 			onlySpaces = onlySpaces && out[j] == ' '
 		}
 		drop := j == len(out) || out[j] == '\n'
-		if !drop && onlySpaces && w > 0 {
+		// Only a space run next to a non-ASCII rune can lie between CJK and Latin.
+		if !drop && onlySpaces && w > 0 && (out[w-1] >= utf8.RuneSelf || out[j] >= utf8.RuneSelf) {
 			prev, _ := utf8.DecodeLastRune(out[:w])
 			next, _ := utf8.DecodeRune(out[j:])
 			drop = isCJK(prev) && isLatinOrDigit(next) || isLatinOrDigit(prev) && isCJK(next)

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The oracles: normalize and translate as they were before the ASCII fast path (commit
+// The oracles: normalize, translate and stripBlanks as they were before the ASCII fast path (commit
 // 9e9c9bd), kept verbatim so the differential tests below can check that the fast path
 // changes no text, group or bound. Replace's answer for Layers 1 and 2 depends on the
 // content only through normalize's result, so equal results mean equal answers.
@@ -54,8 +54,38 @@ func oracleNormalize(b *budget, s string) (*normalized, error) {
 	// norm.Iter always consumes input with the last output; anything left over could not
 	// be mapped to the original and is dropped.
 	out = out[:len(group)]
-	out, group = stripBlanks(out, group)
+	out, group = oracleStripBlanks(out, group)
 	return &normalized{text: string(out), group: group, bounds: bounds}, nil
+}
+
+// oracleStripBlanks is stripBlanks as it was, one byte at a time.
+func oracleStripBlanks(out []byte, group []int32) ([]byte, []int32) {
+	w := 0
+	for i := 0; i < len(out); {
+		if !isBlank(out[i]) {
+			out[w], group[w] = out[i], group[i]
+			w++
+			i++
+			continue
+		}
+		j, onlySpaces := i, true
+		for ; j < len(out) && isBlank(out[j]); j++ {
+			onlySpaces = onlySpaces && out[j] == ' '
+		}
+		drop := j == len(out) || out[j] == '\n'
+		if !drop && onlySpaces && w > 0 {
+			prev, _ := utf8.DecodeLastRune(out[:w])
+			next, _ := utf8.DecodeRune(out[j:])
+			drop = isCJK(prev) && isLatinOrDigit(next) || isLatinOrDigit(prev) && isCJK(next)
+		}
+		if !drop {
+			copy(out[w:], out[i:j])
+			copy(group[w:], group[i:j])
+			w += j - i
+		}
+		i = j
+	}
+	return out[:w], group[:w]
 }
 
 // oracleTranslate is translate without the ASCII fast path.
