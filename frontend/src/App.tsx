@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useLaunchMark } from './launchMark';
 import { isSettingsError } from './api/call';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, type Settings } from './api/settings';
 import { useArtifactRows } from './chat/useArtifactRows';
@@ -48,6 +49,7 @@ export default function App() {
   useZoom(); // Ctrl/Cmd + − 0 (issue 10, item 4)
   const { runs, dispatch, reloadTick, reload } = useRuns();
   const list = useConversationList(runs, reloadTick);
+  useLaunchMark(!list.loading); // make bench's launch-to-usable mark (launchMark.ts)
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [selectedArtifact, setSelectedArtifact] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);

@@ -1,0 +1,536 @@
+// Command measure is `make bench` (issue 11, item 1): it runs the Go benchmarks that have a
+// budget and the process-level measurements of the built binaries, and writes
+// bench/results.json and bench/results.md, a Markdown table with each figure beside its
+// budget. A figure over its budget is flagged in the table, never a failure: the command
+// exits non-zero only when a measurement cannot be taken at all.
+//
+// Usage (from the module root, after `make build`):
+//
+//	go run ./bench/cmd/measure [-bin build/bin/artifactflow] [-window-bin build/bin/artifactflow-window] [-out bench]
+//
+// The window rows need Xvfb; without it they are reported as not measured. The launch mark is
+// the line "artifactflow: usable" that the page prints once through the Wails runtime's
+// LogPrint after its first data (the conversation list) has rendered
+// (frontend/src/launchMark.ts); launch-to-usable is the time from starting the binary to
+// reading that line on its output.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// launchMark is frontend/src/launchMark.ts's LAUNCH_MARK.
+const launchMark = "artifactflow: usable"
+
+// errNotMeasured marks a row that could not be measured on this machine (a missing tool or
+// benchmark); the row is written with its note instead of a figure.
+var errNotMeasured = errors.New("not measured")
+
+// Row is one figure: Value in Unit beside Budget (0: no budget); Over is true when Value
+// exceeds Budget. Note says how it was measured, or why it was not (Value then null).
+type Row struct {
+	Name     string   `json:"name"`
+	Value    *float64 `json:"value"`
+	Unit     string   `json:"unit"`
+	Budget   float64  `json:"budget,omitempty"`
+	Over     bool     `json:"over"`
+	Note     string   `json:"note,omitempty"`
+	Measured bool     `json:"measured"`
+}
+
+// Results is bench/results.json: when and where the run was made, and its rows.
+type Results struct {
+	Date    string `json:"date"`
+	Commit  string `json:"commit"`
+	LoadAvg string `json:"loadavg"` // /proc/loadavg at the start and at the end of the run
+	CPUs    int    `json:"cpus"`
+	Rows    []Row  `json:"rows"`
+}
+
+func main() {
+	bin := flag.String("bin", "build/bin/artifactflow", "the command-line binary (built with tag nowindow)")
+	winBin := flag.String("window-bin", "build/bin/artifactflow-window", "the window binary")
+	out := flag.String("out", "bench", "folder for results.json and results.md")
+	flag.Parse()
+	res := Results{Date: time.Now().UTC().Format(time.RFC3339), Commit: gitCommit(), LoadAvg: loadavg(), CPUs: numCPU()}
+	add := func(r Row) {
+		if r.Value != nil && r.Budget > 0 && *r.Value > r.Budget {
+			r.Over = true
+		}
+		r.Measured = r.Value != nil
+		res.Rows = append(res.Rows, r)
+		fmt.Fprintf(os.Stderr, "measure: %s: %s %s (%s)\n", r.Name, fmtVal(r), r.Unit, r.Note)
+	}
+	for i, b := range []string{*bin, *winBin} {
+		name := filepath.Base(b)
+		// The issue's --help budgets are for artifactflow; the window binary's are shown beside.
+		wallBudget, rssBudget := 20.0, 30.0
+		if i > 0 {
+			wallBudget, rssBudget = 0, 0
+		}
+		wall, rss, err := helpRuns(b, 20)
+		add(row(name+" --help wall time (median of 20)", wall, err, "ms", wallBudget, "exit status 2 (usage) expected"))
+		add(row(name+" --help peak RSS (max of 20)", rss, err, "MB", rssBudget, "wait4 rusage ru_maxrss"))
+		ms, pkg, err := maxInit(b)
+		add(row(name+" max init (GODEBUG=inittrace=1)", ms, err, "ms", 5, pkg))
+		size, err := fileMB(b)
+		add(row(name+" stripped size", size, err, "MB", 25, "built with -ldflags \"-w -s\""))
+	}
+	rss, err := serveRSS(*bin, 10*time.Second)
+	add(row("serve idle RSS after 10 s", rss, err, "MB", 40, "VmRSS of the serve process, empty data folder"))
+	// Launch-to-usable: the median of 3 launches, each with an empty data folder; the last
+	// stays open for the idle RSS.
+	var usable []float64
+	var w windowFigures
+	err = nil
+	for i := 0; i < 3 && err == nil; i++ {
+		w, err = windowRun(*bin, 10*time.Second, i == 2)
+		usable = append(usable, w.usable)
+	}
+	add(row("window launch-to-usable (Xvfb, median of 3)", median(usable), err, "s", 1.0, "start of "+filepath.Base(*bin)+" to the page's launch mark on its output"))
+	add(row("window Go process idle RSS after 10 s (Xvfb)", w.goRSS, err, "MB", 120, "VmRSS"))
+	add(row("window WebKit processes RSS after 10 s (Xvfb)", w.webkitRSS, err, "MB", 0, w.webkitNote))
+	benches := []struct {
+		name, pkg, pattern, want string
+		nsBudget, allocBudget    float64
+	}{
+		{"engine BenchmarkToolRound", "./backend/engine/", "^BenchmarkToolRound$", `^BenchmarkToolRound$`, 1e6, 2000},
+		{"textmatch Layer 1, 1 MB", "./backend/textmatch/", "Layer1", `^BenchmarkLayer1\w*1MB$`, 5e6, 0},
+		{"textmatch Layer 2, 1 KB in 200 KB", "./backend/textmatch/", "Layer2", `^BenchmarkLayer2_200KB_1KB$`, 3e6, 0},
+	}
+	for _, b := range benches {
+		name, ns, allocs, err := goBench(b.pkg, b.pattern, regexp.MustCompile(b.want))
+		add(row(b.name+" time (median of 5)", scale(ns, 1e-6), err, "ms", b.nsBudget/1e6, name))
+		if b.allocBudget > 0 {
+			add(row(b.name+" allocations (median of 5)", allocs, err, "allocs", b.allocBudget, name))
+		}
+	}
+	add(Row{Name: "open a 10,000-event conversation to first paint", Unit: "ms", Budget: 300, Note: "not measured: no benchmark exists yet"})
+	res.LoadAvg += " -> " + loadavg()
+	if err := write(*out, res); err != nil {
+		fmt.Fprintln(os.Stderr, "measure:", err)
+		os.Exit(1)
+	}
+}
+
+func row(name string, v float64, err error, unit string, budget float64, note string) Row {
+	r := Row{Name: name, Unit: unit, Budget: budget, Note: note}
+	if err != nil {
+		r.Note = "not measured: " + oneLine(err.Error(), 300)
+		return r
+	}
+	r.Value = &v
+	return r
+}
+
+// oneLine collapses s's white space and keeps at most n bytes of it.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+func scale(v, f float64) float64 { return v * f }
+
+func fmtVal(r Row) string {
+	if r.Value == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*r.Value, 'f', precision(*r.Value), 64)
+}
+
+func precision(v float64) int {
+	switch {
+	case v >= 100:
+		return 0
+	case v >= 10:
+		return 1
+	case v >= 1:
+		return 2
+	}
+	return 3
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// helpRuns runs bin --help n times: the median wall time in ms and the largest peak RSS in MB.
+func helpRuns(bin string, n int) (wallMS, rssMB float64, err error) {
+	var walls []float64
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(bin, "--help")
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			return 0, 0, fmt.Errorf("run %s --help: %w", bin, err)
+		}
+		walls = append(walls, float64(wall.Microseconds())/1000)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rssMB = max(rssMB, float64(ru.Maxrss)/1024) // Linux: KB
+		}
+	}
+	return median(walls), rssMB, nil
+}
+
+var initLine = regexp.MustCompile(`^init (\S+) @[\d.]+ ms, ([\d.]+) ms clock`)
+
+// maxInit runs bin --help with GODEBUG=inittrace=1: the longest package init in ms and its name.
+func maxInit(bin string) (float64, string, error) {
+	cmd := exec.Command(bin, "--help")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, _ := cmd.CombinedOutput()
+	best, pkg := -1.0, ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := initLine.FindStringSubmatch(l); m != nil {
+			if v, _ := strconv.ParseFloat(m[2], 64); v > best {
+				best, pkg = v, m[1]
+			}
+		}
+	}
+	if best < 0 {
+		return 0, "", fmt.Errorf("no inittrace line from %s: %w", bin, errNotMeasured)
+	}
+	return best, pkg, nil
+}
+
+func fileMB(p string) (float64, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0, fmt.Errorf("stat: %w", err)
+	}
+	return float64(st.Size()) / (1 << 20), nil
+}
+
+// isolatedEnv is the environment with XDG folders under a new temporary directory (removed
+// by the returned func), so the run sees no existing conversations or settings.
+func isolatedEnv(extra ...string) ([]string, func(), error) {
+	home, err := os.MkdirTemp("", "af-bench-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("temp dir: %w", err)
+	}
+	env := append(os.Environ(), "XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "HOME="+home, "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	return append(env, extra...), func() { _ = os.RemoveAll(home) }, nil
+}
+
+// rssMB reads VmRSS of pid from /proc, in MB.
+func rssMB(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read status: %w", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			kb, err := strconv.ParseFloat(f[1], 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for %d: %w", pid, errNotMeasured)
+}
+
+func stop(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// serveRSS starts bin serve on a free loopback port and reads its RSS after idle.
+func serveRSS(bin string, idle time.Duration) (float64, error) {
+	env, cleanup, err := isolatedEnv()
+	if err != nil {
+		return 0, err
+	}
+	defer cleanup()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start serve: %w", err)
+	}
+	defer stop(cmd)
+	time.Sleep(idle)
+	return rssMB(cmd.Process.Pid)
+}
+
+type windowFigures struct {
+	usable, goRSS, webkitRSS float64
+	webkitNote               string
+}
+
+// startXvfb starts a private X server; its display and the process.
+func startXvfb() (string, *exec.Cmd, error) {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		return "", nil, fmt.Errorf("no Xvfb: %w", errNotMeasured)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, fmt.Errorf("pipe: %w", err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x900x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	w.Close()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return "", nil, fmt.Errorf("Xvfb display: %w", err)
+	}
+	return ":" + strings.TrimSpace(line), cmd, nil
+}
+
+// windowRun opens the window through bin under Xvfb: the time to the launch mark in seconds,
+// then with withRSS, idle after the start, the RSS of the process and the sum of its WebKit
+// descendants' RSS in MB.
+func windowRun(bin string, idle time.Duration, withRSS bool) (windowFigures, error) {
+	var f windowFigures
+	display, xvfb, err := startXvfb()
+	if err != nil {
+		return f, err
+	}
+	defer func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait() }()
+	env, cleanup, err := isolatedEnv("DISPLAY="+display, "GTK_IM_MODULE=gtk-im-context-simple")
+	if err != nil {
+		return f, err
+	}
+	defer cleanup()
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	marked := make(chan time.Time, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), launchMark) {
+				select {
+				case marked <- time.Now():
+				default:
+				}
+			}
+		}
+	}()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return f, fmt.Errorf("start window: %w", err)
+	}
+	defer func() { stop(cmd); pw.Close() }()
+	select {
+	case at := <-marked:
+		f.usable = at.Sub(start).Seconds()
+	case <-time.After(30 * time.Second):
+		return f, fmt.Errorf("no launch mark within 30 s: %w", errNotMeasured)
+	}
+	if !withRSS {
+		return f, nil
+	}
+	time.Sleep(time.Until(start.Add(idle)))
+	pid := cmd.Process.Pid
+	if f.goRSS, err = rssMB(pid); err != nil {
+		return f, err
+	}
+	var names []string
+	for _, p := range descendants(pid) {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p))
+		name := strings.TrimSpace(string(comm))
+		if !strings.HasPrefix(name, "WebKit") {
+			continue
+		}
+		if mb, err := rssMB(p); err == nil {
+			f.webkitRSS += mb
+			names = append(names, fmt.Sprintf("%s %.0f MB", name, mb))
+		}
+	}
+	if len(names) == 0 {
+		return f, fmt.Errorf("no WebKit child process: %w", errNotMeasured)
+	}
+	f.webkitNote = "sum of VmRSS: " + strings.Join(names, ", ")
+	return f, nil
+}
+
+// descendants lists every process under pid, from /proc/*/stat's parent field.
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 {
+			parent[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+var benchLine = regexp.MustCompile(`^(Benchmark\S*?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// goBench runs pattern's benchmarks in pkg five times and returns the first one whose name
+// matches want, with its median time and allocations per unit of work: ns/round and
+// allocs/round when the benchmark reports them (BenchmarkToolRound: one op is 50 rounds),
+// else ns/op and allocs/op.
+func goBench(pkg, pattern string, want *regexp.Regexp) (string, float64, float64, error) {
+	cmd := exec.Command("go", "test", "-tags", "sqlite_fts5", "-run", "^$", "-bench", pattern, "-benchmem", "-count", "5", pkg)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("go test -bench %s %s: %w\n%s", pattern, pkg, err, out)
+	}
+	return parseBench(string(out), want)
+}
+
+// parseBench reads `go test -bench` output: the first benchmark whose name (without the
+// -GOMAXPROCS suffix) matches want, its median time in ns and its median allocations, per
+// round when it reports ns/round and allocs/round, else per op; the name says which units.
+// A benchmark that matches nothing gives an error wrapping errNotMeasured.
+func parseBench(out string, want *regexp.Regexp) (string, float64, float64, error) {
+	metrics := map[string]map[string][]float64{} // benchmark -> unit -> values
+	var names []string
+	for _, l := range strings.Split(out, "\n") {
+		m := benchLine.FindStringSubmatch(l)
+		if m == nil || !want.MatchString(m[1]) {
+			continue
+		}
+		if metrics[m[1]] == nil {
+			names = append(names, m[1])
+			metrics[m[1]] = map[string][]float64{}
+		}
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, _ := strconv.ParseFloat(f[i], 64)
+			metrics[m[1]][f[i+1]] = append(metrics[m[1]][f[i+1]], v)
+		}
+	}
+	if len(names) == 0 {
+		return "", 0, 0, fmt.Errorf("no benchmark matching %s: %w", want, errNotMeasured)
+	}
+	n, mm := names[0], metrics[names[0]]
+	pick := func(units ...string) (float64, string) {
+		for _, u := range units {
+			if len(mm[u]) > 0 {
+				return median(mm[u]), u
+			}
+		}
+		return 0, ""
+	}
+	ns, nsUnit := pick("ns/round", "ns/op")
+	allocs, allocUnit := pick("allocs/round", "allocs/op")
+	return fmt.Sprintf("%s (%s, %s)", n, nsUnit, allocUnit), ns, allocs, nil
+}
+
+// gitCommit is HEAD's short hash, with the number of paths that differ from it (the run
+// measures the working tree).
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+	if n := strings.Count(string(st), "\n"); err == nil && n > 0 {
+		c += fmt.Sprintf(" + %d uncommitted paths", n)
+	}
+	return c
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(b), "processor\t:")
+}
+
+// write writes results.json and results.md into dir.
+func write(dir string, res Results) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results folder: %w", err)
+	}
+	j, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode results: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(j, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write results.json: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# make bench results\n\n%s, commit %s, %d CPUs, load average %s (start -> end).\n", res.Date, res.Commit, res.CPUs, res.LoadAvg)
+	b.WriteString("Over-budget rows are flagged, not failed. Written by `go run ./bench/cmd/measure`.\n\n")
+	b.WriteString("| Measurement | Figure | Budget | Status | Note |\n|---|---|---|---|---|\n")
+	for _, r := range res.Rows {
+		fig, budget, status := "-", "-", "ok"
+		if r.Value != nil {
+			fig = fmtVal(r) + " " + r.Unit
+		} else {
+			status = "not measured"
+		}
+		if r.Budget > 0 {
+			budget = "≤ " + strconv.FormatFloat(r.Budget, 'f', -1, 64) + " " + r.Unit
+		} else if r.Value != nil {
+			status = "no budget"
+		}
+		if r.Over {
+			status = "**OVER BUDGET**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Name, fig, budget, status, strings.ReplaceAll(strings.ReplaceAll(r.Note, "|", "\\|"), "\n", " "))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write results.md: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const benchOut = `goos: linux
+BenchmarkToolRound-2   	44	23569726 ns/op	99122 B/round	1134 allocs/round	471395 ns/round	4956098 B/op	56723 allocs/op
+BenchmarkToolRound-2   	44	23000000 ns/op	99122 B/round	1000 allocs/round	400000 ns/round	4956098 B/op	50000 allocs/op
+BenchmarkToolRound-2   	44	23000000 ns/op	99122 B/round	1200 allocs/round	500000 ns/round	4956098 B/op	50000 allocs/op
+BenchmarkLayer1_1MB-2  	100	12500000 ns/op	0 B/op	0 allocs/op
+BenchmarkLayer1_1MB-2  	100	12000000 ns/op	0 B/op	0 allocs/op
+BenchmarkLayer1_1MB-2  	100	99000000 ns/op	0 B/op	0 allocs/op
+BenchmarkLayer2_200KB_1KB_CJK-2	10	90000000 ns/op	5 B/op	7 allocs/op
+BenchmarkLayer2_200KB_1KB-2	10	3000000 ns/op	5 B/op	7 allocs/op
+PASS
+`
+
+func TestParseBench(t *testing.T) {
+	tests := []struct {
+		want           string
+		name           string
+		ns, allocs     float64
+		notMeasuredErr bool
+	}{
+		{`^BenchmarkToolRound$`, "BenchmarkToolRound (ns/round, allocs/round)", 471395, 1134, false},
+		{`^BenchmarkLayer1\w*1MB$`, "BenchmarkLayer1_1MB (ns/op, allocs/op)", 12500000, 0, false},
+		{`^BenchmarkLayer2_200KB_1KB$`, "BenchmarkLayer2_200KB_1KB (ns/op, allocs/op)", 3000000, 7, false},
+		{`^BenchmarkFirstPaint10k$`, "", 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			name, ns, allocs, err := parseBench(benchOut, regexp.MustCompile(tt.want))
+			if tt.notMeasuredErr {
+				if !errors.Is(err, errNotMeasured) {
+					t.Fatalf("err = %v, want errNotMeasured", err)
+				}
+				return
+			}
+			if err != nil || name != tt.name || ns != tt.ns || allocs != tt.allocs {
+				t.Fatalf("got %q %v %v %v, want %q %v %v", name, ns, allocs, err, tt.name, tt.ns, tt.allocs)
+			}
+		})
+	}
+}
+
+func TestWriteFlagsOverBudget(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	res := Results{Date: "2026-11-26T17:00:00Z", Commit: "abc", LoadAvg: "1 1 1 -> 2 2 2", CPUs: 2, Rows: []Row{
+		{Name: "within", Value: v(0.8), Unit: "s", Budget: 1, Measured: true},
+		{Name: "over", Value: v(36), Unit: "MB", Budget: 25, Over: true, Measured: true},
+		{Name: "none", Value: v(250), Unit: "MB", Measured: true},
+		{Name: "missing", Unit: "ms", Budget: 300, Note: "not measured: no benchmark"},
+	}}
+	dir := t.TempDir()
+	if err := write(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| within | 0.800 s | ≤ 1 s | ok |",
+		"| over | 36.0 MB | ≤ 25 MB | **OVER BUDGET** |",
+		"| none | 250 MB | - | no budget |",
+		"| missing | - | ≤ 300 ms | not measured | not measured: no benchmark |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
+	}
+	var back Results
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Rows) != 4 || !back.Rows[1].Over || back.Rows[3].Value != nil {
+		t.Fatalf("results.json: %v %+v", err, back)
+	}
+}
