@@ -15,6 +15,7 @@ import (
 
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/llm/llmfake"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 	"artifactflow/backend/toolcall"
@@ -57,16 +58,33 @@ func newEngine(t testing.TB, h llmtest.Handler) (*Engine, *store.DB, *recorder, 
 // newEngineWith is newEngine with tune applied to every run's Deps.
 func newEngineWith(t testing.TB, h llmtest.Handler, tune func(*Deps)) (*Engine, *store.DB, *recorder, *llmtest.Server) {
 	t.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "af.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
 	srv := llmtest.NewServer(t, h)
 	model, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "m", RetryDelay: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e, db, rec := newEngineModel(t, model, tune)
+	return e, db, rec, srv
+}
+
+// newFakeEngine is newEngine over an in-memory model (llmfake) instead of HTTP: for tests
+// where the wire is not what they test.
+func newFakeEngine(t testing.TB, h llmfake.Handler) (*Engine, *store.DB, *recorder, *llmfake.Model) {
+	t.Helper()
+	m := llmfake.New(h)
+	e, db, rec := newEngineModel(t, m, nil)
+	return e, db, rec, m
+}
+
+// newEngineModel returns an engine over a fresh database that calls model, with tune
+// applied to every run's Deps; the engine and database close when the test ends.
+func newEngineModel(t testing.TB, model llm.Model, tune func(*Deps)) (*Engine, *store.DB, *recorder) {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "af.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	rec := &recorder{}
 	e, err := New(Config{Store: db, Sink: rec.sink, Deps: func() (Deps, error) {
 		d := Deps{Model: model, ModelName: "m", Mode: toolcall.ModeNative, Searcher: fakeSearch{}}
@@ -79,7 +97,7 @@ func newEngineWith(t testing.TB, h llmtest.Handler, tune func(*Deps)) (*Engine, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close(context.Background()) })
-	return e, db, rec, srv
+	return e, db, rec
 }
 
 func call(name, args string) llmtest.Reply {
@@ -173,13 +191,12 @@ func TestSubagentRoundLimit(t *testing.T) {
 // TestOneRunPerConversation: a second message while a run is going is refused with
 // ErrBusy; Stop ends the run with cancelled and the conversation accepts a new run.
 func TestOneRunPerConversation(t *testing.T) {
-	release := make(chan struct{})
-	e, db, _, _ := newEngine(t, func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
-		if call == 0 {
-			return llmtest.Reply{Content: "slow answer that never finishes in time", Delay: 200 * time.Millisecond}
+	release, never := make(chan struct{}), make(chan struct{})
+	e, db, _, _ := newFakeEngine(t, func(req llm.Request, _ int) llmfake.Reply {
+		if req.Messages[len(req.Messages)-1].Content == "first" { // the first run may be stopped before its call
+			return llmfake.Reply{Content: "slow answer that never finishes", Block: never}
 		}
-		<-release
-		return llmtest.Reply{Content: "second answer"}
+		return llmfake.Reply{Content: "second answer", Block: release}
 	})
 	ctx := context.Background()
 	r, err := e.Start(ctx, Request{Content: "first"})

@@ -12,6 +12,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/backend/events"
+	"artifactflow/backend/llm"
+	"artifactflow/backend/llm/llmfake"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 )
@@ -138,33 +140,30 @@ func jsonString(s string) string {
 // TestInject: a message sent during a run is queued, recorded, and given to the lead at
 // its next round; once the run is over, Inject refuses so the caller starts a new run.
 func TestInject(t *testing.T) {
-	var leadCalls atomic.Int64
-	e, db, rec, srv := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-		switch leadCalls.Add(1) {
-		case 1:
-			r := call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":"- [ ] a"}`)
-			r.Delay = 30 * time.Millisecond
-			return r
-		default:
-			return llmtest.Reply{Content: "covered both"}
+	atModel, injected := make(chan struct{}), make(chan struct{})
+	e, db, _, m := newFakeEngine(t, func(_ llm.Request, call int) llmfake.Reply {
+		if call == 0 {
+			close(atModel) // the lead's first round is at the model: Inject now queues for its next
+			return llmfake.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "create_artifact",
+				Arguments: `{"id":"task_plan","content_type":"markdown","title":"Plan","content":"- [ ] a"}`}}, Block: injected}
 		}
+		return llmfake.Reply{Content: "covered both"}
 	})
 	r, err := e.Start(context.Background(), Request{Content: "Research A"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for countType(rec.types(), events.AgentStart) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-atModel
 	if _, err := e.Inject(r.ConversationID, "Also cover B"); err != nil {
 		t.Fatal(err)
 	}
+	close(injected)
 	res, _ := r.Wait(context.Background())
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	second := srv.Requests()[1].Messages
-	if last := second[len(second)-1]; last.Role != openai.ChatMessageRoleUser || last.Content != "Also cover B" {
+	second := m.Requests()[1].Messages
+	if last := second[len(second)-1]; last.Role != llm.RoleUser || last.Content != "Also cover B" {
 		t.Fatalf("the lead's next round ends with %s %q", last.Role, last.Content)
 	}
 	types := storedTypes(t, db, r.ConversationID)
