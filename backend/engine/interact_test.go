@@ -211,7 +211,10 @@ func TestPermission(t *testing.T) {
 				t.Fatal(err)
 			}
 			var reqID string
-			for reqID == "" {
+			for deadline := time.Now().Add(30 * time.Second); reqID == ""; {
+				if time.Now().After(deadline) {
+					t.Fatalf("no permission_request within 30 s: %v", rec.types())
+				}
 				rec.mu.Lock()
 				for _, ev := range rec.evs {
 					if ev.Type == events.PermissionRequest {
@@ -279,8 +282,10 @@ func TestStopWithinOneSecond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for countType(rec.types(), events.LLMChunk) == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); countType(rec.types(), events.LLMChunk) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no llm_chunk within 30 s: %v", rec.types())
+		}
 	}
 	stopped := time.Now()
 	if !e.Stop(r.ConversationID) {
