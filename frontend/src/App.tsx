@@ -73,7 +73,8 @@ export default function App() {
     },
     [clearDetail],
   );
-  const chat = useSend({ selectedId, running, onMoved: moveTo, onListChanged: list.refresh, onNeedsSetup: setup.markNeedsSetup });
+  const items = useChatItems(selectedId, detail, conv);
+  const chat = useSend({ selectedId, running, newestKey: items.at(-1)?.key, onMoved: moveTo, onListChanged: list.refresh, onNeedsSetup: setup.markNeedsSetup });
   const { setSendError, setDraft, stop } = chat;
   const openConversation = useCallback(
     (id: string | null) => {
@@ -99,7 +100,6 @@ export default function App() {
   };
   useAppShortcuts({ newResearch, openSettings, stop, running, settingsOpen });
 
-  const items = useChatItems(selectedId, detail, conv);
   // Once its exchange is listed the pending question is done with: kept, it came back as a
   // phantom "Starting…" question after a Regenerate or edit moved to another branch.
   const itemKeys = items.map((it) => it.key);

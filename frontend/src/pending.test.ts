@@ -6,7 +6,10 @@ const sent: PendingQuestion = { conversationId: 'c1', messageId: 'm1', content: 
 describe('settlePending', () => {
   it.each([
     { name: 'nothing pending', pending: null, keys: ['m1'], want: null },
-    { name: 'Send not answered yet', pending: { ...sent, messageId: '' }, keys: ['m1'], want: 'same' },
+    { name: 'Send not answered yet', pending: { ...sent, messageId: '', newestAtSend: 'm0' }, keys: ['m0'], want: 'same' },
+    { name: 'Send not answered yet, first question', pending: { ...sent, messageId: '' }, keys: [], want: 'same' },
+    { name: 'Send not answered but the run listed the exchange', pending: { ...sent, messageId: '', newestAtSend: 'm0' }, keys: ['m0', 'm1'], want: null },
+    { name: 'Send not answered but the first exchange is listed', pending: { ...sent, messageId: '' }, keys: ['m1'], want: null },
     { name: 'exchange not listed yet', pending: sent, keys: ['m0'], want: 'same' },
     { name: 'exchange listed', pending: sent, keys: ['m0', 'm1'], want: null },
   ] as const)('$name', ({ pending, keys, want }) => {
@@ -27,6 +30,15 @@ describe('the phantom question', () => {
     // Switching away and back changes nothing.
     expect(pendingText(settled, 'c2', [])).toBe('');
     expect(pendingText(settled, 'c1', ['m2'])).toBe('');
+  });
+
+  it('is not shown twice when the run lists the exchange before Send answers', () => {
+    const sending: PendingQuestion = { ...sent, messageId: '', newestAtSend: 'm0' };
+    expect(pendingText(sending, 'c1', ['m0'])).toBe(sent.content);
+    // The run's events listed the new exchange m1; Send has not answered yet.
+    expect(pendingText(sending, 'c1', ['m0', 'm1'])).toBe('');
+    // Older messages loaded above do not count as the new exchange.
+    expect(pendingText(sending, 'c1', ['m-1', 'm0'])).toBe(sent.content);
   });
 
   it('is shown only in its own conversation', () => {

@@ -9,19 +9,33 @@ export interface PendingQuestion {
   conversationId: string | null;
   messageId: string;
   content: string;
+  /**
+   * Key of the newest exchange listed when Send was pressed (undefined: none). The run's
+   * events can list the new exchange before Send answers with its message id; a different
+   * newest key then means the exchange is shown and the pending copy must go, or the
+   * question appears twice for a moment.
+   */
+  newestAtSend?: string;
 }
 
 /**
- * Returns the pending question after the page listed the exchanges keyed by itemKeys: null
- * once its message is among them (from then on the exchange itself shows the question),
- * else pending unchanged (the same object, so callers can compare by identity).
+ * Returns the pending question after the page listed the exchanges keyed by itemKeys (oldest
+ * first): null once its message is among them, or, before Send answered with the message id,
+ * once the newest key differs from newestAtSend (from then on the exchange itself shows the
+ * question); else pending unchanged (the same object, so callers can compare by identity).
  *
  * Keeping it after its exchange appeared was the phantom question: a later Regenerate or
  * edit-and-resend moves the conversation to a branch without that message, and the stale
  * question came back below the new branch with a "Starting…" line that never ended.
  */
 export function settlePending(pending: PendingQuestion | null, itemKeys: Iterable<string>): PendingQuestion | null {
-  if (pending === null || pending.messageId === '') return pending;
+  if (pending === null) return pending;
+  if (pending.messageId === '') {
+    // Send not answered yet: the exchange is listed once the newest key is a new one.
+    let newest: string | undefined;
+    for (const k of itemKeys) newest = k;
+    return newest !== undefined && newest !== pending.newestAtSend ? null : pending;
+  }
   for (const k of itemKeys) if (k === pending.messageId) return null;
   return pending;
 }

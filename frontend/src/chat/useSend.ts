@@ -7,6 +7,8 @@ import type { PendingQuestion } from '../pending';
 export interface SendInput {
   selectedId: string | null;
   running: boolean;
+  /** Key of the newest exchange listed in the open conversation (undefined: none). */
+  newestKey: string | undefined;
   /** Send created or moved to another conversation: open it. */
   onMoved: (conversationId: string) => void;
   /** A conversation was created or changed: reload the list. */
@@ -24,7 +26,7 @@ export function useSend(p: SendInput) {
   const [sending, setSending] = useState(false);
   const [pending, setPending] = useState<PendingQuestion | null>(null);
   const [sendError, setSendError] = useState<ApiError | null>(null);
-  const { selectedId, running, onMoved, onListChanged, onNeedsSetup } = p;
+  const { selectedId, running, newestKey, onMoved, onListChanged, onNeedsSetup } = p;
 
   const stop = useCallback(() => {
     if (selectedId === null) return;
@@ -36,12 +38,12 @@ export function useSend(p: SendInput) {
     if (content === '' || sending || running) return;
     setSending(true);
     setSendError(null);
-    setPending({ conversationId: selectedId, messageId: '', content });
+    setPending({ conversationId: selectedId, messageId: '', content, newestAtSend: newestKey });
     sendMessage(selectedId ?? '', content).then(
       (r) => {
         setSending(false);
         setDraft('');
-        setPending({ conversationId: r.conversation_id, messageId: r.message_id, content });
+        setPending({ conversationId: r.conversation_id, messageId: r.message_id, content, newestAtSend: newestKey });
         if (selectedId !== r.conversation_id) onMoved(r.conversation_id);
         onListChanged();
       },
