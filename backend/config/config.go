@@ -414,7 +414,9 @@ func DataDir(flagValue string) (string, error) {
 }
 
 // Load reads dir/config.json. A missing file gives zero Settings and no error; a file that
-// is not valid JSON gives an error naming the file (the file is left untouched). A file
+// is not valid JSON, or has a value of the wrong type, gives a *FileError (wrapping
+// ErrBadFile) naming the file, the line and column and the way out; the file is left
+// untouched (and Save will not write over it). A leading UTF-8 byte-order mark is skipped. A file
 // written before per-model context settings, with context_window or compact_at_percent and
 // a model, has them moved into that model's entry in Models.
 func Load(dir string) (Settings, error) {
@@ -426,9 +428,9 @@ func Load(dir string) (Settings, error) {
 	if err != nil {
 		return Settings{}, fmt.Errorf("config: read %s: %w", path, err)
 	}
-	var s Settings
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Settings{}, fmt.Errorf("config: %s is not valid JSON (fix or delete it): %w", path, err)
+	s, err := decodeFile(path, b)
+	if err != nil {
+		return Settings{}, err
 	}
 	return s.migrateModelContext(), nil
 }
@@ -451,8 +453,14 @@ func (s Settings) migrateModelContext() Settings {
 // Save writes s to dir/config.json with mode 0600 (it holds the API key), creating dir
 // with mode 0700. The write goes to a temporary file renamed into place, so a crash never
 // leaves a half-written config.
+//
+// Save never replaces a config.json that Load cannot read: it returns Load's *FileError
+// (ErrBadFile) and leaves the file as it is, so the user's hand edit can be fixed.
 func Save(dir string, s Settings) error {
 	if err := s.Validate(); err != nil {
+		return err
+	}
+	if _, err := Load(dir); errors.Is(err, ErrBadFile) {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
