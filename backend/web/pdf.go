@@ -23,6 +23,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
+	"artifactflow/backend/pdfwasm"
 	"artifactflow/backend/sandbox"
 )
 
@@ -139,8 +140,12 @@ func newPDFium(ctx context.Context, cacheDir string) (pdfium.Pool, pdfium.Pdfium
 			slog.Debug("web: no cache for the compiled PDF reader", "dir", cacheDir, "err", err)
 		}
 	}
-	pool, err := webassembly.Init(webassembly.Config{
-		Context: ctx, MinIdle: 1, MaxIdle: 1, MaxTotal: 1,
+	wasm, err := pdfwasm.Module() // InitWithWASM: go-pdfium's uncompressed copy is not linked
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the PDF reader: %w", err)
+	}
+	pool, err := webassembly.InitWithWASM(webassembly.Config{
+		Context: ctx, MinIdle: 1, MaxIdle: 1, MaxTotal: 1, WASM: wasm,
 		RuntimeConfig: rc, FSConfig: wazero.NewFSConfig(), Stdout: io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
