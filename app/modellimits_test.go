@@ -99,7 +99,7 @@ func TestAnswerCapAppliesToNextRun(t *testing.T) {
 		if _, err := svc.Save(SettingsInput{MaxAnswerMB: &step.capMiB}); err != nil {
 			t.Fatal(err)
 		}
-		ev := runToEnd(t, core, "hello")
+		ev, _ := runToEnd(t, core, "hello")
 		var data events.DataTerminal
 		_ = json.Unmarshal(ev.Data, &data)
 		if ev.Type != step.wantType || data.Code != step.wantCode {
@@ -108,9 +108,9 @@ func TestAnswerCapAppliesToNextRun(t *testing.T) {
 	}
 }
 
-// runToEnd sends content in a new conversation and returns the run's terminal event,
-// failing the test when the run has not ended within 60 s.
-func runToEnd(t *testing.T, core *Core, content string) events.Event {
+// runToEnd sends content in a new conversation and returns the run's terminal event and
+// ids, failing the test when the run has not ended within 60 s.
+func runToEnd(t *testing.T, core *Core, content string) (events.Event, SendResult) {
 	t.Helper()
 	done := make(chan events.Event, 1)
 	defer core.AddSink(SinkFunc(func(ev events.Event) {
@@ -128,9 +128,9 @@ func runToEnd(t *testing.T, core *Core, content string) events.Event {
 	select {
 	case ev := <-done:
 		waitIdle(core, res.ConversationID)
-		return ev
+		return ev, res
 	case <-time.After(60 * time.Second):
 		t.Fatal("the run did not end")
-		return events.Event{}
+		return events.Event{}, res
 	}
 }
