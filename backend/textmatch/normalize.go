@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -261,58 +260,43 @@ func translateRune(r rune) rune {
 // offset is the translated offset plus delta.
 type shift struct{ at, delta int }
 
-// translateLeads are the first bytes of the UTF-8 encodings of every rune translateRune
-// changes (U+00A0; U+2000–U+2212; U+3000; U+FE58–U+FF0D). No other byte starts one, and
-// none of them continues a rune, so translate only decodes at these bytes.
-var translateLeads = [...]byte{0xC2, 0xE2, 0xE3, 0xEF}
-
 // translate applies translateRune to s. shifts describe how offsets of the result map to
-// offsets of s; it is empty when nothing changed, and then t == s. It finds the places to
-// look at with strings.IndexByte, one search per lead byte, and copies what lies between
-// them at once.
+// offsets of s; it is empty when nothing changed, and then t == s.
 func translate(s string) (t string, shifts []shift) {
-	var next [len(translateLeads)]int // next occurrence of each lead byte, len(s) if none
-	for l, c := range translateLeads {
-		next[l] = indexByteFrom(s, 0, c)
-	}
-	var b strings.Builder // empty until the first change
-	copied := 0           // s[:copied] is in b
-	for {
-		i := min(next[0], next[1], next[2], next[3])
-		if i == len(s) {
-			break
-		}
-		for l, c := range translateLeads {
-			if next[l] == i {
-				next[l] = indexByteFrom(s, i+1, c)
+	var buf []byte // nil until the first change
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf { // ASCII is never translated: copy the run at once
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf {
+				j++
 			}
+			if buf != nil {
+				buf = append(buf, s[i:j]...)
+			}
+			i = j
+			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		tr := translateRune(r)
 		if tr == r {
+			if buf != nil {
+				buf = append(buf, s[i:i+size]...)
+			}
+			i += size
 			continue
 		}
-		if b.Cap() == 0 {
-			b.Grow(len(s))
+		if buf == nil {
+			buf = make([]byte, i, len(s))
+			copy(buf, s[:i])
 		}
-		b.WriteString(s[copied:i])
-		b.WriteByte(byte(tr)) // every translation is ASCII
-		copied = i + size
-		shifts = append(shifts, shift{at: b.Len(), delta: copied - b.Len()})
+		buf = utf8.AppendRune(buf, tr)
+		i += size
+		shifts = append(shifts, shift{at: len(buf), delta: i - len(buf)})
 	}
-	if shifts == nil {
+	if buf == nil {
 		return s, nil
 	}
-	b.WriteString(s[copied:])
-	return b.String(), shifts
-}
-
-// indexByteFrom returns the offset of the first c in s at or after from, or len(s).
-func indexByteFrom(s string, from int, c byte) int {
-	if i := strings.IndexByte(s[from:], c); i >= 0 {
-		return from + i
-	}
-	return len(s)
+	return string(buf), shifts
 }
 
 // shiftCursor maps translated offsets to original ones for offsets given in
