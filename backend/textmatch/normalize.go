@@ -1,9 +1,13 @@
 package textmatch
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -45,9 +49,9 @@ func normalize(b *budget, s string) (*normalized, error) {
 		return nil, fmt.Errorf("text of %d bytes is too large to normalize", len(s))
 	}
 	t, shifts := translate(s)
-	out := make([]byte, 0, len(t)+len(t)/16)
-	group := make([]int32, 0, cap(out))
-	bounds := make([]int32, 1, len(t)+1) // a group consumes at least one byte
+	out := getBytes(len(t) + len(t)/16)
+	group := getInt32s(cap(out))
+	bounds := append(getInt32s(len(t)+1), 0) // a group consumes at least one byte
 	var it norm.Iter
 	it.InitString(norm.NFKC, t)
 	cur := shiftCursor{shifts: shifts}
@@ -92,7 +96,40 @@ func normalize(b *budget, s string) (*normalized, error) {
 	// be mapped to the original and is dropped.
 	out = out[:len(group)]
 	out, group = stripBlanks(out, group)
-	return &normalized{text: string(out), group: group, bounds: bounds}, nil
+	n := &normalized{text: string(out), group: group, bounds: bounds}
+	out = out[:0]
+	bytePool.Put(&out)
+	return n, nil
+}
+
+// bytePool and int32Pool keep normalize's slices (*[]byte, *[]int32) for reuse: a 1 MB
+// content needs about 9 MB of them, and clearing fresh ones costs more than filling them.
+// normalize puts its byte buffer back itself; the owner of a normalized puts back the
+// rest with release.
+var bytePool, int32Pool sync.Pool
+
+// getBytes returns an empty slice with room for n bytes, from bytePool if it has one.
+func getBytes(n int) []byte {
+	if p, ok := bytePool.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// getInt32s returns an empty slice with room for n int32s, from int32Pool if it has one.
+func getInt32s(n int) []int32 {
+	if p, ok := int32Pool.Get().(*[]int32); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]int32, 0, n)
+}
+
+// release hands n's slices back for reuse; n must not be used afterwards.
+func (n *normalized) release() {
+	group, bounds := n.group[:0], n.bounds[:0]
+	int32Pool.Put(&group)
+	int32Pool.Put(&bounds)
+	n.group, n.bounds = nil, nil
 }
 
 // inertRune reports whether normalize copies r as it is, alone in its group, whatever
@@ -260,43 +297,58 @@ func translateRune(r rune) rune {
 // offset is the translated offset plus delta.
 type shift struct{ at, delta int }
 
+// translateLeads are the first bytes of the UTF-8 encodings of every rune translateRune
+// changes (U+00A0; U+2000–U+2212; U+3000; U+FE58–U+FF0D). No other byte starts one, and
+// none of them continues a rune, so translate only decodes at these bytes.
+var translateLeads = [...]byte{0xC2, 0xE2, 0xE3, 0xEF}
+
 // translate applies translateRune to s. shifts describe how offsets of the result map to
-// offsets of s; it is empty when nothing changed, and then t == s.
+// offsets of s; it is empty when nothing changed, and then t == s. It finds the places to
+// look at with strings.IndexByte, one search per lead byte, and copies what lies between
+// them at once.
 func translate(s string) (t string, shifts []shift) {
-	var buf []byte // nil until the first change
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf { // ASCII is never translated: copy the run at once
-			j := i + 1
-			for j < len(s) && s[j] < utf8.RuneSelf {
-				j++
+	var next [len(translateLeads)]int // next occurrence of each lead byte, len(s) if none
+	for l, c := range translateLeads {
+		next[l] = indexByteFrom(s, 0, c)
+	}
+	var b strings.Builder // empty until the first change
+	copied := 0           // s[:copied] is in b
+	for {
+		i := min(next[0], next[1], next[2], next[3])
+		if i == len(s) {
+			break
+		}
+		for l, c := range translateLeads {
+			if next[l] == i {
+				next[l] = indexByteFrom(s, i+1, c)
 			}
-			if buf != nil {
-				buf = append(buf, s[i:j]...)
-			}
-			i = j
-			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		tr := translateRune(r)
 		if tr == r {
-			if buf != nil {
-				buf = append(buf, s[i:i+size]...)
-			}
-			i += size
 			continue
 		}
-		if buf == nil {
-			buf = make([]byte, i, len(s))
-			copy(buf, s[:i])
+		if b.Cap() == 0 {
+			b.Grow(len(s))
 		}
-		buf = utf8.AppendRune(buf, tr)
-		i += size
-		shifts = append(shifts, shift{at: len(buf), delta: i - len(buf)})
+		b.WriteString(s[copied:i])
+		b.WriteByte(byte(tr)) // every translation is ASCII
+		copied = i + size
+		shifts = append(shifts, shift{at: b.Len(), delta: copied - b.Len()})
 	}
-	if buf == nil {
+	if shifts == nil {
 		return s, nil
 	}
-	return string(buf), shifts
+	b.WriteString(s[copied:])
+	return b.String(), shifts
+}
+
+// indexByteFrom returns the offset of the first c in s at or after from, or len(s).
+func indexByteFrom(s string, from int, c byte) int {
+	if i := strings.IndexByte(s[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(s)
 }
 
 // shiftCursor maps translated offsets to original ones for offsets given in
@@ -341,26 +393,24 @@ func appendTranslated(out, seg []byte) []byte {
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 
 // stripBlanks performs steps 3 and 4 of normalize on out in place, keeping group in step
-// with out, and returns the shortened slices.
+// with out, and returns the shortened slices. Only a blank run that ends the text, ends
+// before '\n', or touches a non-ASCII byte can be removed; nextStripCandidate finds those
+// eight bytes at a time, and everything in between is kept as it is.
 func stripBlanks(out []byte, group []int32) ([]byte, []int32) {
-	w := 0
-	for i := 0; i < len(out); {
-		if !isBlank(out[i]) {
-			j := i + 1
-			for j < len(out) && !isBlank(out[j]) {
-				j++
-			}
-			if w != i {
-				copy(out[w:], out[i:j])
-				copy(group[w:], group[i:j])
-			}
-			w += j - i
-			i = j
-			continue
+	w, r := 0, 0 // out[:w] is the result for out[:r]
+	for {
+		i, j := nextStripCandidate(out, r)
+		if i < 0 {
+			break
 		}
-		j, onlySpaces := i, true
-		for ; j < len(out) && isBlank(out[j]); j++ {
-			onlySpaces = onlySpaces && out[j] == ' '
+		if w != r {
+			copy(out[w:], out[r:i])
+			copy(group[w:], group[r:i])
+		}
+		w += i - r
+		onlySpaces := true
+		for _, c := range out[i:j] {
+			onlySpaces = onlySpaces && c == ' '
 		}
 		drop := j == len(out) || out[j] == '\n'
 		// Only a space run next to a non-ASCII rune can lie between CJK and Latin.
@@ -374,9 +424,73 @@ func stripBlanks(out []byte, group []int32) ([]byte, []int32) {
 			copy(group[w:], group[i:j])
 			w += j - i
 		}
-		i = j
+		r = j
 	}
+	if w != r {
+		copy(out[w:], out[r:])
+		copy(group[w:], group[r:])
+	}
+	w += len(out) - r
 	return out[:w], group[:w]
+}
+
+// SWAR constants: a byte of ones, and the high bit and the low seven bits of every byte.
+const (
+	swarOnes = 0x0101010101010101
+	swarHigh = 0x8080808080808080
+	swarLow  = 0x7F7F7F7F7F7F7F7F
+)
+
+// swarEq returns the high bit of every byte of v that equals c.
+func swarEq(v uint64, c byte) uint64 {
+	x := v ^ (swarOnes * uint64(c))
+	return ^((x&swarLow + swarLow) | x) & swarHigh
+}
+
+// swarBlank returns the high bit of every byte of v that isBlank.
+func swarBlank(v uint64) uint64 {
+	return swarEq(v, ' ') | swarEq(v, '\t') | swarEq(v, '\r')
+}
+
+// nextStripCandidate returns the first maximal blank run out[i:j] with from ≤ i that
+// ends the text, ends before '\n' or a non-ASCII byte, or follows a non-ASCII byte;
+// i = -1 when there is none. from must not be inside a blank run.
+func nextStripCandidate(out []byte, from int) (i, j int) {
+	x := from
+	for ; x+9 <= len(out); x += 8 {
+		v := binary.LittleEndian.Uint64(out[x:])
+		v1 := binary.LittleEndian.Uint64(out[x+1:]) // the next byte of every byte of v
+		c := swarBlank(v)&(swarEq(v1, '\n')|v1&swarHigh) | v&swarHigh&swarBlank(v1)
+		if c != 0 {
+			x += bits.TrailingZeros64(c) / 8
+			return stripRun(out, x)
+		}
+	}
+	for ; x < len(out); x++ {
+		c := out[x]
+		if isBlank(c) && (x+1 == len(out) || out[x+1] == '\n' || out[x+1] >= utf8.RuneSelf) ||
+			c >= utf8.RuneSelf && x+1 < len(out) && isBlank(out[x+1]) {
+			return stripRun(out, x)
+		}
+	}
+	return -1, -1
+}
+
+// stripRun returns the maximal blank run that ends at x + 1 when out[x] is blank, or
+// starts at x + 1 when it is not.
+func stripRun(out []byte, x int) (i, j int) {
+	if isBlank(out[x]) {
+		i = x
+		for i > 0 && isBlank(out[i-1]) {
+			i--
+		}
+		return i, x + 1
+	}
+	j = x + 1
+	for j < len(out) && isBlank(out[j]) {
+		j++
+	}
+	return x + 1, j
 }
 
 // isCJK reports whether r is a Han, Hiragana, Katakana or Hangul character, or the

@@ -112,10 +112,12 @@ func replace(ctx context.Context, content, oldStr, newStr string, limit time.Dur
 	if err != nil {
 		return Result{}, layerError(1, err)
 	}
+	defer nc.release() // nothing returned refers to nc
 	no, err := normalize(b, oldStr)
 	if err != nil {
 		return Result{}, layerError(1, err)
 	}
+	no.release() // only no.text is used
 	if no.text == "" {
 		// old_str is only blanks that occur nowhere exactly; nothing is left to search.
 		return Result{}, &MatchError{Kind: ErrNotFound, Layer: 1}
