@@ -33,6 +33,6 @@ func main() {
 	}
 	os.Exit(cli.Main(context.Background(), cli.Env{
 		Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Assets: dist, Window: window,
-		LaunchWindow: launch,
+		LaunchWindow: launch, StartFailed: showStartError,
 	}))
 }

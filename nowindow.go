@@ -11,3 +11,7 @@ var window cli.WindowFunc
 
 // launch hands the window to artifactflow-window (launcher.go).
 var launch cli.LaunchFunc = launchWindow
+
+// showStartError is nil: this build shows start errors on stderr only (the window process,
+// artifactflow-window, shows its own).
+var showStartError func(error)

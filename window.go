@@ -4,6 +4,9 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"os"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -12,6 +15,7 @@ import (
 
 	"artifactflow/app"
 	"artifactflow/app/cli"
+	"artifactflow/backend/config"
 	"artifactflow/backend/events"
 )
 
@@ -75,5 +79,24 @@ func (d dialogs) ChooseFolder(title, defaultDir string) (string, error) {
 func (d dialogs) SaveFile(defaultDir, defaultName string) (string, error) {
 	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
 		Title: "Export artifact", DefaultDirectory: defaultDir, DefaultFilename: defaultName, CanCreateDirectories: true,
+	})
+}
+
+// showStartError is the window build's cli.Env.StartFailed: when the window cannot start
+// (a damaged artifactflow.db, an unreadable config.json, a local API that cannot listen),
+// it opens a small window with the message (startErrorPage, in the system's language)
+// instead of none at all, since a user who started it from a desktop launcher has no
+// terminal to read. It returns when the user closes that window.
+func showStartError(err error) {
+	page := startErrorPage(err, config.UILanguage("", os.Getenv))
+	_ = wails.Run(&options.App{
+		Title:  "ArtifactFlow",
+		Width:  760,
+		Height: 420,
+		AssetServer: &assetserver.Options{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, page)
+		})},
+		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
 	})
 }

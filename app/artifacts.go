@@ -355,7 +355,9 @@ func (s *ArtifactService) Upload(conversationID string, files []UploadFile) ([]U
 }
 
 // UploadPaths stores files dropped on the window (Wails gives their paths) as artifacts.
-// Files over the size limit are refused before they are read.
+// Files over the size limit are refused by their size before they are read, and no read
+// goes past the limit (see readLimited); folders, devices, named pipes and sockets are
+// refused. Each refused path gets a result with its error.
 func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]UploadResult, error) {
 	ups := make([]artifact.Upload, 0, len(paths))
 	var failed []UploadResult
@@ -379,7 +381,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	created := conversationID == ""
 	if created {
 		conversationID = uuid.NewString()
-		title := "Files: " + ups[0].Name
+		title := "Files: " + artifact.UploadTitle(ups[0].Name) // no path, NUL or bidi override from the name
 		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: text.Clip(title, 60)}); err != nil {
 			return nil, err
 		}

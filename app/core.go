@@ -356,7 +356,9 @@ func (c *Core) agentModel(s config.Settings, a config.AgentChoice) (engine.Agent
 	if err != nil {
 		return engine.AgentModel{}, err
 	}
-	model, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: a.Model, Logger: c.log})
+	model, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: a.Model, Logger: c.log,
+		IdleTimeout:    time.Duration(s.ModelIdleTimeoutSeconds) * time.Second, // settings: 0 = llm's default
+		MaxAnswerBytes: int64(s.MaxAnswerMB) << 20})
 	if err != nil {
 		return engine.AgentModel{}, err
 	}

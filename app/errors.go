@@ -45,6 +45,14 @@ const (
 	CodeTimeout            = "timeout"
 	CodeUnavailable        = "unavailable" // the engine is closed (the app is shutting down)
 	CodeInternal           = "internal"    // anything else; Message is the error's text
+	// CodeDatabaseCorrupt: artifactflow.db is damaged (store.ErrCorrupt); Message names
+	// the file and the way out. Seen at start (the command line, the window's error
+	// dialog), not from a bound call.
+	CodeDatabaseCorrupt = "database_corrupt"
+	// CodeSettingsFileInvalid: config.json cannot be read (config.ErrBadFile); Message
+	// names the file, the line and column and the way out. At start, and from saving
+	// settings after the file was broken by hand while the app ran (the file is kept).
+	CodeSettingsFileInvalid = "settings_file_invalid"
 )
 
 // AppError is the one error type bound methods return across the Wails boundary and
@@ -112,6 +120,10 @@ func ToAppError(err error) *AppError {
 		return false
 	}
 	switch {
+	case is(store.ErrCorrupt):
+		return mk(CodeDatabaseCorrupt, text)
+	case is(config.ErrBadFile):
+		return mk(CodeSettingsFileInvalid, text)
 	case is(ErrNoModel):
 		return mk(CodeModelNotConfigured, "No model is configured: choose an endpoint and a model in Settings.")
 	case is(config.ErrInvalid, llm.ErrConfig):

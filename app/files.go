@@ -139,24 +139,83 @@ func (c *Core) MaxUploadBytes() int64 {
 	return int64(c.Settings().MaxUploadMB) << 20
 }
 
-// readLimited reads a regular file of at most limit bytes.
+// ErrNotRegularFile: a path dropped on the window is not a regular file (a device, a
+// named pipe, a socket), so it is not read.
+var ErrNotRegularFile = errors.New("not a regular file")
+
+// readLimited reads the regular file at path (a symbolic link is followed) if it is at most
+// limit bytes. Its size is checked by stat before anything is read, and the read stops at
+// limit+1 bytes whatever stat said, so a file of any size (a 1 GB file, one growing while
+// it is read) costs at most limit+1 bytes of memory. Errors: artifact.ErrTooLarge naming
+// the file, its size and the limit in MB; ErrNotRegularFile for a device, named pipe or
+// socket (not opened: opening a pipe would wait for a writer), and a plain message for a
+// folder; the open, stat or read error, wrapped, naming the file.
 func readLimited(path string, limit int64) ([]byte, error) {
+	name := filepath.Base(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	if err := uploadable(name, st, limit); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	if st, err = f.Stat(); err != nil { // the file opened may not be the one stat saw
+		return nil, fmt.Errorf("stat %s: %w", name, err)
+	}
+	if err := uploadable(name, st, limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder; drop the files inside it", filepath.Base(path))
+	if int64(len(data)) > limit {
+		return nil, tooLarge(name, int64(len(data)), limit, "or more")
 	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is %.1f MB, over the %d MB upload limit", filepath.Base(path), float64(st.Size())/(1<<20), limit>>20)
+	return data, nil
+}
+
+// uploadable returns why the file name with info st cannot be uploaded under limit bytes,
+// nil when it can.
+func uploadable(name string, st os.FileInfo, limit int64) error {
+	switch {
+	case st.IsDir():
+		return fmt.Errorf("%s is a folder; drop the files inside it", name)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is a %s, not a file; only files can be uploaded", ErrNotRegularFile, name, fileKind(st.Mode()))
+	case st.Size() > limit:
+		return tooLarge(name, st.Size(), limit, "")
 	}
-	return io.ReadAll(io.LimitReader(f, limit+1))
+	return nil
+}
+
+// tooLarge is artifact.ErrTooLarge for a file of size bytes over limit bytes, both given
+// in MB; more ("or more") follows the size when it is a lower bound.
+func tooLarge(name string, size, limit int64, more string) error {
+	mb := strings.TrimSuffix(fmt.Sprintf("%.1f", float64(size)/(1<<20)), ".0")
+	if more != "" {
+		mb += " " + more
+	}
+	return fmt.Errorf("%w: %s is %s MB, over the %d MB upload limit; upload a smaller file or raise the limit in Settings",
+		artifact.ErrTooLarge, name, mb, limit>>20)
+}
+
+// fileKind names the kind of a file that is neither a folder nor a regular file.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 func uploadError(err error) string {

@@ -25,8 +25,9 @@ func (s *SettingsService) Get() (SettingsView, error) {
 // Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
 // key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
 // alone (issue 4: a threshold per model; with no model, for every model without its own);
-// other models keep theirs. in.Search, in.Lead and in.SubAgents replace the stored ones
-// (search keys: see SearchInput); left out (nil), they are kept. What the dialog does not
+// other models keep theirs. in.Search, in.Lead, in.SubAgents, in.ModelIdleTimeoutSeconds
+// and in.MaxAnswerMB replace the stored ones (search keys: see SearchInput); left out
+// (nil), they are kept. What the dialog does not
 // edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
 // name the field ("lead.temperature: 3 is outside 0–2"). A field that a command-line flag or
 // OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever in
@@ -61,6 +62,12 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 		next.APIKey = ""
 	}
 	next.LoadRemoteImages = in.LoadRemoteImages
+	if in.ModelIdleTimeoutSeconds != nil {
+		next.ModelIdleTimeoutSeconds = *in.ModelIdleTimeoutSeconds
+	}
+	if in.MaxAnswerMB != nil {
+		next.MaxAnswerMB = *in.MaxAnswerMB
+	}
 	next = keepOverridden(next, c.settings, c.overrideSources()) // issue 10, item 6: flag values are never saved
 	c.mu.Unlock()
 	if err := config.Save(c.dataDir, next); err != nil {

@@ -35,7 +35,8 @@ func (c *Core) settingsView() SettingsView {
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
 		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents), SetBy: c.overrideSources(),
-		LoadRemoteImages: s.LoadRemoteImages, Language: s.Language}
+		LoadRemoteImages: s.LoadRemoteImages, Language: s.Language,
+		ModelIdleTimeoutSeconds: s.ModelIdleTimeoutSeconds, MaxAnswerMB: s.MaxAnswerMB}
 	if v.LoadRemoteImages == "" {
 		v.LoadRemoteImages = config.LoadImagesAsk
 	}

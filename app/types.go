@@ -145,6 +145,11 @@ type SettingsView struct {
 	// "zh-CN" (config.Settings.Language; issue 10, item 1). SettingsService.SetLanguage
 	// changes it; Save keeps it.
 	Language string `json:"language"`
+	// ModelIdleTimeoutSeconds is the longest silence of the model endpoint, in seconds,
+	// once an answer streams (config default 300); MaxAnswerMB caps one answer's content,
+	// reasoning and tool-call text, in MiB (default 4). Both apply from the next run.
+	ModelIdleTimeoutSeconds int `json:"model_idle_timeout_seconds"`
+	MaxAnswerMB             int `json:"max_answer_mb"`
 }
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
@@ -183,6 +188,10 @@ type SettingsInput struct {
 	SubAgents *AgentModelSettings `json:"sub_agents,omitempty"`
 	// LoadRemoteImages is "ask" or "" (load remote images after a click) or "always".
 	LoadRemoteImages string `json:"load_remote_images"`
+	// ModelIdleTimeoutSeconds (5–3600; 0 = the default, 300) and MaxAnswerMB (1–64; 0 =
+	// the default, 4): see SettingsView. Left out (nil), the stored values are kept.
+	ModelIdleTimeoutSeconds *int `json:"model_idle_timeout_seconds,omitempty"`
+	MaxAnswerMB             *int `json:"max_answer_mb,omitempty"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the

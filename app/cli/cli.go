@@ -65,6 +65,12 @@ type Env struct {
 	Assets       fs.FS
 	Window       WindowFunc
 	LaunchWindow LaunchFunc
+	// StartFailed, when set, is told why the window could not start (the data directory,
+	// config.json or the database could not be opened, or the local API could not listen)
+	// after the message is printed to Stderr: started from a desktop launcher there is no
+	// terminal to read it, so the window build shows it (window.go). It returns once the
+	// user has seen it. Not called for ask, serve or the other commands.
+	StartFailed func(err error)
 }
 
 // globalFlags are the flags every command takes (DESIGN.md, "Command line").
@@ -195,17 +201,35 @@ func parse(env Env, name string, args []string, extra func(*flag.FlagSet)) (*glo
 	return g, fs, true
 }
 
+// openCore opens the Core of the command's data directory, or prints why it could not (one
+// line, e.g. the damaged database's path and what to do, from store.CorruptError or
+// config.FileError) and returns false.
 func openCore(ctx context.Context, env Env, g *globalFlags) (*app.Core, bool) {
-	dir, err := config.DataDir(g.dataDir)
-	if err == nil {
-		var core *app.Core
-		core, err = app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-		if err == nil {
-			return core, true
-		}
+	core, err := newCore(ctx, env, g)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
+		return nil, false
 	}
+	return core, true
+}
+
+// newCore resolves the data directory and opens its Core.
+func newCore(ctx context.Context, env Env, g *globalFlags) (*app.Core, error) {
+	dir, err := config.DataDir(g.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+}
+
+// startFailed prints why the window could not start and, in the window build, shows it
+// (Env.StartFailed).
+func startFailed(env Env, err error) int {
 	fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
-	return nil, false
+	if env.StartFailed != nil {
+		env.StartFailed(err)
+	}
+	return ExitError
 }
 
 func closeCore(core *app.Core) {
@@ -240,15 +264,14 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "artifactflow: this build has no window; use ask or serve")
 		return ExitError
 	}
-	core, ok := openCore(ctx, env, g)
-	if !ok {
-		return ExitError
+	core, err := newCore(ctx, env, g)
+	if err != nil {
+		return startFailed(env, err)
 	}
 	defer closeCore(core)
 	api, err := core.StartLocalAPI(ctx, apiAddr)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
-		return ExitError
+		return startFailed(env, err)
 	}
 	defer core.StopLocalAPI(api)
 	if err := env.Window(core); err != nil {

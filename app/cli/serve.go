@@ -59,7 +59,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	defer core.StopLocalAPI(api)
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := newServeServer(srv, defaultServeTimeouts)
 	fmt.Fprintf(env.Stdout, "ArtifactFlow browser mode: http://%s/?token=%s\n", ln.Addr(), srv.Token())
 	fmt.Fprintf(env.Stdout, "ArtifactFlow local API: %s (token in %s)\n", api.URL(), filepath.Join(core.DataDir(), localapi.DiscoveryFile))
 	errc := make(chan error, 1)
@@ -75,4 +75,32 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	_ = hs.Shutdown(shutdownCtx)
 	<-errc
 	return ExitOK
+}
+
+// serveTimeouts bound browser mode's HTTP server: reading a request's headers, reading a
+// whole request (headers and body), and a kept-alive connection's wait for its next
+// request. A slow or silent client is disconnected when one runs out.
+type serveTimeouts struct {
+	readHeader, read, idle time.Duration
+}
+
+// defaultServeTimeouts are serve's: the whole-request bound leaves room for the largest
+// upload (base64 in a bind call) on a loopback connection.
+var defaultServeTimeouts = serveTimeouts{readHeader: 10 * time.Second, read: 2 * time.Minute, idle: 2 * time.Minute}
+
+// serveMaxHeaderBytes caps a request's line and headers in browser mode (431 beyond it).
+const serveMaxHeaderBytes = 64 << 10
+
+// newServeServer returns browser mode's http.Server for h with the timeouts t and a
+// header cap. ReadTimeout bounds a request up to the end of its body only: once the body
+// has been read, net/http lifts the connection's read deadline, so the event stream
+// (GET /api/events) and long bind calls are not cut by it.
+func newServeServer(h http.Handler, t serveTimeouts) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		IdleTimeout:       t.idle,
+		MaxHeaderBytes:    serveMaxHeaderBytes,
+	}
 }

@@ -22,13 +22,19 @@ const DiscoveryFile = "api.json"
 // DefaultAddr is where Start listens when no address is given: a random loopback port.
 const DefaultAddr = "127.0.0.1:0"
 
-// Timeouts of the HTTP server. There is no write timeout: event streams are long; each
+// Defaults of the HTTP server's timeouts (Options.ReadHeaderTimeout, ReadTimeout,
+// IdleTimeout) and its header cap. There is no write timeout: event streams are long; each
 // SSE write has its own deadline.
 const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 30 * time.Second // the whole request, body included
-	idleTimeout       = 60 * time.Second
-	maxHeaderBytes    = 64 << 10
+	// DefaultReadHeaderTimeout bounds reading a request's line and headers.
+	DefaultReadHeaderTimeout = 5 * time.Second
+	// DefaultReadTimeout bounds reading a whole request, body included (an event stream
+	// lifts it once it starts).
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultIdleTimeout bounds a kept-alive connection's wait for its next request.
+	DefaultIdleTimeout = 60 * time.Second
+	// MaxHeaderBytes caps a request's line and headers, in bytes (431 beyond it).
+	MaxHeaderBytes = 64 << 10
 )
 
 // ErrAddr is returned by Start (wrapped) for an address that is not 127.0.0.1:PORT.
@@ -65,7 +71,9 @@ func CheckAddr(addr string) error {
 }
 
 // Start listens on addr ("" means DefaultAddr; it must pass CheckAddr), serves srv and
-// writes <dataDir>/api.json atomically with mode 0600. Requests' contexts are cancelled
+// writes <dataDir>/api.json atomically with mode 0600. A client that sends its headers
+// or body too slowly, or keeps an idle connection, is disconnected after srv's
+// ReadHeaderTimeout, ReadTimeout or IdleTimeout (Options). Requests' contexts are cancelled
 // when ctx is done, which ends event streams; the listener stays open until Close.
 // Errors: ErrAddr (wrapped); the listen or file error, wrapped.
 func Start(ctx context.Context, srv *Server, addr, dataDir string) (*Running, error) {
@@ -82,10 +90,10 @@ func Start(ctx context.Context, srv *Server, addr, dataDir string) (*Running, er
 	base, cancel := context.WithCancel(ctx)
 	hs := &http.Server{
 		Handler:           srv,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
+		ReadHeaderTimeout: srv.opts.ReadHeaderTimeout,
+		ReadTimeout:       srv.opts.ReadTimeout,
+		IdleTimeout:       srv.opts.IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(srv.log.Handler(), slog.LevelWarn),
 	}

@@ -16,7 +16,9 @@
 // offending field), 401 UNAUTHORIZED, 403 FORBIDDEN (foreign Host, Origin or
 // Sec-Fetch-Site, or a client-retained artifact another client asked to remove), 404
 // SESSION_NOT_FOUND or NOT_FOUND (no such route), 405 METHOD_NOT_ALLOWED (with Allow),
-// 413 PAYLOAD_TOO_LARGE, 429 RATE_LIMITED (with Retry-After), 500 INTERNAL.
+// 408 REQUEST_TIMEOUT (the body came too slowly; the connection is closed), 413
+// PAYLOAD_TOO_LARGE, 429 RATE_LIMITED (with Retry-After), 500 INTERNAL. A request
+// answered with an error changed nothing.
 //
 // Security: the API is for programs, not web pages. A request whose Host header is not
 // the address it listens on (127.0.0.1:PORT or localhost:PORT) is refused, which defeats
@@ -91,6 +93,7 @@ const (
 	CodeNotFound         = "NOT_FOUND"
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	CodePayloadTooLarge  = "PAYLOAD_TOO_LARGE"
+	CodeRequestTimeout   = "REQUEST_TIMEOUT"
 	CodeRateLimited      = "RATE_LIMITED"
 	CodeInternal         = "INTERNAL"
 )
@@ -121,6 +124,12 @@ type Options struct {
 	Burst int
 	// Heartbeat is the SSE comment interval; 0 means DefaultHeartbeat.
 	Heartbeat time.Duration
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout bound, on the server Start runs, the
+	// reading of a request's headers, of a whole request (headers and body; an event
+	// stream lifts it once it starts) and a kept-alive connection's wait for its next
+	// request: a slow or silent client is disconnected. 0 means DefaultReadHeaderTimeout,
+	// DefaultReadTimeout and DefaultIdleTimeout.
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// Logger receives refusals and internal errors; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -149,6 +158,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.ReadHeaderTimeout <= 0 {
+		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -466,16 +484,21 @@ func writeMutation(w http.ResponseWriter, session string, changes []declared.Cha
 	writeJSON(w, http.StatusOK, MutationResult{V: Version, SessionID: session, Changes: changes})
 }
 
-// readBody reads r's body up to the cap: 413 beyond it.
+// readBody reads r's body up to the cap, never more than MaxBody+1 bytes of it: 413 beyond
+// the cap (at once, without reading, when Content-Length announces it), 408 when the
+// server's ReadTimeout ran out first.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
 	if r.ContentLength > s.opts.MaxBody {
 		return nil, errorf(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "", "the body is %d bytes; the limit is %d", r.ContentLength, s.opts.MaxBody)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
 	var tooBig *http.MaxBytesError
+	var netErr net.Error
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, errorf(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "", "the body exceeds the limit of %d bytes", s.opts.MaxBody)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return nil, errorf(http.StatusRequestTimeout, CodeRequestTimeout, "", "the body was not received in time (%s for the whole request); send it at once", s.opts.ReadTimeout)
 	case err != nil:
 		return nil, errorf(http.StatusBadRequest, CodeValidation, "", "could not read the body: %v", err)
 	}

@@ -177,7 +177,7 @@ func TestSlowHeaders(t *testing.T) {
 	if _, err := conn.Write([]byte("GET /capabilities HTTP/1.1\r\nHost: 127.0.0.1\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(readHeaderTimeout + 5*time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(DefaultReadHeaderTimeout + 5*time.Second))
 	start := time.Now()
 	buf := make([]byte, 512)
 	for {

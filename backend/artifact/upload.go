@@ -33,6 +33,7 @@ const (
 	maxIDBytes     = 64  // an artifact id is at most 64 bytes (see validID)
 	maxExtBytes    = 16  // a longer "extension" is treated as part of the name
 	maxTitleRunes  = 200 // titles are cut to this many runes
+	maxNameRunes   = 255 // the recorded original_name is cut to this many runes
 	maxUploadTries = 1000
 )
 
@@ -61,6 +62,7 @@ type UploadResult struct {
 
 // uploadMetadata is the artifacts.metadata JSON of an uploaded artifact.
 type uploadMetadata struct {
+	// OriginalName is the base name given (baseName), cut to maxNameRunes runes.
 	OriginalName string `json:"original_name"`
 	Size         int    `json:"size"`     // bytes
 	SHA256       string `json:"sha256"`   // hex
@@ -135,6 +137,12 @@ func bytePrefix(s string, n int) (string, bool) {
 // suffix too. The artifact joins the manager's view clean (not dirty), so List, Read and
 // Create see it during a run.
 //
+// The name given is never used as a path: the title is its base name without directory
+// parts ('/' or '\' separated, so "../x", "C:\x" and "/etc/passwd" give "x", "x" and
+// "passwd"), without NUL, control and format characters (bidirectional overrides
+// included; see UploadTitle), cut to 200 runes; the id is SanitizeID's; the recorded
+// original_name is the same base name cut to 255 runes.
+//
 // The original bytes are first saved as blobsDir/<sha256 hex> (directory created 0700,
 // file 0600, written to a temporary file and renamed; skipped when that blob exists), and
 // the artifact's metadata records original_name, size, sha256, mime, encoding, readable
@@ -155,7 +163,7 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		maxBytes = DefaultMaxUploadBytes
 	}
 	name := baseName(up.Name)
-	title, _ := runePrefix(name, maxTitleRunes)
+	title := UploadTitle(up.Name)
 	size := len(up.Data)
 	if int64(size) > maxBytes {
 		return UploadResult{}, fmt.Errorf("%w: %q is %s (%d bytes); the upload limit is %s", ErrTooLarge, title, formatSize(int64(size)), size, formatSize(maxBytes))
@@ -203,7 +211,8 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 			}
 		}
 	}()
-	meta, err := json.Marshal(uploadMetadata{OriginalName: cleanName(up.Name), Size: size, SHA256: blob,
+	original, _ := runePrefix(name, maxNameRunes)
+	meta, err := json.Marshal(uploadMetadata{OriginalName: original, Size: size, SHA256: blob,
 		MIME: mimeType(name, up.Data), Encoding: text.Encoding, Readable: text.Readable, Blob: blob})
 	if err != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: encode metadata: %w", title, err)
@@ -254,6 +263,16 @@ func (m *Manager) existingUpload(ctx context.Context, blob string, size int) (Up
 	_ = json.Unmarshal(a.Metadata, &meta) // found by its metadata, so it is JSON
 	return UploadResult{ArtifactID: a.ID, Title: a.Title, ContentType: a.ContentType, Size: size, Readable: meta.Readable,
 		Note: fmt.Sprintf("already in this conversation as %q", a.ID), Existing: true}, true, nil
+}
+
+// UploadTitle returns the title an upload named name gets (see CreateFromUpload): its base
+// name without directory parts ('/' or '\' separated), as valid UTF-8 without control or
+// format characters (NUL, bidirectional overrides and isolates, zero-width characters),
+// trimmed, cut to 200 runes at a rune boundary; "upload" when nothing is left. It is safe
+// to show, but it is not meant to be used as a path.
+func UploadTitle(name string) string {
+	title, _ := runePrefix(baseName(name), maxTitleRunes)
+	return title
 }
 
 // baseName is the file name of an upload without any directory part ('/' or '\'

@@ -74,7 +74,30 @@ type Settings struct {
 	// for a fast first paint; this one tells the agents which language the user reads when a
 	// question's own language is unclear (LanguageName).
 	Language string `json:"language,omitempty"`
+	// ModelIdleTimeoutSeconds bounds each silence of the model endpoint once an answer has
+	// started streaming, in seconds: no byte for that long fails the call's try with a
+	// timeout (llm.Config.IdleTimeout). 0 means DefaultModelIdleTimeoutSeconds; else
+	// MinModelIdleTimeoutSeconds–MaxModelIdleTimeoutSeconds. It applies from the next run.
+	ModelIdleTimeoutSeconds int `json:"model_idle_timeout_seconds,omitempty"`
+	// MaxAnswerMB caps one model answer's content, reasoning and tool-call text together,
+	// in MiB (llm.Config.MaxAnswerBytes); past it the call fails as too large. 0 means
+	// DefaultMaxAnswerMB; else 1–MaxAnswerMBLimit. It applies from the next run.
+	MaxAnswerMB int `json:"max_answer_mb,omitempty"`
 }
+
+// Bounds and defaults of the model call limits (Settings.ModelIdleTimeoutSeconds and
+// Settings.MaxAnswerMB). The defaults are llm's (DefaultIdleTimeout, DefaultMaxAnswerBytes).
+const (
+	// DefaultModelIdleTimeoutSeconds is 5 minutes: Ollama holds back a native tool call
+	// until the model has written all of it, which on a CPU can take minutes.
+	DefaultModelIdleTimeoutSeconds = 300
+	MinModelIdleTimeoutSeconds     = 5
+	MaxModelIdleTimeoutSeconds     = 3600
+	// DefaultMaxAnswerMB (4 MiB) is far beyond any model's output limit (128k tokens are
+	// about 512 KiB of text).
+	DefaultMaxAnswerMB = 4
+	MaxAnswerMBLimit   = 64
+)
 
 // Values of Settings.Language besides "" (follow the system locale).
 const (
@@ -194,7 +217,8 @@ const (
 // WithDefaults returns s with empty BaseURL and ToolCallMode filled in, Search.Provider
 // set to the provider in effect (SearchProvider), and MaxUploadMB set to
 // DefaultMaxUploadMB when it is 0 or negative and lowered to MaxUploadMBLimit when above
-// it. Model has no default: the user must choose one for their endpoint. Lead and
+// it. ModelIdleTimeoutSeconds and MaxAnswerMB get their defaults when 0 or negative and
+// are clamped to their bounds. Model has no default: the user must choose one for their endpoint. Lead and
 // SubAgents are left as set: their empty fields inherit (Agent).
 func (s Settings) WithDefaults() Settings {
 	s.Search.Provider = s.SearchProvider()
@@ -216,6 +240,15 @@ func (s Settings) WithDefaults() Settings {
 	if s.PermissionTimeoutSeconds == 0 {
 		s.PermissionTimeoutSeconds = DefaultPermissionTimeoutSeconds
 	}
+	// A hand-edited config.json is not validated on load: out-of-range limits are clamped.
+	if s.ModelIdleTimeoutSeconds <= 0 {
+		s.ModelIdleTimeoutSeconds = DefaultModelIdleTimeoutSeconds
+	}
+	s.ModelIdleTimeoutSeconds = min(max(s.ModelIdleTimeoutSeconds, MinModelIdleTimeoutSeconds), MaxModelIdleTimeoutSeconds)
+	if s.MaxAnswerMB <= 0 {
+		s.MaxAnswerMB = DefaultMaxAnswerMB
+	}
+	s.MaxAnswerMB = min(s.MaxAnswerMB, MaxAnswerMBLimit)
 	return s
 }
 
@@ -274,6 +307,13 @@ func (s Settings) Validate() error {
 	problems = append(problems, validSearch(s.Search)...)
 	problems = append(problems, validAgent("lead.", s.Lead)...)
 	problems = append(problems, validAgent("sub_agents.", s.SubAgents)...)
+	if v := s.ModelIdleTimeoutSeconds; v != 0 && (v < MinModelIdleTimeoutSeconds || v > MaxModelIdleTimeoutSeconds) {
+		problems = append(problems, fmt.Sprintf("model_idle_timeout_seconds: %d is outside %d–%d",
+			v, MinModelIdleTimeoutSeconds, MaxModelIdleTimeoutSeconds))
+	}
+	if s.MaxAnswerMB < 0 || s.MaxAnswerMB > MaxAnswerMBLimit {
+		problems = append(problems, fmt.Sprintf("max_answer_mb: %d is outside 1–%d", s.MaxAnswerMB, MaxAnswerMBLimit))
+	}
 	if s.MaxUploadMB < 0 || s.MaxUploadMB > MaxUploadMBLimit {
 		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
@@ -374,7 +414,9 @@ func DataDir(flagValue string) (string, error) {
 }
 
 // Load reads dir/config.json. A missing file gives zero Settings and no error; a file that
-// is not valid JSON gives an error naming the file (the file is left untouched). A file
+// is not valid JSON, or has a value of the wrong type, gives a *FileError (wrapping
+// ErrBadFile) naming the file, the line and column and the way out; the file is left
+// untouched (and Save will not write over it). A leading UTF-8 byte-order mark is skipped. A file
 // written before per-model context settings, with context_window or compact_at_percent and
 // a model, has them moved into that model's entry in Models.
 func Load(dir string) (Settings, error) {
@@ -386,9 +428,9 @@ func Load(dir string) (Settings, error) {
 	if err != nil {
 		return Settings{}, fmt.Errorf("config: read %s: %w", path, err)
 	}
-	var s Settings
-	if err := json.Unmarshal(b, &s); err != nil {
-		return Settings{}, fmt.Errorf("config: %s is not valid JSON (fix or delete it): %w", path, err)
+	s, err := decodeFile(path, b)
+	if err != nil {
+		return Settings{}, err
 	}
 	return s.migrateModelContext(), nil
 }
@@ -411,8 +453,14 @@ func (s Settings) migrateModelContext() Settings {
 // Save writes s to dir/config.json with mode 0600 (it holds the API key), creating dir
 // with mode 0700. The write goes to a temporary file renamed into place, so a crash never
 // leaves a half-written config.
+//
+// Save never replaces a config.json that Load cannot read: it returns Load's *FileError
+// (ErrBadFile) and leaves the file as it is, so the user's hand edit can be fixed.
 func Save(dir string, s Settings) error {
 	if err := s.Validate(); err != nil {
+		return err
+	}
+	if _, err := Load(dir); errors.Is(err, ErrBadFile) {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

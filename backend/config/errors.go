@@ -1,8 +1,97 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 )
+
+// ErrBadFile: config.json exists but cannot be read as settings (not valid JSON, or a value
+// of the wrong type). Load returns it wrapped in a *FileError; Save refuses to write over
+// such a file, so a failed load never leads to the user's file being replaced.
+var ErrBadFile = errors.New("config: the settings file cannot be read")
+
+// FileError is the error Load (and Save, which will not write over a file Load refuses)
+// returns for a config.json that cannot be read. Its text names the file, the line and
+// column of the problem and the way out, e.g. "the settings file /x/config.json is not
+// valid JSON at line 3, column 5 (invalid character '}' looking for beginning of object
+// key string): fix it in a text editor, or move it aside to start with default settings;
+// it was not changed". It wraps ErrBadFile and encoding/json's error.
+type FileError struct {
+	// Path is config.json's path.
+	Path string
+	// Line and Column locate the problem, both from 1; Column counts characters (runes).
+	Line, Column int
+	// Syntax is true for text that is not JSON, false for JSON with a value of the wrong
+	// type (e.g. a string where a number belongs).
+	Syntax bool
+	// Err is encoding/json's error.
+	Err error
+}
+
+// Error returns the message for the user (see FileError).
+func (e *FileError) Error() string {
+	what := "is not valid JSON"
+	if !e.Syntax {
+		what = "has a value of the wrong type"
+	}
+	return fmt.Sprintf("the settings file %s %s at line %d, column %d (%s): fix it in a text editor, or move it aside to start with default settings; it was not changed",
+		e.Path, what, e.Line, e.Column, strings.TrimPrefix(e.Err.Error(), "json: "))
+}
+
+// Unwrap returns ErrBadFile and encoding/json's error.
+func (e *FileError) Unwrap() []error { return []error{ErrBadFile, e.Err} }
+
+// utf8BOM is the byte-order mark some Windows editors put at the start of a UTF-8 file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// decodeFile decodes the contents b of the settings file at path (a leading UTF-8 BOM is
+// skipped). A decoding error gives a *FileError locating it; the error of an unknown shape
+// is wrapped with ErrBadFile.
+func decodeFile(path string, b []byte) (Settings, error) {
+	b = bytes.TrimPrefix(b, utf8BOM)
+	var s Settings
+	err := json.Unmarshal(b, &s)
+	if err == nil {
+		return s, nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		off := syn.Offset
+		if off >= int64(len(b)) && strings.Contains(syn.Error(), "unexpected end") {
+			off = int64(len(b)) + 1 // just after the last character
+		}
+		line, col := position(b, off)
+		return Settings{}, &FileError{Path: path, Line: line, Column: col, Syntax: true, Err: err}
+	case errors.As(err, &typ):
+		line, col := position(b, typ.Offset)
+		return Settings{}, &FileError{Path: path, Line: line, Column: col, Err: err}
+	}
+	return Settings{}, fmt.Errorf("the settings file %s cannot be read (fix it in a text editor, or move it aside to start with default settings; it was not changed): %w: %w",
+		path, ErrBadFile, err)
+}
+
+// position turns encoding/json's error offset (the number of bytes read when the error
+// was found, so the offending byte is the one before it) into a line and a column in
+// characters, both from 1.
+func position(b []byte, offset int64) (line, col int) {
+	at := int(offset) - 1
+	if at < 0 {
+		at = 0
+	}
+	if at > len(b) {
+		at = len(b)
+	}
+	before := b[:at]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return line, 1 + utf8.RuneCount(before[start:])
+}
 
 // InvalidError is the error Settings.Validate and ValidateHooks return: the list of
 // problems, each "<field>: <what is wrong>" (e.g. "base_url: must be an absolute http(s)

@@ -18,6 +18,11 @@ import (
 // entry declares, so checking the declared size bounds what is inflated.
 const MaxDOCXXMLBytes = 50 << 20
 
+// MaxDOCXEntries is the most parts (ZIP entries) a DOCX may have; a Word document has a
+// few dozen plus one per embedded image. Only word/document.xml is ever inflated, so
+// MaxDOCXXMLBytes also bounds the total inflated.
+const MaxDOCXEntries = 10_000
+
 // Namespaces of WordprocessingML (transitional and strict) and markup compatibility.
 const (
 	nsW       = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -34,6 +39,9 @@ func docxToMarkdown(data []byte) (string, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // entry names are never used as paths here
 		return "", fmt.Errorf("not a valid DOCX (ZIP) file: %w", err)
+	}
+	if len(zr.File) > MaxDOCXEntries {
+		return "", fmt.Errorf("it has %d parts, over the limit of %d", len(zr.File), MaxDOCXEntries)
 	}
 	var doc *zip.File
 	for _, f := range zr.File {
@@ -53,7 +61,13 @@ func docxToMarkdown(data []byte) (string, error) {
 		return "", fmt.Errorf("open word/document.xml: %w", err)
 	}
 	defer rc.Close()
-	return documentXMLToMarkdown(rc)
+	md, err := documentXMLToMarkdown(rc)
+	if errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrChecksum) {
+		// archive/zip fails a read past the declared size: a header that understates it
+		// (a zip bomb hiding from the check above) ends here.
+		return "", fmt.Errorf("word/document.xml is damaged (it inflates to more than the %d bytes it declares, or fails its checksum): %w", doc.UncompressedSize64, err)
+	}
+	return md, err
 }
 
 // frameKind is the kind of an open container element while walking document.xml.

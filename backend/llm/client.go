@@ -184,6 +184,14 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // Model is the default model name from Config.
 func (c *Client) Model() string { return c.model }
 
+// IdleTimeout is the longest silence allowed once an answer streams (Config.IdleTimeout,
+// or DefaultIdleTimeout when that was 0).
+func (c *Client) IdleTimeout() time.Duration { return c.idle }
+
+// MaxAnswerBytes is the cap, in bytes, on one answer's content, reasoning and tool-call
+// text (Config.MaxAnswerBytes, or DefaultMaxAnswerBytes when that was 0).
+func (c *Client) MaxAnswerBytes() int64 { return c.maxAnswer }
+
 // Stream sends req as one streamed chat completion (stream_options.include_usage set,
 // req.Tools as function tools) and assembles the Response: content and reasoning text
 // (reasoning_content deltas, and a leading <think>...</think> block of the content), tool

@@ -109,7 +109,7 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 // closest text when nothing is acceptable.
 func (f *fuzzyText) search(b *budget, fwd *matcher, kb, k int) (*fuzzyOutcome, bool, error) {
 	n, m := len(f.t), f.m
-	c, err := fwd.bandedScores(b, f.t, kb)
+	c, err := fwd.filteredScores(b, f.t, kb)
 	if err != nil {
 		return nil, false, err
 	}
@@ -378,6 +378,7 @@ func (f *fuzzyText) anchor(b *budget, e, reach int) (fuzzyMatch, error) {
 
 // matcher holds a pattern prepared for Myers' bit-parallel edit-distance algorithm.
 type matcher struct {
+	pat     []rune // the pattern (a copy)
 	m       int
 	blocks  int      // ⌈m/64⌉ 64-bit words per column
 	peq     []uint64 // peq[sym*blocks+w]: bit i set where pattern[w*64+i] is sym
@@ -389,7 +390,7 @@ type matcher struct {
 // newMatcher prepares the non-empty pattern p.
 func newMatcher(p []rune) *matcher {
 	blocks := (len(p) + 63) / 64
-	mt := &matcher{m: len(p), blocks: blocks, peq: make([]uint64, blocks), other: map[rune]int32{}}
+	mt := &matcher{pat: slices.Clone(p), m: len(p), blocks: blocks, peq: make([]uint64, blocks), other: map[rune]int32{}}
 	for i, r := range p {
 		sym := mt.symbol(r)
 		if sym == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,30 @@ func TestLayer1CodePoints(t *testing.T) {
 				t.Errorf("got layer %d, %q replacing %q; want layer 1, %q", res.Layer, res.Content, res.Matched, "x Z y")
 			}
 		})
+	}
+}
+
+// TestTranslateLeads checks the premise of translate's search: every rune translateRune
+// changes starts with one of translateLeads and becomes ASCII, and no lead can continue a
+// rune (it is 0xC0 or more).
+func TestTranslateLeads(t *testing.T) {
+	changed := 0
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		tr := translateRune(r)
+		if tr == r {
+			continue
+		}
+		changed++
+		if lead := string(r)[0]; !slices.Contains(translateLeads[:], lead) || tr >= utf8.RuneSelf {
+			t.Fatalf("translateRune(%U) = %U: lead byte %#x not searched, or not ASCII", r, tr, lead)
+		}
+	}
+	for _, c := range translateLeads {
+		if c < 0xC0 {
+			t.Fatalf("lead %#x can continue a rune", c)
+		}
+	}
+	if changed == 0 {
+		t.Fatal("translateRune changes nothing")
 	}
 }

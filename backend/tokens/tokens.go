@@ -1,6 +1,7 @@
 // Package tokens counts the tokens of a model request offline (issue 4, compaction):
-// tiktoken's BPE tables are compiled into the binary (pkoukk/tiktoken-go with its offline
-// loader), and every count is corrected by the prompt tokens the endpoint reports, because
+// tiktoken's cl100k and o200k BPE tables are compiled into the binary, compressed, and
+// decoded on the first counter for a model that needs them (pkoukk/tiktoken-go encodes; see
+// bpe.go), and every count is corrected by the prompt tokens the endpoint reports, because
 // DeepSeek, Qwen or a local model tokenize differently from OpenAI.
 package tokens
 
@@ -12,7 +13,6 @@ import (
 	"sync"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"artifactflow/backend/llm"
 )
@@ -22,10 +22,9 @@ import (
 const perMessage = 4
 
 var (
-	seed       = maphash.MakeSeed()
-	loaderOnce sync.Once
-	encMu      sync.Mutex
-	encodings  = map[string]*tiktoken.Tiktoken{}
+	seed      = maphash.MakeSeed()
+	encMu     sync.Mutex
+	encodings = map[string]*tiktoken.Tiktoken{}
 )
 
 // encodingFor returns the tiktoken encoding name for a model: o200k_base for OpenAI's
@@ -41,13 +40,12 @@ func encodingFor(model string) string {
 }
 
 func encoding(name string) (*tiktoken.Tiktoken, error) {
-	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
 	encMu.Lock()
 	defer encMu.Unlock()
 	if e, ok := encodings[name]; ok {
 		return e, nil
 	}
-	e, err := tiktoken.GetEncoding(name)
+	e, err := newEncoding(name)
 	if err != nil {
 		return nil, fmt.Errorf("tokens: load %s: %w", name, err)
 	}

@@ -139,9 +139,11 @@ func (f *Fetcher) checkTarget(u *url.URL) error {
 // parseLegacyIPv4 parses the inet_aton spellings of an IPv4 address that netip rejects but
 // the C resolver (and browsers) accept: one to four parts, each decimal, octal (leading 0)
 // or hex (0x), the last part filling the remaining bytes, e.g. 2130706433, 0x7f000001,
-// 0x7f.1, 0177.0.0.1, 127.1 and 127.0.1 (all 127.0.0.1). A trailing dot is allowed. It
-// reports false for anything else, canonical dotted quads included.
+// 0x7f.1, 0177.0.0.1, 127.1 and 127.0.1 (all 127.0.0.1). A trailing dot is allowed, so
+// "127.0.0.1." (which netip rejects) is reported too. It reports false for anything else,
+// canonical dotted quads without the dot included.
 func parseLegacyIPv4(host string) (netip.Addr, bool) {
+	spelled := host
 	host = strings.TrimSuffix(host, ".")
 	parts := strings.Split(host, ".")
 	if host == "" || len(parts) > 4 {
@@ -185,7 +187,7 @@ func parseLegacyIPv4(host string) (netip.Addr, bool) {
 	}
 	n |= last
 	ip := netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
-	if ip.String() == host {
+	if ip.String() == spelled {
 		return netip.Addr{}, false // the canonical form, which netip.ParseAddr handles
 	}
 	return ip, true

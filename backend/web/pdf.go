@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
@@ -22,6 +23,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
+	"artifactflow/backend/pdfwasm"
 	"artifactflow/backend/sandbox"
 )
 
@@ -94,8 +96,9 @@ func pdfCacheDir() string {
 // that is killed when ctx is done or after 30 s and may hold at most 768 MB; inside it
 // PDFium's WebAssembly memory is capped at 512 MB, at most PDFMaxPages pages and
 // pdfMaxPageGlyphs glyphs per page are read, and at most PDFMaxText bytes of text kept.
-// Errors start with "broken PDF" or "PDF": the file cannot be parsed or is encrypted
-// with a password, has no pages, has no text layer (scanned images), or the reader took
+// Errors start with "broken PDF" or "PDF": the file cannot be parsed ("broken PDF: the
+// file is damaged or not a PDF") or is encrypted with a password ("PDF is
+// password-protected"), has no pages, has no text layer (scanned images), or the reader took
 // too long (wraps sandbox.ErrTimeout), needed too much memory (sandbox.ErrOutOfMemory)
 // or crashed (sandbox.ErrCrashed); ctx's error when ctx ended first.
 func PDFToText(ctx context.Context, data []byte) (title, text string, err error) {
@@ -137,8 +140,12 @@ func newPDFium(ctx context.Context, cacheDir string) (pdfium.Pool, pdfium.Pdfium
 			slog.Debug("web: no cache for the compiled PDF reader", "dir", cacheDir, "err", err)
 		}
 	}
-	pool, err := webassembly.Init(webassembly.Config{
-		Context: ctx, MinIdle: 1, MaxIdle: 1, MaxTotal: 1,
+	wasm, err := pdfwasm.Module() // InitWithWASM: go-pdfium's uncompressed copy is not linked
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the PDF reader: %w", err)
+	}
+	pool, err := webassembly.InitWithWASM(webassembly.Config{
+		Context: ctx, MinIdle: 1, MaxIdle: 1, MaxTotal: 1, WASM: wasm,
 		RuntimeConfig: rc, FSConfig: wazero.NewFSConfig(), Stdout: io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
@@ -177,7 +184,7 @@ func pdfText(ctx context.Context, data []byte, cacheDir string) (title, text str
 	defer pool.Close()
 	doc, err := p.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
-		return "", "", fmt.Errorf("broken PDF: %w", err)
+		return "", "", openError(err)
 	}
 	defer p.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	count, err := p.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
@@ -227,6 +234,19 @@ func pdfText(ctx context.Context, data []byte, cacheDir string) (title, text str
 		title = strings.Join(strings.Fields(meta.Value), " ")
 	}
 	return title, b.String(), nil
+}
+
+// openError turns PDFium's refusal to open a document into a message for the user.
+func openError(err error) error {
+	switch {
+	case errors.Is(err, pdfiumerrors.ErrPassword):
+		return fmt.Errorf("PDF is password-protected (encrypted): remove the password (for example, print it to a new PDF) and upload it again (%w)", err)
+	case errors.Is(err, pdfiumerrors.ErrSecurity):
+		return fmt.Errorf("PDF is encrypted with a method the reader does not support: save it without encryption and upload it again (%w)", err)
+	case errors.Is(err, pdfiumerrors.ErrFormat), errors.Is(err, pdfiumerrors.ErrFile):
+		return fmt.Errorf("broken PDF: the file is damaged or not a PDF (%w)", err)
+	}
+	return fmt.Errorf("broken PDF: %w", err)
 }
 
 // pdfPageText reads the glyphs of page index (from 0) of doc and lays them out as text.

@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   'timeout',
   'unavailable',
   'internal',
+  'database_corrupt',
+  'settings_file_invalid',
 ] as const;
 
 /** One of ERROR_CODES. */
@@ -132,6 +134,7 @@ export function fixesFor(code: string, fields: Readonly<Record<string, string>> 
 // i18n-keys: errors:code.search_failed errors:code.file_too_large errors:code.not_a_file errors:code.file_unavailable
 // i18n-keys: errors:code.open_failed errors:code.forbidden errors:code.not_running errors:code.desktop_only errors:code.cancelled
 // i18n-keys: errors:code.timeout errors:code.unavailable errors:code.internal
+// i18n-keys: errors:code.database_corrupt errors:code.settings_file_invalid
 
 /**
  * What an error code means, in the UI's language ("The model could not be reached."): one

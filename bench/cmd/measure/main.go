@@ -17,6 +17,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,7 +32,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"artifactflow/bench/fixture"
 )
+
+// openRuns is how many timed openings of the fixture conversation the median is taken over.
+const openRuns = 7
 
 // launchMark is frontend/src/launchMark.ts's LAUNCH_MARK.
 const launchMark = "artifactflow: usable"
@@ -65,7 +71,12 @@ func main() {
 	bin := flag.String("bin", "build/bin/artifactflow", "the command-line binary (built with tag nowindow)")
 	winBin := flag.String("window-bin", "build/bin/artifactflow-window", "the window binary")
 	out := flag.String("out", "bench", "folder for results.json and results.md")
+	openOnly := flag.Bool("open-only", false, "measure only the opening of the 10,000-event conversation; print, write nothing")
 	flag.Parse()
+	if *openOnly {
+		measureOpen(*bin, func(r Row) { fmt.Printf("%s: %s %s (%s)\n", r.Name, fmtVal(r), r.Unit, r.Note) })
+		return
+	}
 	res := Results{Date: time.Now().UTC().Format(time.RFC3339), Commit: gitCommit(), LoadAvg: loadavg(), CPUs: numCPU()}
 	add := func(r Row) {
 		if r.Value != nil && r.Budget > 0 && *r.Value > r.Budget {
@@ -119,12 +130,27 @@ func main() {
 			add(row(b.name+" allocations (median of 5)", allocs, err, "allocs", b.allocBudget, name))
 		}
 	}
-	add(Row{Name: "open a 10,000-event conversation to first paint", Unit: "ms", Budget: 300, Note: "not measured: no benchmark exists yet"})
+	measureOpen(*bin, add)
 	res.LoadAvg += " -> " + loadavg()
 	if err := write(*out, res); err != nil {
 		fmt.Fprintln(os.Stderr, "measure:", err)
 		os.Exit(1)
 	}
+}
+
+// measureOpen adds the rows of opening the 10,000-event conversation: open-to-first-paint in
+// browser mode (bin serve on the bench/fixture conversation, driven by
+// bench/openconv/open.mjs in headless Chromium) with its backend and render parts, and the
+// Go calls' benchmark (BenchmarkOpenConversation10k).
+func measureOpen(bin string, add func(Row)) {
+	o, err := openConversation(bin, openRuns)
+	note := fmt.Sprintf("browser mode, headless Chromium, median of %d after a warm-up; %s", openRuns, o.note())
+	add(row("open a 10,000-event conversation to first paint", o.Total, err, "ms", 300, note))
+	add(row("open a 10,000-event conversation: backend part (median)", o.Backend, err, "ms", 0, "click to the end of the last /api/ response before the paint"))
+	add(row("open a 10,000-event conversation: render part (median)", o.Render, err, "ms", 0, "the rest: React render, layout and paint"))
+	name, ns, allocs, err2 := goBench("./bench/fixture/", "^BenchmarkOpenConversation10k$", regexp.MustCompile(`^BenchmarkOpenConversation10k$`))
+	add(row("open a 10,000-event conversation, Go calls time (median of 5)", scale(ns, 1e-6), err2, "ms", 0, name+"; Get, newest History page of 200, artifact list"))
+	add(row("open a 10,000-event conversation, Go calls allocations (median of 5)", allocs, err2, "allocs", 0, name))
 }
 
 func row(name string, v float64, err error, unit string, budget float64, note string) Row {
@@ -533,4 +559,104 @@ func write(dir string, res Results) error {
 		return fmt.Errorf("write results.md: %w", err)
 	}
 	return nil
+}
+
+// openFigures is what bench/openconv/open.mjs prints: medians in ms of the time from the
+// click on the conversation to the paint of its newest exchange (Total), of the part spent
+// waiting for the Go calls (Backend) and of the rest (Render), and every run.
+type openFigures struct {
+	Total   float64 `json:"total"`
+	Backend float64 `json:"backend"`
+	Render  float64 `json:"render"`
+	Runs    []struct {
+		Total     float64 `json:"total"`
+		Exchanges int     `json:"exchanges"`
+	} `json:"runs"`
+}
+
+// note lists the runs' totals and how many exchanges were on the page at the paint.
+func (o openFigures) note() string {
+	if len(o.Runs) == 0 {
+		return "no run"
+	}
+	var ts []string
+	for _, r := range o.Runs {
+		ts = append(ts, strconv.FormatFloat(r.Total, 'f', 0, 64))
+	}
+	return fmt.Sprintf("runs %s ms; %d exchanges in the list at the paint", strings.Join(ts, ", "), o.Runs[len(o.Runs)-1].Exchanges)
+}
+
+// parseOpen reads open.mjs's output: its last line is the JSON object of openFigures.
+func parseOpen(out []byte) (openFigures, error) {
+	var o openFigures
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
+		return o, fmt.Errorf("open.mjs printed no figures (%w): %s", err, oneLine(string(out), 300))
+	}
+	if len(o.Runs) == 0 || o.Total <= 0 {
+		return o, fmt.Errorf("open.mjs measured no run: %s: %w", oneLine(string(out), 300), errNotMeasured)
+	}
+	return o, nil
+}
+
+// openConversation writes the 10,000-event fixture conversation into a new data folder,
+// serves it with bin serve and runs bench/openconv/open.mjs on it (runs timed openings).
+// Node, frontend/node_modules (playwright-core) and Chromium are needed; without them the
+// error wraps errNotMeasured.
+func openConversation(bin string, runs int) (openFigures, error) {
+	if _, err := exec.LookPath("node"); err != nil {
+		return openFigures{}, fmt.Errorf("no node: %w", errNotMeasured)
+	}
+	if _, err := os.Stat("frontend/node_modules/playwright-core"); err != nil {
+		return openFigures{}, fmt.Errorf("no frontend/node_modules/playwright-core (make frontend-deps): %w", errNotMeasured)
+	}
+	env, cleanup, err := isolatedEnv()
+	if err != nil {
+		return openFigures{}, err
+	}
+	defer cleanup()
+	var home string
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "HOME="); ok {
+			home = v
+		}
+	}
+	dir := filepath.Join(home, "af-data")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := fixture.WriteDir(ctx, dir, fixture.TenThousandExchanges); err != nil {
+		return openFigures{}, err
+	}
+	cmd := exec.Command(bin, "serve", "--data-dir", dir, "--addr", "127.0.0.1:0")
+	cmd.Env = env
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if _, u, ok := strings.Cut(sc.Text(), "browser mode: "); ok {
+				select {
+				case urls <- strings.TrimSpace(u):
+				default:
+				}
+			}
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		return openFigures{}, fmt.Errorf("start serve: %w", err)
+	}
+	defer func() { stop(cmd); pw.Close() }()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(30 * time.Second):
+		return openFigures{}, fmt.Errorf("serve printed no URL within 30 s: %w", errNotMeasured)
+	}
+	last := strings.SplitN(fixture.Question(fixture.TenThousandExchanges-1), ":", 2)[0] + ":"
+	out, err := exec.CommandContext(ctx, "node", "bench/openconv/open.mjs", url, fixture.Title, last, strconv.Itoa(runs)).CombinedOutput()
+	if err != nil {
+		return openFigures{}, fmt.Errorf("node bench/openconv/open.mjs: %w: %s", err, oneLine(string(out), 300))
+	}
+	return parseOpen(out)
 }

@@ -85,3 +85,34 @@ func TestWriteFlagsOverBudget(t *testing.T) {
 		t.Fatalf("results.json: %v %+v", err, back)
 	}
 }
+
+// TestParseOpen reads open.mjs's output: the figures of its last line, an error naming the
+// output when it printed none, and errNotMeasured when it timed no run.
+func TestParseOpen(t *testing.T) {
+	tests := []struct {
+		name, out      string
+		total, backend float64
+		wantErr        bool
+		notMeasuredErr bool
+	}{
+		{"figures", `{"runs":[{"total":120,"exchanges":3},{"total":140,"exchanges":13}],"total":130,"backend":40,"render":90}`, 130, 40, false, false},
+		{"after a warning", "(node:1) Warning: something\n" + `{"runs":[{"total":99,"exchanges":1}],"total":99,"backend":9,"render":90}` + "\n", 99, 9, false, false},
+		{"no JSON", "Error: browser closed\n", 0, 0, true, false},
+		{"no run", `{"runs":[],"total":0,"backend":0,"render":0}`, 0, 0, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseOpen([]byte(tt.out))
+			if (err != nil) != tt.wantErr || errors.Is(err, errNotMeasured) != tt.notMeasuredErr {
+				t.Fatalf("err = %v, want error %v (not measured %v)", err, tt.wantErr, tt.notMeasuredErr)
+			}
+			if err == nil && (o.Total != tt.total || o.Backend != tt.backend || o.Render != tt.total-tt.backend) {
+				t.Fatalf("got %+v", o)
+			}
+		})
+	}
+	o, _ := parseOpen([]byte(tests[0].out))
+	if got, want := o.note(), "runs 120, 140 ms; 13 exchanges in the list at the paint"; got != want {
+		t.Fatalf("note %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"artifactflow/backend/config"
+	"artifactflow/backend/store"
+)
+
+// TestNewCoreRefusesDamagedFiles covers issue 11 item 4 at the service layer: a damaged
+// artifactflow.db or an unreadable config.json stops NewCore with the sentinel, a stable
+// code and a message naming the file; neither file is changed and no database is created
+// beside a broken config.
+func TestNewCoreRefusesDamagedFiles(t *testing.T) {
+	random := make([]byte, 4096)
+	rand.New(rand.NewSource(4)).Read(random)
+	tests := []struct {
+		name     string
+		file     string
+		content  []byte
+		sentinel error
+		code     string
+		wantText []string
+	}{
+		{"damaged database", config.DBFile, random, store.ErrCorrupt, CodeDatabaseCorrupt,
+			[]string{"is damaged", "move it aside", "restore a backup", "it was not changed"}},
+		{"config.json not JSON", config.ConfigFile, []byte("{\n  \"model\": \"m\"\n  \"base_url\": \"x\"\n}\n"), config.ErrBadFile, CodeSettingsFileInvalid,
+			[]string{"is not valid JSON at line 3, column 3", "fix it in a text editor", "move it aside", "it was not changed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, tt.file)
+			if err := os.WriteFile(path, tt.content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			core, err := NewCore(context.Background(), Options{DataDir: dir})
+			if err == nil {
+				_ = core.Close(context.Background())
+				t.Fatal("NewCore succeeded, want an error")
+			}
+			if !errors.Is(err, tt.sentinel) {
+				t.Errorf("NewCore error = %v, want %v", err, tt.sentinel)
+			}
+			if got := ErrorCode(err); got != tt.code {
+				t.Errorf("ErrorCode = %q, want %q", got, tt.code)
+			}
+			for _, want := range append(tt.wantText, path) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("message %q does not contain %q", err, want)
+				}
+			}
+			if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, tt.content) {
+				t.Errorf("%s changed (%v)", tt.file, err)
+			}
+			if tt.file == config.ConfigFile {
+				if _, err := os.Stat(filepath.Join(dir, config.DBFile)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("a database was created beside the broken config.json (stat: %v)", err)
+				}
+			}
+		})
+	}
+}
+
+// TestSettingsSaveKeepsHandBrokenConfig: config.json broken by hand while the app runs is
+// not replaced when the user then changes a setting; the call fails with
+// settings_file_invalid naming the file.
+func TestSettingsSaveKeepsHandBrokenConfig(t *testing.T) {
+	dir := t.TempDir()
+	core, err := NewCore(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close(context.Background())
+	svc := core.Services().Settings
+	if _, err := svc.SetLanguage(config.LanguageEnglish); err != nil {
+		t.Fatalf("SetLanguage on a good file: %v", err)
+	}
+	path := filepath.Join(dir, config.ConfigFile)
+	broken := []byte("{\"language\": \"en\", \"model\": }")
+	if err := os.WriteFile(path, broken, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.SetLanguage(config.LanguageChinese)
+	if ae := ToAppError(err); ae == nil || ae.Code != CodeSettingsFileInvalid || !strings.Contains(ae.Message, path) {
+		t.Fatalf("SetLanguage over a broken file = %v, want %s naming %s", err, CodeSettingsFileInvalid, path)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, broken) {
+		t.Errorf("config.json was replaced: %q (%v)", b, err)
+	}
+}
