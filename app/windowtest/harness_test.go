@@ -232,6 +232,30 @@ func (s *session) clipboard() string {
 	return string(out)
 }
 
+// fieldText returns the text of the focused input by the clipboard: it puts a marker on the
+// clipboard, presses Ctrl+A and Ctrl+C, and waits (up to 2 s) for the clipboard to change.
+// An empty field copies nothing, so the marker stays and fieldText returns "". Waiting for
+// the change, not a fixed pause, keeps a slow machine from reading the previous copy.
+func (s *session) fieldText() string {
+	s.t.Helper()
+	marker := fmt.Sprintf("artifactflow-test-marker-%d", time.Now().UnixNano())
+	set := exec.CommandContext(s.ctx, "xclip", "-i", "-selection", "clipboard")
+	set.Env = s.env
+	set.Stdin = strings.NewReader(marker)
+	if err := set.Run(); err != nil {
+		s.t.Fatalf("xclip -i: %v", err)
+	}
+	s.xdo("key", "ctrl+a", "ctrl+c")
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if got := s.clipboard(); got != marker {
+			return got
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return ""
+}
+
 // openDB opens the app's database in dataDir read-only, as another process would.
 func openDB(t *testing.T, dataDir string) *sql.DB {
 	t.Helper()
