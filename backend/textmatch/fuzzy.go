@@ -88,6 +88,7 @@ func fuzzyFind(b *budget, nc *normalized, old string) (*fuzzyOutcome, error) {
 	p := []rune(old)
 	m := len(p)
 	f := newFuzzyText(nc)
+	defer f.release() // the outcome holds offsets only
 	fwd := newMatcher(p)
 	slices.Reverse(p)
 	f.rev = newMatcher(p)
@@ -330,15 +331,32 @@ type fuzzyText struct {
 	win   []rune // reusable buffer for the reversed text of a backward pass
 }
 
-// newFuzzyText decodes nc.text; an invalid byte becomes one U+FFFD code point.
+// newFuzzyText decodes nc.text; an invalid byte becomes one U+FFFD code point. Its
+// slices come from int32Pool (see release).
 func newFuzzyText(nc *normalized) *fuzzyText {
-	n := utf8.RuneCountInString(nc.text)
-	f := &fuzzyText{nc: nc, t: make([]rune, 0, n), group: make([]int32, 0, n)}
-	for i, r := range nc.text {
-		f.t = append(f.t, r)
-		f.group = append(f.group, nc.group[i])
+	text := nc.text
+	t := getInt32s(len(text))[:len(text)] // room for a code point per byte
+	group := getInt32s(len(text))[:len(text)]
+	n := 0
+	for i := 0; i < len(text); n++ {
+		if c := text[i]; c < utf8.RuneSelf {
+			t[n], group[n] = rune(c), nc.group[i]
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		t[n], group[n] = r, nc.group[i]
+		i += size
 	}
-	return f
+	return &fuzzyText{nc: nc, t: t[:n], group: group[:n]}
+}
+
+// release hands f's slices back for reuse; f must not be used afterwards.
+func (f *fuzzyText) release() {
+	t, group := f.t[:0], f.group[:0]
+	int32Pool.Put(&t)
+	int32Pool.Put(&group)
+	f.t, f.group = nil, nil
 }
 
 // boundary reports whether code-point index i (0 ≤ i ≤ len(t)) is a group boundary.

@@ -351,3 +351,33 @@ func TestFuzzyFindMatchesOneBand(t *testing.T) {
 		t.Fatalf("cases decided by the narrow pass: %v; want both kinds", decided)
 	}
 }
+
+// TestNewFuzzyTextMatchesDecoding compares newFuzzyText with decoding by range (invalid
+// bytes become U+FFFD) on 3,000 random normalized strings of the oracle alphabet, each
+// built after releasing the previous one's slices filled with garbage.
+func TestNewFuzzyTextMatchesDecoding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	for range 3000 {
+		nc, err := normalize(testBudget(), oracleInput(rng, 60))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantT []rune
+		var wantGroup []int32
+		for i, r := range nc.text {
+			wantT = append(wantT, r)
+			wantGroup = append(wantGroup, nc.group[i])
+		}
+		f := newFuzzyText(nc)
+		if !slices.Equal(f.t, wantT) || !slices.Equal(f.group, wantGroup) {
+			t.Fatalf("newFuzzyText(%q) = %q, %v; want %q, %v", nc.text, f.t, f.group, wantT, wantGroup)
+		}
+		for _, sl := range [][]int32{f.t, f.group} {
+			sl = sl[:cap(sl)]
+			for i := range sl {
+				sl[i] = -7
+			}
+		}
+		f.release()
+	}
+}
