@@ -132,33 +132,38 @@ type errReader struct{ err error }
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // rows returns the row count of every table of the database, "name=count ..." in name
-// order, so a refused request that wrote anything anywhere shows.
+// order, so a refused request that wrote anything anywhere shows. The tables are listed
+// once per call and counted in one query.
 func (h *harness) rows(t testing.TB) string {
 	t.Helper()
 	db := h.db.SQL()
-	names, err := db.QueryContext(h.ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+	names, err := db.QueryContext(h.ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tables []string
+	var tables, counts []string
 	for names.Next() {
 		var n string
 		if err := names.Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		tables = append(tables, n)
+		counts = append(counts, `(SELECT count(*) FROM "`+strings.ReplaceAll(n, `"`, `""`)+`")`)
 	}
 	if err := names.Close(); err != nil {
 		t.Fatal(err)
 	}
+	ns := make([]int64, len(tables))
+	ptrs := make([]any, len(tables))
+	for i := range ns {
+		ptrs[i] = &ns[i]
+	}
+	if err := db.QueryRowContext(h.ctx, "SELECT "+strings.Join(counts, ", ")).Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	for _, name := range tables {
-		var n int64
-		if err := db.QueryRowContext(h.ctx, `SELECT count(*) FROM "`+strings.ReplaceAll(name, `"`, `""`)+`"`).Scan(&n); err != nil {
-			// FTS shadow tables and the like may not be countable by themselves.
-			continue
-		}
-		fmt.Fprintf(&b, "%s=%d ", name, n)
+	for i, name := range tables {
+		fmt.Fprintf(&b, "%s=%d ", name, ns[i])
 	}
 	return b.String()
 }

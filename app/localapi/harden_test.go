@@ -248,3 +248,72 @@ func TestBodyCapStopsReading(t *testing.T) {
 		})
 	}
 }
+
+// TestHostSpellings sends a valid, token-bearing POST over raw TCP to a started API with
+// Host headers in many spellings, and in the absolute request-target form (whose host Go
+// uses as the request's Host): only 127.0.0.1:PORT and localhost:PORT (any case) are
+// served; every other spelling (another port, no port, other loopback addresses, IPv6
+// loopback, legacy or trailing-dot forms, a rebinding name) is refused with 403 and adds
+// nothing.
+func TestHostSpellings(t *testing.T) {
+	h := newHarness(t, nil)
+	rn, err := Start(context.Background(), h.srv, "", h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rn.Close(context.Background()) })
+	addr := strings.TrimPrefix(rn.URL(), "http://")
+	_, port, _ := net.SplitHostPort(addr)
+	other := "1"
+	if port == other {
+		other = "2"
+	}
+	tests := []struct {
+		name, target, host string
+		want               int
+	}{
+		{"own address", "/session/" + testConv + "/artifacts", "127.0.0.1:" + port, 200},
+		{"localhost", "/session/" + testConv + "/artifacts", "localhost:" + port, 200},
+		{"LOCALHOST", "/session/" + testConv + "/artifacts", "LOCALHOST:" + port, 200},
+		{"no port", "/session/" + testConv + "/artifacts", "127.0.0.1", 403},
+		{"localhost no port", "/session/" + testConv + "/artifacts", "localhost", 403},
+		{"other port", "/session/" + testConv + "/artifacts", "127.0.0.1:" + other, 403},
+		{"other loopback", "/session/" + testConv + "/artifacts", "127.0.0.2:" + port, 403},
+		{"ipv6 loopback", "/session/" + testConv + "/artifacts", "[::1]:" + port, 403},
+		{"mapped loopback", "/session/" + testConv + "/artifacts", "[::ffff:127.0.0.1]:" + port, 403},
+		{"unspecified", "/session/" + testConv + "/artifacts", "0.0.0.0:" + port, 403},
+		{"decimal", "/session/" + testConv + "/artifacts", "2130706433:" + port, 403},
+		{"short form", "/session/" + testConv + "/artifacts", "127.1:" + port, 403},
+		{"trailing dot", "/session/" + testConv + "/artifacts", "127.0.0.1.:" + port, 403},
+		{"localhost trailing dot", "/session/" + testConv + "/artifacts", "localhost.:" + port, 403},
+		{"rebinding name", "/session/" + testConv + "/artifacts", "attacker.example:" + port, 403},
+		{"sub-localhost", "/session/" + testConv + "/artifacts", "evil.localhost:" + port, 403},
+		{"absolute target, foreign host", "http://attacker.example:" + port + "/session/" + testConv + "/artifacts", "127.0.0.1:" + port, 403},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := h.state(t) + " " + h.rows(t)
+			body := fmt.Sprintf(`{"title":"Host %d","url":"https://host.example/%d"}`, i, i)
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+				tc.target, tc.host, h.token, len(body), body)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Fatalf("Host %q target %q -> %d %s, want %d", tc.host, tc.target, resp.StatusCode, b, tc.want)
+			}
+			if after := h.state(t) + " " + h.rows(t); tc.want != 200 && after != before {
+				t.Fatalf("a refused Host changed state:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
