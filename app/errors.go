@@ -147,6 +147,8 @@ func ToAppError(err error) *AppError {
 		switch {
 		case st == http.StatusTooManyRequests:
 			ae = mk(CodeModelRateLimited, "The model endpoint is rate limiting requests: wait a moment and retry.")
+		case is(llm.ErrTimeout):
+			ae = mk(CodeModelUnreachable, "The model endpoint went silent for longer than the timeout: retry, or raise the idle timeout in Settings → Model.")
 		case st == 0 && !is(llm.ErrStreamBroken, llm.ErrEmptyAnswer):
 			ae = mk(CodeModelUnreachable, "The model endpoint could not be reached: check the base URL in Settings, or retry.")
 		}

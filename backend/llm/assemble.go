@@ -29,6 +29,8 @@ type assembler struct {
 	usage     events.Usage
 	finish    string
 	model     string
+	chunks    int // chunks received
+	choices   int // choices in them, of any index
 }
 
 // callParts accumulates one tool call's deltas.
@@ -47,6 +49,8 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) error {
 	if err := a.admit(chunk); err != nil {
 		return err
 	}
+	a.chunks++
+	a.choices += len(chunk.Choices)
 	if chunk.Model != "" {
 		a.model = chunk.Model
 	}

@@ -212,7 +212,8 @@ func (c *Client) MaxAnswerBytes() int64 { return c.maxAnswer }
 // lines that are not data (comments, event names). An HTTP error body is read up to
 // 64 KiB. The error after the last try is one line naming the endpoint,
 // status and number of tries, and wraps ErrUnavailable, ErrStreamBroken, ErrTimeout or
-// ErrEmptyAnswer (these three also match ErrUnavailable), ErrTooLarge or ErrRejected.
+// ErrEmptyAnswer or ErrNoChoices (these also match ErrUnavailable), ErrTooLarge, ErrNotStream
+// (a 2xx body without any "data:" line: not retried) or ErrRejected.
 // When ctx ends, Stream returns at once, even from a silent connection, with an error
 // wrapping ctx.Err(). On error the Response is zero.
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
@@ -276,8 +277,9 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 	// and a body that simply ends the same way, as io.EOF. Under the tap, the guard
 	// bounds what the body can make us hold, and the watchdog bounds each read.
 	var (
-		tap   *doneTap
-		guard *bodyGuard
+		tap                 *doneTap
+		guard               *bodyGuard
+		status, contentType string // of the response, for notStreamFailure
 	)
 	ocfg := c.ocfg
 	ocfg.HTTPClient = doerFunc(func(r *http.Request) (*http.Response, error) {
@@ -289,6 +291,7 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 			return resp, err
 		}
 		wd.gotHeaders()
+		status, contentType = statusText(resp.Status, resp.StatusCode), resp.Header.Get("Content-Type")
 		body := io.ReadCloser(&watchedBody{ReadCloser: resp.Body, w: wd})
 		if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusBadRequest {
 			body = &errorBody{ReadCloser: body, left: maxErrorBody} // go-openai reads it all
@@ -333,10 +336,20 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 					"error", c.clean(err.Error()))
 			}
 			if a.empty() {
+				if a.chunks > 0 && a.choices == 0 {
+					msg := fmt.Sprintf("the stream ended with [DONE] after %d chunks, none of them with a choice", a.chunks)
+					if a.chunks == 1 {
+						msg = "the stream ended with [DONE] after 1 chunk without a choice"
+					}
+					return Response{}, false, &failure{kind: ErrNoChoices, what: "empty answer", msg: msg + ` ("choices": [] throughout)`}
+				}
 				return Response{}, false, &failure{kind: ErrEmptyAnswer, what: "empty answer",
 					msg: "the stream ended with [DONE] before any content, reasoning, tool call or finish_reason"}
 			}
 			return a.response(creq.Model), a.delivered, nil
+		}
+		if guard != nil && guard.notStream() {
+			return Response{}, false, c.notStreamFailure(status, contentType, guard.head)
 		}
 		return Response{}, a.delivered, c.streamFailure(err)
 	}

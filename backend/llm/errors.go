@@ -41,6 +41,17 @@ var (
 	// no content, reasoning or tool call, and no finish_reason. It is a kind of
 	// unavailability: errors.Is(err, ErrUnavailable) is true for it as well.
 	ErrEmptyAnswer = fmt.Errorf("llm: empty answer: %w", ErrUnavailable)
+	// ErrNoChoices: the last try's stream completed ([DONE]) after chunks none of which
+	// held a choice ("choices": [] throughout), as some servers do when generation fails
+	// silently. It is a kind of empty answer (errors.Is(err, ErrEmptyAnswer) and
+	// ErrUnavailable are true for it as well), retried like one.
+	ErrNoChoices = fmt.Errorf("llm: no choices: %w", ErrEmptyAnswer)
+	// ErrNotStream: the endpoint answered 2xx with a body that has no "data:" line at
+	// all (a whole JSON chat.completion, an HTML page), not the server-sent event stream
+	// that was asked for: it ignores "stream": true, or the base URL is not an
+	// OpenAI-compatible API root. Retrying cannot help, so it is a kind of rejection:
+	// errors.Is(err, ErrRejected) is true for it as well. The error quotes the body's start.
+	ErrNotStream = fmt.Errorf("llm: not an event stream: %w", ErrRejected)
 	// ErrTooLarge: the answer went over Config.MaxAnswerBytes of content, reasoning and
 	// tool-call text, or over maxToolCalls tool calls, or its stream over the wire limits
 	// derived from MaxAnswerBytes (see Stream). It is not retried: the same request would
@@ -53,7 +64,7 @@ const maxMessageLen = 300
 
 // failure is why one try failed.
 type failure struct {
-	kind error  // ErrUnavailable, ErrStreamBroken, ErrTimeout, ErrEmptyAnswer, ErrTooLarge or ErrRejected
+	kind error  // ErrUnavailable, ErrStreamBroken, ErrTimeout, ErrEmptyAnswer, ErrNoChoices, ErrTooLarge, ErrNotStream or ErrRejected
 	what string // HTTP status ("503 Service Unavailable") or kind of failure ("network error")
 	msg  string // the server's or transport's message: one line, API key redacted
 	code int    // the HTTP status code when the endpoint answered with one, else 0
@@ -129,6 +140,17 @@ func (c *Client) streamFailure(err error) *failure {
 		msg = "stream ended without [DONE] or finish_reason"
 	}
 	return &failure{kind: ErrStreamBroken, what: "stream broken", msg: c.clean(msg)}
+}
+
+// notStreamFailure is the failure for a 2xx answer whose body has no "data:" line at all
+// (see ErrNotStream); head is the body's start.
+func (c *Client) notStreamFailure(status, contentType string, head []byte) *failure {
+	if contentType == "" {
+		contentType = "none"
+	}
+	return &failure{kind: ErrNotStream, what: "not an event stream", msg: fmt.Sprintf(
+		"the endpoint answered %s (Content-Type %s) with a body that has no data: lines; it may ignore \"stream\": true, "+
+			"or the base URL is not an OpenAI-compatible API root: %s", status, contentType, c.clean(strings.ToValidUTF8(string(head), "")))}
 }
 
 // retryable reports whether another try may succeed: the failure is a kind of

@@ -160,7 +160,16 @@ type bodyGuard struct {
 	kind                        int
 	prefix                      []byte // first non-space bytes of an undecided line
 	err                         error
+	sawData                     bool   // a "data:" line has begun
+	head                        []byte // the body's first headLen bytes, for notStreamFailure
 }
+
+// headLen is how much of a body's start bodyGuard keeps to quote in ErrNotStream.
+const headLen = 200
+
+// notStream reports whether the body so far has bytes but not a single "data:" line: it
+// is not a server-sent event stream.
+func (g *bodyGuard) notStream() bool { return g.total > 0 && !g.sawData }
 
 func newBodyGuard(rc io.ReadCloser, maxAnswer int64) *bodyGuard {
 	return &bodyGuard{ReadCloser: rc, maxTotal: wireFactor * maxAnswer,
@@ -185,6 +194,9 @@ func (g *bodyGuard) tooLarge() error { return g.err }
 // account adds b to the counts and returns a *tooLargeError when a limit is passed.
 func (g *bodyGuard) account(b []byte) error {
 	g.total += int64(len(b))
+	if n := headLen - len(g.head); n > 0 {
+		g.head = append(g.head, b[:min(n, len(b))]...)
+	}
 	if g.total > g.maxTotal {
 		return &tooLargeError{msg: fmt.Sprintf("the stream went past %s without finishing (64 × MaxAnswerBytes)", byteSize(g.maxTotal))}
 	}
@@ -225,7 +237,7 @@ func (g *bodyGuard) addToLine(seg []byte) error {
 				break
 			}
 			if len(g.prefix) == len("data:") {
-				g.kind = lineData
+				g.kind, g.sawData = lineData, true
 				break
 			}
 		}

@@ -334,7 +334,8 @@ func TestStreamEndlessErrorBody(t *testing.T) {
 }
 
 // TestStreamEmptyAnswer: a stream that completes with [DONE] having produced nothing (no
-// choice at all: only a usage chunk) is a failure the retry can fix, not an empty answer.
+// choice at all: only a usage chunk) is a failure the retry can fix (ErrNoChoices, a kind
+// of ErrEmptyAnswer), not an empty answer.
 func TestStreamEmptyAnswer(t *testing.T) {
 	empty := llmtest.Reply{NoChoices: true}
 	t.Run("empty twice, then an answer", func(t *testing.T) {
@@ -355,12 +356,12 @@ func TestStreamEmptyAnswer(t *testing.T) {
 	t.Run("always empty", func(t *testing.T) {
 		srv := llmtest.NewServer(t, always(empty))
 		runErrCase(t, srv, srv.URL(), errCase{
-			wantIs:     []error{llm.ErrEmptyAnswer, llm.ErrUnavailable},
+			wantIs:     []error{llm.ErrNoChoices, llm.ErrEmptyAnswer, llm.ErrUnavailable},
 			wantNotIs:  []error{llm.ErrRejected, llm.ErrStreamBroken},
 			wantCalls:  3,
 			wantSleeps: []time.Duration{time.Second, 2 * time.Second},
 			wantText: []string{"llm: POST {endpoint}: empty answer after 3 tries: " +
-				"the stream ended with [DONE] before any content, reasoning, tool call or finish_reason"},
+				`the stream ended with [DONE] after 1 chunk without a choice ("choices": [] throughout)`},
 		})
 	})
 	t.Run("an empty content with finish_reason is an answer", func(t *testing.T) {
