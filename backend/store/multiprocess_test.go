@@ -36,6 +36,9 @@ const (
 	helperEvents   = 20
 	helperVersions = 4
 	helperWorkers  = 2 // goroutines per writer process
+	// holdFor is how long the "holder" helper keeps the write lock: above the 5 s busy
+	// timeout Open set before, well below BusyTimeout.
+	holdFor = 6 * time.Second
 )
 
 // TestHelperProcess is not a test: it runs only in a child started by the tests below.
@@ -80,6 +83,29 @@ func helperMain(role string) error {
 		}
 		wg.Wait()
 		return errors.Join(errs...)
+	case "holder":
+		// A long write, as a large upload is (a 64 MB artifact holds the write lock for
+		// about 7 s on a loaded machine): the write lock held for longer than the 5 s
+		// busy timeout Open used to set, then committed.
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, `INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('held', 'held', ?, ?)`,
+			formatTime(now()), formatTime(now())); err != nil {
+			return err
+		}
+		fmt.Println("ready")
+		time.Sleep(holdFor)
+		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+			return err
+		}
+		_, err = in.ReadString('\n') // the parent's "go", sent once its own write is done
+		return err
 	case "reader":
 		// A long read: a transaction that has read (so holds a WAL snapshot) and stays open
 		// until told to end.
@@ -321,5 +347,30 @@ func TestWriteDuringOtherProcessLongRead(t *testing.T) {
 	var n int
 	if err := db.SQL().QueryRow(`SELECT count(*) FROM message_events`).Scan(&n); err != nil || n != 5*helperEvents {
 		t.Errorf("events after both = %d (%v), want %d", n, err, 5*helperEvents)
+	}
+}
+
+// TestWriteWaitsForOtherProcessLongWrite: while another process holds the write lock for
+// longer than the old 5 s busy timeout (a large upload), this process's writes wait for it
+// instead of failing with "database is locked", and both processes' rows are kept.
+func TestWriteWaitsForOtherProcessLongWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "artifactflow.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, _ := startHelper(t, "holder", path)
+	// The helper holds the lock from before "ready" for holdFor; these writes start now.
+	if err := writeConversations(context.Background(), db, "waiting", 1); err != nil {
+		t.Errorf("write during the other process's long write: %v", err)
+	}
+	if err := holder.finish(); err != nil {
+		t.Errorf("holder: %v", err)
+	}
+	for _, id := range []string{"held", "waiting-0"} {
+		if _, err := db.GetConversation(context.Background(), id); err != nil {
+			t.Errorf("conversation %s: %v", id, err)
+		}
 	}
 }

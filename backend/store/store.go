@@ -2,7 +2,7 @@
 // file holding conversations, the message tree, the append-only event log (seed 004) and
 // versioned artifacts with an optimistic lock.
 //
-// The database runs in WAL mode with foreign keys on, a 5 s busy timeout and
+// The database runs in WAL mode with foreign keys on, a 60 s busy timeout (BusyTimeout) and
 // synchronous=NORMAL; write transactions start with BEGIN IMMEDIATE so concurrent writers
 // queue on the busy timeout instead of failing on a lock upgrade. The schema is created and
 // upgraded by numbered SQL migrations embedded in the binary (migrations/NNNN_name.sql).
@@ -55,8 +55,17 @@ var (
 // "Z" and sort as text in time order. time.RFC3339Nano parses it.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
+// BusyTimeout is how long a connection waits for another connection or process to release
+// the write lock before failing with "database is locked" (SQLITE_BUSY). Writing a large
+// artifact holds the lock for seconds (64 MB: 7 s, 200 MB: 29 s on a loaded 2-core
+// machine), so the earlier 5 s let the other process (the window while `artifactflow ask`
+// runs, say) fail its writes; 60 s covers the largest upload (256 MiB). Only a process
+// doing real work holds the lock: the OS releases it when a process dies.
+const BusyTimeout = 60 * time.Second
+
 // dsnParams are the connection settings applied by go-sqlite3 on every new connection.
-const dsnParams = "_journal_mode=WAL&_foreign_keys=on&_busy_timeout=5000&_synchronous=NORMAL&_txlock=immediate"
+var dsnParams = "_journal_mode=WAL&_foreign_keys=on&_busy_timeout=" + strconv.FormatInt(BusyTimeout.Milliseconds(), 10) +
+	"&_synchronous=NORMAL&_txlock=immediate"
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
@@ -70,7 +79,7 @@ type DB struct {
 // Open opens (creating if needed) the database file at path and brings its schema up to date.
 //
 // The parent directory is created with mode 0700. The connection uses WAL, foreign_keys=ON,
-// busy_timeout=5000 ms, synchronous=NORMAL and BEGIN IMMEDIATE transactions; Open checks that
+// busy_timeout=BusyTimeout, synchronous=NORMAL and BEGIN IMMEDIATE transactions; Open checks that
 // foreign keys and WAL are really in effect. Pending embedded migrations are applied in order,
 // each in its own transaction, and recorded in schema_migrations.
 //

@@ -101,7 +101,7 @@ func TestPragmas(t *testing.T) {
 	}{
 		{"journal_mode", "wal"},
 		{"foreign_keys", "1"},
-		{"busy_timeout", "5000"},
+		{"busy_timeout", "60000"},
 		{"synchronous", "1"}, // NORMAL
 	}
 	for i := 0; i < 3; i++ {
