@@ -188,8 +188,11 @@ func appendInertRun(b *budget, t string, p int, out []byte, group, bounds []int3
 		if t[p] < utf8.RuneSelf {
 			// Every byte of an ASCII run but the last is inert; the last is when the run
 			// ends the text or an inert rune follows.
-			q := p + 1
-			for q < len(t) && q-p < 4096 && t[q] < utf8.RuneSelf {
+			q, lim := p+1, min(len(t), p+4096)
+			for q+8 <= lim && load64(t, q)&swarHigh == 0 {
+				q += 8
+			}
+			for q < lim && t[q] < utf8.RuneSelf {
 				q++
 			}
 			end := q - 1
@@ -441,39 +444,52 @@ const (
 	swarLow  = 0x7F7F7F7F7F7F7F7F
 )
 
-// swarEq returns the high bit of every byte of v that equals c.
-func swarEq(v uint64, c byte) uint64 {
-	x := v ^ (swarOnes * uint64(c))
-	return ^((x&swarLow + swarLow) | x) & swarHigh
+// swarBelow returns the high bit of every byte of v that is less than n (n ≤ 0x80):
+// adding 0x80 − n to its low seven bits sets the high bit exactly when they are n or
+// more, and no sum carries into the next byte.
+func swarBelow(v uint64, n byte) uint64 {
+	return ^((v&swarLow + swarOnes*uint64(0x80-n)) | v) & swarHigh
 }
 
-// swarBlank returns the high bit of every byte of v that isBlank.
-func swarBlank(v uint64) uint64 {
-	return swarEq(v, ' ') | swarEq(v, '\t') | swarEq(v, '\r')
+// load64 returns the eight bytes of s from i on as a little-endian word.
+func load64(s string, i int) uint64 {
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 // nextStripCandidate returns the first maximal blank run out[i:j] with from ≤ i that
 // ends the text, ends before '\n' or a non-ASCII byte, or follows a non-ASCII byte;
-// i = -1 when there is none. from must not be inside a blank run.
+// i = -1 when there is none. from must not be inside a blank run. Eight bytes at a time,
+// it looks for a byte below '!' (blanks, '\n' and other control bytes) followed by one
+// below '!' or non-ASCII, or a non-ASCII byte followed by one below '!', and checks
+// those few places exactly.
 func nextStripCandidate(out []byte, from int) (i, j int) {
 	x := from
 	for ; x+9 <= len(out); x += 8 {
 		v := binary.LittleEndian.Uint64(out[x:])
-		v1 := binary.LittleEndian.Uint64(out[x+1:]) // the next byte of every byte of v
-		c := swarBlank(v)&(swarEq(v1, '\n')|v1&swarHigh) | v&swarHigh&swarBlank(v1)
-		if c != 0 {
-			x += bits.TrailingZeros64(c) / 8
-			return stripRun(out, x)
+		v1 := v>>8 | uint64(out[x+8])<<56 // the next byte of every byte of v
+		low, low1 := swarBelow(v, '!'), swarBelow(v1, '!')
+		for c := low&(low1|v1&swarHigh) | v&swarHigh&low1; c != 0; c &= c - 1 {
+			if y := x + bits.TrailingZeros64(c)/8; stripCandidateAt(out, y) {
+				return stripRun(out, y)
+			}
 		}
 	}
 	for ; x < len(out); x++ {
-		c := out[x]
-		if isBlank(c) && (x+1 == len(out) || out[x+1] == '\n' || out[x+1] >= utf8.RuneSelf) ||
-			c >= utf8.RuneSelf && x+1 < len(out) && isBlank(out[x+1]) {
+		if stripCandidateAt(out, x) {
 			return stripRun(out, x)
 		}
 	}
 	return -1, -1
+}
+
+// stripCandidateAt reports whether out[x] is a blank that ends the text or comes before
+// '\n' or a non-ASCII byte, or a non-ASCII byte before a blank.
+func stripCandidateAt(out []byte, x int) bool {
+	c := out[x]
+	return isBlank(c) && (x+1 == len(out) || out[x+1] == '\n' || out[x+1] >= utf8.RuneSelf) ||
+		c >= utf8.RuneSelf && x+1 < len(out) && isBlank(out[x+1])
 }
 
 // stripRun returns the maximal blank run that ends at x + 1 when out[x] is blank, or

@@ -297,3 +297,25 @@ func TestTranslateLeads(t *testing.T) {
 		t.Fatal("translateRune changes nothing")
 	}
 }
+
+// TestSwarBelow checks swarBelow against a byte-by-byte comparison for every byte value
+// in every lane, next to random neighbours, for several bounds.
+func TestSwarBelow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	for _, n := range []byte{0, 1, '!', 0x7F, 0x80} {
+		for lane := range 8 {
+			for b := range 256 {
+				v := rng.Uint64()&^(0xFF<<(8*lane)) | uint64(b)<<(8*lane)
+				var want uint64
+				for l := range 8 {
+					if byte(v>>(8*l)) < n {
+						want |= 0x80 << (8 * l)
+					}
+				}
+				if got := swarBelow(v, n); got != want {
+					t.Fatalf("swarBelow(%#016x, %#x) = %#016x; want %#016x", v, n, got, want)
+				}
+			}
+		}
+	}
+}
