@@ -537,6 +537,8 @@ export namespace app {
 	    lead?: AgentModelSettings;
 	    sub_agents?: AgentModelSettings;
 	    load_remote_images: string;
+	    model_idle_timeout_seconds?: number;
+	    max_answer_mb?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -560,6 +562,8 @@ export namespace app {
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
 	        this.load_remote_images = source["load_remote_images"];
+	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
+	        this.max_answer_mb = source["max_answer_mb"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -603,6 +607,8 @@ export namespace app {
 	    set_by: Record<string, string>;
 	    load_remote_images: string;
 	    language: string;
+	    model_idle_timeout_seconds: number;
+	    max_answer_mb: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -632,6 +638,8 @@ export namespace app {
 	        this.set_by = source["set_by"];
 	        this.load_remote_images = source["load_remote_images"];
 	        this.language = source["language"];
+	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
+	        this.max_answer_mb = source["max_answer_mb"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
