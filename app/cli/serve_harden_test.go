@@ -58,30 +58,7 @@ func (b *browserMode) state(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := b.core.Store().SQL()
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, n)
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s := "title=" + cv.Title
-	for _, name := range tables {
-		var n int64
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM "`+strings.ReplaceAll(name, `"`, `""`)+`"`).Scan(&n); err == nil {
-			s += fmt.Sprintf(" %s=%d", name, n)
-		}
-	}
-	return s
+	return "title=" + cv.Title + " " + rowCounts(t, b.core.Store())
 }
 
 // slowConn is a raw connection whose reader goroutine records whether the server closed
