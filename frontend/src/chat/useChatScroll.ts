@@ -98,9 +98,17 @@ export function useChatScroll(p: ChatScrollInput) {
     setAtBottom(true);
     el?.scrollTo({ top: el.scrollHeight });
   };
+  /**
+   * Keeps the end in view while following it: for renders of the list alone (a virtualized
+   * list measuring its exchanges), which do not run this hook's layout effect.
+   */
+  const follow = useCallback(() => {
+    const el = scrollRef.current;
+    if (el && anchor.current === null && stick.current && el.scrollTop !== el.scrollHeight) el.scrollTop = el.scrollHeight;
+  }, []);
   /** Follow the end again (the reader acted on the newest exchange). */
   const stickToBottom = useCallback(() => {
     stick.current = true;
   }, []);
-  return { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom };
+  return { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom, follow };
 }

@@ -2,6 +2,7 @@ import type { ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isSettingsError, type ApiError } from '../api/call';
 import type { ConversationDetail } from '../api/conversations';
+import { ExchangeList } from '../chat/ExchangeList';
 import type { ChatItem } from '../chat/types';
 import { useChatScroll } from '../chat/useChatScroll';
 import { useContextSettings } from '../chat/useContextSettings';
@@ -86,7 +87,7 @@ export function ChatView(p: ChatViewProps) {
   const empty = cid === null && p.items.length === 0 && p.pendingQuestion === '';
   const { history, fallback, shownItems, hasOlder, runOf, revision } = useShownItems(cid, p.items, p.loading);
   const runningItem = [...shownItems].reverse().find((it) => (it.live?.status ?? it.message?.status) === 'running');
-  const { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom } = useChatScroll({
+  const { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom, follow } = useChatScroll({
     conversationId: cid,
     asked: sendMarker(p.pendingQuestion, runningItem?.key),
     firstKey: shownItems[0]?.key ?? '',
@@ -127,30 +128,34 @@ export function ChatView(p: ChatViewProps) {
             <OlderMessages sentinelRef={sentinelRef} loading={history.loadingOlder || history.window === null} error={history.olderError} onLoad={requestOlder} />
           ) : null}
           {history.status === 'error' ? <p className="muted small center">{t('history.unavailable', { error: history.error })}</p> : null}
-          {shownItems.map((it) => (
-            <Exchange
-              key={it.key}
-              conversationId={cid ?? ''}
-              item={it}
-              run={runOf(it)}
-              loadOwn={fallback}
-              actionsDisabled={p.running || actions.busy !== ''}
-              busy={actions.busy}
-              {...exchangeProps(it)}
-              artifactTitles={p.artifactTitles ?? NO_TITLES}
-              onOpenArtifact={p.onOpenArtifact}
-              onBranch={actions.goBranch}
-              onEdit={actions.startEdit}
-              onCancelEdit={actions.cancelEdit}
-              onSubmitEdit={actions.submitEdit}
-              onRegenerate={actions.doRegenerate}
-              onOpenSettings={p.onOpenSettings}
-              onReuse={(text) => {
-                p.onDraft(text);
-                p.composerRef.current?.focus();
-              }}
-            />
-          ))}
+          <ExchangeList
+            items={shownItems}
+            scrollRef={scrollRef}
+            afterRender={follow}
+            renderItem={(it) => (
+              <Exchange
+                conversationId={cid ?? ''}
+                item={it}
+                run={runOf(it)}
+                loadOwn={fallback}
+                actionsDisabled={p.running || actions.busy !== ''}
+                busy={actions.busy}
+                {...exchangeProps(it)}
+                artifactTitles={p.artifactTitles ?? NO_TITLES}
+                onOpenArtifact={p.onOpenArtifact}
+                onBranch={actions.goBranch}
+                onEdit={actions.startEdit}
+                onCancelEdit={actions.cancelEdit}
+                onSubmitEdit={actions.submitEdit}
+                onRegenerate={actions.doRegenerate}
+                onOpenSettings={p.onOpenSettings}
+                onReuse={(text) => {
+                  p.onDraft(text);
+                  p.composerRef.current?.focus();
+                }}
+              />
+            )}
+          />
           {p.pendingQuestion ? <PendingExchange question={p.pendingQuestion} /> : null}
           <ChatErrors
             actionError={actions.actionError}
