@@ -17,7 +17,9 @@ import (
 //     semi-global recurrence, O(n·⌈m/64⌉) word operations) gives for every end e the
 //     smallest distance C[e] of any t[s:e], s unrestricted. C[e] is a lower bound of the
 //     distance with s restricted to boundaries, and equal to it unless the best start
-//     falls inside a group.
+//     falls inside a group. Only C[e] ≤ k matters, so a filter (filter.go) first finds
+//     where such matches can lie, from exact occurrences of pieces of the pattern, and
+//     the pass runs only there when that is a small part of the text; C[e] ≤ k is the same.
 //  2. Ends on boundaries are taken in increasing order of C[e]. For each, a backward pass
 //     (the reversed pattern over the reversed text, anchored at e) gives the distance of
 //     every t[s:e] within reach; the best boundary start s is kept. Ends are taken until
