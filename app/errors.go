@@ -45,9 +45,10 @@ const (
 	CodeTimeout            = "timeout"
 	CodeUnavailable        = "unavailable" // the engine is closed (the app is shutting down)
 	CodeInternal           = "internal"    // anything else; Message is the error's text
-	// CodeDatabaseCorrupt: artifactflow.db is damaged (store.ErrCorrupt); Message names
-	// the file and the way out. Seen at start (the command line, the window's error
-	// dialog), not from a bound call.
+	// CodeDatabaseCorrupt: artifactflow.db is damaged (store.IsCorrupt): at start
+	// (store.ErrCorrupt, whose Message names the file and the way out; the command line
+	// and the window's start-error page show it), or from a call whose query reached a
+	// damaged page later (SQLite's SQLITE_CORRUPT in Detail).
 	CodeDatabaseCorrupt = "database_corrupt"
 	// CodeSettingsFileInvalid: config.json cannot be read (config.ErrBadFile); Message
 	// names the file, the line and column and the way out. At start, and from saving
@@ -122,6 +123,8 @@ func ToAppError(err error) *AppError {
 	switch {
 	case is(store.ErrCorrupt):
 		return mk(CodeDatabaseCorrupt, text)
+	case store.IsCorrupt(err):
+		return mk(CodeDatabaseCorrupt, "The database file (artifactflow.db in the data directory) is damaged: close ArtifactFlow, move the file aside or restore a backup, and start again.")
 	case is(config.ErrBadFile):
 		return mk(CodeSettingsFileInvalid, text)
 	case is(ErrNoModel):

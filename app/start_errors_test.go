@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"artifactflow/backend/config"
+	"artifactflow/backend/events"
 	"artifactflow/backend/store"
 )
 
@@ -94,5 +95,53 @@ func TestSettingsSaveKeepsHandBrokenConfig(t *testing.T) {
 	}
 	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, broken) {
 		t.Errorf("config.json was replaced: %q (%v)", b, err)
+	}
+}
+
+// TestDamageFoundAfterOpenIsDatabaseCorrupt: damage the header check at start cannot see
+// (pages in the middle of the file overwritten) is found when a query reaches it; the
+// call's error is database_corrupt with the way out, SQLite's text in Detail.
+func TestDamageFoundAfterOpenIsDatabaseCorrupt(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), config.DBFile)
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateConversation(ctx, store.Conversation{ID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	evs := make([]events.Event, 400)
+	for i := range evs {
+		evs[i] = events.Event{Type: events.LLMComplete, ConversationID: "c", MessageID: "m", Seq: int64(i + 1),
+			Data: events.MustData(events.DataLLMComplete{Content: strings.Repeat("words ", 60)})}
+	}
+	if err := db.AppendEvents(ctx, evs...); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	for off := len(b) / 2 / page * page; off+page <= len(b)-page; off += page {
+		copy(b[off:off+page], bytes.Repeat([]byte{0xA5}, page)) // the events' pages, not the header
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open = %v; the damage was meant to be past the header check", err)
+	}
+	defer db.Close()
+	_, err = db.ListEvents(ctx, store.EventQuery{ConversationID: "c"})
+	if err == nil {
+		t.Fatal("ListEvents over damaged pages succeeded")
+	}
+	ae := ToAppError(err)
+	if ae.Code != CodeDatabaseCorrupt || !strings.Contains(ae.Message, "move the file aside or restore a backup") || ae.Detail == "" {
+		t.Errorf("ToAppError(%v) = %+v, want database_corrupt with the way out and the detail", err, ae)
 	}
 }

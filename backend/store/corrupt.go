@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mattn/go-sqlite3"
 )
 
 // ErrCorrupt: the database file is damaged (random bytes, a wrong header, a copy cut short,
@@ -39,6 +41,17 @@ func (e *CorruptError) Unwrap() []error {
 		return []error{ErrCorrupt}
 	}
 	return []error{ErrCorrupt, e.Err}
+}
+
+// IsCorrupt reports whether err is, or wraps, ErrCorrupt or SQLite's own report of a damaged
+// file (SQLITE_CORRUPT, SQLITE_NOTADB): damage Open's header check could not see, found
+// later when a query reaches a broken page.
+func IsCorrupt(err error) bool {
+	if errors.Is(err, ErrCorrupt) {
+		return true
+	}
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
 }
 
 // sqliteMagic starts every SQLite 3 database file.
