@@ -49,11 +49,15 @@ func (e *FileError) Unwrap() []error { return []error{ErrBadFile, e.Err} }
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // decodeFile decodes the contents b of the settings file at path (a leading UTF-8 BOM is
-// skipped). A decoding error gives a *FileError locating it; the error of an unknown shape
-// is wrapped with ErrBadFile.
+// skipped; a file of only blanks holds nothing, so it reads as no settings, like a missing
+// one). A decoding error gives a *FileError locating it; the error of an unknown shape is
+// wrapped with ErrBadFile.
 func decodeFile(path string, b []byte) (Settings, error) {
 	b = bytes.TrimPrefix(b, utf8BOM)
 	var s Settings
+	if len(bytes.TrimSpace(b)) == 0 {
+		return s, nil
+	}
 	err := json.Unmarshal(b, &s)
 	if err == nil {
 		return s, nil

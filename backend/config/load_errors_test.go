@@ -76,7 +76,8 @@ func TestLoadBadFileSaysWhereAndIsNeverOverwritten(t *testing.T) {
 }
 
 // TestLoadAndSaveGoodFiles: a readable file (with or without a UTF-8 byte-order mark, as
-// Windows Notepad writes it) loads, and Save replaces it as before.
+// Windows Notepad writes it; an empty one, which holds nothing to lose) loads, and Save
+// replaces it as before.
 func TestLoadAndSaveGoodFiles(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -85,6 +86,8 @@ func TestLoadAndSaveGoodFiles(t *testing.T) {
 		{"plain", `{"model":"m"}`},
 		{"byte-order mark", "\ufeff{\"model\":\"m\"}"},
 		{"empty object", `{}`},
+		{"empty file", ""},
+		{"only blanks", " \n\t\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
