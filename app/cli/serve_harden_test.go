@@ -113,7 +113,7 @@ func (sc *slowConn) trickle(b string) bool {
 // seconds (the rename would then succeed); the close is awaited with a deadline far below
 // the defaults.
 func TestServeRefusesSlowClients(t *testing.T) {
-	b := startBrowserMode(t, serveTimeouts{readHeader: 150 * time.Millisecond, read: 400 * time.Millisecond, idle: 150 * time.Millisecond})
+	b := startBrowserMode(t, serveTimeouts{readHeader: 300 * time.Millisecond, read: time.Second, idle: 300 * time.Millisecond})
 	body := `["` + slowConv + `","Renamed"]` + strings.Repeat(" ", 300)
 	bind := func(token bool, b2 string) string {
 		s := "POST /api/bind/ConversationService/Rename HTTP/1.1\r\nHost: " + b.addr + "\r\n"

@@ -105,7 +105,7 @@ func (rc *rawConn) responses() []int {
 // injected timeouts but far below the defaults.
 func TestSlowClientsAreDisconnected(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
-		o.ReadHeaderTimeout, o.ReadTimeout, o.IdleTimeout = 150*time.Millisecond, 400*time.Millisecond, 150*time.Millisecond
+		o.ReadHeaderTimeout, o.ReadTimeout, o.IdleTimeout = 300*time.Millisecond, time.Second, 300*time.Millisecond
 	})
 	rn, err := Start(context.Background(), h.srv, "", h.dir)
 	if err != nil {
