@@ -137,3 +137,34 @@ func TestWindowedScoresEdges(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWindowedScoresMatchBanded is the differential test of the filter on arbitrary
+// patterns and texts: the text is the pattern's runes mixed into text, so near copies
+// occur, and k and the piece count are taken within their bounds.
+// Run with: go test ./backend/textmatch/ -run '^$' -fuzz FuzzWindowedScoresMatchBanded
+func FuzzWindowedScoresMatchBanded(f *testing.F) {
+	f.Add("abcdefghijklmnopqrstuvwxyz0123456789", "xx abcdefghijklmnopqrstuvwxyz0123456789 yy", uint8(3), uint8(5))
+	f.Add("研究数据分析方法结果报告样本市场", "研究数据分折方法结果报告样本市场增长", uint8(2), uint8(0))
+	f.Add("aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", uint8(1), uint8(9))
+	f.Fuzz(func(t *testing.T, pattern, text string, kSeed, piecesSeed uint8) {
+		p, tx := []rune(pattern), []rune(text)
+		if len(p) == 0 || len(p) > 300 || len(tx) > 3000 {
+			t.Skip("keep each input fast")
+		}
+		m := len(p)
+		k := int(kSeed) % m // k < m, so that k + 1 ≤ pieces ≤ m is possible
+		pieces := k + 1 + int(piecesSeed)%(m-k)
+		mt := newMatcher(p)
+		want, err := mt.bandedScores(testBudget(), tx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := mt.windowedScores(testBudget(), tx, k, pieces)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("m %d, k %d, %d pieces: windowed %v\nbanded %v", m, k, pieces, got, want)
+		}
+	})
+}
