@@ -203,3 +203,49 @@ export function parseUploadLimit(text: string): number | null {
   const v = Number(t);
   return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
 }
+
+/**
+ * Bounds of the model call limits (config.Settings): the idle timeout in seconds and the
+ * answer size cap in MiB. An empty field means the default.
+ */
+export const MODEL_LIMITS = {
+  idle: { min: 5, max: 3600, default: 300 },
+  answer: { min: 1, max: 64, default: 4 },
+} as const;
+
+/** The model call limits as typed: idle timeout (seconds) and answer cap (MB); "" = the default. */
+export interface ModelLimitTexts {
+  idle: string;
+  answer: string;
+}
+
+/**
+ * The texts the form shows for the stored limits: empty where the stored value is the
+ * default (or missing, from an older backend), so the placeholder shows the default.
+ */
+export function modelLimitTexts(s: { model_idle_timeout_seconds?: number; max_answer_mb?: number }): ModelLimitTexts {
+  const idle = s.model_idle_timeout_seconds ?? 0;
+  const answer = s.max_answer_mb ?? 0;
+  return {
+    idle: idle > 0 && idle !== MODEL_LIMITS.idle.default ? String(idle) : '',
+    answer: answer > 0 && answer !== MODEL_LIMITS.answer.default ? String(answer) : '',
+  };
+}
+
+/** The result of parsing the limits: the fields to save (0 = the default), or errors by field name. */
+export interface ParsedModelLimits {
+  value: { model_idle_timeout_seconds: number; max_answer_mb: number };
+  /** By the backend's field names ("model_idle_timeout_seconds", "max_answer_mb"); empty when valid. */
+  errors: Record<string, string>;
+}
+
+/** Parses the limits as typed: empty is 0 (the default), a whole number in range is kept, anything else is an error under the backend's field name. */
+export function parseModelLimits(t: ModelLimitTexts): ParsedModelLimits {
+  const errors: Record<string, string> = {};
+  const L = MODEL_LIMITS;
+  const idle = parseWholeNumber(t.idle, L.idle.min, L.idle.max);
+  if (idle === null) errors.model_idle_timeout_seconds = i18n.t('settings:validation.idleTimeout', { min: fmt(L.idle.min), max: fmt(L.idle.max) });
+  const answer = parseWholeNumber(t.answer, L.answer.min, L.answer.max);
+  if (answer === null) errors.max_answer_mb = i18n.t('settings:validation.answerCap', { min: fmt(L.answer.min), max: fmt(L.answer.max) });
+  return { value: { model_idle_timeout_seconds: idle ?? 0, max_answer_mb: answer ?? 0 }, errors };
+}

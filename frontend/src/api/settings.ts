@@ -64,8 +64,13 @@ export type Settings = Omit<
   | 'lead'
   | 'sub_agents'
   | 'load_remote_images'
+  | 'model_idle_timeout_seconds'
+  | 'max_answer_mb'
 > & {
   search: SearchSettings;
+  /** The model call limits (seconds, MiB); missing or 0 from an older backend: the defaults. */
+  model_idle_timeout_seconds?: number;
+  max_answer_mb?: number;
   search_providers: SearchProvider[];
   lead: AgentModelSettings;
   sub_agents: AgentModelSettings;
@@ -85,7 +90,9 @@ export type SearchInput = Model<app.SearchInput>;
  * What the settings dialog saves (app.SettingsInput); empty api_key keeps the stored key.
  * `max_upload_mb` in MiB (1–1024; 0 = the default, 20). Left out: `search` and the agent
  * models keep the stored ones, `load_remote_images` is "ask", and the model-context and
- * tool fields (the conversation settings form adds them) keep theirs.
+ * tool fields (the conversation settings form adds them) keep theirs, and so do
+ * `model_idle_timeout_seconds` (5–3600 s) and `max_answer_mb` (1–64; 0 = the default for
+ * either) when left out.
  */
 export type SettingsInput = Omit<
   Model<app.SettingsInput>,
@@ -97,8 +104,15 @@ export type SettingsInput = Omit<
   | 'lead'
   | 'sub_agents'
   | 'load_remote_images'
+  | 'model_idle_timeout_seconds'
+  | 'max_answer_mb'
 > &
-  Partial<Pick<Model<app.SettingsInput>, 'context_window' | 'compact_at_percent' | 'tool_permissions' | 'permission_timeout_seconds'>> & {
+  Partial<
+    Pick<
+      Model<app.SettingsInput>,
+      'context_window' | 'compact_at_percent' | 'tool_permissions' | 'permission_timeout_seconds' | 'model_idle_timeout_seconds' | 'max_answer_mb'
+    >
+  > & {
     search?: SearchInput;
     lead?: AgentModelSettings;
     sub_agents?: AgentModelSettings;
@@ -155,6 +169,9 @@ function settings(v: unknown): Settings {
     max_upload_mb: n(x.max_upload_mb) > 0 ? n(x.max_upload_mb) : DEFAULT_MAX_UPLOAD_MB,
     data_dir: s(x.data_dir),
     language: typeof x.language === 'string' ? x.language : null,
+    // 0 from an older backend without the model call limits: the form shows the defaults.
+    model_idle_timeout_seconds: n(x.model_idle_timeout_seconds),
+    max_answer_mb: n(x.max_answer_mb),
   };
 }
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset } from '../api/settings';
-import { connectionText, presetOf, type AgentKind, type AgentMode, type AgentTexts } from '../settings-form';
+import { connectionText, MODEL_LIMITS, presetOf, type AgentKind, type AgentMode, type AgentTexts, type ModelLimitTexts } from '../settings-form';
 import { Spinner } from './icons';
 import './settings.css';
 
@@ -266,6 +266,63 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
         {num('max_tokens', t('agent.maxTokens'), 'max_tokens', t('agent.unset'), t('agent.perAnswer'))}
         {num('temperature', t('agent.temperature'), 'temperature', t('agent.unset'), '0–2')}
         {num('top_p', t('agent.topP'), 'top_p', t('agent.unset'), '0–1')}
+      </div>
+    </fieldset>
+  );
+}
+
+/** Props of ModelLimitFields. */
+export interface ModelLimitFieldsProps {
+  texts: ModelLimitTexts;
+  onChange: (t: ModelLimitTexts) => void;
+  /** Errors by the backend's field names ("model_idle_timeout_seconds", "max_answer_mb"). */
+  errors: Record<string, string | undefined>;
+  disabled: boolean;
+}
+
+/**
+ * The model call limits (issue 11): the idle timeout, in seconds, after which a call whose
+ * answer has started but stalled fails, and the largest answer, in MB. Empty fields use the
+ * defaults, shown as placeholders; each field's error (by the backend's field name) is shown
+ * under it. They apply from the next run.
+ */
+export function ModelLimitFields({ texts, onChange, errors, disabled }: ModelLimitFieldsProps) {
+  const { t } = useTranslation('settings');
+  const field = (key: keyof ModelLimitTexts, backendField: string, label: string, unit: string, hint: string, placeholder: number) => {
+    const e = errors[backendField];
+    return (
+      <label className="field agent-num">
+        <span className="label">{label}</span>
+        <span className="num-unit">
+          <input
+            className="input"
+            inputMode="numeric"
+            value={texts[key]}
+            placeholder={String(placeholder)}
+            aria-label={label}
+            aria-invalid={Boolean(e)}
+            aria-describedby={e ? `err-${backendField}` : undefined}
+            onChange={(ev) => onChange({ ...texts, [key]: ev.target.value })}
+          />
+          <span className="muted">{unit}</span>
+        </span>
+        <span className="hint">{hint}</span>
+        {e ? (
+          <p className="field-error" id={`err-${backendField}`} role="alert">
+            {e}
+          </p>
+        ) : null}
+      </label>
+    );
+  };
+  const L = MODEL_LIMITS;
+  return (
+    <fieldset disabled={disabled} className="agent-model model-limits">
+      <legend>{t('limits.legend')}</legend>
+      <p className="hint tools-intro">{t('limits.intro')}</p>
+      <div className="agent-grid">
+        {field('idle', 'model_idle_timeout_seconds', t('limits.idle'), t('limits.idleUnit'), t('limits.idleHint', { default: L.idle.default }), L.idle.default)}
+        {field('answer', 'max_answer_mb', t('limits.answer'), t('limits.answerUnit'), t('limits.answerHint', { default: L.answer.default }), L.answer.default)}
       </div>
     </fieldset>
   );

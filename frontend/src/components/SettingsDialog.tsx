@@ -6,17 +6,20 @@ import {
   agentTexts,
   EMPTY_AGENT_TEXTS,
   MAX_UPLOAD_MB_LIMIT,
+  modelLimitTexts,
   parseAgentTexts,
+  parseModelLimits,
   parseUploadLimit,
   searchInputOf,
   setByNote,
   type AgentTexts,
+  type ModelLimitTexts,
   type SearchForm,
 } from '../settings-form';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
 import { useConversationSettingsForm } from './ConversationSettings';
-import { AgentModelFields, useModelList, usePresets } from './ModelSettings';
+import { AgentModelFields, ModelLimitFields, useModelList, usePresets } from './ModelSettings';
 import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './SettingsSections';
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
@@ -38,13 +41,15 @@ export type SettingsField =
   | 'tool_call_mode'
   | 'searxng_url'
   | 'max_upload_mb'
+  | 'model_idle_timeout_seconds'
+  | 'max_answer_mb'
   | `${'lead' | 'sub_agents'}.${(typeof AGENT_FIELDS)[number]}`
   | 'search.provider'
   | 'search.language'
   | 'search.keys'
   | `search.keys.${string}`;
 
-const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb'] as const;
+const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb'] as const;
 
 /** Reports whether `name` is a field the dialog shows errors for (see SettingsField). */
 export function isSettingsField(name: string): name is SettingsField {
@@ -86,6 +91,8 @@ export interface ExtraForm {
   lead: AgentTexts;
   sub: AgentTexts;
   search: SearchForm;
+  /** The model call limits as typed; left out, the stored ones are kept. */
+  limits?: ModelLimitTexts;
 }
 
 /** The extra form for stored settings: their agents' fields and search choice, no key typed. */
@@ -94,6 +101,7 @@ export function extraFormOf(s: Settings): ExtraForm {
     lead: agentTexts(s.lead),
     sub: agentTexts(s.sub_agents),
     search: { provider: s.search.provider, keys: {}, clear: [], language: s.search.language },
+    limits: modelLimitTexts(s),
   };
 }
 
@@ -112,10 +120,11 @@ export function buildSettingsInput(
   if (limit === null) errors.max_upload_mb = i18n.t('settings:validation.uploadLimit', { max: MAX_UPLOAD_MB_LIMIT });
   const lead = parseAgentTexts('lead', extra.lead);
   const sub = parseAgentTexts('sub_agents', extra.sub);
-  Object.assign(errors, lead.errors, sub.errors);
+  const limits = extra.limits ? parseModelLimits(extra.limits) : null;
+  Object.assign(errors, lead.errors, sub.errors, limits?.errors);
   if (Object.keys(errors).length > 0 || limit === null) return { input: null, errors };
   return {
-    input: { ...base, max_upload_mb: limit, search: searchInputOf(extra.search), lead: lead.value, sub_agents: sub.value },
+    input: { ...base, max_upload_mb: limit, search: searchInputOf(extra.search), lead: lead.value, sub_agents: sub.value, ...limits?.value },
     errors: null,
   };
 }
@@ -154,6 +163,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     lead: EMPTY_AGENT_TEXTS,
     sub: EMPTY_AGENT_TEXTS,
     search: { provider: 'duckduckgo', keys: {}, clear: [], language: '' },
+    limits: { idle: '', answer: '' },
   });
   // The upload limit as typed (validated on save; the backend accepts 1–1024).
   const [limitText, setLimitText] = useState(String(DEFAULT_MAX_UPLOAD_MB));
@@ -208,6 +218,10 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     setExtraForm((x) => ({ ...x, [which]: t }));
     const kind = which === 'lead' ? 'lead' : 'sub_agents';
     clearErrors(...AGENT_FIELDS.map((f) => `${kind}.${f}`));
+  };
+  const setLimits = (limits: ModelLimitTexts) => {
+    setExtraForm((x) => ({ ...x, limits }));
+    clearErrors('model_idle_timeout_seconds', 'max_answer_mb');
   };
   const setSearch = (search: SearchForm) => {
     setExtraForm((x) => ({ ...x, search }));
@@ -265,7 +279,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
   const errorMap: Record<string, string | undefined> = error?.fields ?? {};
   const kit: FieldKit = { set, fieldError, invalid, locked, lockNote, disabled: loaded === null };
 
-  return { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setBy, errorMap };
+  return { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setLimits, setBy, errorMap };
 }
 
 /**
@@ -279,7 +293,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
  */
 export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const { t } = useTranslation('settings');
-  const { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setBy, errorMap } = useSettingsForm(onSaved);
+  const { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setLimits, setBy, errorMap } = useSettingsForm(onSaved);
   return (
     <Modal
       title={t('title')}
@@ -339,6 +353,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           errors={errorMap}
           disabled={loaded === null}
         />
+        <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
         {loaded !== null && loaded.search_providers.length > 0 ? (
           <SearchSettings
             providers={loaded.search_providers}
