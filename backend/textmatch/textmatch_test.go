@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
@@ -348,5 +349,60 @@ func TestRepetitiveTextIsAmbiguousNotTimeout(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplaceConcurrent runs Replace from four goroutines at once on documents of
+// different sizes and layers, so that normalize's pooled slices pass between calls, and
+// checks that every answer equals the one computed alone first. A slice handed back while
+// still in use shows up here (and under -race).
+func TestReplaceConcurrent(t *testing.T) {
+	type replaceCase struct{ content, old string }
+	var cases []replaceCase
+	for i, size := range []int{3 << 10, 40 << 10, 120 << 10} {
+		doc := strings.ReplaceAll(benchDoc(size, uint64(20+i)), " data ", " “data” ")
+		mid := strings.Index(doc[len(doc)/2:], "“data”") + len(doc)/2
+		mid = strings.LastIndex(doc[:mid], "\n") + 1
+		line := doc[mid : mid+strings.Index(doc[mid:], "\n")]
+		cases = append(cases,
+			replaceCase{doc, withTypos(doc[mid:mid+600], 4)},                                     // Layer 2
+			replaceCase{doc, strings.NewReplacer("“", "\"", "”", "\"").Replace(line) + "  \r\n"}, // Layer 1
+			replaceCase{doc, "no such text anywhere in the document, not even close"},            // not found
+		)
+	}
+	type answer struct {
+		res Result
+		err string
+	}
+	run := func(c replaceCase) answer {
+		res, err := Replace(context.Background(), c.content, c.old, "NEW")
+		if err != nil {
+			return answer{res, err.Error()}
+		}
+		return answer{res, ""}
+	}
+	want := make([]answer, len(cases))
+	for i, c := range cases {
+		want[i] = run(c)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 12 {
+				i := (g + n) % len(cases)
+				if got := run(cases[i]); got != want[i] {
+					errs <- fmt.Sprintf("goroutine %d, case %d: %+v; alone %+v", g, i, got.err, want[i].err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
