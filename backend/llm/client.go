@@ -348,7 +348,7 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 			}
 			return a.response(creq.Model), a.delivered, nil
 		}
-		if guard != nil && guard.notStream() {
+		if guard != nil && guard.notStream() && !strings.HasPrefix(strings.ToLower(contentType), "text/event-stream") {
 			return Response{}, false, c.notStreamFailure(status, contentType, guard.head)
 		}
 		return Response{}, a.delivered, c.streamFailure(err)

@@ -46,9 +46,9 @@ var (
 	// silently. It is a kind of empty answer (errors.Is(err, ErrEmptyAnswer) and
 	// ErrUnavailable are true for it as well), retried like one.
 	ErrNoChoices = fmt.Errorf("llm: no choices: %w", ErrEmptyAnswer)
-	// ErrNotStream: the endpoint answered 2xx with a body that has no "data:" line at
-	// all (a whole JSON chat.completion, an HTML page), not the server-sent event stream
-	// that was asked for: it ignores "stream": true, or the base URL is not an
+	// ErrNotStream: the endpoint answered 2xx, without Content-Type text/event-stream,
+	// with a body that has neither a "data:" line nor an SSE comment (a whole JSON
+	// chat.completion, an HTML page), not the server-sent event stream that was asked for: it ignores "stream": true, or the base URL is not an
 	// OpenAI-compatible API root. Retrying cannot help, so it is a kind of rejection:
 	// errors.Is(err, ErrRejected) is true for it as well. The error quotes the body's start.
 	ErrNotStream = fmt.Errorf("llm: not an event stream: %w", ErrRejected)

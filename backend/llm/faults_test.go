@@ -74,6 +74,18 @@ func TestStreamNoChoicesAndNotStream(t *testing.T) {
 			wantText: fmt.Sprintf(notStream, "text/html", "<html> <body>Sign in to the Wi-Fi</body> </html>"),
 		},
 		{
+			name: "keep-alive comments, then the connection ends: a broken stream", contentType: "application/json",
+			body:   ": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n",
+			wantIs: []error{llm.ErrStreamBroken, llm.ErrUnavailable}, wantNotIs: []error{llm.ErrNotStream}, wantCalls: 3, wantSleeps: twoSleeps,
+			wantText: "stream broken after 3 tries: stream ended without [DONE] or finish_reason",
+		},
+		{
+			name: "junk under text/event-stream: a broken stream", contentType: "text/event-stream; charset=utf-8",
+			body:   "hello\n\n",
+			wantIs: []error{llm.ErrStreamBroken, llm.ErrUnavailable}, wantNotIs: []error{llm.ErrNotStream}, wantCalls: 3, wantSleeps: twoSleeps,
+			wantText: "stream broken after 3 tries",
+		},
+		{
 			name: "text without a Content-Type", body: "OK",
 			wantIs: []error{llm.ErrNotStream}, wantNotIs: []error{llm.ErrUnavailable}, wantCalls: 1,
 			wantText: "(Content-Type text/plain; charset=utf-8)", // net/http sniffs it

@@ -161,15 +161,17 @@ type bodyGuard struct {
 	prefix                      []byte // first non-space bytes of an undecided line
 	err                         error
 	sawData                     bool   // a "data:" line has begun
+	sawComment                  bool   // an SSE comment line (": keep-alive") has begun
 	head                        []byte // the body's first headLen bytes, for notStreamFailure
 }
 
 // headLen is how much of a body's start bodyGuard keeps to quote in ErrNotStream.
 const headLen = 200
 
-// notStream reports whether the body so far has bytes but not a single "data:" line: it
-// is not a server-sent event stream.
-func (g *bodyGuard) notStream() bool { return g.total > 0 && !g.sawData }
+// notStream reports whether the body so far has bytes but neither a "data:" line nor an
+// SSE comment line (": keep-alive", as servers send while a model loads): it is not a
+// server-sent event stream.
+func (g *bodyGuard) notStream() bool { return g.total > 0 && !g.sawData && !g.sawComment }
 
 func newBodyGuard(rc io.ReadCloser, maxAnswer int64) *bodyGuard {
 	return &bodyGuard{ReadCloser: rc, maxTotal: wireFactor * maxAnswer,
@@ -233,6 +235,7 @@ func (g *bodyGuard) addToLine(seg []byte) error {
 			g.prefix = append(g.prefix, c)
 			if string(g.prefix) != "data:"[:len(g.prefix)] {
 				g.kind = lineOther
+				g.sawComment = g.sawComment || c == ':' && len(g.prefix) == 1
 				g.other += g.line // the whole line so far, this piece included
 				break
 			}
