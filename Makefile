@@ -133,4 +133,4 @@ wine-test: windows
 	scripts/wine-test.sh build/bin/artifactflow.exe
 
 clean:
-	rm -rf build/bin build/package frontend/dist/assets frontend/node_modules
+	rm -rf build/bin build/package frontend/dist/assets frontend/distgz/assets frontend/distgz/index.html.gz frontend/node_modules
