@@ -150,8 +150,10 @@ func ToAppError(err error) *AppError {
 		switch {
 		case st == http.StatusTooManyRequests:
 			ae = mk(CodeModelRateLimited, "The model endpoint is rate limiting requests: wait a moment and retry.")
+		case is(llm.ErrIdleTimeout):
+			ae = mk(CodeModelUnreachable, "The model stopped sending its answer for longer than the idle timeout: retry, or raise the timeout in Settings → Model call limits.")
 		case is(llm.ErrTimeout):
-			ae = mk(CodeModelUnreachable, "The model endpoint went silent for longer than the timeout: retry, or raise the idle timeout in Settings → Model.")
+			ae = mk(CodeModelUnreachable, "The model endpoint did not start answering in time: check that it is running, or retry.")
 		case st == 0 && !is(llm.ErrStreamBroken, llm.ErrEmptyAnswer):
 			ae = mk(CodeModelUnreachable, "The model endpoint could not be reached: check the base URL in Settings, or retry.")
 		}

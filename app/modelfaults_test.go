@@ -41,7 +41,9 @@ func TestModelFaultCodes(t *testing.T) {
 		message   string // a piece of the message; "" = any
 	}{
 		{"silent mid-stream", scripted(llmtest.Reply{Content: "a first piece", Hang: llmtest.HangMidStream}),
-			func(c *llm.Config) { c.IdleTimeout = 200 * time.Millisecond }, CodeModelUnreachable, true, "idle timeout in Settings"},
+			func(c *llm.Config) { c.IdleTimeout = 200 * time.Millisecond }, CodeModelUnreachable, true, "longer than the idle timeout"},
+		{"silent after the headers", scripted(llmtest.Reply{Content: "never sent", Hang: llmtest.HangAfterHeaders}),
+			func(c *llm.Config) { c.FirstByteTimeout = 200 * time.Millisecond }, CodeModelUnreachable, true, "did not start answering in time"},
 		{"answer over the cap", scripted(llmtest.Reply{Content: strings.Repeat("x", 4096)}),
 			func(c *llm.Config) { c.MaxAnswerBytes = 1024 }, CodeModelTooLarge, false, ""},
 		{"no choices", scripted(llmtest.Reply{NoChoices: true}), nil, CodeModelUnavailable, true, ""},

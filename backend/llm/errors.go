@@ -37,6 +37,10 @@ var (
 	// no byte for Config.IdleTimeout while streaming. The error says which. It is a kind of
 	// unavailability: errors.Is(err, ErrUnavailable) is true for it as well.
 	ErrTimeout = fmt.Errorf("llm: timed out: %w", ErrUnavailable)
+	// ErrIdleTimeout: the kind of ErrTimeout where the answer had started streaming and
+	// then no byte came for Config.IdleTimeout (the "model idle timeout" setting);
+	// errors.Is(err, ErrTimeout) and ErrUnavailable are true for it as well.
+	ErrIdleTimeout = fmt.Errorf("llm: idle timeout: %w", ErrTimeout)
 	// ErrEmptyAnswer: the last try's stream completed ([DONE]) without producing anything:
 	// no content, reasoning or tool call, and no finish_reason. It is a kind of
 	// unavailability: errors.Is(err, ErrUnavailable) is true for it as well.
@@ -164,7 +168,11 @@ func (f *failure) retryable() bool { return errors.Is(f.kind, ErrUnavailable) }
 // error or an error event assembled from junk lines.
 func limitFailure(tctx context.Context, guard *bodyGuard, err error) *failure {
 	if stall := (*stallError)(nil); errors.As(context.Cause(tctx), &stall) {
-		return &failure{kind: ErrTimeout, what: "timed out", msg: stall.msg}
+		kind := ErrTimeout
+		if stall.idle {
+			kind = ErrIdleTimeout
+		}
+		return &failure{kind: kind, what: "timed out", msg: stall.msg}
 	}
 	big := (*tooLargeError)(nil)
 	if guard != nil && errors.As(guard.tooLarge(), &big) || errors.As(err, &big) {

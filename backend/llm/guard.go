@@ -28,8 +28,13 @@ const (
 // maxToolCalls is the most tool calls one answer may hold.
 const maxToolCalls = 256
 
-// stallError is the cause a try's context is cancelled with when the watchdog fires.
-type stallError struct{ msg string }
+// stallError is the cause a try's context is cancelled with when the watchdog fires;
+// idle is set when the answer had started (IdleTimeout), not when the wait for headers or
+// the first byte ran out (FirstByteTimeout).
+type stallError struct {
+	msg  string
+	idle bool
+}
 
 func (e *stallError) Error() string { return e.msg }
 
@@ -73,7 +78,8 @@ func startWatchdog(cancel context.CancelCauseFunc, firstByte, idle time.Duration
 // fire cancels the try with a message naming the wait that ran out.
 func (w *watchdog) fire() {
 	var msg string
-	switch w.phase.Load() {
+	phase := w.phase.Load()
+	switch phase {
 	case phaseHeaders:
 		msg = fmt.Sprintf("no response headers within %s of sending the request (FirstByteTimeout)", w.firstByte)
 	case phaseFirstByte:
@@ -81,7 +87,7 @@ func (w *watchdog) fire() {
 	default:
 		msg = fmt.Sprintf("no data for %s (IdleTimeout)", w.idle)
 	}
-	w.cancel(&stallError{msg: msg})
+	w.cancel(&stallError{msg: msg, idle: phase == phaseStreaming})
 }
 
 // gotHeaders stops the header wait; the body's Reads arm the timer from now on.

@@ -76,6 +76,7 @@ func TestStreamTimeouts(t *testing.T) {
 		wantSleeps []time.Duration
 		wantResets int
 		wantErr    string // empty: success with good's content
+		idle       bool   // the error is ErrIdleTimeout (the answer had started)
 	}{
 		{
 			name:       "no response headers at all",
@@ -102,6 +103,7 @@ func TestStreamTimeouts(t *testing.T) {
 			wantSleeps: twoSleeps,
 			wantResets: 2, // the first piece was delivered by tries 1 and 2
 			wantErr:    "timed out after 3 tries: no data for 400ms (IdleTimeout)",
+			idle:       true,
 		},
 		{
 			name:    "with an HTTPClient of the caller's own",
@@ -137,8 +139,13 @@ func TestStreamTimeouts(t *testing.T) {
 					t.Fatalf("Stream = %+v, %v (deltas %q); want %q", resp, err, c.content.String(), good.Content)
 				}
 			} else {
-				checkErr(t, h.client, err, []error{llm.ErrTimeout, llm.ErrUnavailable},
-					[]error{llm.ErrRejected, llm.ErrTooLarge, context.DeadlineExceeded}, tt.wantErr)
+				is, notIs := []error{llm.ErrTimeout, llm.ErrUnavailable}, []error{llm.ErrRejected, llm.ErrTooLarge, context.DeadlineExceeded}
+				if tt.idle {
+					is = append(is, llm.ErrIdleTimeout)
+				} else {
+					notIs = append(notIs, llm.ErrIdleTimeout)
+				}
+				checkErr(t, h.client, err, is, notIs, tt.wantErr)
 			}
 			if srv.Calls() != tt.wantCalls || !reflect.DeepEqual(h.sleeps, tt.wantSleeps) || c.resets != tt.wantResets {
 				t.Errorf("%d calls, sleeps %v, %d resets; want %d, %v, %d",
