@@ -9,8 +9,11 @@
 // painted) after the newest exchange (the one holding LAST_QUESTION) is in the chat list.
 // backend is the time from the click to the end of the last /api/ response the page
 // asked for before the paint (the Go calls plus their HTTP round trips), render the rest.
+// settled is the time to the paint after the newest History page replaced the few exchanges
+// shown while it loaded (null if that did not happen within 10 s).
 // The first run warms the server and is not counted. Prints one JSON object:
-// {"runs":[{total,backend,render,exchanges,calls}], "total", "backend", "render"} (medians, ms).
+// {"runs":[{total,backend,render,exchanges,settled,settledExchanges,calls (every /api/ call after the click)}], "total",
+// "backend", "render", "settled"} (medians, ms).
 // With AF_CPUPROFILE=FILE, the last run's page is profiled (.cpuprofile, for DevTools).
 // Uses the system Chromium (CHROMIUM_PATH or /usr/bin/chromium) and frontend/'s playwright-core.
 import { createRequire } from 'node:module';
@@ -79,12 +82,32 @@ async function once(profile = '') {
         });
         await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
         const t1 = performance.now();
-        const calls = performance
+        // Settled: the newest History page has replaced the few exchanges shown while it
+        // loaded (their number changes), painted; null when that did not happen within 10 s.
+        const first = document.querySelectorAll('main.chat .exchange').length;
+        const settled = await new Promise((resolve) => {
+          const changed = () => document.querySelectorAll('main.chat .exchange').length !== first;
+          const done = () => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+          if (changed()) return done();
+          const timer = setTimeout(() => {
+            mo.disconnect();
+            resolve(null);
+          }, 10_000);
+          const mo = new MutationObserver(() => {
+            if (!changed()) return;
+            mo.disconnect();
+            clearTimeout(timer);
+            done();
+          });
+          mo.observe(document.body, { childList: true, subtree: true });
+        });
+        const all = performance
           .getEntriesByType('resource')
-          .filter((e) => e.name.includes('/api/') && e.startTime >= t0 && e.startTime <= t1)
+          .filter((e) => e.name.includes('/api/') && e.startTime >= t0)
           .map((e) => ({ call: e.name.replace(/^.*\/api\/(bind\/)?/, '').replace(/\?.*$/, ''), start: e.startTime - t0, end: e.responseEnd - t0 }));
+        const calls = all.filter((c) => c.end <= t1 - t0);
         const backend = Math.max(0, ...calls.map((c) => c.end));
-        return { total: t1 - t0, backend, render: t1 - t0 - backend, exchanges: document.querySelectorAll('main.chat .exchange').length, calls };
+        return { total: t1 - t0, backend, render: t1 - t0 - backend, exchanges: first, settled, settledExchanges: document.querySelectorAll('main.chat .exchange').length, calls: all };
       },
       { title, last },
     );
@@ -107,7 +130,16 @@ try {
   await once(); // warm-up
   const out = [];
   for (let i = 0; i < runs; i++) out.push(await once(i === runs - 1 ? (process.env.AF_CPUPROFILE ?? '') : ''));
-  console.log(JSON.stringify({ runs: out, total: median(out.map((r) => r.total)), backend: median(out.map((r) => r.backend)), render: median(out.map((r) => r.render)) }));
+  const settled = out.map((r) => r.settled).filter((x) => x !== null);
+  console.log(
+    JSON.stringify({
+      runs: out,
+      total: median(out.map((r) => r.total)),
+      backend: median(out.map((r) => r.backend)),
+      render: median(out.map((r) => r.render)),
+      settled: settled.length ? median(settled) : null,
+    }),
+  );
 } catch (e) {
   console.error(String(e?.stack ?? e));
   process.exitCode = 1;

@@ -568,6 +568,9 @@ type openFigures struct {
 	Total   float64 `json:"total"`
 	Backend float64 `json:"backend"`
 	Render  float64 `json:"render"`
+	// Settled is the median time to the paint after the newest History page replaced the
+	// few exchanges shown while it loaded; nil when no run saw that.
+	Settled *float64 `json:"settled"`
 	Runs    []struct {
 		Total     float64 `json:"total"`
 		Exchanges int     `json:"exchanges"`
@@ -583,7 +586,11 @@ func (o openFigures) note() string {
 	for _, r := range o.Runs {
 		ts = append(ts, strconv.FormatFloat(r.Total, 'f', 0, 64))
 	}
-	return fmt.Sprintf("runs %s ms; %d exchanges in the list at the paint", strings.Join(ts, ", "), o.Runs[len(o.Runs)-1].Exchanges)
+	n := fmt.Sprintf("runs %s ms; %d exchanges in the list at the paint", strings.Join(ts, ", "), o.Runs[len(o.Runs)-1].Exchanges)
+	if o.Settled != nil {
+		n += fmt.Sprintf("; newest History page painted at %.0f ms", *o.Settled)
+	}
+	return n
 }
 
 // parseOpen reads open.mjs's output: its last line is the JSON object of openFigures.

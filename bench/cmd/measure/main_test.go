@@ -95,7 +95,7 @@ func TestParseOpen(t *testing.T) {
 		wantErr        bool
 		notMeasuredErr bool
 	}{
-		{"figures", `{"runs":[{"total":120,"exchanges":3},{"total":140,"exchanges":13}],"total":130,"backend":40,"render":90}`, 130, 40, false, false},
+		{"figures", `{"runs":[{"total":120,"exchanges":3},{"total":140,"exchanges":13}],"total":130,"backend":40,"render":90,"settled":210.4}`, 130, 40, false, false},
 		{"after a warning", "(node:1) Warning: something\n" + `{"runs":[{"total":99,"exchanges":1}],"total":99,"backend":9,"render":90}` + "\n", 99, 9, false, false},
 		{"no JSON", "Error: browser closed\n", 0, 0, true, false},
 		{"no run", `{"runs":[],"total":0,"backend":0,"render":0}`, 0, 0, true, true},
@@ -112,7 +112,7 @@ func TestParseOpen(t *testing.T) {
 		})
 	}
 	o, _ := parseOpen([]byte(tests[0].out))
-	if got, want := o.note(), "runs 120, 140 ms; 13 exchanges in the list at the paint"; got != want {
+	if got, want := o.note(), "runs 120, 140 ms; 13 exchanges in the list at the paint; newest History page painted at 210 ms"; got != want {
 		t.Fatalf("note %q, want %q", got, want)
 	}
 }

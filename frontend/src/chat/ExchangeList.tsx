@@ -26,7 +26,7 @@ export interface ExchangeListProps {
   /** The scrolling element the list is in (the conversation's .chat-scroll). */
   scrollRef: RefObject<HTMLDivElement | null>;
   renderItem: (it: ChatItem) => ReactNode;
-  /** Called after every render of the list (the chat keeps following the end with it). */
+  /** Called after every render of the virtualized list (the chat keeps following the end with it). */
   afterRender?: () => void;
 }
 
@@ -120,7 +120,10 @@ export function ExchangeList({ items, scrollRef, renderItem, afterRender }: Exch
     // Only when find opens or closes (virtual flips); items are read for the index then.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [virtual]);
-  useLayoutEffect(() => afterRender?.());
+  // A plain list renders only with the chat, whose own layout effect follows the end.
+  useLayoutEffect(() => {
+    if (virtual) afterRender?.();
+  });
 
   if (!virtual) return items.map((it) => <Fragment key={it.key}>{renderItem(it)}</Fragment>);
   const last = items.length - 1;

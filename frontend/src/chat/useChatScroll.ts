@@ -104,7 +104,7 @@ export function useChatScroll(p: ChatScrollInput) {
    */
   const follow = useCallback(() => {
     const el = scrollRef.current;
-    if (el && anchor.current === null && stick.current && el.scrollTop !== el.scrollHeight) el.scrollTop = el.scrollHeight;
+    if (el && anchor.current === null && stick.current) el.scrollTop = el.scrollHeight;
   }, []);
   /** Follow the end again (the reader acted on the newest exchange). */
   const stickToBottom = useCallback(() => {
