@@ -117,12 +117,13 @@ func (f *fuzzyText) search(b *budget, fwd *matcher, kb, k int) (*fuzzyOutcome, b
 		return nil, false, err
 	}
 	buckets := make([][]int, kb+1)
-	closestEnd := -1
+	closestEnd := -1 // used only when kb = k
 	for e := 1; e <= n; e++ {
-		if !f.boundary(e) {
+		d := int(c[e])
+		if d > kb && kb < k || !f.boundary(e) {
 			continue
 		}
-		if d := int(c[e]); d <= kb {
+		if d <= kb {
 			buckets[d] = append(buckets[d], e)
 		}
 		if closestEnd < 0 || c[e] < c[closestEnd] {
