@@ -21,6 +21,7 @@ const JournalInterval = 100 * time.Millisecond
 type EventStore interface {
 	AppendEvents(ctx context.Context, evs ...events.Event) error
 	MaxSeq(ctx context.Context, conversationID string) (int64, error)
+	ListEvents(ctx context.Context, q store.EventQuery) ([]events.Event, error)
 }
 
 // emitter stamps events with the run's ids, the next per-conversation seq and the time,
@@ -102,9 +103,19 @@ func (e *emitter) emit(ctx context.Context, t events.Type, agentName string, dat
 	return ev
 }
 
+// retryAttempts bounds how often one sync mends and rewrites a batch the store refused
+// as ErrSeqTaken or ErrDuplicate before it gives up (the batch stays pending and the run
+// fails with the error).
+const retryAttempts = 3
+
 // sync writes every pending event in one transaction. A failed batch stays pending and is
-// tried again by the next sync; a batch the store reports as already stored (a commit that
-// landed although it returned an error) is dropped.
+// tried again by the next sync, with the events emitted since. When the store reports seqs
+// of the batch as already stored for this run's message (store.ErrDuplicate: an earlier
+// commit landed although it returned an error), the events it holds are dropped and the
+// rest written. A batch whose seqs another message's events hold (store.ErrSeqTaken: another
+// writer numbered from the same MaxSeq) is never dropped: it and every event pending after
+// it are renumbered after the conversation's MaxSeq and written again, so the journal keeps
+// every event of both writers (the sink has already had them under their first seqs).
 func (e *emitter) sync(ctx context.Context) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -115,8 +126,23 @@ func (e *emitter) sync(ctx context.Context) {
 	if len(batch) == 0 {
 		return
 	}
-	err := e.st.AppendEvents(context.WithoutCancel(ctx), batch...)
-	if err == nil || errors.Is(err, store.ErrDuplicate) {
+	wctx := context.WithoutCancel(ctx)
+	err := e.st.AppendEvents(wctx, batch...)
+	for try := 0; err != nil && try < retryAttempts; try++ {
+		switch {
+		case errors.Is(err, store.ErrSeqTaken):
+			err = e.renumber(wctx, batch)
+		case errors.Is(err, store.ErrDuplicate):
+			batch, err = e.unwritten(wctx, batch)
+		default:
+			try = retryAttempts // not ours to mend: keep the batch pending
+			continue
+		}
+		if err == nil && len(batch) > 0 {
+			err = e.st.AppendEvents(wctx, batch...)
+		}
+	}
+	if err == nil {
 		return
 	}
 	e.mu.Lock()
@@ -125,6 +151,49 @@ func (e *emitter) sync(ctx context.Context) {
 	if e.failure == nil {
 		e.failure = fmt.Errorf("engine: save events %d-%d: %w", batch[0].Seq, batch[len(batch)-1].Seq, err)
 	}
+}
+
+// renumber gives batch (taken from pending, not yet written) and the events pending after
+// it the seqs following the conversation's stored MaxSeq, in order, and moves the run's
+// counter past them. Called by sync with writeMu held.
+func (e *emitter) renumber(ctx context.Context, batch []events.Event) error {
+	top, err := e.st.MaxSeq(ctx, e.conversationID)
+	if err != nil {
+		return fmt.Errorf("engine: renumber events after another writer's: %w", err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range batch {
+		top++
+		batch[i].Seq = top
+	}
+	for i := range e.pending {
+		top++
+		e.pending[i].Seq = top
+	}
+	e.seq = max(e.seq, top)
+	return nil
+}
+
+// unwritten returns the events of batch (all of this run's message, in seq order) that
+// the store does not hold yet.
+func (e *emitter) unwritten(ctx context.Context, batch []events.Event) ([]events.Event, error) {
+	stored, err := e.st.ListEvents(ctx, store.EventQuery{ConversationID: e.conversationID, MessageID: e.messageID,
+		AfterSeq: batch[0].Seq - 1, BeforeSeq: batch[len(batch)-1].Seq + 1})
+	if err != nil {
+		return batch, fmt.Errorf("engine: find the events already saved: %w", err)
+	}
+	have := make(map[int64]bool, len(stored))
+	for _, ev := range stored {
+		have[ev.Seq] = true
+	}
+	rest := batch[:0:0]
+	for _, ev := range batch {
+		if !have[ev.Seq] {
+			rest = append(rest, ev)
+		}
+	}
+	return rest, nil
 }
 
 // close stops the writer and writes what is left. Safe to call more than once.

@@ -105,6 +105,10 @@ const (
 // DefaultPermissionTimeout is how long a confirm tool waits for the user by default.
 const DefaultPermissionTimeout = 2 * time.Minute
 
+// DefaultRunStaleAfter is Config.RunStaleAfter when unset: three of the app's default 2 s
+// heartbeat intervals, the bound after which its sweep counts a process as gone.
+const DefaultRunStaleAfter = 6 * time.Second
+
 // Config wires the engine. Store and Deps are required.
 type Config struct {
 	Store *store.DB
@@ -119,8 +123,14 @@ type Config struct {
 	// InstanceID names this process in messages.owner (see store.Heartbeat), so another
 	// process on the same data dir can tell a live run from one a crash left behind.
 	InstanceID string
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// RunStaleAfter is how old another instance's heartbeat may be for its running message
+	// in a conversation to count as a live run that makes Start refuse with ErrBusy (the
+	// cross-process half of one run per conversation, store.StartRun); older, it is the
+	// leftover of a process that stopped and is marked interrupted. 0 means
+	// DefaultRunStaleAfter; set it to the sweep's bound (3 heartbeat intervals).
+	RunStaleAfter time.Duration
+	Now           func() time.Time
+	Logger        *slog.Logger
 	// ErrorCode, when set, names a failed run's error with a stable code for its terminal
 	// error event (events.DataTerminal.Code; app.ErrorCode, issue 10 item 2). Nil leaves
 	// the code empty.
@@ -158,6 +168,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.RunStaleAfter <= 0 {
+		cfg.RunStaleAfter = DefaultRunStaleAfter
 	}
 	e := &Engine{cfg: cfg, agents: map[string]agent.Config{}, lead: cfg.Agents[0], runs: map[string]*Run{},
 		counters: map[string]*tokens.Counter{}}
@@ -258,8 +271,9 @@ var errStopped = errors.New("stopped by the user")
 // the run is registered (its metadata event written). The run stops when ctx is cancelled,
 // on Stop, or on Close. When the conversation's previous run has ended but its Stop hooks
 // are still running, Start waits for them (each is bounded by its timeout) or for ctx.
-// Errors: ErrEmptyMessage, ErrConversationNotFound, ErrBusy, ErrClosed, ctx's error,
-// store errors.
+// Errors: ErrEmptyMessage, ErrConversationNotFound, ErrBusy (also when another process's
+// run is live in the conversation: then it wraps a *store.RunLiveError too), ErrClosed,
+// ctx's error, store errors.
 func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	content := strings.TrimSpace(req.Content)
 	if content == "" {
@@ -340,9 +354,14 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		unregister()
 		e.wg.Done()
 	}
-	if err := st.AddMessage(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
-		Content: content, ThreadID: convID, Status: "running", CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID}); err != nil {
+	// Claim the conversation across processes too: another process's live run there makes
+	// this one refuse (its events would interleave with ours), a dead one's is interrupted.
+	if err := st.StartRun(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
+		Content: content, ThreadID: convID, CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID}, e.cfg.RunStaleAfter); err != nil {
 		release()
+		if errors.Is(err, store.ErrRunLive) {
+			return nil, fmt.Errorf("%w: %w", ErrBusy, err)
+		}
 		return nil, fmt.Errorf("engine: save message: %w", err)
 	}
 	em, err := newEmitter(ctx, st, e.cfg.Sink, convID, msgID, e.cfg.Now)

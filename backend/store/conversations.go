@@ -232,34 +232,7 @@ func (db *DB) AddMessage(ctx context.Context, m Message) error {
 		return err
 	}
 	t := now()
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE conversations SET active_branch = ?, updated_at = ? WHERE id = ?`,
-			m.ID, formatTime(t), m.ConversationID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return fmt.Errorf("conversation %q: %w", m.ConversationID, ErrNotFound)
-		}
-		if m.ParentID != "" {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE id = ? AND conversation_id = ?`,
-				m.ParentID, m.ConversationID).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				return fmt.Errorf("parent %q is not a message of conversation %q: %w", m.ParentID, m.ConversationID, ErrInvalid)
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, parent_id, content, thread_id,
-			graph_response, status, error, created_at, updated_at, metadata, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.ID, m.ConversationID, nullString(m.ParentID), m.Content, m.ThreadID, nullString(m.GraphResponse),
-			m.Status, nullString(m.Error), formatTime(timeOr(m.CreatedAt, t)), formatTime(timeOr(m.UpdatedAt, t)), meta,
-			nullString(m.Owner))
-		return err
-	})
+	err = db.inTx(ctx, func(tx *sql.Tx) error { return addMessageTx(ctx, tx, m, meta, t) })
 	if isUnique(err) {
 		return fmt.Errorf("store: add message %q: %w", m.ID, ErrDuplicate)
 	}
@@ -267,6 +240,37 @@ func (db *DB) AddMessage(ctx context.Context, m Message) error {
 		return fmt.Errorf("store: add message %q: %w", m.ID, err)
 	}
 	return nil
+}
+
+// addMessageTx is AddMessage's work inside tx: m's status is valid and meta is its
+// metadata as stored; t is now.
+func addMessageTx(ctx context.Context, tx *sql.Tx, m Message, meta any, t time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE conversations SET active_branch = ?, updated_at = ? WHERE id = ?`,
+		m.ID, formatTime(t), m.ConversationID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("conversation %q: %w", m.ConversationID, ErrNotFound)
+	}
+	if m.ParentID != "" {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE id = ? AND conversation_id = ?`,
+			m.ParentID, m.ConversationID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("parent %q is not a message of conversation %q: %w", m.ParentID, m.ConversationID, ErrInvalid)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, parent_id, content, thread_id,
+		graph_response, status, error, created_at, updated_at, metadata, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.ConversationID, nullString(m.ParentID), m.Content, m.ThreadID, nullString(m.GraphResponse),
+		m.Status, nullString(m.Error), formatTime(timeOr(m.CreatedAt, t)), formatTime(timeOr(m.UpdatedAt, t)), meta,
+		nullString(m.Owner))
+	return err
 }
 
 // GetMessage returns the message with the given id, or ErrNotFound.

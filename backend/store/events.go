@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,7 +33,9 @@ type EventQuery struct {
 //
 // Errors: an event with an empty conversation/message id or type, seq < 1, invalid JSON data,
 // or a type that is never persisted (llm_chunk, DESIGN.md "Events") → ErrInvalid; an unknown
-// conversation → ErrNotFound; a (conversation_id, seq) already stored → ErrDuplicate.
+// conversation → ErrNotFound; a (conversation_id, seq) already stored for the same message
+// (a batch that landed, retried) → ErrDuplicate; one stored for another message (another
+// writer numbered from the same MaxSeq) → ErrSeqTaken. Nothing is written on error.
 func (db *DB) AppendEvents(ctx context.Context, evs ...events.Event) error {
 	if len(evs) == 0 {
 		return nil
@@ -57,12 +60,17 @@ func (db *DB) AppendEvents(ctx context.Context, evs ...events.Event) error {
 			}
 			if _, err := stmt.ExecContext(ctx, ev.ConversationID, ev.MessageID, ev.Seq, string(ev.Type), ev.AgentName,
 				data, formatTime(timeOr(ev.CreatedAt, t))); err != nil {
+				if isUnique(err) {
+					return seqConflict(ctx, tx, ev, err)
+				}
 				return fmt.Errorf("seq %d: %w", ev.Seq, err)
 			}
 		}
 		return nil
 	})
 	switch {
+	case errors.Is(err, ErrSeqTaken):
+		return fmt.Errorf("store: append events to %q: %w", evs[0].ConversationID, err)
 	case isUnique(err):
 		return fmt.Errorf("store: append events to %q: %w: %w", evs[0].ConversationID, ErrDuplicate, err)
 	case isForeignKey(err):
@@ -156,4 +164,17 @@ func (db *DB) MaxSeq(ctx context.Context, conversationID string) (int64, error) 
 		return 0, fmt.Errorf("store: max event seq of %q: %w", conversationID, err)
 	}
 	return seq, nil
+}
+
+// seqConflict tells, after inserting ev hit a unique violation (err) inside tx, whether the
+// seq is held by another message's event (ErrSeqTaken) or by the same message's (err, which
+// AppendEvents reports as ErrDuplicate).
+func seqConflict(ctx context.Context, tx *sql.Tx, ev events.Event, err error) error {
+	var holder string
+	qerr := tx.QueryRowContext(ctx, `SELECT message_id FROM message_events WHERE conversation_id = ? AND seq = ?`,
+		ev.ConversationID, ev.Seq).Scan(&holder)
+	if qerr == nil && holder != ev.MessageID {
+		return fmt.Errorf("seq %d of message %q is held by message %q: %w", ev.Seq, ev.MessageID, holder, ErrSeqTaken)
+	}
+	return fmt.Errorf("seq %d: %w", ev.Seq, err)
 }

@@ -63,7 +63,7 @@ func (db *DB) InterruptOrphanedRuns(ctx context.Context, self string, staleBefor
 		t := formatTime(now())
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = ?, error = ?, updated_at = ? WHERE id = ?`,
-				StatusInterrupted, "the app stopped before this run finished", t, id); err != nil {
+				StatusInterrupted, interruptedReason, t, id); err != nil {
 				return err
 			}
 		}
