@@ -108,9 +108,19 @@ func normalize(b *budget, s string) (*normalized, error) {
 // rest with release.
 var bytePool, int32Pool sync.Pool
 
+// poisonPooled, set only by tests, makes getBytes and getInt32s fill a reused slice with
+// garbage, so that a slice handed back while still in use corrupts its user at once.
+var poisonPooled bool
+
 // getBytes returns an empty slice with room for n bytes, from bytePool if it has one.
 func getBytes(n int) []byte {
 	if p, ok := bytePool.Get().(*[]byte); ok && cap(*p) >= n {
+		if poisonPooled {
+			full := (*p)[:cap(*p)]
+			for i := range full {
+				full[i] = 0xFF
+			}
+		}
 		return (*p)[:0]
 	}
 	return make([]byte, 0, n)
@@ -119,6 +129,12 @@ func getBytes(n int) []byte {
 // getInt32s returns an empty slice with room for n int32s, from int32Pool if it has one.
 func getInt32s(n int) []int32 {
 	if p, ok := int32Pool.Get().(*[]int32); ok && cap(*p) >= n {
+		if poisonPooled {
+			full := (*p)[:cap(*p)]
+			for i := range full {
+				full[i] = -7
+			}
+		}
 		return (*p)[:0]
 	}
 	return make([]int32, 0, n)

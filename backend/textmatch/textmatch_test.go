@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -352,10 +353,11 @@ func TestRepetitiveTextIsAmbiguousNotTimeout(t *testing.T) {
 	}
 }
 
-// TestReplaceConcurrent runs Replace from four goroutines at once on documents of
-// different sizes and layers, so that normalize's pooled slices pass between calls, and
-// checks that every answer equals the one computed alone first. A slice handed back while
-// still in use shows up here (and under -race).
+// TestReplaceConcurrent runs Replace (without its time budget, which a loaded machine or
+// -race could exhaust) on documents of different sizes and layers, first alone, then
+// again with poisoned pools (a reused slice is filled with garbage), then from four
+// goroutines at once, so that pooled slices pass between calls; every answer must equal
+// the first. A slice handed back while still in use shows up here (and under -race).
 func TestReplaceConcurrent(t *testing.T) {
 	type replaceCase struct{ content, old string }
 	var cases []replaceCase
@@ -375,7 +377,7 @@ func TestReplaceConcurrent(t *testing.T) {
 		err string
 	}
 	run := func(c replaceCase) answer {
-		res, err := Replace(context.Background(), c.content, c.old, "NEW")
+		res, err := replace(context.Background(), c.content, c.old, "NEW", time.Hour) // no timeouts under -race
 		if err != nil {
 			return answer{res, err.Error()}
 		}
@@ -385,13 +387,20 @@ func TestReplaceConcurrent(t *testing.T) {
 	for i, c := range cases {
 		want[i] = run(c)
 	}
+	poisonPooled = true
+	defer func() { poisonPooled = false }()
+	for i, c := range cases {
+		if got := run(c); got != want[i] {
+			t.Fatalf("case %d with poisoned pools: %+v; without %+v", i, got.err, want[i].err)
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 4)
 	for g := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for n := range 12 {
+			for n := range 40 {
 				i := (g + n) % len(cases)
 				if got := run(cases[i]); got != want[i] {
 					errs <- fmt.Sprintf("goroutine %d, case %d: %+v; alone %+v", g, i, got.err, want[i].err)
