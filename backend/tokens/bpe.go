@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
-	tiktoken "github.com/pkoukk/tiktoken-go"
+	"github.com/dlclark/regexp2"
 )
 
 // The two BPE tables the counters use, compressed (1.5 MB instead of the 7 MB of
@@ -30,15 +31,9 @@ var (
 // errBadTable reports an embedded table that does not decode: a broken build.
 var errBadTable = errors.New("embedded BPE table is corrupt")
 
-// The special tokens and split patterns of tiktoken's encodings, as tiktoken-go v0.1.8
-// defines them (encoding.go); TestCountsMatchLibrary compares the counts with the library's.
+// The split patterns of tiktoken's encodings, as tiktoken-go v0.1.8 defines them
+// (encoding.go); TestCountsMatchLibrary compares the tokens with the library's.
 const (
-	endOfText   = "<|endoftext|>"
-	fimPrefix   = "<|fim_prefix|>"
-	fimMiddle   = "<|fim_middle|>"
-	fimSuffix   = "<|fim_suffix|>"
-	endOfPrompt = "<|endofprompt|>"
-
 	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
@@ -77,21 +72,30 @@ func ranks(gz []byte) (map[string]int, error) {
 	return m, nil
 }
 
-// newEncoding builds the tiktoken encoding name ("cl100k_base" or "o200k_base") from the
-// embedded tables, as tiktoken.GetEncoding would with tiktoken-go-loader's offline loader.
-func newEncoding(name string) (*tiktoken.Tiktoken, error) {
+// encoder is tiktoken's ordinary encoding (no special tokens) of one BPE table, as
+// pkoukk/tiktoken-go v0.1.8 does it (CoreBPE.encodeOrdinaryNative and bytePairMerge, MIT):
+// the split pattern cuts the text into pieces (matched on runes, so invalid UTF-8 is read
+// as U+FFFD as there), a piece in the table is one token, any other is merged pair by pair
+// in rank order. Unlike tiktoken-go's CoreBPE it keeps only the ranks (o200k: 8.6 MB of
+// heap instead of 22.5 MB with the decoder and the sorted token list, and built in a fifth
+// of the time). Safe for concurrent use.
+type encoder struct {
+	ranks map[string]int
+	split *regexp2.Regexp
+}
+
+// newEncoding builds the encoding name ("cl100k_base" or "o200k_base") from the embedded
+// tables. Errors: an unknown name, or errBadTable.
+func newEncoding(name string) (*encoder, error) {
 	var (
 		gz      []byte
 		pattern string
-		special map[string]int
 	)
 	switch name {
 	case "cl100k_base":
 		gz, pattern = cl100kGz, cl100kPattern
-		special = map[string]int{endOfText: 100257, fimPrefix: 100258, fimMiddle: 100259, fimSuffix: 100260, endOfPrompt: 100276}
 	case "o200k_base":
 		gz, pattern = o200kGz, o200kPattern
-		special = map[string]int{endOfText: 199999, endOfPrompt: 200018}
 	default:
 		return nil, fmt.Errorf("unknown encoding %q", name)
 	}
@@ -99,14 +103,68 @@ func newEncoding(name string) (*tiktoken.Tiktoken, error) {
 	if err != nil {
 		return nil, err
 	}
-	bpe, err := tiktoken.NewCoreBPE(r, special, pattern)
+	re, err := regexp2.Compile(pattern, regexp2.None)
 	if err != nil {
-		return nil, fmt.Errorf("build %s: %w", name, err)
+		return nil, fmt.Errorf("compile the split pattern of %s: %w", name, err)
 	}
-	set := make(map[string]any, len(special))
-	for k := range special {
-		set[k] = true
+	return &encoder{ranks: r, split: re}, nil
+}
+
+// EncodeOrdinary returns the tokens of text, special-token text included as ordinary text.
+func (e *encoder) EncodeOrdinary(text string) []int {
+	out := []int{}
+	runes := []rune(text)
+	m, _ := e.split.FindRunesMatch(runes)
+	for m != nil {
+		piece := string(runes[m.Index : m.Index+m.Length])
+		if tok, ok := e.ranks[piece]; ok {
+			out = append(out, tok)
+		} else {
+			out = e.bytePairEncode(out, []byte(piece))
+		}
+		m, _ = e.split.FindNextMatch(m)
 	}
-	enc := &tiktoken.Encoding{Name: name, PatStr: pattern, MergeableRanks: r, SpecialTokens: special}
-	return tiktoken.NewTiktoken(bpe, enc, set), nil
+	return out
+}
+
+// bytePairEncode appends the tokens of piece, merged pair by pair from the lowest rank.
+func (e *encoder) bytePairEncode(out []int, piece []byte) []int {
+	if len(piece) == 1 {
+		return append(out, e.ranks[string(piece)])
+	}
+	parts := make([][2]int, len(piece)+1) // start offset, rank of the pair starting there
+	for i := range parts {
+		parts[i] = [2]int{i, math.MaxInt}
+	}
+	rank := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := e.ranks[string(piece[parts[i][0]:parts[i+skip+2][0]])]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := 0; i < len(parts)-2; i++ {
+		parts[i][1] = rank(i, 0)
+	}
+	for len(parts) > 1 {
+		minRank, i := math.MaxInt, -1
+		for j := 0; j < len(parts)-1; j++ {
+			if parts[j][1] < minRank {
+				minRank, i = parts[j][1], j
+			}
+		}
+		if i < 0 {
+			break
+		}
+		parts[i][1] = rank(i, 1)
+		if i > 0 {
+			parts[i-1][1] = rank(i-1, 1)
+		}
+		parts = append(parts[:i+1], parts[i+2:]...)
+	}
+	for i := 0; i < len(parts)-1; i++ {
+		out = append(out, e.ranks[string(piece[parts[i][0]:parts[i+1][0]])])
+	}
+	return out
 }

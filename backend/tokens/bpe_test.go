@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"errors"
 	"maps"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -65,6 +67,28 @@ var librarySamples = []string{
 	"CamelCaseIdentifiers and snake_case_names and SHOUTING_CONSTANTS/paths/to/file.go\r\n",
 	"<|endoftext|> is ordinary text here, as are <|fim_prefix|> and <|endofprompt|>",
 	strings.Repeat("mixed 混合 テキスト ", 40),
+	"invalid UTF-8 \xff\xfe\xc3 and a cut rune \xe6\x9c",
+	strings.Repeat("a", 300) + strings.Repeat("ab", 150) + " Pneumonoultramicroscopicsilicovolcanoconiosis",
+	"x",
+	"   \n\n\n   \t\t  \r\n",
+	"12345678901234567890 3.14159 -42 1e10 0xDEADBEEF",
+}
+
+// randomSamples are deterministic random texts over an alphabet of scripts, digits,
+// punctuation, whitespace and stray bytes: pieces the table lacks, so merges are exercised.
+func randomSamples(n int) []string {
+	alphabet := []string{"a", "e", "Z", "q", "th", "ing", " ", "  ", "\n", "\t", "7", "42", ".", ",", "'s", "'LL",
+		"月", "球", "の", "カ", "한", "я", "Ж", "ع", "न", "👍", "\u0301", "\xff", "{", "}", "\"", "/", "_", "-", "<|"}
+	r := rand.New(rand.NewPCG(11, 26))
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + r.IntN(120) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
 
 // TestCountsMatchLibrary: the encodings built from the embedded tables give the same tokens
@@ -85,7 +109,7 @@ func TestCountsMatchLibrary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range librarySamples {
+			for _, s := range append(librarySamples, randomSamples(300)...) {
 				want := lib.EncodeOrdinary(s)
 				if got := ours.EncodeOrdinary(s); !slices.Equal(got, want) {
 					t.Errorf("EncodeOrdinary(%.30q) = %v, the library gives %v", s, got, want)
@@ -95,6 +119,28 @@ func TestCountsMatchLibrary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEncoderHeap: an o200k encoder keeps its ranks and pattern only, not tiktoken-go's
+// decoder and sorted token list (22.5 MB with CoreBPE; 8.6 MB measured here).
+func TestEncoderHeap(t *testing.T) {
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	e, err := newEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := heap() - before
+	runtime.KeepAlive(e)
+	t.Logf("o200k encoder: %.1f MB of heap", float64(held)/1e6)
+	if held > 14e6 {
+		t.Fatalf("the o200k encoder holds %.1f MB of heap, want under 14 MB", float64(held)/1e6)
 	}
 }
 

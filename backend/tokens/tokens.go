@@ -1,7 +1,7 @@
 // Package tokens counts the tokens of a model request offline (issue 4, compaction):
 // tiktoken's cl100k and o200k BPE tables are compiled into the binary, compressed, and
-// decoded on the first counter for a model that needs them (pkoukk/tiktoken-go encodes; see
-// bpe.go), and every count is corrected by the prompt tokens the endpoint reports, because
+// decoded on the first counter for a model that needs them, then encoded as
+// pkoukk/tiktoken-go does (see bpe.go), and every count is corrected by the prompt tokens the endpoint reports, because
 // DeepSeek, Qwen or a local model tokenize differently from OpenAI.
 package tokens
 
@@ -11,8 +11,6 @@ import (
 	"hash/maphash"
 	"strings"
 	"sync"
-
-	tiktoken "github.com/pkoukk/tiktoken-go"
 
 	"artifactflow/backend/llm"
 )
@@ -24,7 +22,7 @@ const perMessage = 4
 var (
 	seed      = maphash.MakeSeed()
 	encMu     sync.Mutex
-	encodings = map[string]*tiktoken.Tiktoken{}
+	encodings = map[string]*encoder{}
 )
 
 // encodingFor returns the tiktoken encoding name for a model: o200k_base for OpenAI's
@@ -39,7 +37,7 @@ func encodingFor(model string) string {
 	return "cl100k_base"
 }
 
-func encoding(name string) (*tiktoken.Tiktoken, error) {
+func encoding(name string) (*encoder, error) {
 	encMu.Lock()
 	defer encMu.Unlock()
 	if e, ok := encodings[name]; ok {
@@ -56,7 +54,7 @@ func encoding(name string) (*tiktoken.Tiktoken, error) {
 // Counter estimates the prompt tokens of requests to one model. It is safe for concurrent
 // use. The zero value is not usable; call NewCounter.
 type Counter struct {
-	enc *tiktoken.Tiktoken
+	enc *encoder
 
 	mu    sync.Mutex
 	ratio float64        // reported / counted, smoothed; 1 until the endpoint reports usage
