@@ -21,7 +21,7 @@ import (
 func TestBrowserE2ELongConversation(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
-	if err := fixture.WriteDir(context.Background(), w.DataDir, fixture.TenThousandExchanges); err != nil {
+	if err := fixture.WriteDir(context.Background(), w.DataDir, fixture.TenThousandExchanges, fixture.Research); err != nil {
 		t.Fatal(err)
 	}
 	_, srv, hs := newBrowserServer(t, w, dist)

@@ -143,14 +143,17 @@ func main() {
 // bench/openconv/open.mjs in headless Chromium) with its backend and render parts, and the
 // Go calls' benchmark (BenchmarkOpenConversation10k).
 func measureOpen(bin string, add func(Row)) {
-	o, err := openConversation(bin, openRuns)
-	note := fmt.Sprintf("browser mode, headless Chromium, median of %d after a warm-up; %s", openRuns, o.note())
+	o, err := openConversation(bin, openRuns, fixture.Research)
+	note := fmt.Sprintf("625 research exchanges; browser mode, headless Chromium, median of %d after a warm-up; %s", openRuns, o.note())
 	add(row("open a 10,000-event conversation to first paint", o.Total, err, "ms", 300, note))
 	add(row("open a 10,000-event conversation: backend part (median)", o.Backend, err, "ms", 0, "click to the end of the last /api/ response before the paint"))
 	add(row("open a 10,000-event conversation: render part (median)", o.Render, err, "ms", 0, "the rest: React render, layout and paint"))
-	name, ns, allocs, err2 := goBench("./bench/fixture/", "^BenchmarkOpenConversation10k$", regexp.MustCompile(`^BenchmarkOpenConversation10k$`))
-	add(row("open a 10,000-event conversation, Go calls time (median of 5)", scale(ns, 1e-6), err2, "ms", 0, name+"; Get, newest History page of 200, artifact list"))
-	add(row("open a 10,000-event conversation, Go calls allocations (median of 5)", allocs, err2, "allocs", 0, name))
+	c, err := openConversation(bin, openRuns, fixture.Chat)
+	note = fmt.Sprintf("2,000 short exchanges, 40 in the newest History page: the list is virtualized at once; median of %d; %s", openRuns, c.note())
+	add(row("open a 10,000-event conversation of short exchanges to first paint", c.Total, err, "ms", 300, note))
+	name, ns, allocs, err := goBench("./bench/fixture/", "^BenchmarkOpenConversation10k$", regexp.MustCompile(`^BenchmarkOpenConversation10k$`))
+	add(row("open a 10,000-event conversation, Go calls time (median of 5)", scale(ns, 1e-6), err, "ms", 0, name+"; Get, newest History page of 200, artifact list"))
+	add(row("open a 10,000-event conversation, Go calls allocations (median of 5)", allocs, err, "allocs", 0, name))
 }
 
 func row(name string, v float64, err error, unit string, budget float64, note string) Row {
@@ -606,11 +609,12 @@ func parseOpen(out []byte) (openFigures, error) {
 	return o, nil
 }
 
-// openConversation writes the 10,000-event fixture conversation into a new data folder,
-// serves it with bin serve and runs bench/openconv/open.mjs on it (runs timed openings).
+// openConversation writes the 10,000-event fixture conversation of shape into a new data
+// folder, serves it with bin serve and runs bench/openconv/open.mjs on it (runs timed
+// openings).
 // Node, frontend/node_modules (playwright-core) and Chromium are needed; without them the
 // error wraps errNotMeasured.
-func openConversation(bin string, runs int) (openFigures, error) {
+func openConversation(bin string, runs int, shape fixture.Shape) (openFigures, error) {
 	if _, err := exec.LookPath("node"); err != nil {
 		return openFigures{}, fmt.Errorf("no node: %w", errNotMeasured)
 	}
@@ -631,7 +635,8 @@ func openConversation(bin string, runs int) (openFigures, error) {
 	dir := filepath.Join(home, "af-data")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := fixture.WriteDir(ctx, dir, fixture.TenThousandExchanges); err != nil {
+	n := fixture.Exchanges(shape)
+	if err := fixture.WriteDir(ctx, dir, n, shape); err != nil {
 		return openFigures{}, err
 	}
 	cmd := exec.Command(bin, "serve", "--data-dir", dir, "--addr", "127.0.0.1:0")
@@ -660,7 +665,7 @@ func openConversation(bin string, runs int) (openFigures, error) {
 	case <-time.After(30 * time.Second):
 		return openFigures{}, fmt.Errorf("serve printed no URL within 30 s: %w", errNotMeasured)
 	}
-	last := strings.SplitN(fixture.Question(fixture.TenThousandExchanges-1), ":", 2)[0] + ":"
+	last := strings.SplitN(fixture.Question(n-1), ":", 2)[0] + ":"
 	out, err := exec.CommandContext(ctx, "node", "bench/openconv/open.mjs", url, fixture.Title, last, strconv.Itoa(runs)).CombinedOutput()
 	if err != nil {
 		return openFigures{}, fmt.Errorf("node bench/openconv/open.mjs: %w: %s", err, oneLine(string(out), 300))
