@@ -92,12 +92,12 @@ var blobName = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // Names that are not SHA-256 hex are never touched. Failures are logged, not returned: the
 // conversation is already gone and a leftover blob only costs disk space.
 //
-// An upload of the same bytes into another conversation that runs between the in-use check
-// and the removal would lose its original (its text is already in the database); the
-// window is a few milliseconds of a user deleting one conversation while uploading the
-// same file to another.
+// The check and the removal hold c.blobMu, which uploads hold while they write or reuse an
+// original and store the artifact that names it; it locks the data dir's BlobLockFile too,
+// so an upload of the same bytes in another process (the window and `artifactflow ask`)
+// cannot reuse an original between the check and its removal either.
 func (c *Core) removeUnusedBlobs(ctx context.Context, blobs []string) {
-	c.blobMu.Lock() // an upload of the same file cannot slip between the check and the removal
+	c.blobMu.Lock() // an upload of the same file, in any process, cannot slip between the check and the removal
 	defer c.blobMu.Unlock()
 	inUse, err := c.db.BlobsInUse(ctx, blobs)
 	if err != nil {

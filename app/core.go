@@ -86,7 +86,7 @@ type Core struct {
 	// declaredSubs receive declared-artifact changes with their change-log seq.
 	declaredSubs map[int]func(string, declared.LoggedChange)
 
-	blobMu sync.Mutex // uploads writing blobs/ vs deletion removing unused ones
+	blobMu blobLock // uploads writing blobs/ vs deletion removing unused ones, across processes
 
 	instance  string        // this process in messages.owner and instances
 	beat      time.Duration // heartbeat interval
@@ -124,6 +124,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings,
 		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
 		stopBeat: make(chan struct{}), beatDone: make(chan struct{})}
+	c.blobMu.path, c.blobMu.log = filepath.Join(opts.DataDir, BlobLockFile), opts.Logger
 	if err := db.Heartbeat(ctx, c.instance, os.Getpid()); err != nil {
 		db.Close()
 		return nil, err
