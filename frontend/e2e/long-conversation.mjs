@@ -6,7 +6,9 @@
 // only a few exchanges are in the page while older pages still load at the top; "Jump to
 // latest" brings the newest back; Ctrl+F finds a question that is not rendered (every
 // loaded exchange renders while the bar is open) and Enter scrolls to it; after Esc the
-// list is windowed again. Saves /tmp/ui-long-*.png. Exits non-zero on the first failure.
+// list is windowed again; with AF_QUESTION, asking it while scrolled up scrolls to it and the
+// finished answer leaves the view at the end. Saves /tmp/ui-long-*.png. Exits non-zero on
+// the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];
@@ -114,6 +116,35 @@ await check('Ctrl+F finds a question that was not rendered, Enter shows it, Esc 
   await page.waitForFunction(() => document.querySelectorAll('main.chat .exchange').length <= 20);
   assert(await inView(target), `question ${String(target)} left the view when find closed`);
 });
+
+const ask = process.env.AF_QUESTION;
+if (ask) {
+  await check('sending while scrolled up scrolls to the new question, and the answer keeps the end in view', async () => {
+    await scroller.evaluate((el) => el.scrollTo(0, el.scrollHeight / 2));
+    await jump().waitFor();
+    await page.getByRole('textbox', { name: 'Research question' }).fill(ask);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((q) => {
+      const el = document.querySelector('.chat-scroll');
+      const x = [...document.querySelectorAll('main.chat .question')].find((e) => e.textContent?.includes(q));
+      if (!el || !x) return false;
+      const box = el.getBoundingClientRect();
+      const r = x.getBoundingClientRect();
+      return r.top >= box.top - 1 && r.top < box.bottom;
+    }, ask, { timeout: 15_000 });
+    const asked = page.locator('main.chat .exchange', { hasText: ask });
+    const quiet = (p) => p.then(() => true, () => false);
+    const done = await Promise.race([quiet(asked.locator('.figures').waitFor({ timeout: 120_000 })), quiet(page.locator('.error-box').waitFor({ timeout: 120_000 }))]);
+    assert(done, 'the run did not end within 120 s');
+    if (await page.locator('.error-box').count()) throw new Error(`the run failed: ${await page.locator('.error-box').first().textContent()}`);
+    await page.waitForFunction(() => {
+      const el = document.querySelector('.chat-scroll');
+      return el !== null && el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    }, undefined, { timeout: 10_000 });
+    assert((await page.locator('.exchange-slot').count()) > 0, 'the list is no longer virtualized');
+    await screenshot(page, 'long-send');
+  });
+}
 
 await check('no page errors', async () => {
   assert(errors.length === 0, `page errors:\n${errors.join('\n')}`);
