@@ -140,7 +140,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		return nil, err
 	}
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance,
-		ErrorCode: ErrorCode})
+		ErrorCode: ErrorCode, RunStaleAfter: 3 * c.beat}) // another process's run is live while sweep would not interrupt it
 	if err != nil {
 		db.Close()
 		return nil, err
