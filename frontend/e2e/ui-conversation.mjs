@@ -269,20 +269,36 @@ await check('scrolling to the top of a long conversation loads older events, no 
   const hist = () => calls('ConversationService', 'History').then((cs) => cs.filter((a) => a[0] === 'c-long').map((a) => a[1]));
   assert(JSON.stringify((await hist())[0]) === '{"limit":200,"latest":true}', `first History call ${JSON.stringify(await hist())}`);
   const scrollTop = () => page.locator('.chat-scroll').evaluate((el) => el.scrollTop);
-  await page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, 0));
-  await page.waitForFunction(() => document.querySelectorAll('.exchange').length === 40);
+  const toTop = () => page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, 0));
+  const question = (n) => page.locator('.question', { hasText: `Long question number ${String(n)}:` });
+  // Above 30 exchanges the list is virtualized (only those near the view are in the page),
+  // so each older page is awaited by the exchange next to the one that was at the top.
+  await toTop();
+  await question(40).waitFor();
   assert((await scrollTop()) > 200, 'the view jumped to the top after older messages loaded');
-  await page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, 0));
-  await page.waitForFunction(() => document.querySelectorAll('.exchange').length === 60);
-  await page.locator('.chat-scroll').evaluate((el) => el.scrollTo(0, 0));
-  await page.locator('.question', { hasText: 'Long question number 1:' }).waitFor();
+  // The exchange that was at the top (question 41) stays where the reader saw it.
+  const q41 = await question(41).evaluate((q) => {
+    const box = q.closest('.chat-scroll').getBoundingClientRect();
+    return q.getBoundingClientRect().top - box.top;
+  });
+  assert(q41 >= -5 && q41 < 200, `question 41 is ${String(q41)} px from the top of the view after older messages loaded`);
+  await toTop();
+  await question(20).waitFor();
+  await toTop();
+  await question(1).waitFor();
   await page.locator('.history-more').waitFor({ state: 'detached' });
   const befores = (await hist()).filter((r) => r.before_seq).map((r) => r.before_seq);
   assert(JSON.stringify(befores) === '[401,201]', `before_seq cursors ${JSON.stringify(befores)}`);
+  // Find (Ctrl+F) renders every loaded exchange, so all 60 can be read in order.
+  await page.keyboard.press('Control+f');
+  await page.locator('.find-bar').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('.exchange').length === 60);
   const questions = await page.locator('.exchange .question').allTextContents();
   assert(questions.length === 60 && new Set(questions).size === 60, `questions: ${questions.length}, unique ${new Set(questions).size}`);
   const nums = questions.map((q) => Number(/number (\d+):/.exec(q)?.[1]));
   assert(nums.every((n, i) => n === i + 1), `questions out of order: ${nums.join(',')}`);
+  await page.keyboard.press('Escape');
+  await page.locator('.find-bar').waitFor({ state: 'detached' });
   await shot('history');
 });
 

@@ -28,6 +28,19 @@ export interface ExchangeListProps {
   renderItem: (it: ChatItem) => ReactNode;
   /** Called after every render of the virtualized list (the chat keeps following the end with it). */
   afterRender?: () => void;
+  /**
+   * Takes what the reader was looking at before older exchanges were put on top (see
+   * useChatScroll's requestOlder), once the first exchange is no longer firstKey; null when
+   * there is nothing to restore. The virtualized list restores it itself: the chat's own
+   * restore by distance from the bottom is wrong there, as unmeasured exchanges are estimates.
+   */
+  takeAnchor?: (firstKey: string) => ViewAnchor | null;
+}
+
+/** An exchange in view (its message id) and how far its top is from the scroller's top, in px. */
+export interface ViewAnchor {
+  id: string;
+  offset: number;
 }
 
 /** Whether the find bar (components/FindBar, rendered beside the chat in .app) is open. */
@@ -55,8 +68,8 @@ export function useFindOpen(scrollRef: RefObject<HTMLElement | null>, onChange?:
   return open;
 }
 
-/** The first exchange whose bottom is below the top of the scroller, and how far its top is from it. */
-function firstInView(scroller: HTMLElement): { id: string; offset: number } | null {
+/** The first exchange whose bottom is below the top of the scroller, and how far its top is from it (null: none rendered). */
+export function firstInView(scroller: HTMLElement): ViewAnchor | null {
   const top = scroller.getBoundingClientRect().top;
   for (const el of scroller.querySelectorAll<HTMLElement>('.exchange[data-message-id]')) {
     const r = el.getBoundingClientRect();
@@ -66,8 +79,11 @@ function firstInView(scroller: HTMLElement): { id: string; offset: number } | nu
 }
 
 /** The exchanges of the conversation, virtualized above VIRTUALIZE_ABOVE (see the file's comment). */
-export function ExchangeList({ items, scrollRef, renderItem, afterRender }: ExchangeListProps) {
-  const anchor = useRef<{ id: string; offset: number } | null>(null);
+export function ExchangeList({ items, scrollRef, renderItem, afterRender, takeAnchor }: ExchangeListProps) {
+  const anchor = useRef<ViewAnchor | null>(null);
+  // After older exchanges were put on top: the anchor still to be put exactly in place once
+  // its exchange is rendered, and how many more renders to wait for it.
+  const reveal = useRef<{ a: ViewAnchor; tries: number } | null>(null);
   const onFindChange = useCallback(() => {
     const el = scrollRef.current;
     anchor.current = el ? firstInView(el) : null;
@@ -120,6 +136,29 @@ export function ExchangeList({ items, scrollRef, renderItem, afterRender }: Exch
     // Only when find opens or closes (virtual flips); items are read for the index then.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [virtual]);
+  // Older exchanges put on top of a virtualized list: scroll to where the exchange the reader
+  // was looking at now starts (estimated), then, once it is rendered, put it exactly where
+  // it was. Runs before the chat's layout effect, which then finds no anchor of its own.
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!virtual || !el) return;
+    const a = takeAnchor?.(items[0]?.key ?? '') ?? null;
+    if (a !== null) {
+      const at = items.findIndex((it) => it.message?.id === a.id);
+      const start = at >= 0 ? v.getOffsetForIndex(at, 'start')?.[0] : undefined;
+      if (start !== undefined) {
+        el.scrollTop = start - a.offset;
+        reveal.current = { a, tries: 10 };
+      }
+    }
+    const r = reveal.current;
+    if (r === null) return;
+    const node = el.querySelector<HTMLElement>(`.exchange[data-message-id="${CSS.escape(r.a.id)}"]`);
+    if (node) {
+      el.scrollTop += node.getBoundingClientRect().top - el.getBoundingClientRect().top - r.a.offset;
+      reveal.current = null;
+    } else if (--r.tries <= 0) reveal.current = null;
+  });
   // A plain list renders only with the chat, whose own layout effect follows the end.
   useLayoutEffect(() => {
     if (virtual) afterRender?.();

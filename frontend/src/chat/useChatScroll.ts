@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type UIEvent } from 'react';
 import { askedAnew, nearBottom } from '../scroll';
+import { firstInView, type ViewAnchor } from './ExchangeList';
 
 /** What useChatScroll needs to know about the conversation. */
 export interface ChatScrollInput {
@@ -27,7 +28,9 @@ export function useChatScroll(p: ChatScrollInput) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const sentinelRef = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
-  const anchor = useRef<{ fromBottom: number; firstKey: string } | null>(null);
+  // What the reader looked at when older exchanges were requested: by distance from the
+  // bottom (a plain list) and by the exchange in view (a virtualized list, see takeAnchor).
+  const anchor = useRef<{ fromBottom: number; firstKey: string; view: ViewAnchor | null } | null>(null);
   const lastAsked = useRef(p.asked);
   const [atBottom, setAtBottom] = useState(true);
   const { asked, firstKey, loadingOlder, loadOlder, canLoadOlder, windowFirst } = p;
@@ -66,7 +69,7 @@ export function useChatScroll(p: ChatScrollInput) {
 
   const requestOlder = useCallback(() => {
     const el = scrollRef.current;
-    if (el) anchor.current = { fromBottom: el.scrollHeight - el.scrollTop, firstKey };
+    if (el) anchor.current = { fromBottom: el.scrollHeight - el.scrollTop, firstKey, view: firstInView(el) };
     loadOlder();
   }, [firstKey, loadOlder]);
 
@@ -106,9 +109,20 @@ export function useChatScroll(p: ChatScrollInput) {
     const el = scrollRef.current;
     if (el && anchor.current === null && stick.current) el.scrollTop = el.scrollHeight;
   }, []);
+  /**
+   * For a virtualized list: once older exchanges were put on top (the first key is no longer
+   * the one at the request), takes the exchange the reader was looking at and clears the
+   * anchor, so the list restores the view itself; else null.
+   */
+  const takeAnchor = useCallback((firstKeyNow: string): ViewAnchor | null => {
+    const a = anchor.current;
+    if (a === null || a.firstKey === firstKeyNow || a.view === null) return null;
+    anchor.current = null;
+    return a.view;
+  }, []);
   /** Follow the end again (the reader acted on the newest exchange). */
   const stickToBottom = useCallback(() => {
     stick.current = true;
   }, []);
-  return { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom, follow };
+  return { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom, follow, takeAnchor };
 }

@@ -87,7 +87,7 @@ export function ChatView(p: ChatViewProps) {
   const empty = cid === null && p.items.length === 0 && p.pendingQuestion === '';
   const { history, fallback, shownItems, hasOlder, runOf, revision } = useShownItems(cid, p.items, p.loading);
   const runningItem = [...shownItems].reverse().find((it) => (it.live?.status ?? it.message?.status) === 'running');
-  const { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom, follow } = useChatScroll({
+  const { scrollRef, sentinelRef, atBottom, onScroll, jumpToLatest, requestOlder, stickToBottom, follow, takeAnchor } = useChatScroll({
     conversationId: cid,
     asked: sendMarker(p.pendingQuestion, runningItem?.key),
     firstKey: shownItems[0]?.key ?? '',
@@ -132,6 +132,7 @@ export function ChatView(p: ChatViewProps) {
             items={shownItems}
             scrollRef={scrollRef}
             afterRender={follow}
+            takeAnchor={takeAnchor}
             renderItem={(it) => (
               <Exchange
                 conversationId={cid ?? ''}
