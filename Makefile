@@ -55,7 +55,7 @@ startup: build
 # bench/results.json and bench/results.md (over-budget rows flagged, not failed).
 .PHONY: bench
 bench: build
-	go run ./bench/cmd/measure -bin $(BIN) -window-bin $(WINDOW_BIN) -out bench
+	go run -tags sqlite_fts5 ./bench/cmd/measure -bin $(BIN) -window-bin $(WINDOW_BIN) -out bench
 
 deps:
 	@scripts/setup.sh run
