@@ -18,6 +18,7 @@ import (
 // tool arguments) runs under the run's context, so Stop during the count ends the run as
 // cancelled within half a second, without calling the model again.
 func TestStopWhileCounting(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	// 3.9 MB of random base64 (the slowest text to count, 1.5 to 2 MB/s) in the arguments
 	// of a call to an unknown tool, within the client's 4 MiB answer limit: the count takes
 	// about 2 s while the tool's result and the stored message stay small.

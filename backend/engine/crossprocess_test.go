@@ -251,6 +251,7 @@ func checkJournal(t *testing.T, db *store.DB, conv string, want map[string]event
 // stale (the sweep's definition of a dead process), the next run goes ahead and the
 // journal holds every event of both runs, numbered without gap or repeat.
 func TestRunBusyAcrossProcesses(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	tests := []struct {
 		name       string
 		command    string

@@ -223,6 +223,7 @@ func lastToolResult(req openai.ChatCompletionRequest, mode toolcall.Mode) string
 // declares nothing (strict validation in the declared store): a file: URL, two locations,
 // storage published, javascript: in the title or the url, nested metadata, no title.
 func TestRecordArtifactRefused(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	tests := []struct {
 		name, params string
 		fields       []string // the error starts with one of these fields and ": "

@@ -38,6 +38,7 @@ func lastStored(t *testing.T, db *store.DB, conv string) (events.Type, events.Da
 // terminal event reports the failed one: status error, flush_failed and the error text,
 // with the answer kept. The failure is a real SQLite error, from a trigger.
 func TestPartialFlushFailure(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	var leadCalls atomic.Int64
 	e, db, _, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
 		n := leadCalls.Add(1)

@@ -120,6 +120,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "artifacts": [{"ki
 // completes with its answer, and each failure is logged and recorded as a hook_result
 // event with ok false and the reason.
 func TestFailingHooksNeverBreakTheRun(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	dir := t.TempDir()
 	hk := config.Hooks{config.HookPostToolUse: {
 		{Name: "exits", Command: []string{hookScript(t, dir, "exit1", "echo 'quota exceeded' >&2; exit 1")}},
@@ -230,6 +231,7 @@ echo '{"hookSpecificOutput": {"artifacts": [{"title": "Run log", "url": "https:/
 // in the conversation waits for it instead of failing with ErrBusy, and Close kills a
 // hanging Stop hook instead of waiting for its timeout.
 func TestStopHooksOwnedByEngine(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	dir := t.TempDir()
 	slow := hookScript(t, dir, "slow-stop", "sleep 0.4")
 	w := newDeclaredWorld(t, toolcall.ModeNative, func(openai.ChatCompletionRequest, int) llmtest.Reply {

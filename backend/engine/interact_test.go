@@ -178,6 +178,7 @@ func TestInject(t *testing.T) {
 // TestPermission: a confirm tool waits for the user: approve runs it, deny and timeout
 // give the model an error and never run it, always_allow covers the rest of the run.
 func TestPermission(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	tests := []struct {
 		decision string // "" = no answer
 		searched bool
@@ -271,6 +272,7 @@ func TestPermission(t *testing.T) {
 // TestStopWithinOneSecond: Stop during a slow stream ends the run as cancelled within a
 // second, with the artifacts of the completed rounds flushed.
 func TestStopWithinOneSecond(t *testing.T) {
+	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	var leadCalls atomic.Int64
 	e, db, rec, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
 		if leadCalls.Add(1) == 1 {
