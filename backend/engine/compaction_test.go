@@ -36,7 +36,7 @@ func userHistory(t *testing.T, db *store.DB, conv string) []events.Event {
 }
 
 // compactionRequests splits the model's requests into compaction calls and the others.
-func compactionRequests(srv *llmtest.Server) (compactions, others []openai.ChatCompletionRequest) {
+func compactionRequests(srv modelLog) (compactions, others []openai.ChatCompletionRequest) {
 	for _, r := range srv.Requests() {
 		if isCompaction(r) {
 			compactions = append(compactions, r)
@@ -170,22 +170,23 @@ func TestCompactionBoundaryIsLastSuccess(t *testing.T) {
 		return strings.Repeat(word+" laser ranging measures the distance to the Moon. ", 300)
 	}
 	var leadCalls, compactions atomic.Int64
-	e, db, _, srv := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-		if isCompaction(req) {
-			if compactions.Add(1) == 1 {
-				return llmtest.Reply{Content: summaryText}
+	e, db, _, srv := newWireEngineWith(t, // compaction calls refused with HTTP 400
+		func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if isCompaction(req) {
+				if compactions.Add(1) == 1 {
+					return llmtest.Reply{Content: summaryText}
+				}
+				return llmtest.Reply{Status: 400, ErrorMessage: "context too long"}
 			}
-			return llmtest.Reply{Status: 400, ErrorMessage: "context too long"}
-		}
-		switch leadCalls.Add(1) {
-		case 1:
-			return call("create_artifact", `{"id":"notes","content_type":"markdown","title":"Notes","content":`+jsonString(big("Lunar"))+`}`)
-		case 3: // second run: grows past the threshold again; that compaction fails
-			return call("create_artifact", `{"id":"more","content_type":"markdown","title":"More","content":`+jsonString(big("Solar"))+`}`)
-		default:
-			return llmtest.Reply{Content: "answer"}
-		}
-	}, func(d *Deps) { d.ContextWindow = 3000 })
+			switch leadCalls.Add(1) {
+			case 1:
+				return call("create_artifact", `{"id":"notes","content_type":"markdown","title":"Notes","content":`+jsonString(big("Lunar"))+`}`)
+			case 3: // second run: grows past the threshold again; that compaction fails
+				return call("create_artifact", `{"id":"more","content_type":"markdown","title":"More","content":`+jsonString(big("Solar"))+`}`)
+			default:
+				return llmtest.Reply{Content: "answer"}
+			}
+		}, func(d *Deps) { d.ContextWindow = 3000 })
 	ctx := context.Background()
 	var conv string
 	for i, q := range []string{"Summarize the notes", "And the second part?", "Third question"} {

@@ -10,14 +10,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
-	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 	"artifactflow/backend/toolcall"
@@ -29,7 +27,7 @@ type declaredWorld struct {
 	e    *Engine
 	db   *store.DB
 	rec  *recorder
-	srv  *llmtest.Server
+	srv  modelLog
 	svc  *declared.Service
 	root string
 	log  *lockedBuffer
@@ -68,11 +66,8 @@ func newDeclaredWorld(t *testing.T, mode toolcall.Mode, h llmtest.Handler, hk co
 		return filepath.Join(w.root, "workspaces", conv), nil
 	}
 	w.svc = declared.New(db, declared.Options{Workspace: workspace})
-	w.srv = llmtest.NewServer(t, h)
-	model, err := llm.New(llm.Config{BaseURL: w.srv.URL(), Model: "m", RetryDelay: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	model := llmtest.NewFake(t, "m", h) // in memory: no declared test is about the wire
+	w.srv = model
 	w.e, err = New(Config{Store: db, Sink: w.rec.sink, Logger: slog.New(slog.NewTextHandler(w.log, nil)), Deps: func() (Deps, error) {
 		return Deps{Model: model, ModelName: "m", Mode: mode, Searcher: fakeSearch{}, Declared: w.svc, Workspace: workspace, Hooks: hk}, nil
 	}})

@@ -50,13 +50,38 @@ func (r *recorder) types() []events.Type {
 	return out
 }
 
-func newEngine(t testing.TB, h llmtest.Handler) (*Engine, *store.DB, *recorder, *llmtest.Server) {
+// modelLog is what a test reads back from the model its engine calls: the requests as the
+// endpoint decodes them, and their number. *llmtest.Fake and *llmtest.Server both are one.
+type modelLog interface {
+	Requests() []openai.ChatCompletionRequest
+	Calls() int
+}
+
+// newEngine returns an engine over a fresh database whose model answers with h in memory
+// (llmtest.Fake: the wire's request and reply shapes, no HTTP). Tests of what only the wire
+// does (HTTP statuses, broken or slow streams) use newWireEngine.
+func newEngine(t testing.TB, h llmtest.Handler) (*Engine, *store.DB, *recorder, modelLog) {
 	t.Helper()
 	return newEngineWith(t, h, nil)
 }
 
 // newEngineWith is newEngine with tune applied to every run's Deps.
-func newEngineWith(t testing.TB, h llmtest.Handler, tune func(*Deps)) (*Engine, *store.DB, *recorder, *llmtest.Server) {
+func newEngineWith(t testing.TB, h llmtest.Handler, tune func(*Deps)) (*Engine, *store.DB, *recorder, modelLog) {
+	t.Helper()
+	model := llmtest.NewFake(t, "m", h)
+	e, db, rec := newEngineModel(t, model, tune)
+	return e, db, rec, model
+}
+
+// newWireEngine is newEngine over HTTP: an llm.Client streaming from an llmtest.Server
+// answering with h, for tests of the model's wire (statuses, retries, broken streams).
+func newWireEngine(t testing.TB, h llmtest.Handler) (*Engine, *store.DB, *recorder, *llmtest.Server) {
+	t.Helper()
+	return newWireEngineWith(t, h, nil)
+}
+
+// newWireEngineWith is newWireEngine with tune applied to every run's Deps.
+func newWireEngineWith(t testing.TB, h llmtest.Handler, tune func(*Deps)) (*Engine, *store.DB, *recorder, *llmtest.Server) {
 	t.Helper()
 	srv := llmtest.NewServer(t, h)
 	model, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "m", RetryDelay: time.Millisecond})

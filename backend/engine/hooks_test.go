@@ -233,7 +233,7 @@ echo '{"hookSpecificOutput": {"artifacts": [{"title": "Run log", "url": "https:/
 func TestStopHooksOwnedByEngine(t *testing.T) {
 	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	dir := t.TempDir()
-	slow := hookScript(t, dir, "slow-stop", "sleep 0.4")
+	slow := hookScript(t, dir, "slow-stop", "sleep 0.2") // long beside the ms a Start takes
 	w := newDeclaredWorld(t, toolcall.ModeNative, func(openai.ChatCompletionRequest, int) llmtest.Reply {
 		return llmtest.Reply{Content: "answer"}
 	}, config.Hooks{config.HookStop: {{Command: []string{slow}}}})

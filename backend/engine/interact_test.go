@@ -58,22 +58,23 @@ func TestCompaction(t *testing.T) {
 		name := map[bool]string{false: "summary", true: "failed summary"}[fail]
 		t.Run(name, func(t *testing.T) {
 			var leadCalls atomic.Int64
-			e, db, _, srv := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-				if isCompaction(req) {
-					if fail {
-						return llmtest.Reply{Status: 400, ErrorMessage: "context too long"}
+			e, db, _, srv := newWireEngineWith(t, // the failed summary is an HTTP 400
+				func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+					if isCompaction(req) {
+						if fail {
+							return llmtest.Reply{Status: 400, ErrorMessage: "context too long"}
+						}
+						return llmtest.Reply{Content: summaryText}
 					}
-					return llmtest.Reply{Content: summaryText}
-				}
-				switch leadCalls.Add(1) {
-				case 1:
-					return call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":`+jsonString(plan)+`}`)
-				case 2:
-					return call("create_artifact", `{"id":"notes","content_type":"markdown","title":"Notes","content":`+jsonString(bigNotes)+`}`)
-				default:
-					return llmtest.Reply{Content: "answer"}
-				}
-			}, func(d *Deps) { d.ContextWindow = 3000 })
+					switch leadCalls.Add(1) {
+					case 1:
+						return call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":`+jsonString(plan)+`}`)
+					case 2:
+						return call("create_artifact", `{"id":"notes","content_type":"markdown","title":"Notes","content":`+jsonString(bigNotes)+`}`)
+					default:
+						return llmtest.Reply{Content: "answer"}
+					}
+				}, func(d *Deps) { d.ContextWindow = 3000 })
 			ctx := context.Background()
 			res, err := e.Ask(ctx, Request{Content: "Summarize the notes"})
 			if err != nil || res.Err != nil {
@@ -274,12 +275,13 @@ func TestPermission(t *testing.T) {
 func TestStopWithinOneSecond(t *testing.T) {
 	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	var leadCalls atomic.Int64
-	e, db, rec, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-		if leadCalls.Add(1) == 1 {
-			return call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":"- [ ] a"}`)
-		}
-		return llmtest.Reply{Content: strings.Repeat("slow words ", 200), ChunkSize: 5, Delay: 50 * time.Millisecond}
-	})
+	e, db, rec, _ := newWireEngine(t, // a reply slowed by Delay on the wire
+		func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if leadCalls.Add(1) == 1 {
+				return call("create_artifact", `{"id":"task_plan","content_type":"markdown","title":"Plan","content":"- [ ] a"}`)
+			}
+			return llmtest.Reply{Content: strings.Repeat("slow words ", 200), ChunkSize: 5, Delay: 50 * time.Millisecond}
+		})
 	r, err := e.Start(context.Background(), Request{Content: "q"})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -400,6 +401,34 @@ func (c *Client) chatRequest(req Request) (creq openai.ChatCompletionRequest, ze
 	}
 	zeros = applySampling(&creq, req.Sampling)
 	return creq, zeros, nil
+}
+
+// WireRequest returns the chat completion request Stream sends for req, as the endpoint
+// decodes it from the JSON body: model is the default when req.Model is empty, sampling
+// values of 0 are present, stream and include_usage are set. It lets a test double answer
+// in the wire's terms without a server (llmtest.Fake). Errors: ErrRejected (wrapped) for
+// a request Stream would refuse before sending it (no messages, a message without role).
+func WireRequest(model string, req Request) (openai.ChatCompletionRequest, error) {
+	creq, zeros, err := (&Client{model: model}).chatRequest(req)
+	if err != nil {
+		return openai.ChatCompletionRequest{}, err
+	}
+	body, err := json.Marshal(creq)
+	if err != nil {
+		return openai.ChatCompletionRequest{}, fmt.Errorf("llm: encode the request: %w", err)
+	}
+	r := &http.Request{Body: io.NopCloser(bytes.NewReader(body))}
+	if err := addZeroFields(r, zeros); err != nil {
+		return openai.ChatCompletionRequest{}, err
+	}
+	if body, err = io.ReadAll(r.Body); err != nil {
+		return openai.ChatCompletionRequest{}, fmt.Errorf("llm: read the request body: %w", err)
+	}
+	var out openai.ChatCompletionRequest
+	if err := json.Unmarshal(body, &out); err != nil {
+		return openai.ChatCompletionRequest{}, fmt.Errorf("llm: decode the request body: %w", err)
+	}
+	return out, nil
 }
 
 // applySampling sets the sampling fields of s that are set on creq and returns the names
