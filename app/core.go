@@ -89,6 +89,7 @@ type Core struct {
 	blobMu blobLock // uploads writing blobs/ vs deletion removing unused ones, across processes
 
 	instance  string        // this process in messages.owner and instances
+	lock      *instanceLock // this process's locked file in InstancesDir; nil if it could not be taken
 	beat      time.Duration // heartbeat interval
 	stopBeat  chan struct{}
 	beatDone  chan struct{}
@@ -140,10 +141,16 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		return nil, err
 	}
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance,
-		ErrorCode: ErrorCode, RunStaleAfter: 3 * c.beat}) // another process's run is live while sweep would not interrupt it
+		ErrorCode: ErrorCode, RunStaleAfter: 3 * c.beat, // another process's run is live while sweep would not interrupt it
+		OwnerProbe: ownerProbe(c.dataDir, c.instance)})
 	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	// Held until Close: while it is, other processes count this one's runs as live even
+	// when its heartbeats are late (InstancesDir). Without it they fall back to the beats.
+	if c.lock, err = holdInstanceLock(c.dataDir, c.instance); err != nil {
+		c.log.Warn("could not take this process's lock file; other processes will judge its runs by heartbeat alone", "err", err)
 	}
 	go c.heartbeat()
 	return c, nil
@@ -152,7 +159,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 // sweep marks runs interrupted whose process stopped beating (killed, crashed, or closed
 // without finishing them): no run survives its process (issue 4, crash safety).
 func (c *Core) sweep(ctx context.Context) error {
-	ids, err := c.db.InterruptOrphanedRuns(ctx, c.instance, time.Now().Add(-3*c.beat))
+	ids, err := c.db.InterruptOrphanedRuns(ctx, c.instance, time.Now().Add(-3*c.beat), ownerProbe(c.dataDir, c.instance))
 	if err != nil {
 		return err
 	}
@@ -195,6 +202,7 @@ func (c *Core) Close(ctx context.Context) error {
 		if rerr := c.db.RemoveInstance(context.WithoutCancel(ctx), c.instance); rerr != nil {
 			c.log.Warn("could not deregister this process", "err", rerr)
 		}
+		c.lock.release(c.log) // after the runs have released their conversations
 		err = errors.Join(err, c.db.Close())
 	})
 	return err

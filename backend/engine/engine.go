@@ -129,8 +129,13 @@ type Config struct {
 	// leftover of a process that stopped and is marked interrupted. 0 means
 	// DefaultRunStaleAfter; set it to the sweep's bound (3 heartbeat intervals).
 	RunStaleAfter time.Duration
-	Now           func() time.Time
-	Logger        *slog.Logger
+	// OwnerProbe, when set, tells whether another instance is alive from something other
+	// than its heartbeat (the app's per-process lock files, store.OwnerProbe): a process
+	// whose beats are late because another process held the database for a long write
+	// still counts as alive, and one whose lock is free as gone, whatever RunStaleAfter says.
+	OwnerProbe store.OwnerProbe
+	Now        func() time.Time
+	Logger     *slog.Logger
 	// ErrorCode, when set, names a failed run's error with a stable code for its terminal
 	// error event (events.DataTerminal.Code; app.ErrorCode, issue 10 item 2). Nil leaves
 	// the code empty.
@@ -356,16 +361,24 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	}
 	// Claim the conversation across processes too: another process's live run there makes
 	// this one refuse (its events would interleave with ours), a dead one's is interrupted.
+	// The claim holds until releaseClaim, after the run's Stop hooks and last event.
 	if err := st.StartRun(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
-		Content: content, ThreadID: convID, CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID}, e.cfg.RunStaleAfter); err != nil {
+		Content: content, ThreadID: convID, CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID},
+		store.Liveness{StaleAfter: e.cfg.RunStaleAfter, Probe: e.cfg.OwnerProbe}); err != nil {
 		release()
 		if errors.Is(err, store.ErrRunLive) {
 			return nil, fmt.Errorf("%w: %w", ErrBusy, err)
 		}
 		return nil, fmt.Errorf("engine: save message: %w", err)
 	}
-	em, err := newEmitter(ctx, st, e.cfg.Sink, convID, msgID, e.cfg.Now)
+	em, err := newEmitter(context.WithoutCancel(ctx), st, e.cfg.Sink, convID, msgID, e.cfg.Now)
 	if err != nil {
+		// The message is stored and claimed: end it and let the conversation go, or it
+		// would stay running, and held against other processes, for this process's life.
+		if ferr := st.FinishMessage(context.WithoutCancel(ctx), msgID, "", store.StatusError, err.Error()); ferr != nil {
+			e.cfg.Logger.Warn("could not end a run that failed to start", "message", msgID, "err", ferr)
+		}
+		e.releaseClaim(msgID)
 		release()
 		return nil, err
 	}
@@ -376,12 +389,26 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		defer e.wg.Done()
 		defer close(r.done) // after unregister: a caller woken by Done may start the next run
 		defer unregister()
+		defer e.releaseClaim(msgID) // after the last event is written, Stop hooks' included
 		defer em.close()
 		r.result = e.execute(runCtx, r, deps, em, parentID, content)
 		r.closeQueue()
 		e.runStopHooks(r, deps, em)
 	}()
 	return r, nil
+}
+
+// releaseClaim ends this process's claim on the conversation of message msgID
+// (store.ReleaseRun): other processes may start runs there from now on. A failure is
+// logged; the claim then lasts until this process ends (its lock file is released and the
+// next StartRun elsewhere finds it gone).
+func (e *Engine) releaseClaim(msgID string) {
+	// Not under e.base: Close cancels it, and the claim must still be released then.
+	ctx, cancel := context.WithTimeout(context.Background(), store.BusyTimeout+5*time.Second)
+	defer cancel()
+	if err := e.cfg.Store.ReleaseRun(ctx, msgID, e.cfg.InstanceID); err != nil {
+		e.cfg.Logger.Warn("could not release the run's claim on its conversation", "message", msgID, "err", err)
+	}
 }
 
 // Ask runs req to its end and returns the result; Result.Err tells why a run did not

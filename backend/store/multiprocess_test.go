@@ -174,7 +174,7 @@ func writeConversations(ctx context.Context, db *DB, prefix string, n int) error
 		if err := db.Heartbeat(ctx, prefix, os.Getpid()); err != nil {
 			return err
 		}
-		if _, err := db.InterruptOrphanedRuns(ctx, prefix, time.Unix(0, 0)); err != nil {
+		if _, err := db.InterruptOrphanedRuns(ctx, prefix, time.Unix(0, 0), nil); err != nil {
 			return err
 		}
 		if err := db.FinishMessage(ctx, id+"-m", "", StatusComplete, ""); err != nil {

@@ -33,28 +33,34 @@ func (db *DB) RemoveInstance(ctx context.Context, id string) error {
 }
 
 // InterruptOrphanedRuns sets status 'interrupted' on every running message whose owner is
-// not self and is unknown, has no owner, or last beat before staleBefore: runs of a
-// process that was killed or crashed. Live runs of another process on the same data dir
-// are left alone. It returns the ids it marked, oldest first, and deletes instances that
-// are stale.
-func (db *DB) InterruptOrphanedRuns(ctx context.Context, self string, staleBefore time.Time) ([]string, error) {
+// not self and has stopped: no owner, or probe (nil allowed) says the owner is dead, or
+// probe does not know it and it is unknown to the instances table or last beat before
+// staleBefore. Those are runs of a process that was killed or crashed; live runs of
+// another process on the same data dir are left alone, even when their beats are late
+// because a long write elsewhere held the database. It returns the ids it marked, oldest
+// first, and deletes instances that are stale and not known alive by probe.
+func (db *DB) InterruptOrphanedRuns(ctx context.Context, self string, staleBefore time.Time, probe OwnerProbe) ([]string, error) {
 	var ids []string
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		ids = nil
+		live := Liveness{StaleAfter: time.Nanosecond, Probe: probe} // any positive bound: the cutoff is stale itself
 		stale := formatTime(staleBefore)
-		rows, err := tx.QueryContext(ctx, `SELECT m.id FROM messages m
+		rows, err := tx.QueryContext(ctx, `SELECT m.id, COALESCE(m.owner, ''), COALESCE(i.heartbeat_at, '') FROM messages m
 			LEFT JOIN instances i ON i.id = m.owner
-			WHERE m.status = ? AND COALESCE(m.owner, '') != ? AND (i.id IS NULL OR i.heartbeat_at < ?)
-			ORDER BY m.created_at`, StatusRunning, self, stale)
+			WHERE m.status = ? AND COALESCE(m.owner, '') != ?
+			ORDER BY m.created_at`, StatusRunning, self)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var id, owner, beat string
+			if err := rows.Scan(&id, &owner, &beat); err != nil {
 				rows.Close()
 				return err
 			}
-			ids = append(ids, id)
+			if !live.alive(owner, beat, stale) {
+				ids = append(ids, id)
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -62,13 +68,39 @@ func (db *DB) InterruptOrphanedRuns(ctx context.Context, self string, staleBefor
 		}
 		t := formatTime(now())
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = ?, error = ?, updated_at = ? WHERE id = ?`,
+			if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = ?, error = ?, updated_at = ?, owner = NULL WHERE id = ?`,
 				StatusInterrupted, interruptedReason, t, id); err != nil {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM instances WHERE heartbeat_at < ? AND id != ?`, stale, self)
-		return err
+		rows, err = tx.QueryContext(ctx, `SELECT id FROM instances WHERE heartbeat_at < ? AND id != ?`, stale, self)
+		if err != nil {
+			return err
+		}
+		var gone []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			if probe != nil {
+				if alive, known := probe(id); known && alive {
+					continue
+				}
+			}
+			gone = append(gone, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range gone {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM instances WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: interrupt orphaned runs: %w", err)

@@ -49,23 +49,56 @@ func (e *RunLiveError) Error() string {
 // Unwrap returns ErrRunLive.
 func (e *RunLiveError) Unwrap() error { return ErrRunLive }
 
+// OwnerProbe tells whether the process whose instance id is owner is alive, from
+// something other than its heartbeat (the app's per-process lock files): known false
+// leaves the decision to the heartbeat. A heartbeat is a database write, so it cannot land
+// while another process holds the write lock (up to BusyTimeout), and a process whose
+// beats are late is not dead; the OS releases a dead process's file lock at once. It is
+// called inside write transactions: it must be quick and must not use the database.
+type OwnerProbe func(owner string) (alive, known bool)
+
+// Liveness is how StartRun tells another instance's live run from the leftover of a
+// process that stopped: Probe when it is set and knows the owner, else the owner's
+// heartbeat, fresh when at most StaleAfter old (StaleAfter <= 0 counts every heartbeat as
+// stale).
+type Liveness struct {
+	StaleAfter time.Duration
+	Probe      OwnerProbe
+}
+
+// alive decides for one owner with last beat beat (formatted, "" when the owner is not in
+// the instances table) against the cutoff fresh (formatted; beats at or after it are fresh).
+func (l Liveness) alive(owner, beat, fresh string) bool {
+	if owner == "" {
+		return false
+	}
+	if l.Probe != nil {
+		if alive, known := l.Probe(owner); known {
+			return alive
+		}
+	}
+	return beat != "" && l.StaleAfter > 0 && strings.Compare(beat, fresh) >= 0
+}
+
 // StartRun adds m, a run's user message, as AddMessage does (status running, owner
-// m.Owner), claiming its conversation across processes in the same IMMEDIATE transaction:
+// m.Owner), claiming its conversation across processes in the same IMMEDIATE transaction.
+// The claim is the message's owner: it holds from StartRun until ReleaseRun, which the
+// engine calls once the run and its Stop hooks have ended (after FinishMessage), so a run
+// whose hooks still write events holds its conversation too.
 //
-//   - A running message of the conversation owned by another instance whose heartbeat
-//     (Heartbeat) is at most staleAfter old is a live run: StartRun refuses with a
-//     *RunLiveError (errors.Is ErrRunLive) and writes nothing.
-//   - A running message with no owner, an owner unknown to the instances table (removed at
-//     shutdown or swept) or an owner whose heartbeat is older than staleAfter is the
-//     leftover of a process that stopped: it is marked interrupted, as
-//     InterruptOrphanedRuns would, and does not block.
-//   - Running messages owned by m.Owner itself are left to the caller (the engine keeps
-//     one run per conversation within a process).
+//   - A message of the conversation held by another instance (owner set, not m.Owner)
+//     that live says is alive makes StartRun refuse with a *RunLiveError (errors.Is
+//     ErrRunLive); nothing is written.
+//   - A held message whose owner has stopped (no owner, an owner unknown to the instances
+//     table or to live.Probe, a stale heartbeat) is released; if it is still running it is
+//     marked interrupted, as InterruptOrphanedRuns would.
+//   - Messages held by m.Owner itself are left to the caller (the engine keeps one run per
+//     conversation within a process).
 //
 // Two processes calling StartRun on one conversation at once are serialized by the write
-// lock: exactly one succeeds. staleAfter <= 0 counts every heartbeat as stale.
+// lock: exactly one succeeds. The staleness cutoff is taken once the lock is held.
 // Errors: those of AddMessage, and *RunLiveError.
-func (db *DB) StartRun(ctx context.Context, m Message, staleAfter time.Duration) error {
+func (db *DB) StartRun(ctx context.Context, m Message, live Liveness) error {
 	if err := requireIDs("start run", "id", m.ID, "conversation id", m.ConversationID); err != nil {
 		return err
 	}
@@ -74,55 +107,75 @@ func (db *DB) StartRun(ctx context.Context, m Message, staleAfter time.Duration)
 	if err != nil {
 		return err
 	}
-	t := now()
-	var live *RunLiveError
+	var busy *RunLiveError
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		fresh := formatTime(t.Add(-max(staleAfter, 0)))
-		rows, err := tx.QueryContext(ctx, `SELECT m.id, COALESCE(m.owner, ''), COALESCE(i.heartbeat_at, '')
+		busy = nil
+		t := now() // after BEGIN IMMEDIATE: a wait for the lock does not age the beats we read
+		fresh := formatTime(t.Add(-max(live.StaleAfter, 0)))
+		rows, err := tx.QueryContext(ctx, `SELECT m.id, m.status, COALESCE(m.owner, ''), COALESCE(i.heartbeat_at, '')
 			FROM messages m LEFT JOIN instances i ON i.id = m.owner
-			WHERE m.conversation_id = ? AND m.status = ? AND COALESCE(m.owner, '') != ?
-			ORDER BY m.created_at`, m.ConversationID, StatusRunning, m.Owner)
+			WHERE m.conversation_id = ? AND COALESCE(m.owner, '') != ?
+			AND (m.status = ? OR COALESCE(m.owner, '') != '')
+			ORDER BY m.created_at`, m.ConversationID, m.Owner, StatusRunning)
 		if err != nil {
 			return err
 		}
-		var orphans []string
+		type held struct{ id, status string }
+		var stopped []held
 		for rows.Next() {
-			var id, owner, beat string
-			if err := rows.Scan(&id, &owner, &beat); err != nil {
+			var id, status, owner, beat string
+			if err := rows.Scan(&id, &status, &owner, &beat); err != nil {
 				rows.Close()
 				return err
 			}
-			if owner != "" && beat != "" && staleAfter > 0 && strings.Compare(beat, fresh) >= 0 {
-				if live == nil {
-					at, _ := parseTime(sql.NullString{String: beat, Valid: true})
-					live = &RunLiveError{ConversationID: m.ConversationID, Run: LiveRun{MessageID: id, Owner: owner, HeartbeatAt: at}}
+			if live.alive(owner, beat, fresh) {
+				if busy == nil {
+					at, _ := parseTime(sql.NullString{String: beat, Valid: beat != ""})
+					busy = &RunLiveError{ConversationID: m.ConversationID, Run: LiveRun{MessageID: id, Owner: owner, HeartbeatAt: at}}
 				}
 				continue
 			}
-			orphans = append(orphans, id)
+			stopped = append(stopped, held{id, status})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if live != nil {
-			return live
+		if busy != nil {
+			return busy
 		}
-		for _, id := range orphans {
-			if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = ?, error = ?, updated_at = ? WHERE id = ? AND status = ?`,
-				StatusInterrupted, interruptedReason, formatTime(t), id, StatusRunning); err != nil {
+		for _, h := range stopped {
+			if h.status == StatusRunning {
+				if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = ?, error = ?, updated_at = ?, owner = NULL WHERE id = ? AND status = ?`,
+					StatusInterrupted, interruptedReason, formatTime(t), h.id, StatusRunning); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE messages SET owner = NULL WHERE id = ?`, h.id); err != nil {
 				return err
 			}
 		}
 		return addMessageTx(ctx, tx, m, meta, t)
 	})
 	switch {
-	case live != nil:
-		return live
+	case busy != nil:
+		return busy
 	case isUnique(err):
 		return fmt.Errorf("store: start run %q: %w", m.ID, ErrDuplicate)
 	case err != nil:
 		return fmt.Errorf("store: start run %q: %w", m.ID, err)
+	}
+	return nil
+}
+
+// ReleaseRun ends the claim StartRun took for message id on behalf of owner (see
+// StartRun): another instance may start a run in the conversation from now on. Call it
+// after the message's final status is stored and the run's last event (its Stop hooks'
+// included) is written. Releasing a message not held by owner does nothing.
+func (db *DB) ReleaseRun(ctx context.Context, id, owner string) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE messages SET owner = NULL WHERE id = ? AND owner = ?`, id, owner); err != nil {
+		return fmt.Errorf("store: release run %q: %w", id, err)
 	}
 	return nil
 }

@@ -31,9 +31,10 @@ func openPair(t *testing.T) (a, b *DB) {
 
 // TestStartRunClaimsConversationAcrossProcesses: instance A starting a run in conversation
 // c while c holds message "old" (added through the other *DB, B) is refused with ErrRunLive
-// exactly when "old" is running and owned by another instance whose heartbeat is fresh; a
-// run whose owner stopped (no owner, unknown owner, stale beat) is marked interrupted and
-// does not block.
+// exactly when "old" is held by another instance that is alive: running, or finished but
+// not yet released (its Stop hooks still write events), with a fresh heartbeat, or with
+// late beats while the owner's lock says it lives. A run whose owner stopped (no owner,
+// unknown owner, stale beat, a free lock) is marked interrupted and does not block.
 func TestStartRunClaimsConversationAcrossProcesses(t *testing.T) {
 	const staleAfter = time.Minute
 	tests := []struct {
@@ -42,16 +43,22 @@ func TestStartRunClaimsConversationAcrossProcesses(t *testing.T) {
 		oldStatus string
 		beat      string // "fresh", "stale" or "" (the owner never beat, or was removed)
 		oldConv   string // the old message's conversation; "" = c
+		released  bool   // B called ReleaseRun on the old message (its run and Stop hooks ended)
+		probe     string // what the owner's lock file says: "alive", "dead" or "" (unknown)
 		wantLive  bool
 		wantOld   string // the old message's status afterwards
 	}{
-		{"live run of another process", "B", StatusRunning, "fresh", "", true, StatusRunning},
-		{"owner's heartbeat is stale (crashed)", "B", StatusRunning, "stale", "", false, StatusInterrupted},
-		{"owner unknown (removed or swept)", "B", StatusRunning, "", "", false, StatusInterrupted},
-		{"no owner", "", StatusRunning, "", "", false, StatusInterrupted},
-		{"own earlier run is the engine's business", "A", StatusRunning, "fresh", "", false, StatusRunning},
-		{"finished run of a live process", "B", StatusComplete, "fresh", "", false, StatusComplete},
-		{"live run in another conversation", "B", StatusRunning, "fresh", "other", false, StatusRunning},
+		{"live run of another process", "B", StatusRunning, "fresh", "", false, "", true, StatusRunning},
+		{"owner's heartbeat is stale (crashed)", "B", StatusRunning, "stale", "", false, "", false, StatusInterrupted},
+		{"owner unknown (removed or swept)", "B", StatusRunning, "", "", false, "", false, StatusInterrupted},
+		{"no owner", "", StatusRunning, "", "", false, "", false, StatusInterrupted},
+		{"own earlier run is the engine's business", "A", StatusRunning, "fresh", "", false, "", false, StatusRunning},
+		{"finished and released run of a live process", "B", StatusComplete, "fresh", "", true, "", false, StatusComplete},
+		{"finished run whose Stop hooks still run", "B", StatusComplete, "fresh", "", false, "", true, StatusComplete},
+		{"finished, never released, owner stopped", "B", StatusComplete, "stale", "", false, "", false, StatusComplete},
+		{"live run in another conversation", "B", StatusRunning, "fresh", "other", false, "", false, StatusRunning},
+		{"late beats (a long write held the database), lock held", "B", StatusRunning, "stale", "", false, "alive", true, StatusRunning},
+		{"fresh beat but the lock is free (process gone)", "B", StatusRunning, "fresh", "", false, "dead", false, StatusInterrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,10 +87,21 @@ func TestStartRunClaimsConversationAcrossProcesses(t *testing.T) {
 			if err := b.AddMessage(ctx, Message{ID: "old", ConversationID: conv, Content: "q1", Status: tt.oldStatus, Owner: tt.oldOwner}); err != nil {
 				t.Fatal(err)
 			}
+			if tt.released {
+				if err := b.ReleaseRun(ctx, "old", tt.oldOwner); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := a.Heartbeat(ctx, "A", 1); err != nil {
 				t.Fatal(err)
 			}
-			err := a.StartRun(ctx, Message{ID: "new", ConversationID: "c", Content: "q2", Owner: "A"}, staleAfter)
+			live := Liveness{StaleAfter: staleAfter}
+			if tt.probe != "" {
+				live.Probe = func(owner string) (bool, bool) {
+					return owner == tt.oldOwner && tt.probe == "alive", owner == tt.oldOwner
+				}
+			}
+			err := a.StartRun(ctx, Message{ID: "new", ConversationID: "c", Content: "q2", Owner: "A"}, live)
 			if got := errors.Is(err, ErrRunLive); got != tt.wantLive {
 				t.Fatalf("StartRun: %v, want ErrRunLive %v", err, tt.wantLive)
 			}
@@ -133,7 +151,7 @@ func TestStartRunRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				err := db.StartRun(ctx, Message{ID: id + string(rune('0'+round)), ConversationID: "c", Content: "q", Owner: id}, time.Hour)
+				err := db.StartRun(ctx, Message{ID: id + string(rune('0'+round)), ConversationID: "c", Content: "q", Owner: id}, Liveness{StaleAfter: time.Hour})
 				mu.Lock()
 				errs[id] = err
 				mu.Unlock()
@@ -204,5 +222,43 @@ func TestAppendEventsSeqTaken(t *testing.T) {
 				t.Fatalf("%d events stored, want the first 2", len(got))
 			}
 		})
+	}
+}
+
+// TestInterruptOrphanedRunsAsksTheProbe: the sweep leaves a running message whose owner's
+// beats are late alone while the probe says the owner lives (a long write elsewhere held
+// the database), keeps that instance, and interrupts the run of an owner the probe knows is
+// dead even with a fresh beat.
+func TestInterruptOrphanedRunsAsksTheProbe(t *testing.T) {
+	ctx := context.Background()
+	a, b := openPair(t)
+	if err := b.CreateConversation(ctx, Conversation{ID: "c", Title: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"late", "gone"} {
+		if err := b.Heartbeat(ctx, id, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.AddMessage(ctx, Message{ID: "m-" + id, ConversationID: "c", Content: "q", Status: StatusRunning, Owner: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.sql.ExecContext(ctx, `UPDATE instances SET heartbeat_at = ? WHERE id = 'late'`, formatTime(now().Add(-time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	probe := func(owner string) (bool, bool) { return owner == "late", owner == "late" || owner == "gone" }
+	ids, err := a.InterruptOrphanedRuns(ctx, "A", now().Add(-time.Minute), probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 1 || ids[0] != "m-gone" {
+		t.Fatalf("interrupted %v, want [m-gone]", ids)
+	}
+	var n int
+	if err := a.sql.QueryRowContext(ctx, `SELECT count(*) FROM instances WHERE id = 'late'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("instance 'late' rows %d (%v), want it kept", n, err)
+	}
+	if m, err := a.GetMessage(ctx, "m-late"); err != nil || m.Status != StatusRunning {
+		t.Fatalf("m-late = %+v, %v; want still running", m, err)
 	}
 }

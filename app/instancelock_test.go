@@ -1,0 +1,114 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"artifactflow/app/internal/apptest"
+	"artifactflow/backend/engine"
+	"artifactflow/backend/llm/llmtest"
+	"artifactflow/backend/store"
+)
+
+// TestOwnerProbe: the probe says alive for this process and for an owner whose lock file
+// is held, dead for one whose file is there but free (and removes that file), and unknown
+// for an owner without a file or with an id that is not a plain name.
+func TestOwnerProbe(t *testing.T) {
+	dir := t.TempDir()
+	held, err := holdInstanceLock(dir, "held-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.release(slog.New(slog.DiscardHandler))
+	dead, err := holdInstanceLock(dir, "dead-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.f.Close() // the process died: the OS dropped its lock, the file stays
+	probe := ownerProbe(dir, "self-1")
+	tests := []struct {
+		owner        string
+		alive, known bool
+	}{
+		{"self-1", true, true},
+		{"held-1", true, true},
+		{"dead-1", false, true},
+		{"never-1", false, false},
+		{"../held-1", false, false},
+		{"", false, false},
+	}
+	for _, tt := range tests {
+		alive, known := probe(tt.owner)
+		if alive != tt.alive || known != tt.known {
+			t.Errorf("probe(%q) = %v, %v; want %v, %v", tt.owner, alive, known, tt.alive, tt.known)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, InstancesDir, "dead-1.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead owner's lock file is still there (%v)", err)
+	}
+	if _, err := os.Stat(held.path); err != nil {
+		t.Errorf("the live owner's lock file: %v", err)
+	}
+}
+
+// TestLateHeartbeatsKeepTheRunLive: two Cores on one data dir. While the window's run is
+// going, its heartbeat is made an hour old, as when another process held the database for
+// a long write and the beats could not land. The other Core's Send into that conversation
+// is still refused as busy and its sweep leaves the run running: the window's lock file
+// says it is alive. Judged by the heartbeat alone, the run was marked interrupted and a
+// second run started beside it. After Close the lock file is gone.
+func TestLateHeartbeatsKeepTheRunLive(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if apptest.LastUser(req) == "slow question" {
+				<-release
+			}
+			return llmtest.Reply{Content: "answer"}
+		}
+	})
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	window, ask := newCore(t, w), newCore(t, w)
+	res, err := (&ChatService{window}).Send(SendRequest{Content: "slow question"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	late := func() {
+		t.Helper()
+		if _, err := window.db.SQL().ExecContext(ctx, `UPDATE instances SET heartbeat_at = ? WHERE id = ?`,
+			time.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000000000Z07:00"), window.instance); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late()
+	if err := ask.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	late()
+	_, err = (&ChatService{ask}).Send(SendRequest{ConversationID: res.ConversationID, Content: "second question"})
+	if !errors.Is(err, engine.ErrBusy) {
+		t.Fatalf("Send while the other process's run goes on with late beats: %v, want busy", err)
+	}
+	if m, err := ask.db.GetMessage(ctx, res.MessageID); err != nil || m.Status != store.StatusRunning {
+		t.Fatalf("the window's run after the other's sweep and Send: %+v, %v; want running", m, err)
+	}
+	once.Do(func() { close(release) })
+	waitIdle(window, res.ConversationID)
+	lockPath := window.lock.path
+	if err := window.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lockPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file after Close: %v", err)
+	}
+}
