@@ -80,6 +80,18 @@ func TestStreamNoChoicesAndNotStream(t *testing.T) {
 			wantText: "stream broken after 3 tries: stream ended without [DONE] or finish_reason",
 		},
 		{
+			name: "event: and id: fields, then the connection ends: a broken stream", contentType: "application/octet-stream",
+			body:   "event: message\nid: 1\n\nretry: 3000\n\n",
+			wantIs: []error{llm.ErrStreamBroken, llm.ErrUnavailable}, wantNotIs: []error{llm.ErrNotStream}, wantCalls: 3, wantSleeps: twoSleeps,
+			wantText: "stream broken after 3 tries: stream ended without [DONE] or finish_reason",
+		},
+		{
+			name: "a page whose lines start like field names is not a stream", contentType: "text/plain",
+			body:   "events: none\nidle: yes\nretrying soon\n",
+			wantIs: []error{llm.ErrNotStream}, wantNotIs: []error{llm.ErrUnavailable}, wantCalls: 1,
+			wantText: "(Content-Type text/plain)",
+		},
+		{
 			name: "junk under text/event-stream: a broken stream", contentType: "text/event-stream; charset=utf-8",
 			body:   "hello\n\n",
 			wantIs: []error{llm.ErrStreamBroken, llm.ErrUnavailable}, wantNotIs: []error{llm.ErrNotStream}, wantCalls: 3, wantSleeps: twoSleeps,

@@ -167,21 +167,22 @@ type bodyGuard struct {
 	prefix                      []byte // first non-space bytes of an undecided line
 	err                         error
 	sawData                     bool   // a "data:" line has begun
-	sawComment                  bool   // an SSE comment line (": keep-alive") has begun
+	sawComment                  bool   // an SSE comment (": keep-alive") or event:/id:/retry: line has begun
 	head                        []byte // the body's first headLen bytes, for notStreamFailure
 }
 
 // headLen is how much of a body's start bodyGuard keeps to quote in ErrNotStream.
 const headLen = 200
 
-// notStream reports whether the body so far has bytes but neither a "data:" line nor an
-// SSE comment line (": keep-alive", as servers send while a model loads): it is not a
-// server-sent event stream.
+// notStream reports whether the body so far has bytes but neither a "data:" line nor
+// another line only an event stream has (a comment such as ": keep-alive", as servers send
+// while a model loads, or an "event:", "id:" or "retry:" field): it is not a server-sent
+// event stream.
 func (g *bodyGuard) notStream() bool { return g.total > 0 && !g.sawData && !g.sawComment }
 
 func newBodyGuard(rc io.ReadCloser, maxAnswer int64) *bodyGuard {
 	return &bodyGuard{ReadCloser: rc, maxTotal: wireFactor * maxAnswer,
-		maxLine: lineFactor*maxAnswer + lineSlack, maxOther: maxAnswer, prefix: make([]byte, 0, 5)}
+		maxLine: lineFactor*maxAnswer + lineSlack, maxOther: maxAnswer, prefix: make([]byte, 0, 6)}
 }
 
 func (g *bodyGuard) Read(p []byte) (int, error) {
@@ -239,22 +240,44 @@ func (g *bodyGuard) addToLine(seg []byte) error {
 				continue
 			}
 			g.prefix = append(g.prefix, c)
-			if string(g.prefix) != "data:"[:len(g.prefix)] {
-				g.kind = lineOther
-				g.sawComment = g.sawComment || c == ':' && len(g.prefix) == 1
-				g.other += g.line // the whole line so far, this piece included
-				break
-			}
-			if len(g.prefix) == len("data:") {
+			if string(g.prefix) == "data:" {
 				g.kind, g.sawData = lineData, true
 				break
 			}
+			field, partial := sseField(g.prefix)
+			if partial {
+				continue
+			}
+			g.kind = lineOther
+			// A comment (": keep-alive") or another SSE field ("event:", "id:", "retry:")
+			// shows an event stream as well as data does.
+			g.sawComment = g.sawComment || field || c == ':' && len(g.prefix) == 1
+			g.other += g.line // the whole line so far, this piece included
+			break
 		}
 	}
 	if g.other > g.maxOther {
 		return &tooLargeError{msg: fmt.Sprintf("the stream holds over %s of lines that are not data (comments, event names; MaxAnswerBytes)", byteSize(g.maxOther))}
 	}
 	return nil
+}
+
+// sseFields are the line starts of a server-sent event stream other than a comment.
+var sseFields = [...]string{"data:", "event:", "id:", "retry:"}
+
+// sseField reports whether prefix, the first bytes of a line, is a whole SSE field name
+// other than "data:" with its colon (field), or could still become one ("data:" included)
+// with more bytes (partial).
+func sseField(prefix []byte) (field, partial bool) {
+	for _, f := range sseFields {
+		switch {
+		case len(prefix) < len(f) && string(prefix) == f[:len(prefix)]:
+			partial = true
+		case f != "data:" && string(prefix) == f:
+			field = true
+		}
+	}
+	return field && !partial, partial
 }
 
 // byteSize formats n bytes for messages: "4 MiB", "64 KiB" or "1500 bytes".

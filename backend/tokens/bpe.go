@@ -128,6 +128,9 @@ func (e *encoder) EncodeOrdinary(text string) []int {
 }
 
 // bytePairEncode appends the tokens of piece, merged pair by pair from the lowest rank.
+// Its cost is quadratic in the piece's length (each merge rescans the parts), as
+// tiktoken's: callers pass segments of at most maxRun bytes (segment.go), which bounds it
+// on hostile runs such as a megabyte of '='.
 func (e *encoder) bytePairEncode(out []int, piece []byte) []int {
 	if len(piece) == 1 {
 		return append(out, e.ranks[string(piece)])
