@@ -149,6 +149,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	}
 	// Held until Close: while it is, other processes count this one's runs as live even
 	// when its heartbeats are late (InstancesDir). Without it they fall back to the beats.
+	removeDeadInstanceLocks(c.dataDir, c.instance)
 	if c.lock, err = holdInstanceLock(c.dataDir, c.instance); err != nil {
 		c.log.Warn("could not take this process's lock file; other processes will judge its runs by heartbeat alone", "err", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"artifactflow/backend/store"
 )
@@ -110,5 +111,21 @@ func ownerProbe(dataDir, self string) store.OwnerProbe {
 		f.Close()
 		_ = os.Remove(path) // a dead process's file; its runs are about to be interrupted
 		return false, true
+	}
+}
+
+// removeDeadInstanceLocks removes the lock files in <dataDir>/instances of processes that
+// are gone (the lock can be taken: a crash left the file), so crashes do not pile files
+// up. Files of live processes, and anything that is not an instance lock file, are left.
+func removeDeadInstanceLocks(dataDir, self string) {
+	entries, err := os.ReadDir(filepath.Join(dataDir, InstancesDir))
+	if err != nil {
+		return
+	}
+	probe := ownerProbe(dataDir, self)
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".lock"); ok && e.Type().IsRegular() {
+			probe(id) // removes the file when its owner is gone
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -110,5 +111,42 @@ func TestLateHeartbeatsKeepTheRunLive(t *testing.T) {
 	}
 	if _, err := os.Stat(lockPath); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock file after Close: %v", err)
+	}
+}
+
+// TestNewCoreRemovesDeadInstanceLocks: lock files crashed processes left in
+// <data-dir>/instances are removed when a Core starts; a live process's file and files that
+// are not instance locks stay.
+func TestNewCoreRemovesDeadInstanceLocks(t *testing.T) {
+	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler { return llmtest.Script() })
+	live, err := holdInstanceLock(w.DataDir, "live-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.release(slog.New(slog.DiscardHandler))
+	for _, id := range []string{"crashed-1", "crashed-2"} {
+		l, err := holdInstanceLock(w.DataDir, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.f.Close() // the process died: lock dropped, file left
+	}
+	other := filepath.Join(w.DataDir, InstancesDir, "notes.txt")
+	if err := os.WriteFile(other, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	core := newCore(t, w)
+	entries, err := os.ReadDir(filepath.Join(w.DataDir, InstancesDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{core.instance + ".lock", "live-1.lock", "notes.txt"}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("instances folder holds %v, want %v", names, want)
 	}
 }
