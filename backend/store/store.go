@@ -44,7 +44,8 @@ var (
 	// lock_version is stale) or recorded a version not above current_version (seed 003,
 	// 乐观锁机制).
 	ErrVersionConflict = errors.New("store: version conflict")
-	// ErrSchemaTooNew: the database was migrated by a newer build than this one.
+	// ErrSchemaTooNew: the database was migrated by a newer build than this one, or its
+	// header's file format versions say a newer SQLite wrote it.
 	ErrSchemaTooNew = errors.New("store: database schema is newer than this program")
 	// ErrInvalid: an argument is missing or malformed (empty id, unknown status, invalid
 	// JSON ...). Nothing was written.
@@ -86,13 +87,19 @@ type DB struct {
 // Before SQLite opens an existing non-empty file, Open reads its header (checkFile: one
 // 100-byte read, no full scan; PRAGMA quick_check would cost about 20 times a whole Open on
 // a database of 10,000 events): a damaged file is refused before anything is written to it.
+// When a non-empty -wal is beside it (a crash, or another process has it open), Open first
+// reads the schema through a read-only connection (probeFile), which cannot checkpoint
+// the -wal into a damaged file, and connects read-write only if that read succeeds.
 //
 // Errors: a damaged file (random bytes, a wrong header, a copy cut short, or pages SQLite
 // reports as not a database or malformed) gives a *CorruptError wrapping ErrCorrupt, whose
-// text names the file and the way out, and the file is left unchanged; a path that cannot
-// be created or is read-only gives a wrapped error naming the path; a database whose schema
-// version is above the newest embedded migration gives ErrSchemaTooNew. A zero-length file
-// is a new, empty database.
+// text names the file, its -wal and -shm, and the way out, and the files are left
+// unchanged; so does a missing or zero-length file with a non-empty -wal beside it
+// (CorruptError.Orphan), which SQLite would delete; a path that cannot be created or is
+// read-only gives a wrapped error naming the path; a database whose schema version is above
+// the newest embedded migration, or whose header's file format versions are above 2 (a
+// newer SQLite's file), gives ErrSchemaTooNew. A zero-length file without such a -wal is a
+// new, empty database.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, fmt.Errorf("store: open: empty database path: %w", ErrInvalid)
@@ -104,8 +111,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("store: open %s: create parent directory: %w", abs, err)
 	}
-	if err := checkFile(abs); err != nil {
+	probe, err := inspectFile(abs)
+	if err != nil {
 		return nil, err // before SQLite touches it: a damaged file is left as it is
+	}
+	if probe {
+		if err := probeFile(ctx, abs); err != nil {
+			return nil, err // found read-only: nothing checkpointed into the damaged file
+		}
 	}
 	sqlDB, err := sql.Open("sqlite3", dsn(abs))
 	if err != nil {
@@ -145,12 +158,17 @@ func asCorrupt(abs string, err error) *CorruptError {
 // dsn builds a go-sqlite3 URI for an absolute file path. The path is percent-encoded so that
 // '?', '#' and '%' in directory names cannot be taken for URI syntax.
 func dsn(abs string) string {
+	return fileURI(abs) + "?" + dsnParams
+}
+
+// fileURI is the file: URI, without a query, of an absolute path (see dsn).
+func fileURI(abs string) string {
 	p := filepath.ToSlash(abs)
 	if !strings.HasPrefix(p, "/") { // Windows: C:/x -> /C:/x
 		p = "/" + p
 	}
 	u := url.URL{Scheme: "file", Path: p}
-	return u.String() + "?" + dsnParams
+	return u.String()
 }
 
 func (db *DB) init(ctx context.Context) error {
