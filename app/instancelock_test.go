@@ -7,11 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/engine"
@@ -67,17 +64,7 @@ func TestOwnerProbe(t *testing.T) {
 // says it is alive. Judged by the heartbeat alone, the run was marked interrupted and a
 // second run started beside it. After Close the lock file is gone.
 func TestLateHeartbeatsKeepTheRunLive(t *testing.T) {
-	release := make(chan struct{})
-	var once sync.Once
-	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler {
-		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			if apptest.LastUser(req) == "slow question" {
-				<-release
-			}
-			return llmtest.Reply{Content: "answer"}
-		}
-	})
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	w, release := slowQuestionWorld(t)
 	window, ask := newCore(t, w), newCore(t, w)
 	res, err := (&ChatService{window}).Send(SendRequest{Content: "slow question"})
 	if err != nil {
@@ -103,7 +90,7 @@ func TestLateHeartbeatsKeepTheRunLive(t *testing.T) {
 	if m, err := ask.db.GetMessage(ctx, res.MessageID); err != nil || m.Status != store.StatusRunning {
 		t.Fatalf("the window's run after the other's sweep and Send: %+v, %v; want running", m, err)
 	}
-	once.Do(func() { close(release) })
+	release()
 	waitIdle(window, res.ConversationID)
 	lockPath := window.lock.path
 	if err := window.Close(ctx); err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +17,7 @@ import (
 
 	"artifactflow/app"
 	"artifactflow/app/browser"
+	"artifactflow/app/internal/dbtest"
 	"artifactflow/backend/store"
 )
 
@@ -52,7 +52,7 @@ func FuzzServeHandlers(f *testing.F) {
 	configPath := filepath.Join(core.DataDir(), "config.json")
 	state := func(t testing.TB) string {
 		cfg, _ := os.ReadFile(configPath)
-		return rowCounts(t, core.Store()) + " config=" + string(cfg)
+		return dbtest.RowCounts(t, core.Store()) + " config=" + string(cfg)
 	}
 	rename := "/api/bind/ConversationService/Rename"
 	seeds := []struct {
@@ -138,40 +138,4 @@ func FuzzServeHandlers(f *testing.F) {
 			t.Fatalf("%s %q %q answered %d but changed state:\n%s\n%s", method, path, headers, rec.Code, before, after)
 		}
 	})
-}
-
-// rowCounts returns the row count of every table of db, "name=count ..." in name order,
-// counted in one query.
-func rowCounts(t testing.TB, db *store.DB) string {
-	t.Helper()
-	ctx := context.Background()
-	names, err := db.SQL().QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables, counts []string
-	for names.Next() {
-		var n string
-		if err := names.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, n)
-		counts = append(counts, `(SELECT count(*) FROM "`+strings.ReplaceAll(n, `"`, `""`)+`")`)
-	}
-	if err := names.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ns := make([]int64, len(tables))
-	ptrs := make([]any, len(tables))
-	for i := range ns {
-		ptrs[i] = &ns[i]
-	}
-	if err := db.SQL().QueryRowContext(ctx, "SELECT "+strings.Join(counts, ", ")).Scan(ptrs...); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for i, name := range tables {
-		fmt.Fprintf(&b, "%s=%d ", name, ns[i])
-	}
-	return b.String()
 }

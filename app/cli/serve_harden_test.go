@@ -14,6 +14,7 @@ import (
 	"artifactflow/app"
 	"artifactflow/app/browser"
 	"artifactflow/app/internal/apptest"
+	"artifactflow/app/internal/dbtest"
 	"artifactflow/backend/store"
 )
 
@@ -58,7 +59,7 @@ func (b *browserMode) state(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "title=" + cv.Title + " " + rowCounts(t, b.core.Store())
+	return "title=" + cv.Title + " " + dbtest.RowCounts(t, b.core.Store())
 }
 
 // slowConn is a raw connection whose reader goroutine records whether the server closed

@@ -3,7 +3,6 @@ package localapi
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"artifactflow/app/internal/dbtest"
 )
 
 // FuzzLocalAPI sends random methods, paths, bodies and header sets to the handler. It
@@ -131,39 +132,6 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// rows returns the row count of every table of the database, "name=count ..." in name
-// order, so a refused request that wrote anything anywhere shows. The tables are listed
-// once per call and counted in one query.
-func (h *harness) rows(t testing.TB) string {
-	t.Helper()
-	db := h.db.SQL()
-	names, err := db.QueryContext(h.ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables, counts []string
-	for names.Next() {
-		var n string
-		if err := names.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, n)
-		counts = append(counts, `(SELECT count(*) FROM "`+strings.ReplaceAll(n, `"`, `""`)+`")`)
-	}
-	if err := names.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ns := make([]int64, len(tables))
-	ptrs := make([]any, len(tables))
-	for i := range ns {
-		ptrs[i] = &ns[i]
-	}
-	if err := db.QueryRowContext(h.ctx, "SELECT "+strings.Join(counts, ", ")).Scan(ptrs...); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for i, name := range tables {
-		fmt.Fprintf(&b, "%s=%d ", name, ns[i])
-	}
-	return b.String()
-}
+// rows returns the row count of every table of the database (dbtest.RowCounts), so a
+// refused request that wrote anything anywhere shows.
+func (h *harness) rows(t testing.TB) string { return dbtest.RowCounts(t, h.db) }
