@@ -149,7 +149,6 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	}
 	// Held until Close: while it is, other processes count this one's runs as live even
 	// when its heartbeats are late (InstancesDir). Without it they fall back to the beats.
-	removeDeadInstanceLocks(c.dataDir, c.instance)
 	if c.lock, err = holdInstanceLock(c.dataDir, c.instance); err != nil {
 		c.log.Warn("could not take this process's lock file; other processes will judge its runs by heartbeat alone", "err", err)
 	}
@@ -157,12 +156,18 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	return c, nil
 }
 
-// sweep marks runs interrupted whose process stopped beating (killed, crashed, or closed
-// without finishing them): no run survives its process (issue 4, crash safety).
+// sweep marks runs interrupted whose process stopped (killed, crashed, or closed without
+// finishing them; its lock file says so, else its heartbeat): no run survives its process
+// (issue 4, crash safety). Then it removes the lock files of processes that are gone and
+// forgotten (removeDeadInstanceLocks).
 func (c *Core) sweep(ctx context.Context) error {
-	ids, err := c.db.InterruptOrphanedRuns(ctx, c.instance, time.Now().Add(-3*c.beat), ownerProbe(c.dataDir, c.instance))
+	staleBefore := time.Now().Add(-3 * c.beat)
+	ids, err := c.db.InterruptOrphanedRuns(ctx, c.instance, staleBefore, ownerProbe(c.dataDir, c.instance))
 	if err != nil {
 		return err
+	}
+	if beats, err := c.db.InstanceBeats(ctx); err == nil {
+		removeDeadInstanceLocks(c.dataDir, c.instance, beats, staleBefore)
 	}
 	if len(ids) > 0 {
 		c.log.Warn("runs left running by a process that stopped were marked interrupted", "count", len(ids), "messages", ids)
@@ -185,6 +190,9 @@ func (c *Core) heartbeat() {
 				c.log.Warn("heartbeat failed", "err", err)
 			} else if err := c.sweep(ctx); err != nil {
 				c.log.Warn("sweep for interrupted runs failed", "err", err)
+			}
+			if err := c.eng.RetryReleases(ctx); err != nil {
+				c.log.Warn("a run's claim on its conversation is still not released", "err", err)
 			}
 			cancel()
 		}

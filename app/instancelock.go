@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"artifactflow/backend/store"
 )
@@ -42,12 +43,21 @@ func holdInstanceLock(dataDir, id string) (*instanceLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("app: instance lock: %w", err)
 	}
-	busy, err := tryLockFile(f)
+	// Another process may be probing the new file at this instant (it holds the lock for
+	// a moment to see whether the owner lives): try a few times.
+	var busy bool
+	for try := 0; try < 20; try++ {
+		if busy, err = tryLockFile(f); err != nil || !busy {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if err == nil && busy {
 		err = errors.New("held by another process")
 	}
 	if err != nil {
 		f.Close()
+		_ = os.Remove(path) // unlocked, it would read as a dead owner's
 		return nil, fmt.Errorf("app: instance lock %s: %w", path, err)
 	}
 	return &instanceLock{f: f, path: path}, nil
@@ -81,10 +91,10 @@ func instanceLockPath(dataDir, id string) (string, bool) {
 
 // ownerProbe returns the store.OwnerProbe of the processes on dataDir: self is alive;
 // another owner is alive while its lock file is locked, and dead when the lock can be
-// taken (the file is then removed). An owner without a lock file (an older version, or a
-// process that has closed) or whose file cannot be read is unknown, left to its heartbeat.
-// The store calls it inside write transactions, which serializes the probes of all
-// processes.
+// taken. An owner without a lock file (an older version, or a process that has closed) or
+// whose file cannot be read is unknown, left to its heartbeat. The probe never removes a
+// file: a dead owner must read as dead to every later question until the sweep has
+// forgotten it (removeDeadInstanceLocks).
 func ownerProbe(dataDir, self string) store.OwnerProbe {
 	return func(owner string) (alive, known bool) {
 		if owner == self {
@@ -109,23 +119,33 @@ func ownerProbe(dataDir, self string) store.OwnerProbe {
 		}
 		_ = unlockFile(f)
 		f.Close()
-		_ = os.Remove(path) // a dead process's file; its runs are about to be interrupted
 		return false, true
 	}
 }
 
 // removeDeadInstanceLocks removes the lock files in <dataDir>/instances of processes that
-// are gone (the lock can be taken: a crash left the file), so crashes do not pile files
-// up. Files of live processes, and anything that is not an instance lock file, are left.
-func removeDeadInstanceLocks(dataDir, self string) {
+// are gone and forgotten: the lock can be taken (the process died) and the instances
+// table no longer lists the id or its last beat is before staleBefore (the sweep has
+// interrupted its runs, or will, and the heartbeat says the same as the file). A starting
+// process registers its heartbeat before it creates its file, so its file is never taken
+// for a dead one. Files of live processes, and anything that is not an instance lock file,
+// are left.
+func removeDeadInstanceLocks(dataDir, self string, beats map[string]time.Time, staleBefore time.Time) {
 	entries, err := os.ReadDir(filepath.Join(dataDir, InstancesDir))
 	if err != nil {
 		return
 	}
 	probe := ownerProbe(dataDir, self)
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".lock"); ok && e.Type().IsRegular() {
-			probe(id) // removes the file when its owner is gone
+		id, ok := strings.CutSuffix(e.Name(), ".lock")
+		if !ok || id == self || !e.Type().IsRegular() {
+			continue
+		}
+		if beat, listed := beats[id]; listed && !beat.Before(staleBefore) {
+			continue
+		}
+		if alive, known := probe(id); known && !alive {
+			_ = os.Remove(filepath.Join(dataDir, InstancesDir, e.Name()))
 		}
 	}
 }

@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"artifactflow/app/internal/apptest"
+	"artifactflow/backend/config"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 )
 
 // TestOwnerProbe: the probe says alive for this process and for an owner whose lock file
-// is held, dead for one whose file is there but free (and removes that file), and unknown
-// for an owner without a file or with an id that is not a plain name.
+// is held, dead for one whose file is there but free (every time: it removes nothing),
+// and unknown for an owner without a file or with an id that is not a plain name.
 func TestOwnerProbe(t *testing.T) {
 	dir := t.TempDir()
 	held, err := holdInstanceLock(dir, "held-1")
@@ -49,8 +50,11 @@ func TestOwnerProbe(t *testing.T) {
 			t.Errorf("probe(%q) = %v, %v; want %v, %v", tt.owner, alive, known, tt.alive, tt.known)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, InstancesDir, "dead-1.lock")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the dead owner's lock file is still there (%v)", err)
+	if _, err := os.Stat(filepath.Join(dir, InstancesDir, "dead-1.lock")); err != nil {
+		t.Errorf("the probe removed the dead owner's lock file (%v): later questions would fall back to its heartbeat", err)
+	}
+	if alive, known := probe("dead-1"); alive || !known {
+		t.Errorf("probe(dead-1) asked again = %v, %v; want dead, known", alive, known)
 	}
 	if _, err := os.Stat(held.path); err != nil {
 		t.Errorf("the live owner's lock file: %v", err)
@@ -102,16 +106,27 @@ func TestLateHeartbeatsKeepTheRunLive(t *testing.T) {
 }
 
 // TestNewCoreRemovesDeadInstanceLocks: lock files crashed processes left in
-// <data-dir>/instances are removed when a Core starts; a live process's file and files that
-// are not instance locks stay.
+// <data-dir>/instances are removed by a Core's sweep once the instances table has
+// forgotten them; a dead process whose heartbeat is still fresh keeps its file (its runs
+// must read as dead until they are interrupted), as do live processes' files and files
+// that are not instance locks.
 func TestNewCoreRemovesDeadInstanceLocks(t *testing.T) {
 	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler { return llmtest.Script() })
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(w.DataDir, config.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Heartbeat(ctx, "crashed-fresh", 1); err != nil { // died a moment ago
+		t.Fatal(err)
+	}
+	db.Close()
 	live, err := holdInstanceLock(w.DataDir, "live-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.release(slog.New(slog.DiscardHandler))
-	for _, id := range []string{"crashed-1", "crashed-2"} {
+	for _, id := range []string{"crashed-1", "crashed-2", "crashed-fresh"} {
 		l, err := holdInstanceLock(w.DataDir, id)
 		if err != nil {
 			t.Fatal(err)
@@ -131,9 +146,46 @@ func TestNewCoreRemovesDeadInstanceLocks(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{core.instance + ".lock", "live-1.lock", "notes.txt"}
+	want := []string{core.instance + ".lock", "crashed-fresh.lock", "live-1.lock", "notes.txt"}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("instances folder holds %v, want %v", names, want)
+	}
+}
+
+// TestSweepInterruptsEveryRunOfADeadOwner: a process crashed with runs in two
+// conversations, its heartbeat still fresh and its lock file left. One sweep through the
+// real probe interrupts both runs: the first answer "dead" does not remove the file and
+// turn the second question into a heartbeat check that says "alive".
+func TestSweepInterruptsEveryRunOfADeadOwner(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, config.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Heartbeat(ctx, "x", 1); err != nil {
+		t.Fatal(err)
+	}
+	l, err := holdInstanceLock(dir, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.f.Close() // crashed
+	for _, c := range []string{"c1", "c2"} {
+		if err := db.CreateConversation(ctx, store.Conversation{ID: c, Title: c}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AddMessage(ctx, store.Message{ID: "m-" + c, ConversationID: c, Content: "q", Status: store.StatusRunning, Owner: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids, err := db.InterruptOrphanedRuns(ctx, "me", time.Now().Add(-time.Minute), ownerProbe(dir, "me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, []string{"m-c1", "m-c2"}) {
+		t.Fatalf("interrupted %v, want both runs of the dead process", ids)
 	}
 }

@@ -158,6 +158,12 @@ type Engine struct {
 	counters map[string]*tokens.Counter
 	closed   bool
 	wg       sync.WaitGroup
+
+	// releaseRun is cfg.Store.ReleaseRun (tests replace it to make it fail).
+	releaseRun func(ctx context.Context, id, owner string) error
+	// unreleased holds the messages whose claim releaseClaim could not release, for
+	// RetryReleases; guarded by mu.
+	unreleased []string
 }
 
 // New returns an engine for cfg. Errors: a missing Store or Model.
@@ -178,7 +184,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg.RunStaleAfter = DefaultRunStaleAfter
 	}
 	e := &Engine{cfg: cfg, agents: map[string]agent.Config{}, lead: cfg.Agents[0], runs: map[string]*Run{},
-		counters: map[string]*tokens.Counter{}}
+		counters: map[string]*tokens.Counter{}, releaseRun: cfg.Store.ReleaseRun}
 	e.base, e.cancelBase = context.WithCancel(context.Background())
 	for _, a := range cfg.Agents {
 		e.agents[a.Name] = a
@@ -400,15 +406,45 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 
 // releaseClaim ends this process's claim on the conversation of message msgID
 // (store.ReleaseRun): other processes may start runs there from now on. A failure is
-// logged; the claim then lasts until this process ends (its lock file is released and the
-// next StartRun elsewhere finds it gone).
+// logged and kept for RetryReleases (the app calls it on every heartbeat); the next run
+// this process starts in that conversation releases it too (store.StartRun).
 func (e *Engine) releaseClaim(msgID string) {
 	// Not under e.base: Close cancels it, and the claim must still be released then.
 	ctx, cancel := context.WithTimeout(context.Background(), store.BusyTimeout+5*time.Second)
 	defer cancel()
-	if err := e.cfg.Store.ReleaseRun(ctx, msgID, e.cfg.InstanceID); err != nil {
-		e.cfg.Logger.Warn("could not release the run's claim on its conversation", "message", msgID, "err", err)
+	if err := e.releaseRun(ctx, msgID, e.cfg.InstanceID); err != nil {
+		e.cfg.Logger.Warn("could not release the run's claim on its conversation; will retry", "message", msgID, "err", err)
+		e.mu.Lock()
+		e.unreleased = append(e.unreleased, msgID)
+		e.mu.Unlock()
 	}
+}
+
+// RetryReleases tries again to release the claims releaseClaim could not (a locked or
+// full disk), so a conversation does not stay claimed against other processes for the
+// rest of this process's life. Those that fail again are kept for the next call; the
+// error is the first failure, nil when none is left.
+func (e *Engine) RetryReleases(ctx context.Context) error {
+	e.mu.Lock()
+	ids := e.unreleased
+	e.unreleased = nil
+	e.mu.Unlock()
+	var first error
+	var failed []string
+	for _, id := range ids {
+		if err := e.releaseRun(ctx, id, e.cfg.InstanceID); err != nil {
+			failed = append(failed, id)
+			if first == nil {
+				first = fmt.Errorf("engine: release the claim of message %s: %w", id, err)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		e.mu.Lock()
+		e.unreleased = append(e.unreleased, failed...)
+		e.mu.Unlock()
+	}
+	return first
 }
 
 // Ask runs req to its end and returns the result; Result.Err tells why a run did not

@@ -40,7 +40,8 @@ func TestStopHooksHoldTheConversationAcrossProcesses(t *testing.T) {
 		if err := db.Heartbeat(ctx, id, os.Getpid()); err != nil {
 			t.Fatal(err)
 		}
-		e, err := New(Config{Store: db, InstanceID: id, RunStaleAfter: time.Hour, Deps: func() (Deps, error) {
+		alive := func(owner string) (bool, bool) { return owner == "a" || owner == "b", true } // both engines live: their lock files
+		e, err := New(Config{Store: db, InstanceID: id, RunStaleAfter: time.Hour, OwnerProbe: alive, Deps: func() (Deps, error) {
 			return Deps{Model: model, ModelName: "m", Mode: toolcall.ModeNative, Hooks: hooks}, nil
 		}})
 		if err != nil {
@@ -97,5 +98,54 @@ func TestStopHooksHoldTheConversationAcrossProcesses(t *testing.T) {
 	}
 	if !hook || !seen2 {
 		t.Fatalf("hook_result of the first run %v, events of the second %v", hook, seen2)
+	}
+}
+
+// TestFailedReleaseIsRetried: when releasing a finished run's claim fails (a locked or
+// full disk), the message stays held and is kept; RetryReleases, which the app calls on
+// every heartbeat, releases it, so the conversation does not stay claimed against other
+// processes while this one lives.
+func TestFailedReleaseIsRetried(t *testing.T) {
+	e, db, _, _ := newFakeEngine(t, func(llm.Request, int) llmfake.Reply { return llmfake.Reply{Content: "answer"} })
+	e.cfg.InstanceID = "me"
+	fail := errors.New("disk I/O error")
+	failing := true
+	e.releaseRun = func(ctx context.Context, id, owner string) error {
+		if failing {
+			return fail
+		}
+		return db.ReleaseRun(ctx, id, owner)
+	}
+	ctx := context.Background()
+	r, err := e.Start(ctx, Request{Content: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	owner := func() string {
+		t.Helper()
+		var o string
+		if err := db.SQL().QueryRowContext(ctx, `SELECT COALESCE(owner, '') FROM messages WHERE id = ?`, r.MessageID).Scan(&o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if got := owner(); got != "me" {
+		t.Fatalf("owner after a failed release = %q, want still held by me", got)
+	}
+	if err := e.RetryReleases(ctx); !errors.Is(err, fail) {
+		t.Fatalf("RetryReleases while it still fails = %v, want %v", err, fail)
+	}
+	failing = false
+	if err := e.RetryReleases(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner(); got != "" {
+		t.Fatalf("owner after RetryReleases = %q, want released", got)
+	}
+	if err := e.RetryReleases(ctx); err != nil {
+		t.Fatalf("nothing left to retry, got %v", err)
 	}
 }

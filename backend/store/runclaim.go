@@ -62,8 +62,23 @@ type OwnerProbe func(owner string) (alive, known bool)
 // heartbeat, fresh when at most StaleAfter old (StaleAfter <= 0 counts every heartbeat as
 // stale).
 type Liveness struct {
+	// StaleAfter is how old an owner's last heartbeat may be for it to count as alive when
+	// Probe is nil or does not know the owner.
 	StaleAfter time.Duration
-	Probe      OwnerProbe
+	// Probe, when set, is asked first (the app's lock files; see OwnerProbe).
+	Probe OwnerProbe
+}
+
+// provenAlive reports whether Probe knows owner and says it is alive. A finished message
+// stays claimed only on that proof: only this version holds a claim past a run's end, and
+// it always has a lock file, while an older version never cleared the owner of its
+// finished messages, which must not block anyone however fresh its heartbeat.
+func (l Liveness) provenAlive(owner string) bool {
+	if l.Probe == nil || owner == "" {
+		return false
+	}
+	alive, known := l.Probe(owner)
+	return known && alive
 }
 
 // alive decides for one owner with last beat beat (formatted, "" when the owner is not in
@@ -87,13 +102,15 @@ func (l Liveness) alive(owner, beat, fresh string) bool {
 // whose hooks still write events holds its conversation too.
 //
 //   - A message of the conversation held by another instance (owner set, not m.Owner)
-//     that live says is alive makes StartRun refuse with a *RunLiveError (errors.Is
-//     ErrRunLive); nothing is written.
+//     that is alive makes StartRun refuse with a *RunLiveError (errors.Is ErrRunLive);
+//     nothing is written. A running message's owner is alive as live says (probe, else
+//     heartbeat); a finished message's only when live.Probe proves it (provenAlive).
 //   - A held message whose owner has stopped (no owner, an owner unknown to the instances
 //     table or to live.Probe, a stale heartbeat) is released; if it is still running it is
 //     marked interrupted, as InterruptOrphanedRuns would.
-//   - Messages held by m.Owner itself are left to the caller (the engine keeps one run per
-//     conversation within a process).
+//   - Running messages of m.Owner itself are left to the caller (the engine keeps one run
+//     per conversation within a process); its finished messages still held (a ReleaseRun
+//     that failed) are released.
 //
 // Two processes calling StartRun on one conversation at once are serialized by the write
 // lock: exactly one succeeds. The staleness cutoff is taken once the lock is held.
@@ -128,7 +145,7 @@ func (db *DB) StartRun(ctx context.Context, m Message, live Liveness) error {
 				rows.Close()
 				return err
 			}
-			if live.alive(owner, beat, fresh) {
+			if status == StatusRunning && live.alive(owner, beat, fresh) || status != StatusRunning && live.provenAlive(owner) {
 				if busy == nil {
 					at, _ := parseTime(sql.NullString{String: beat, Valid: beat != ""})
 					busy = &RunLiveError{ConversationID: m.ConversationID, Run: LiveRun{MessageID: id, Owner: owner, HeartbeatAt: at}}
@@ -156,6 +173,12 @@ func (db *DB) StartRun(ctx context.Context, m Message, live Liveness) error {
 				return err
 			}
 		}
+		// Our own finished messages still held here are claims a failed ReleaseRun left:
+		// the engine starts a run only once its previous one there has ended.
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET owner = NULL WHERE conversation_id = ? AND owner = ? AND status != ?`,
+			m.ConversationID, m.Owner, StatusRunning); err != nil {
+			return err
+		}
 		return addMessageTx(ctx, tx, m, meta, t)
 	})
 	switch {
@@ -178,4 +201,29 @@ func (db *DB) ReleaseRun(ctx context.Context, id, owner string) error {
 		return fmt.Errorf("store: release run %q: %w", id, err)
 	}
 	return nil
+}
+
+// InstanceBeats returns the last heartbeat of every instance in the instances table, by
+// instance id.
+func (db *DB) InstanceBeats(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, heartbeat_at FROM instances`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list instances: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var id string
+		var beat sql.NullString
+		if err := rows.Scan(&id, &beat); err != nil {
+			return nil, fmt.Errorf("store: list instances: %w", err)
+		}
+		if out[id], err = parseTime(beat); err != nil {
+			return nil, fmt.Errorf("store: list instances: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list instances: %w", err)
+	}
+	return out, nil
 }

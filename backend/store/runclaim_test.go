@@ -54,7 +54,8 @@ func TestStartRunClaimsConversationAcrossProcesses(t *testing.T) {
 		{"no owner", "", StatusRunning, "", "", false, "", false, StatusInterrupted},
 		{"own earlier run is the engine's business", "A", StatusRunning, "fresh", "", false, "", false, StatusRunning},
 		{"finished and released run of a live process", "B", StatusComplete, "fresh", "", true, "", false, StatusComplete},
-		{"finished run whose Stop hooks still run", "B", StatusComplete, "fresh", "", false, "", true, StatusComplete},
+		{"finished run whose Stop hooks still run (lock held)", "B", StatusComplete, "fresh", "", false, "alive", true, StatusComplete},
+		{"finished run an older version never released (no lock file, fresh beat)", "B", StatusComplete, "fresh", "", false, "", false, StatusComplete},
 		{"finished, never released, owner stopped", "B", StatusComplete, "stale", "", false, "", false, StatusComplete},
 		{"live run in another conversation", "B", StatusRunning, "fresh", "other", false, "", false, StatusRunning},
 		{"late beats (a long write held the database), lock held", "B", StatusRunning, "stale", "", false, "alive", true, StatusRunning},
@@ -260,5 +261,39 @@ func TestInterruptOrphanedRunsAsksTheProbe(t *testing.T) {
 	}
 	if m, err := a.GetMessage(ctx, "m-late"); err != nil || m.Status != StatusRunning {
 		t.Fatalf("m-late = %+v, %v; want still running", m, err)
+	}
+}
+
+// TestStartRunReleasesOwnLeftoverClaims: a finished message of this instance still held
+// (its ReleaseRun failed) is released by the instance's next StartRun in the conversation,
+// so the conversation does not stay claimed against other processes; its running messages
+// are left to the engine.
+func TestStartRunReleasesOwnLeftoverClaims(t *testing.T) {
+	ctx := context.Background()
+	a, _ := openPair(t)
+	if err := a.CreateConversation(ctx, Conversation{ID: "c", Title: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AddMessage(ctx, Message{ID: "done", ConversationID: "c", Content: "q1", Status: StatusComplete, Owner: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.StartRun(ctx, Message{ID: "new", ConversationID: "c", Content: "q2", Owner: "A"}, Liveness{StaleAfter: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]string{}
+	rows, err := a.sql.QueryContext(ctx, `SELECT id, COALESCE(owner, '') FROM messages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, owner string
+		if err := rows.Scan(&id, &owner); err != nil {
+			t.Fatal(err)
+		}
+		owners[id] = owner
+	}
+	if owners["done"] != "" || owners["new"] != "A" {
+		t.Fatalf("owners after StartRun = %v, want done released and new held by A", owners)
 	}
 }
