@@ -182,8 +182,9 @@ func (h *engineHelper) command(t *testing.T, cmd string) int {
 }
 
 // openEngine opens path as another process would and returns an engine on it beating as
-// instance id, whose runs call model (nil: one that answers "answer" at once).
-func openEngine(t *testing.T, path, id string, model llm.Model) (*Engine, *store.DB) {
+// instance id, whose runs call model (nil: one that answers "answer" at once); tune, when
+// given, adjusts the engine's Config and every run's Deps.
+func openEngine(t *testing.T, path, id string, model llm.Model, tune ...func(*Config, *Deps)) (*Engine, *store.DB) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
@@ -197,9 +198,17 @@ func openEngine(t *testing.T, path, id string, model llm.Model) (*Engine, *store
 	if model == nil {
 		model = llmfake.New(func(llm.Request, int) llmfake.Reply { return llmfake.Reply{Content: "answer"} })
 	}
-	e, err := New(Config{Store: db, InstanceID: id, RunStaleAfter: time.Hour, Deps: func() (Deps, error) {
-		return Deps{Model: model, ModelName: "m", Mode: toolcall.ModeNative}, nil
-	}})
+	var deps Deps
+	cfg := Config{Store: db, InstanceID: id, RunStaleAfter: time.Hour}
+	for _, f := range tune {
+		f(&cfg, &deps)
+	}
+	cfg.Deps = func() (Deps, error) {
+		d := deps
+		d.Model, d.ModelName, d.Mode = model, "m", toolcall.ModeNative
+		return d, nil
+	}
+	e, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmfake"
 	"artifactflow/backend/store"
-	"artifactflow/backend/toolcall"
 )
 
 // TestStopHooksHoldTheConversationAcrossProcesses: two engines on one database file (two
@@ -30,28 +28,15 @@ func TestStopHooksHoldTheConversationAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "af.db")
 	slow := hookScript(t, dir, "slow-stop", "sleep 0.5")
-	model := llmfake.New(func(llm.Request, int) llmfake.Reply { return llmfake.Reply{Content: "answer"} })
-	open := func(id string, hooks config.Hooks) (*Engine, *store.DB) {
-		db, err := store.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
+	// Both engines are live (their lock files, as the app's probe would say).
+	withHooks := func(hooks config.Hooks) func(*Config, *Deps) {
+		return func(c *Config, d *Deps) {
+			c.OwnerProbe = func(owner string) (bool, bool) { return owner == "a" || owner == "b", true }
+			d.Hooks = hooks
 		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Heartbeat(ctx, id, os.Getpid()); err != nil {
-			t.Fatal(err)
-		}
-		alive := func(owner string) (bool, bool) { return owner == "a" || owner == "b", true } // both engines live: their lock files
-		e, err := New(Config{Store: db, InstanceID: id, RunStaleAfter: time.Hour, OwnerProbe: alive, Deps: func() (Deps, error) {
-			return Deps{Model: model, ModelName: "m", Mode: toolcall.ModeNative, Hooks: hooks}, nil
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = e.Close(context.Background()) })
-		return e, db
 	}
-	a, db := open("a", config.Hooks{config.HookStop: {{Command: []string{slow}}}})
-	b, _ := open("b", nil)
+	a, db := openEngine(t, path, "a", nil, withHooks(config.Hooks{config.HookStop: {{Command: []string{slow}}}}))
+	b, _ := openEngine(t, path, "b", nil, withHooks(nil))
 	if err := db.CreateConversation(ctx, store.Conversation{ID: "c", Title: "c"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,8 @@
-package llmtest_test
+package llmtest
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"artifactflow/backend/llm"
-	"artifactflow/backend/llm/llmtest"
 )
 
 // TestFakeMatchesTheWire: for each reply, the Fake hands the handler the request the
@@ -32,24 +30,24 @@ func TestFakeMatchesTheWire(t *testing.T) {
 		Tools:    []llm.ToolDef{{Name: "web_search", Description: "search", Parameters: map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}}}},
 		Sampling: llm.Sampling{Temperature: &zero, TopP: &half, MaxTokens: 300},
 	}
-	usage := llmtest.Usage{PromptTokens: 11, CompletionTokens: 7, TotalTokens: 18}
+	usage := Usage{PromptTokens: 11, CompletionTokens: 7, TotalTokens: 18}
 	tests := []struct {
 		name  string
-		reply llmtest.Reply
+		reply Reply
 		model string
 	}{
-		{"content", llmtest.Reply{Content: "The Moon is 384,400 km away [1]."}, ""},
-		{"reasoning and content, chunk 3", llmtest.Reply{Reasoning: "think about 月球", Content: "384,400 km", ChunkSize: 3}, ""},
-		{"tool calls named and unnamed", llmtest.Reply{Content: "Let me look.", ToolCalls: []llmtest.ToolCall{
+		{"content", Reply{Content: "The Moon is 384,400 km away [1]."}, ""},
+		{"reasoning and content, chunk 3", Reply{Reasoning: "think about 月球", Content: "384,400 km", ChunkSize: 3}, ""},
+		{"tool calls named and unnamed", Reply{Content: "Let me look.", ToolCalls: []ToolCall{
 			{ID: "a", Name: "web_fetch", Arguments: `{"url":"https://example.org/moon"}`},
 			{Name: "web_search", Arguments: `{"query":"月球 距离"}`},
 		}}, ""},
-		{"interleaved tool calls", llmtest.Reply{InterleaveToolCalls: true, ToolCalls: []llmtest.ToolCall{
+		{"interleaved tool calls", Reply{InterleaveToolCalls: true, ToolCalls: []ToolCall{
 			{ID: "x", Name: "a", Arguments: `{"k":"0123456789"}`}, {ID: "y", Name: "b", Arguments: `{"k":"abcdefghij"}`},
 		}}, ""},
-		{"explicit usage and finish", llmtest.Reply{Content: "cut", FinishReason: "length", Usage: &usage}, ""},
-		{"empty answer", llmtest.Reply{}, ""},
-		{"model named in the request", llmtest.Reply{Content: "ok"}, "other-model"},
+		{"explicit usage and finish", Reply{Content: "cut", FinishReason: "length", Usage: &usage}, ""},
+		{"empty answer", Reply{}, ""},
+		{"model named in the request", Reply{Content: "ok"}, "other-model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,18 +55,18 @@ func TestFakeMatchesTheWire(t *testing.T) {
 			r.Model = tt.model
 			var mu sync.Mutex
 			var seen []openai.ChatCompletionRequest
-			h := func(q openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			h := func(q openai.ChatCompletionRequest, _ int) Reply {
 				mu.Lock()
 				seen = append(seen, q)
 				mu.Unlock()
 				return tt.reply
 			}
-			srv := llmtest.NewServer(t, h)
+			srv := NewServer(t, h)
 			client, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "m", RetryDelay: time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
-			fake := llmtest.NewFake(t, "m", h)
+			fake := NewFake(t, "m", h)
 			wireResp, wireDeltas := play(t, client, r)
 			fakeResp, fakeDeltas := play(t, fake, r)
 			if !reflect.DeepEqual(fakeResp, wireResp) {
@@ -105,40 +103,27 @@ func play(t *testing.T, m llm.Model, req llm.Request) (llm.Response, []string) {
 	return resp, deltas
 }
 
-// errorRecorder is a testing.TB that keeps what Errorf reports instead of failing.
-type errorRecorder struct {
-	testing.TB
-	mu   sync.Mutex
-	errs []string
-}
-
-func (r *errorRecorder) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
-
 // TestFakeRefusesWhatOnlyTheWireCanPlay: a reply the Fake cannot reproduce (an HTTP
 // status, a broken, slow or endless stream, a <think> block the client would split, a call
 // beyond the script) fails the test and the call, so a test never passes on an imitation.
 func TestFakeRefusesWhatOnlyTheWireCanPlay(t *testing.T) {
 	tests := []struct {
 		name  string
-		reply llmtest.Reply
+		reply Reply
 		want  string
 	}{
-		{"status", llmtest.Reply{Status: 429}, "Status 429"},
-		{"break", llmtest.Reply{Content: "abc", BreakAfter: 2}, "BreakAfter"},
-		{"delay", llmtest.Reply{Content: "abc", Delay: time.Millisecond}, "Delay"},
-		{"no choices", llmtest.Reply{NoChoices: true}, "NoChoices"},
-		{"hang", llmtest.Reply{Hang: llmtest.HangMidStream}, "Hang"},
-		{"flood", llmtest.Reply{Flood: llmtest.FloodContent}, "Flood"},
-		{"think", llmtest.Reply{Content: "<think>x</think>answer"}, "<think>"},
+		{"status", Reply{Status: 429}, "Status 429"},
+		{"break", Reply{Content: "abc", BreakAfter: 2}, "BreakAfter"},
+		{"delay", Reply{Content: "abc", Delay: time.Millisecond}, "Delay"},
+		{"no choices", Reply{NoChoices: true}, "NoChoices"},
+		{"hang", Reply{Hang: HangMidStream}, "Hang"},
+		{"flood", Reply{Flood: FloodContent}, "Flood"},
+		{"think", Reply{Content: "<think>x</think>answer"}, "<think>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := &errorRecorder{TB: t}
-			fake := llmtest.NewFake(rec, "m", llmtest.Script(tt.reply))
+			rec := &recordingTB{TB: t}
+			fake := NewFake(rec, "m", Script(tt.reply))
 			_, err := fake.Stream(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}}, nil)
 			if !errors.Is(err, llm.ErrUnavailable) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Stream error = %v, want ErrUnavailable naming %q", err, tt.want)
@@ -149,8 +134,8 @@ func TestFakeRefusesWhatOnlyTheWireCanPlay(t *testing.T) {
 		})
 	}
 	t.Run("beyond the script", func(t *testing.T) {
-		rec := &errorRecorder{TB: t}
-		fake := llmtest.NewFake(rec, "m", llmtest.Script(llmtest.Reply{Content: "one"}))
+		rec := &recordingTB{TB: t}
+		fake := NewFake(rec, "m", Script(Reply{Content: "one"}))
 		q := llm.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}}
 		if _, err := fake.Stream(context.Background(), q, nil); err != nil {
 			t.Fatal(err)
@@ -162,7 +147,7 @@ func TestFakeRefusesWhatOnlyTheWireCanPlay(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		fake := llmtest.NewFake(t, "m", llmtest.Script(llmtest.Reply{Content: "one"}))
+		fake := NewFake(t, "m", Script(Reply{Content: "one"}))
 		if _, err := fake.Stream(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: "q"}}}, nil); !errors.Is(err, context.Canceled) {
 			t.Errorf("Stream on a cancelled context = %v", err)
 		}
