@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,11 +62,17 @@ func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, 
 }
 
 // Versions lists the stored versions of an artifact, oldest first (seed 000: numbers may
-// be sparse; edits inside one run are folded into one version).
+// be sparse; edits inside one run are folded into one version). An artifact the running
+// research created but has not stored yet (its working copy lives in the run's write-back
+// cache until the run ends, seed 000) has no stored version: the list is empty, not an
+// error. Errors: an artifact that exists nowhere → store.ErrNotFound.
 func (s *ArtifactService) Versions(conversationID, artifactID string) ([]VersionView, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
 	infos, err := s.core.db.ListVersions(ctx, conversationID, artifactID)
+	if errors.Is(err, store.ErrNotFound) && s.unstored(ctx, conversationID, artifactID) {
+		return []VersionView{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +90,24 @@ func (s *ArtifactService) Versions(conversationID, artifactID string) ([]Version
 			MessageID: v.MessageID, Message: q, CreatedAt: v.CreatedAt}
 	}
 	return out, nil
+}
+
+// unstored reports whether artifactID exists only as the running research's working copy.
+func (s *ArtifactService) unstored(ctx context.Context, conversationID, artifactID string) bool {
+	run := s.core.eng.Active(conversationID)
+	if run == nil {
+		return false
+	}
+	items, err := run.Artifacts().List(ctx)
+	if err != nil {
+		return false
+	}
+	for _, it := range items {
+		if it.ID == artifactID {
+			return true
+		}
+	}
+	return false
 }
 
 // Version returns one stored version with its content.
