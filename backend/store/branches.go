@@ -108,7 +108,7 @@ func (db *DB) SetActiveBranch(ctx context.Context, conversationID, messageID str
 	if err := requireIDs("set active branch", "conversation id", conversationID, "message id", messageID); err != nil {
 		return err
 	}
-	res, err := db.sql.ExecContext(ctx, `UPDATE conversations SET active_branch = ?2 WHERE id = ?1
+	res, err := db.exec(ctx, `UPDATE conversations SET active_branch = ?2 WHERE id = ?1
 		AND EXISTS (SELECT 1 FROM messages WHERE id = ?2 AND conversation_id = ?1)`, conversationID, messageID)
 	if err != nil {
 		return fmt.Errorf("store: set active branch of %q: %w", conversationID, err)

@@ -175,7 +175,7 @@ func (db *DB) DeleteConversation(ctx context.Context, id string) error {
 
 // updateConversation runs a one-row statement on conversation id, mapping 0 rows to ErrNotFound.
 func (db *DB) updateConversation(ctx context.Context, op, id, query string, args ...any) error {
-	res, err := db.sql.ExecContext(ctx, query, args...)
+	res, err := db.exec(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("store: %s conversation %q: %w", op, id, err)
 	}
@@ -319,7 +319,7 @@ func (db *DB) FinishMessage(ctx context.Context, id, graphResponse, status, errT
 	if !validStatus(status) {
 		return fmt.Errorf("store: finish message %q: unknown status %q: %w", id, status, ErrInvalid)
 	}
-	res, err := db.sql.ExecContext(ctx, `UPDATE messages SET graph_response = ?, status = ?, error = ?, updated_at = ? WHERE id = ?`,
+	res, err := db.exec(ctx, `UPDATE messages SET graph_response = ?, status = ?, error = ?, updated_at = ? WHERE id = ?`,
 		nullString(graphResponse), status, nullString(errText), formatTime(now()), id)
 	if err != nil {
 		return fmt.Errorf("store: finish message %q: %w", id, err)
@@ -376,7 +376,7 @@ func (db *DB) MessagePath(ctx context.Context, conversationID, toMessageID strin
 // MarkRunningInterrupted sets status 'interrupted' (and updated_at) on every message still
 // 'running' and returns how many changed. Called at start-up: no run survives a restart.
 func (db *DB) MarkRunningInterrupted(ctx context.Context) (int, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE messages SET status = ?, updated_at = ? WHERE status = ?`,
+	res, err := db.exec(ctx, `UPDATE messages SET status = ?, updated_at = ? WHERE status = ?`,
 		StatusInterrupted, formatTime(now()), StatusRunning)
 	if err != nil {
 		return 0, fmt.Errorf("store: mark running messages interrupted: %w", err)

@@ -29,7 +29,7 @@ func crashedDB(t *testing.T, withSHM bool) string {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := sql.Open("sqlite3", dsn(path))
+	raw, err := sql.Open("sqlite3", dsn(path, BusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -352,7 +352,10 @@ func TestWriteDuringOtherProcessLongRead(t *testing.T) {
 
 // TestWriteWaitsForOtherProcessLongWrite: while another process holds the write lock for
 // longer than the old 5 s busy timeout (a large upload), this process's writes wait for it
-// instead of failing with "database is locked", and both processes' rows are kept.
+// instead of failing with "database is locked", and both processes' rows are kept. A
+// write whose context ends while it waits (a stopped run, a local API request past its
+// deadline) gives up then, with the context's error, not when the other process lets go:
+// SQLite's own busy wait cannot be interrupted, so the store waits in slices.
 func TestWriteWaitsForOtherProcessLongWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "artifactflow.db")
 	db, err := Open(context.Background(), path)
@@ -361,6 +364,36 @@ func TestWriteWaitsForOtherProcessLongWrite(t *testing.T) {
 	}
 	defer db.Close()
 	holder, _ := startHelper(t, "holder", path)
+	gaveUp := []struct {
+		name  string
+		ctx   func() (context.Context, context.CancelFunc)
+		write func(ctx context.Context) error
+		want  error
+	}{
+		{"transaction past its deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 300*time.Millisecond)
+		}, func(ctx context.Context) error {
+			return db.CreateConversation(ctx, Conversation{ID: "late", Title: "late"})
+		}, context.DeadlineExceeded},
+		{"statement stopped", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			return ctx, cancel
+		}, func(ctx context.Context) error { return db.Heartbeat(ctx, "stopped", 1) }, context.Canceled},
+	}
+	for _, tt := range gaveUp {
+		ctx, cancel := tt.ctx()
+		err := tt.write(ctx)
+		cancel()
+		if !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+		// Not a timing assertion: the holder commits its row only when it lets go, so
+		// finding no row proves the write gave up while the lock was still held.
+		if _, err := db.GetConversation(context.Background(), "held"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: returned only after the other process's write (held: %v)", tt.name, err)
+		}
+	}
 	// The helper holds the lock from before "ready" for holdFor; these writes start now.
 	if err := writeConversations(context.Background(), db, "waiting", 1); err != nil {
 		t.Errorf("write during the other process's long write: %v", err)

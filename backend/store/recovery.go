@@ -16,7 +16,7 @@ func (db *DB) Heartbeat(ctx context.Context, id string, pid int) error {
 		return err
 	}
 	t := formatTime(now())
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO instances (id, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?)
+	_, err := db.exec(ctx, `INSERT INTO instances (id, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`, id, pid, t, t)
 	if err != nil {
 		return fmt.Errorf("store: heartbeat of instance %q: %w", id, err)
@@ -26,7 +26,7 @@ func (db *DB) Heartbeat(ctx context.Context, id string, pid int) error {
 
 // RemoveInstance forgets instance id at a clean shutdown.
 func (db *DB) RemoveInstance(ctx context.Context, id string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM instances WHERE id = ?`, id); err != nil {
+	if _, err := db.exec(ctx, `DELETE FROM instances WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("store: remove instance %q: %w", id, err)
 	}
 	return nil
@@ -164,7 +164,7 @@ func (db *DB) SaveDrafts(ctx context.Context, ds ...Draft) error {
 
 // DeleteDraft removes the draft of artifactID left by messageID ("" = every message's).
 func (db *DB) DeleteDraft(ctx context.Context, conversationID, artifactID, messageID string) error {
-	_, err := db.sql.ExecContext(ctx, `DELETE FROM artifact_drafts WHERE conversation_id = ? AND artifact_id = ?
+	_, err := db.exec(ctx, `DELETE FROM artifact_drafts WHERE conversation_id = ? AND artifact_id = ?
 		AND (? = '' OR message_id = ?)`, conversationID, artifactID, messageID, messageID)
 	if err != nil {
 		return fmt.Errorf("store: delete draft %q: %w", artifactID, err)

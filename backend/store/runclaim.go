@@ -197,7 +197,7 @@ func (db *DB) StartRun(ctx context.Context, m Message, live Liveness) error {
 // after the message's final status is stored and the run's last event (its Stop hooks'
 // included) is written. Releasing a message not held by owner does nothing.
 func (db *DB) ReleaseRun(ctx context.Context, id, owner string) error {
-	if _, err := db.sql.ExecContext(ctx, `UPDATE messages SET owner = NULL WHERE id = ? AND owner = ?`, id, owner); err != nil {
+	if _, err := db.exec(ctx, `UPDATE messages SET owner = NULL WHERE id = ? AND owner = ?`, id, owner); err != nil {
 		return fmt.Errorf("store: release run %q: %w", id, err)
 	}
 	return nil

@@ -2,9 +2,13 @@
 // file holding conversations, the message tree, the append-only event log (seed 004) and
 // versioned artifacts with an optimistic lock.
 //
-// The database runs in WAL mode with foreign keys on, a 60 s busy timeout (BusyTimeout) and
-// synchronous=NORMAL; write transactions start with BEGIN IMMEDIATE so concurrent writers
-// queue on the busy timeout instead of failing on a lock upgrade. The schema is created and
+// The database runs in WAL mode with foreign keys on and synchronous=NORMAL. Reads go
+// through a pool of connections; writes through a second pool of one connection, so the
+// process's own writers queue in Go (in order, each giving up when its context ends)
+// instead of sleeping in SQLite's busy handler. Write transactions start with BEGIN
+// IMMEDIATE, so writers never fail on a lock upgrade; a write waiting for another
+// process's write lock waits in slices of busySlice and checks its context between them,
+// up to BusyTimeout (60 s) in all (waitForLock). The schema is created and
 // upgraded by numbered SQL migrations embedded in the binary (migrations/NNNN_name.sql).
 //
 // Times are stored as UTC RFC 3339 text with a fixed 9-digit fraction (so text order is time
@@ -64,24 +68,33 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 // doing real work holds the lock: the OS releases it when a process dies.
 const BusyTimeout = 60 * time.Second
 
-// dsnParams are the connection settings applied by go-sqlite3 on every new connection.
-var dsnParams = "_journal_mode=WAL&_foreign_keys=on&_busy_timeout=" + strconv.FormatInt(BusyTimeout.Milliseconds(), 10) +
-	"&_synchronous=NORMAL&_txlock=immediate"
+// busySlice is how long one attempt of a write waits inside SQLite for another process's
+// write lock (the write connection's busy_timeout). SQLite's own wait cannot be
+// interrupted (its busy handler sleeps without looking at sqlite3_interrupt), so a write
+// waits in slices of this length and checks its context between them: a stopped run or a
+// request past its deadline gives up within about busySlice instead of up to BusyTimeout.
+const busySlice = 200 * time.Millisecond
+
+// dsnParams are the connection settings applied by go-sqlite3 on every new connection,
+// without the busy timeout (see dsn).
+const dsnParams = "_journal_mode=WAL&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
 // DB is an open ArtifactFlow database. It is safe for concurrent use by many goroutines.
 type DB struct {
-	sql  *sql.DB
+	sql  *sql.DB // reads (and tests' raw access): busy_timeout BusyTimeout
+	w    *sql.DB // writes: one connection, busy_timeout busySlice, waited on by waitForLock
 	path string
 }
 
 // Open opens (creating if needed) the database file at path and brings its schema up to date.
 //
 // The parent directory is created with mode 0700. The connection uses WAL, foreign_keys=ON,
-// busy_timeout=BusyTimeout, synchronous=NORMAL and BEGIN IMMEDIATE transactions; Open checks that
-// foreign keys and WAL are really in effect. Pending embedded migrations are applied in order,
+// synchronous=NORMAL and BEGIN IMMEDIATE transactions; reads wait up to BusyTimeout for a
+// lock, writes go through one connection of their own (see the package comment). Open
+// checks that foreign keys and WAL are really in effect. Pending embedded migrations are applied in order,
 // each in its own transaction, and recorded in schema_migrations.
 //
 // Before SQLite opens an existing non-empty file, Open reads its header (checkFile: one
@@ -120,13 +133,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, err // found read-only: nothing checkpointed into the damaged file
 		}
 	}
-	sqlDB, err := sql.Open("sqlite3", dsn(abs))
+	sqlDB, err := sql.Open("sqlite3", dsn(abs, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
-	db := &DB{sql: sqlDB, path: abs}
+	wDB, err := sql.Open("sqlite3", dsn(abs, busySlice))
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	// SQLite lets one connection write at a time; queueing here keeps the order and
+	// honours each writer's context while it waits.
+	wDB.SetMaxOpenConns(1)
+	db := &DB{sql: sqlDB, w: wDB, path: abs}
 	if err := db.init(ctx); err != nil {
 		_ = sqlDB.Close()
+		_ = wDB.Close()
 		if ce := asCorrupt(abs, err); ce != nil {
 			return nil, ce
 		}
@@ -155,10 +177,11 @@ func asCorrupt(abs string, err error) *CorruptError {
 	return nil
 }
 
-// dsn builds a go-sqlite3 URI for an absolute file path. The path is percent-encoded so that
-// '?', '#' and '%' in directory names cannot be taken for URI syntax.
-func dsn(abs string) string {
-	return fileURI(abs) + "?" + dsnParams
+// dsn builds a go-sqlite3 URI for an absolute file path whose connections wait up to busy
+// for a lock. The path is percent-encoded so that '?', '#' and '%' in directory names
+// cannot be taken for URI syntax.
+func dsn(abs string, busy time.Duration) string {
+	return fileURI(abs) + "?" + dsnParams + "&_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10)
 }
 
 // fileURI is the file: URI, without a query, of an absolute path (see dsn).
@@ -211,7 +234,7 @@ func (db *DB) describeOpenError(err error) error {
 
 // Close closes the database. Calls after the first return nil.
 func (db *DB) Close() error {
-	if err := db.sql.Close(); err != nil {
+	if err := errors.Join(db.w.Close(), db.sql.Close()); err != nil {
 		return fmt.Errorf("store: close %s: %w", db.path, err)
 	}
 	return nil
@@ -266,7 +289,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := db.sql.ExecContext(ctx,
+	if _, err := db.exec(ctx,
 		`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return db.describeOpenError(fmt.Errorf("create schema_migrations: %w", err))
 	}
@@ -320,10 +343,15 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	return v, nil
 }
 
-// inTx runs fn in a transaction (BEGIN IMMEDIATE, from the DSN), committing when fn returns
-// nil and rolling back otherwise. fn's error is returned unchanged.
+// inTx runs fn in a write transaction (BEGIN IMMEDIATE, from the DSN) on the write
+// connection, committing when fn returns nil and rolling back otherwise. fn's error is
+// returned unchanged. Beginning waits for the write lock as waitForLock does.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	var tx *sql.Tx
+	err := waitForLock(ctx, func() (err error) {
+		tx, err = db.w.BeginTx(ctx, nil)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: begin transaction: %w", err)
 	}
@@ -335,6 +363,51 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
+}
+
+// exec runs one writing statement outside a transaction on the write connection, waiting
+// for the write lock as waitForLock does.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := waitForLock(ctx, func() (err error) {
+		res, err = db.w.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// waitForLock calls try, which takes the write lock (BEGIN IMMEDIATE or a writing
+// statement) on a connection whose busy timeout is busySlice, again and again while it
+// fails with SQLITE_BUSY or SQLITE_LOCKED (another process holds the write lock), until it
+// succeeds, fails otherwise, ctx ends, or BusyTimeout has passed since the first call.
+// Errors: try's own error; the last busy error after BusyTimeout (the caller's "database is
+// locked"); when ctx ends first, an error wrapping both ctx.Err() and the busy error.
+func waitForLock(ctx context.Context, try func() error) error {
+	deadline := time.Now().Add(BusyTimeout)
+	for {
+		start := time.Now()
+		err := try()
+		if err == nil || !isBusy(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("store: stopped waiting for another process's write lock: %w (%w)", ctx.Err(), err)
+		}
+		if !time.Now().Before(deadline) {
+			return err
+		}
+		// SQLite answers busy without waiting in some cases (a lock it cannot wait for);
+		// do not spin then.
+		if rest := busySlice/4 - time.Since(start); rest > 0 {
+			t := time.NewTimer(rest)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return fmt.Errorf("store: stopped waiting for another process's write lock: %w (%w)", ctx.Err(), err)
+			case <-t.C:
+			}
+		}
+	}
 }
 
 // WithRetry calls fn up to attempts times (at least once) while it fails with SQLITE_BUSY or
