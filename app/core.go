@@ -374,14 +374,23 @@ func (c *Core) agentModel(s config.Settings, a config.AgentChoice) (engine.Agent
 	if err != nil {
 		return engine.AgentModel{}, err
 	}
-	model, err := llm.New(llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: a.Model, Logger: c.log,
-		IdleTimeout:    time.Duration(s.ModelIdleTimeoutSeconds) * time.Second, // settings: 0 = llm's default
-		MaxAnswerBytes: int64(s.MaxAnswerMB) << 20})
+	model, err := llm.New(ModelConfig(s, a.Model, c.log))
 	if err != nil {
 		return engine.AgentModel{}, err
 	}
 	return engine.AgentModel{Model: model, Name: a.Model, Mode: mode, ContextWindow: a.ContextWindow,
 		CompactAt: float64(a.CompactAtPercent) / 100, Sampling: sampling(a)}, nil
+}
+
+// ModelConfig is the llm client configuration for model on the settings' endpoint: its
+// base URL and API key, and the settings' model call limits (ModelIdleTimeoutSeconds, the
+// idle timeout in seconds, and MaxAnswerMB, the cap on one answer in MiB; 0 leaves llm's
+// defaults). Every client of a research model is made from it, the agents' and eval's
+// judge alike, so a limit set in Settings holds for all of them.
+func ModelConfig(s config.Settings, model string, log *slog.Logger) llm.Config {
+	return llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: model, Logger: log,
+		IdleTimeout:    time.Duration(s.ModelIdleTimeoutSeconds) * time.Second,
+		MaxAnswerBytes: int64(s.MaxAnswerMB) << 20}
 }
 
 // sampling converts an agent's sampling settings for llm (unset stays unset).

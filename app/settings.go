@@ -195,7 +195,7 @@ func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStored
 	if model = strings.TrimSpace(model); model == "" {
 		model = s.core.Settings().Model
 	}
-	res := ConnectionResult{Endpoint: strings.TrimRight(baseURL, "/") + "/chat/completions", Model: model}
+	res := ConnectionResult{Endpoint: llm.EndpointOf(baseURL), Model: model}
 	if model == "" {
 		res.Error = "no model: enter the model name first"
 		return res

@@ -419,6 +419,16 @@ func TestSettingsTestConnection(t *testing.T) {
 	if srv.Calls() != 2 {
 		t.Fatalf("the failed test was retried: %d calls", srv.Calls())
 	}
+	// A password written into the base URL is a secret too: the result shows where the
+	// call went, not the password.
+	const password = "s3cret-in-the-url"
+	withUser := strings.Replace(srv.URL(), "http://", "http://me:"+password+"@", 1)
+	for _, model := range []string{"stored-model", "missing"} {
+		res = svc.TestConnection(withUser, "", model, false)
+		if shown := fmt.Sprintf("%+v", res); strings.Contains(shown, password) || !strings.Contains(res.Endpoint, "/chat/completions") {
+			t.Errorf("connection test with a password in the base URL shows it: %s", shown)
+		}
+	}
 }
 
 // TestSettingsTestSearch: one search through the chosen provider with the stored or the

@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/app/internal/apptest"
+	"artifactflow/backend/config"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/sources"
@@ -270,6 +271,39 @@ func TestEvalRunsShippedSet(t *testing.T) {
 				t.Error("the judge was called without --judge")
 			}
 		})
+	}
+}
+
+// TestEvalJudgeKeepsTheModelLimits: the judge's client is made with the settings' model
+// call limits, as the agents' are: with Settings' answer cap at 1 MiB, a judge that floods
+// about 2.4 MiB of text fails that grade with the cap's error (with llm's 4 MiB default it
+// would take the flood as its grade) and the eval still ends.
+func TestEvalJudgeKeepsTheModelLimits(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(file, []byte(`{"id": "flood", "question": "Question flood?", "reference": "Ref flood."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &evalScript{judge: func(openai.ChatCompletionRequest) llmtest.Reply {
+		return llmtest.Reply{Flood: llmtest.FloodContent, FloodLimit: 8 << 20} // ~2.4 MiB of text in its chunks
+	}}
+	w := newEvalWorld(t, s)
+	if err := os.MkdirAll(w.DataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.DataDir, config.ConfigFile), []byte(`{"max_answer_mb": 1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, _, stderr := runEvalIn(context.Background(), w, "--judge", "--out", out, file)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	rep, _ := readEvalOutput(t, out)
+	if len(rep.Results) != 1 || rep.Results[0].Judge == nil {
+		t.Fatalf("results = %+v, want one judged", rep.Results)
+	}
+	if g := rep.Results[0].Judge; g.Score != nil || !strings.HasPrefix(g.Error, "judge call failed: ") || !strings.Contains(g.Error, "exceed 1 MiB") {
+		t.Errorf("judge of a 2.4 MiB flood under a 1 MiB cap: score %v, error %q; want the cap's error", g.Score, g.Error)
 	}
 }
 

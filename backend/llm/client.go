@@ -127,7 +127,7 @@ func New(cfg Config) (*Client, error) {
 	ocfg := openai.DefaultConfig(cfg.APIKey)
 	ocfg.BaseURL = base
 	c := &Client{
-		endpoint:   strings.TrimRight(u.Redacted(), "/") + "/chat/completions",
+		endpoint:   chatURL(u),
 		model:      cfg.Model,
 		apiKey:     cfg.APIKey,
 		ocfg:       ocfg,
@@ -176,6 +176,21 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("llm: base URL %q must not have a query or fragment: %w", u.Redacted(), ErrConfig)
 	}
 	return u, nil
+}
+
+// chatURL is the chat completions URL of a parsed base URL, with any password redacted.
+func chatURL(u *url.URL) string { return strings.TrimRight(u.Redacted(), "/") + "/chat/completions" }
+
+// EndpointOf is the URL a client for baseURL posts to (baseURL + "/chat/completions"), with
+// any password in it redacted, as Client.Endpoint gives it: for showing to the user before
+// or without a client. A base URL that does not parse gives "(invalid URL)" rather than
+// quoting it.
+func EndpointOf(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return "(invalid URL)"
+	}
+	return chatURL(u)
 }
 
 // Endpoint is the URL requests are posted to, BaseURL + "/chat/completions", with any
