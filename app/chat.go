@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"artifactflow/backend/config"
 	"artifactflow/backend/engine"
@@ -34,14 +35,33 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 }
 
 // Stop cancels the run going in conversationID; the run flushes its artifacts and ends
-// with a cancelled event. Stopping a conversation with no run is not an error.
+// with a cancelled event. A run another process on the same data dir holds (`artifactflow
+// ask`, browser mode) is asked to stop through the database (store.RequestStop); that
+// process stops it when it next looks, within Options.FollowInterval. Stopping a
+// conversation with no run is not an error. Errors: the request could not be written.
 func (s *ChatService) Stop(conversationID string) error {
-	s.core.eng.Stop(conversationID)
+	if s.core.eng.Stop(conversationID) {
+		return nil
+	}
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	if _, err := s.core.db.RequestStop(ctx, conversationID, s.core.instance); err != nil {
+		return fmt.Errorf("app: ask another process to stop the run: %w", err)
+	}
 	return nil
 }
 
-// Running returns the ids of conversations with a run in progress.
-func (s *ChatService) Running() []string { return s.core.eng.Running() }
+// Running returns the ids of conversations with a run in progress: in this process, or in
+// another one on the same data dir when this Core follows them (Options.FollowOtherRuns).
+func (s *ChatService) Running() []string {
+	ids := s.core.eng.Running()
+	for _, id := range s.core.runningElsewhereIDs() {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
 
 // Regenerate runs messageID's question again as a new answer beside the old one (seed 003):
 // a new message with the same content and the same parent (a new root when messageID is

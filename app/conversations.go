@@ -31,7 +31,7 @@ func (s *ConversationService) List() ([]ConversationSummary, error) {
 
 func (s *ConversationService) summary(cv store.Conversation) ConversationSummary {
 	return ConversationSummary{ID: cv.ID, Title: cv.Title, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt,
-		Running: s.core.eng.Active(cv.ID) != nil, LastStatus: cv.LastStatus}
+		Running: s.core.eng.Active(cv.ID) != nil || s.core.runningElsewhere(cv.ID), LastStatus: cv.LastStatus}
 }
 
 // Get returns a conversation and the messages on its active branch, root first, each with

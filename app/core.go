@@ -60,6 +60,15 @@ type Options struct {
 	// for runs a crashed process left running; 0 means DefaultHeartbeatInterval. A run whose
 	// process has not beaten for 3 intervals is marked interrupted.
 	HeartbeatInterval time.Duration
+	// FollowOtherRuns relays to this Core's sinks the runs other processes on the same
+	// data dir hold, as they write their events (the window and browser mode show a run
+	// `artifactflow ask` started, and can stop it: ChatService.Stop); false for the
+	// command line, whose output is its own run's.
+	FollowOtherRuns bool
+	// FollowInterval is how often this process looks for stop requests addressed to its
+	// runs and, with FollowOtherRuns, for other processes' new events; 0 means
+	// DefaultFollowInterval.
+	FollowInterval time.Duration
 }
 
 // DefaultHeartbeatInterval is Options.HeartbeatInterval when unset.
@@ -88,12 +97,17 @@ type Core struct {
 
 	blobMu blobLock // uploads writing blobs/ vs deletion removing unused ones, across processes
 
-	instance  string        // this process in messages.owner and instances
-	lock      *instanceLock // this process's locked file in InstancesDir; nil if it could not be taken
-	beat      time.Duration // heartbeat interval
-	stopBeat  chan struct{}
-	beatDone  chan struct{}
-	closeOnce sync.Once
+	instance string        // this process in messages.owner and instances
+	lock     *instanceLock // this process's locked file in InstancesDir; nil if it could not be taken
+	beat     time.Duration // heartbeat interval
+	stopBeat chan struct{} // closed by Close: ends heartbeat and watch
+	beatDone chan struct{}
+
+	follow      bool            // Options.FollowOtherRuns
+	followEvery time.Duration   // Options.FollowInterval
+	watchDone   chan struct{}   // closed when watch returns
+	elsewhere   map[string]bool // under mu: conversations another process runs research in (follow.go)
+	closeOnce   sync.Once
 }
 
 // NewCore opens (creating if needed) the data directory and database, marks runs left
@@ -124,7 +138,11 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	}
 	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings,
 		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
-		stopBeat: make(chan struct{}), beatDone: make(chan struct{})}
+		stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
+		follow: opts.FollowOtherRuns, followEvery: opts.FollowInterval, watchDone: make(chan struct{})}
+	if c.followEvery <= 0 {
+		c.followEvery = DefaultFollowInterval
+	}
 	c.blobMu.path, c.blobMu.log = filepath.Join(opts.DataDir, BlobLockFile), opts.Logger
 	if err := db.Heartbeat(ctx, c.instance, os.Getpid()); err != nil {
 		db.Close()
@@ -153,6 +171,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		c.log.Warn("could not take this process's lock file; other processes will judge its runs by heartbeat alone", "err", err)
 	}
 	go c.heartbeat()
+	go c.watch()
 	return c, nil
 }
 
@@ -200,7 +219,7 @@ func (c *Core) heartbeat() {
 }
 
 // Close stops every run (each writes its terminal event and flushes its artifacts), stops
-// the heartbeat and closes the database. Calls after the first return nil.
+// the heartbeat and the watch for other processes (follow.go) and closes the database. Calls after the first return nil.
 func (c *Core) Close(ctx context.Context) error {
 	var err error
 	c.closeOnce.Do(func() {
@@ -208,6 +227,7 @@ func (c *Core) Close(ctx context.Context) error {
 		c.files.Close() // after the runs, which may still be reading the index
 		close(c.stopBeat)
 		<-c.beatDone
+		<-c.watchDone
 		if rerr := c.db.RemoveInstance(context.WithoutCancel(ctx), c.instance); rerr != nil {
 			c.log.Warn("could not deregister this process", "err", rerr)
 		}

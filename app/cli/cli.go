@@ -205,7 +205,13 @@ func parse(env Env, name string, args []string, extra func(*flag.FlagSet)) (*glo
 // line, e.g. the damaged database's path and what to do, from store.CorruptError or
 // config.FileError) and returns false.
 func openCore(ctx context.Context, env Env, g *globalFlags) (*app.Core, bool) {
-	core, err := newCore(ctx, env, g)
+	return openCoreWith(ctx, env, g, false)
+}
+
+// openCoreWith is openCore for a UI (the window, browser mode): follow sets
+// app.Options.FollowOtherRuns, so runs other processes hold show there and can be stopped.
+func openCoreWith(ctx context.Context, env Env, g *globalFlags, follow bool) (*app.Core, bool) {
+	core, err := newCore(ctx, env, g, follow)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "artifactflow: %v\n", text.OneLine(err))
 		return nil, false
@@ -213,13 +219,15 @@ func openCore(ctx context.Context, env Env, g *globalFlags) (*app.Core, bool) {
 	return core, true
 }
 
-// newCore resolves the data directory and opens its Core.
-func newCore(ctx context.Context, env Env, g *globalFlags) (*app.Core, error) {
+// newCore resolves the data directory and opens its Core; follow is
+// app.Options.FollowOtherRuns (true for a UI).
+func newCore(ctx context.Context, env Env, g *globalFlags, follow bool) (*app.Core, error) {
 	dir, err := config.DataDir(g.dataDir)
 	if err != nil {
 		return nil, err
 	}
-	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, FollowOtherRuns: follow,
+		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 }
 
 // startFailed prints why the window could not start and, in the window build, shows it
@@ -264,7 +272,7 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "artifactflow: this build has no window; use ask or serve")
 		return ExitError
 	}
-	core, err := newCore(ctx, env, g)
+	core, err := newCore(ctx, env, g, true)
 	if err != nil {
 		return startFailed(env, err)
 	}

@@ -37,7 +37,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	core, ok := openCore(ctx, env, g)
+	core, ok := openCoreWith(ctx, env, g, true)
 	if !ok {
 		return ExitError
 	}

@@ -227,3 +227,82 @@ func (db *DB) InstanceBeats(ctx context.Context) (map[string]time.Time, error) {
 	}
 	return out, nil
 }
+
+// HeldRun is a message another instance holds (StartRun's claim, see there): its run is
+// going (Status running), or has ended and its Stop hooks may still write events.
+type HeldRun struct {
+	MessageID      string
+	ConversationID string
+	Owner          string
+	Status         string
+}
+
+// HeldRuns returns the messages held by instances other than self, oldest first: what a
+// process follows of other processes' runs on the same database (the window showing a run
+// `artifactflow ask` started). It reads the partial index on messages.owner.
+func (db *DB) HeldRuns(ctx context.Context, self string) ([]HeldRun, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, conversation_id, owner, status FROM messages
+		WHERE owner IS NOT NULL AND owner != ? ORDER BY created_at`, self)
+	if err != nil {
+		return nil, fmt.Errorf("store: list held runs: %w", err)
+	}
+	defer rows.Close()
+	var out []HeldRun
+	for rows.Next() {
+		var h HeldRun
+		if err := rows.Scan(&h.MessageID, &h.ConversationID, &h.Owner, &h.Status); err != nil {
+			return nil, fmt.Errorf("store: list held runs: %w", err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list held runs: %w", err)
+	}
+	return out, nil
+}
+
+// RequestStop asks the instance running research in conversationID, another process than
+// self, to stop it: it marks the conversation's running messages held by an instance
+// other than self (stop_requested_at) and returns how many it marked (0: nothing is
+// running there in another process). The owner finds the request through StopRequests.
+// Errors: an empty id → ErrInvalid.
+func (db *DB) RequestStop(ctx context.Context, conversationID, self string) (int, error) {
+	if err := requireIDs("request stop", "conversation id", conversationID); err != nil {
+		return 0, err
+	}
+	res, err := db.exec(ctx, `UPDATE messages SET stop_requested_at = ? WHERE conversation_id = ? AND status = ?
+		AND owner IS NOT NULL AND owner != ? AND stop_requested_at IS NULL`,
+		formatTime(now()), conversationID, StatusRunning, self)
+	if err != nil {
+		return 0, fmt.Errorf("store: request stop in conversation %q: %w", conversationID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: request stop in conversation %q: %w", conversationID, err)
+	}
+	return int(n), nil
+}
+
+// StopRequests returns the conversations where owner runs a message another process asked
+// to stop (RequestStop), each once, in no particular order. A request ends with its run: a
+// message that is no longer running is not listed.
+func (db *DB) StopRequests(ctx context.Context, owner string) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT conversation_id FROM messages
+		WHERE owner = ? AND status = ? AND stop_requested_at IS NOT NULL`, owner, StatusRunning)
+	if err != nil {
+		return nil, fmt.Errorf("store: list stop requests: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: list stop requests: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list stop requests: %w", err)
+	}
+	return out, nil
+}

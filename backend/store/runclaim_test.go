@@ -297,3 +297,71 @@ func TestStartRunReleasesOwnLeftoverClaims(t *testing.T) {
 		t.Fatalf("owners after StartRun = %v, want done released and new held by A", owners)
 	}
 }
+
+// TestFollowAndStopAnotherInstancesRun: process A (the window) lists the messages another
+// process (B, `artifactflow ask`) holds and asks B to stop the running one; B finds the
+// request, once per conversation, and it ends with the run. A cannot ask itself (its own
+// runs stop in-process), nor stop a finished or unclaimed message.
+func TestFollowAndStopAnotherInstancesRun(t *testing.T) {
+	ctx := context.Background()
+	a, b := openPair(t)
+	for _, c := range []string{"c1", "c2", "c3"} {
+		if err := a.CreateConversation(ctx, Conversation{ID: c, Title: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs := []Message{
+		{ID: "b-running", ConversationID: "c1", Content: "q", Status: StatusRunning, Owner: "B"},
+		{ID: "b-hooks", ConversationID: "c2", Content: "q", Status: StatusComplete, Owner: "B"}, // Stop hooks still writing
+		{ID: "a-running", ConversationID: "c3", Content: "q", Status: StatusRunning, Owner: "A"},
+		{ID: "free", ConversationID: "c2", Content: "q", Status: StatusComplete},
+	}
+	for _, m := range msgs {
+		if err := b.AddMessage(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := a.HeldRuns(ctx, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []HeldRun{{"b-running", "c1", "B", StatusRunning}, {"b-hooks", "c2", "B", StatusComplete}}
+	if len(held) != len(want) || held[0] != want[0] || held[1] != want[1] {
+		t.Fatalf("held runs seen by A = %+v, want %+v", held, want)
+	}
+
+	requests := []struct {
+		conversation string
+		want         int
+	}{
+		{"c1", 1}, // B's running message
+		{"c1", 0}, // asked already
+		{"c2", 0}, // finished, or not claimed
+		{"c3", 0}, // A's own run: stopped in-process, not through the database
+		{"nowhere", 0},
+	}
+	for _, r := range requests {
+		if n, err := a.RequestStop(ctx, r.conversation, "A"); err != nil || n != r.want {
+			t.Errorf("RequestStop(%s) = %d, %v; want %d", r.conversation, n, err, r.want)
+		}
+	}
+	if _, err := a.RequestStop(ctx, "", "A"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("RequestStop without a conversation: %v, want ErrInvalid", err)
+	}
+	for _, tt := range []struct {
+		owner string
+		want  []string
+	}{{"B", []string{"c1"}}, {"A", nil}} {
+		got, err := b.StopRequests(ctx, tt.owner)
+		if err != nil || len(got) != len(tt.want) || (len(got) == 1 && got[0] != tt.want[0]) {
+			t.Errorf("StopRequests(%s) = %v, %v; want %v", tt.owner, got, err, tt.want)
+		}
+	}
+	// B stops the run: the request ends with it.
+	if err := b.FinishMessage(ctx, "b-running", "", StatusCancelled, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.StopRequests(ctx, "B"); err != nil || len(got) != 0 {
+		t.Errorf("StopRequests after the run ended = %v, %v; want none", got, err)
+	}
+}
