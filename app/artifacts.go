@@ -30,11 +30,47 @@ func (s *ArtifactService) manager(conversationID string) *artifact.Manager {
 	return artifact.NewManager(s.core.db, conversationID, "")
 }
 
+// items lists the artifacts of a conversation, stored ones overlaid with the working
+// copies of the research running there, marked unsaved: this process's run's write-back
+// cache, or, for a run another process holds (`artifactflow ask`, shown through
+// Options.FollowOtherRuns), its last checkpoint (store.RunningDrafts, written after every
+// tool round), so an artifact that run created can be opened before it is stored.
+func (s *ArtifactService) items(ctx context.Context, conversationID string) ([]artifact.Item, error) {
+	items, err := s.manager(conversationID).List(ctx)
+	if err != nil || s.core.eng.Active(conversationID) != nil {
+		return items, err
+	}
+	drafts, err := s.core.db.RunningDrafts(ctx, conversationID, s.core.instance)
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(items))
+	for i, it := range items {
+		at[it.ID] = i
+	}
+	seen := map[string]bool{}
+	for _, d := range drafts { // newest first: the first draft of an artifact wins
+		if seen[d.ArtifactID] {
+			continue
+		}
+		seen[d.ArtifactID] = true
+		it := artifact.Item{ArtifactSnapshot: events.ArtifactSnapshot{ID: d.ArtifactID, ContentType: d.ContentType,
+			Title: d.Title, Content: d.Content, Version: d.Version, Source: d.Source, UpdateType: d.UpdateType},
+			UpdatedAt: d.UpdatedAt, Unsaved: true}
+		if i, ok := at[d.ArtifactID]; ok {
+			items[i] = it
+		} else {
+			items = append(items, it)
+		}
+	}
+	return items, nil
+}
+
 // List returns the artifacts of a conversation, oldest first, with 200-rune previews.
 func (s *ArtifactService) List(conversationID string) ([]ArtifactSummary, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
-	items, err := s.manager(conversationID).List(ctx)
+	items, err := s.items(ctx, conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +85,7 @@ func (s *ArtifactService) List(conversationID string) ([]ArtifactSummary, error)
 func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
-	items, err := s.manager(conversationID).List(ctx)
+	items, err := s.items(ctx, conversationID)
 	if err != nil {
 		return ArtifactView{}, err
 	}
@@ -64,8 +100,8 @@ func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, 
 // Versions lists the stored versions of an artifact, oldest first (seed 000: numbers may
 // be sparse; edits inside one run are folded into one version). An artifact the running
 // research created but has not stored yet (its working copy lives in the run's write-back
-// cache until the run ends, seed 000) has no stored version: the list is empty, not an
-// error. Errors: an artifact that exists nowhere → store.ErrNotFound.
+// cache until the run ends, seed 000; for a run another process holds, in its checkpoint)
+// has no stored version: the list is empty, not an error. Errors: an artifact that exists nowhere → store.ErrNotFound.
 func (s *ArtifactService) Versions(conversationID, artifactID string) ([]VersionView, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -92,13 +128,10 @@ func (s *ArtifactService) Versions(conversationID, artifactID string) ([]Version
 	return out, nil
 }
 
-// unstored reports whether artifactID exists only as the running research's working copy.
+// unstored reports whether artifactID exists only as the running research's working copy
+// (this process's run, or another process's: see items).
 func (s *ArtifactService) unstored(ctx context.Context, conversationID, artifactID string) bool {
-	run := s.core.eng.Active(conversationID)
-	if run == nil {
-		return false
-	}
-	items, err := run.Artifacts().List(ctx)
+	items, err := s.items(ctx, conversationID)
 	if err != nil {
 		return false
 	}

@@ -37,7 +37,7 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 // Stop cancels the run going in conversationID; the run flushes its artifacts and ends
 // with a cancelled event. A run another process on the same data dir holds (`artifactflow
 // ask`, browser mode) is asked to stop through the database (store.RequestStop); that
-// process stops it when it next looks, within Options.FollowInterval. Stopping a
+// process stops it when it next looks, within its own FollowInterval. Stopping a
 // conversation with no run is not an error. Errors: the request could not be written.
 func (s *ChatService) Stop(conversationID string) error {
 	if s.core.eng.Stop(conversationID) {

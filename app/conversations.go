@@ -82,7 +82,10 @@ func (s *ConversationService) Rename(id, title string) error {
 // Delete removes a conversation and everything in it (messages, events, artifacts and
 // their versions, drafts, its search index rows) and the originals of its uploads under
 // the data dir's blobs/ that no other conversation uses. A conversation with a run going
-// is stopped first.
+// is stopped first, here or in another process on the same data dir (asked through the
+// database, see ChatService.Stop; the rows are not removed under a run still writing
+// them). Errors: engine.ErrBusy when another process's run has not stopped within
+// stopElsewhereWait; store errors.
 func (s *ConversationService) Delete(id string) error {
 	if run := s.core.eng.Active(id); run != nil {
 		s.core.eng.Stop(id)
@@ -90,6 +93,9 @@ func (s *ConversationService) Delete(id string) error {
 	}
 	ctx, cancel := s.core.ctx()
 	defer cancel()
+	if err := s.core.stopElsewhere(ctx, id); err != nil {
+		return err
+	}
 	blobs, err := s.core.db.ConversationBlobs(ctx, id)
 	if err != nil {
 		return err

@@ -106,6 +106,7 @@ type Core struct {
 	follow      bool            // Options.FollowOtherRuns
 	followEvery time.Duration   // Options.FollowInterval
 	watchDone   chan struct{}   // closed when watch returns
+	followFrom  int64           // the newest event at NewCore, where watch starts relaying (-1: unknown)
 	elsewhere   map[string]bool // under mu: conversations another process runs research in (follow.go)
 	closeOnce   sync.Once
 }
@@ -170,6 +171,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if c.lock, err = holdInstanceLock(c.dataDir, c.instance); err != nil {
 		c.log.Warn("could not take this process's lock file; other processes will judge its runs by heartbeat alone", "err", err)
 	}
+	c.startFollowing(ctx)
 	go c.heartbeat()
 	go c.watch()
 	return c, nil

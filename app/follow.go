@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
+	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/store"
 )
@@ -13,20 +16,14 @@ import (
 // (Options.FollowOtherRuns), for their new events.
 const DefaultFollowInterval = 500 * time.Millisecond
 
-// followedRun is a message another process holds whose stored events this process relays.
-type followedRun struct {
-	conversationID string
-	lastSeq        int64 // the highest seq relayed so far
-}
-
 // watch runs until Close, every c.followEvery: it stops the runs of this process that
 // another process asked to stop (ChatService.Stop on a run held elsewhere), and, with
-// Options.FollowOtherRuns, relays the runs other processes hold (followOthers).
+// Options.FollowOtherRuns, relays the runs of other processes (followOthers).
 func (c *Core) watch() {
 	defer close(c.watchDone)
 	t := time.NewTicker(c.followEvery)
 	defer t.Stop()
-	followed := map[string]*followedRun{}
+	after := c.followFrom // the last event relayed (message_events.id); -1: not yet known
 	for {
 		select {
 		case <-c.stopBeat:
@@ -35,74 +32,131 @@ func (c *Core) watch() {
 			ctx, cancel := context.WithTimeout(context.Background(), max(c.followEvery, time.Second))
 			c.stopRequested(ctx)
 			if c.follow {
-				c.followOthers(ctx, followed)
+				c.followOthers(ctx, &after)
 			}
 			cancel()
 		}
 	}
 }
 
+// startFollowing is NewCore's first look with Options.FollowOtherRuns: the runs going
+// elsewhere (so the first conversation list shows them) and the newest event, after which
+// watch relays.
+func (c *Core) startFollowing(ctx context.Context) {
+	c.followFrom = -1
+	if !c.follow {
+		return
+	}
+	c.refreshElsewhere(ctx)
+	if last, err := c.db.LastEventID(ctx); err == nil {
+		c.followFrom = last
+	}
+}
+
 // stopRequested stops this process's runs that another process asked to stop
-// (store.RequestStop), as this process's own Stop button would. The database is asked only
-// while a run is going here.
+// (store.RequestStop), as this process's own Stop button would: only a run that is still
+// the message asked about. The database is asked only while a run is going here.
 func (c *Core) stopRequested(ctx context.Context) {
 	if len(c.eng.Running()) == 0 {
 		return
 	}
-	ids, err := c.db.StopRequests(ctx, c.instance)
+	reqs, err := c.db.StopRequests(ctx, c.instance)
 	if err != nil {
 		c.log.Warn("could not read stop requests from other processes", "err", err)
 		return
 	}
-	for _, id := range ids {
-		if c.eng.Active(id) != nil {
-			c.log.Info("stopping a run at another process's request", "conversation", id)
-			c.eng.Stop(id)
+	for _, r := range reqs {
+		if run := c.eng.Active(r.ConversationID); run != nil && run.MessageID == r.MessageID {
+			c.log.Info("stopping a run at another process's request", "conversation", r.ConversationID, "message", r.MessageID)
+			c.eng.Stop(r.ConversationID)
 		}
 	}
 }
 
-// followOthers relays to this process's sinks the stored events of runs other processes
-// hold (store.HeldRuns): the window shows a run `artifactflow ask` or browser mode
-// started as it shows its own, from its start (the UI drops what it has already seen by
-// seq) to its last event, Stop hooks' included. What only the owner can answer is not
-// relayed: a permission request, and its result. It also records which conversations run
-// elsewhere (runningElsewhere).
-func (c *Core) followOthers(ctx context.Context, followed map[string]*followedRun) {
+// followOthers relays to this process's sinks the events other processes' runs stored
+// since the last look (store.OtherEvents, after *after, which it advances): the window
+// shows a run `artifactflow ask` or browser mode started as it shows its own, however
+// short (the UI drops by seq what it has already loaded). Events stored before this
+// process started are not relayed: the UI loads them with the conversation. What only the
+// owner can answer is not relayed: a permission request, and its result. It also records
+// which conversations run elsewhere (refreshElsewhere).
+func (c *Core) followOthers(ctx context.Context, after *int64) {
+	c.refreshElsewhere(ctx)
+	last, err := c.db.LastEventID(ctx)
+	if err != nil {
+		c.log.Warn("could not read the newest event id", "err", err)
+		return
+	}
+	if *after < 0 || last <= *after {
+		*after = max(*after, last)
+		return
+	}
+	evs, err := c.db.OtherEvents(ctx, c.instance, *after, last)
+	if err != nil {
+		c.log.Warn("could not read other processes' run events", "err", err)
+		return // the same range again at the next look
+	}
+	*after = last
+	for _, ev := range evs {
+		if ev.Type != events.PermissionRequest && ev.Type != events.PermissionResult {
+			c.emit(ev)
+		}
+	}
+}
+
+// refreshElsewhere records the conversations where another process holds a running
+// message (store.HeldRuns), for runningElsewhere.
+func (c *Core) refreshElsewhere(ctx context.Context) {
 	held, err := c.db.HeldRuns(ctx, c.instance)
 	if err != nil {
 		c.log.Warn("could not list other processes' runs", "err", err)
 		return
 	}
-	stillHeld := make(map[string]bool, len(held))
 	elsewhere := map[string]bool{}
 	for _, h := range held {
-		stillHeld[h.MessageID] = true
 		if h.Status == store.StatusRunning {
 			elsewhere[h.ConversationID] = true
-		}
-		if followed[h.MessageID] == nil {
-			followed[h.MessageID] = &followedRun{conversationID: h.ConversationID}
 		}
 	}
 	c.mu.Lock()
 	c.elsewhere = elsewhere
 	c.mu.Unlock()
-	for id, f := range followed {
-		evs, err := c.db.ListEvents(ctx, store.EventQuery{ConversationID: f.conversationID, MessageID: id, AfterSeq: f.lastSeq})
+}
+
+// stopElsewhereWait bounds how long stopElsewhere waits for another process to stop its
+// run: it looks for requests every FollowInterval (500 ms), and the run then flushes.
+const stopElsewhereWait = 15 * time.Second
+
+// stopElsewhere asks the process running research in conversationID, if another one does,
+// to stop (store.RequestStop) and waits until no running message there is held by
+// another process, up to stopElsewhereWait. Errors: engine.ErrBusy when it is still
+// running then; store errors.
+func (c *Core) stopElsewhere(ctx context.Context, conversationID string) error {
+	deadline := time.Now().Add(stopElsewhereWait)
+	for asked := false; ; {
+		held, err := c.db.HeldRuns(ctx, c.instance)
 		if err != nil {
-			c.log.Warn("could not read another process's run events", "message", id, "err", err)
-			continue
+			return err
 		}
-		for _, ev := range evs {
-			f.lastSeq = ev.Seq
-			if ev.Type == events.PermissionRequest || ev.Type == events.PermissionResult {
-				continue
+		running := slices.ContainsFunc(held, func(h store.HeldRun) bool {
+			return h.ConversationID == conversationID && h.Status == store.StatusRunning
+		})
+		if !running {
+			return nil
+		}
+		if !asked {
+			if _, err := c.db.RequestStop(ctx, conversationID, c.instance); err != nil {
+				return fmt.Errorf("app: ask another process to stop the run: %w", err)
 			}
-			c.emit(ev)
+			asked = true
 		}
-		if !stillHeld[id] {
-			delete(followed, id) // released: its last events were written before, and relayed now
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: the research in another ArtifactFlow process did not stop within %s", engine.ErrBusy, stopElsewhereWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

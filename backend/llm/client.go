@@ -170,7 +170,8 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("llm: base URL is not a valid URL (%s): %w", reason, ErrConfig)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("llm: base URL %q is not an absolute http:// or https:// URL: %w", u.Redacted(), ErrConfig)
+		// Not quoted: without "//" a password stays in the opaque part Redacted leaves.
+		return nil, fmt.Errorf("llm: base URL is not an absolute http:// or https:// URL (scheme %q): %w", u.Scheme, ErrConfig)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("llm: base URL %q must not have a query or fragment: %w", u.Redacted(), ErrConfig)
@@ -187,9 +188,12 @@ func chatURL(u *url.URL) string { return strings.TrimRight(u.Redacted(), "/") + 
 // quoting it.
 func EndpointOf(baseURL string) string {
 	u, err := url.Parse(strings.TrimSpace(baseURL))
-	if err != nil {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// Not an http(s) URL: "user:secret@host/v1" parses as scheme "user" with the
+		// rest opaque, which Redacted would show as it is.
 		return "(invalid URL)"
 	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
 	return chatURL(u)
 }
 

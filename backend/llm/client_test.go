@@ -687,6 +687,7 @@ func TestNew(t *testing.T) {
 		{name: "no host", cfg: llm.Config{BaseURL: "http:///v1", Model: "m"}, wantErr: true},
 		{name: "unparsable", cfg: llm.Config{BaseURL: "http://[::1/v1", Model: "m"}, wantErr: true},
 		{name: "query", cfg: llm.Config{BaseURL: "http://u:hunter2@host/v1?key=1", Model: "m"}, wantErr: true, notInErr: "hunter2"},
+		{name: "no scheme, password", cfg: llm.Config{BaseURL: "user:hunter2@localhost:8080/v1", Model: "m"}, wantErr: true, notInErr: "hunter2"},
 		{name: "empty model", cfg: llm.Config{BaseURL: "http://host/v1", Model: "  "}, wantErr: true},
 		{name: "negative tries", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", MaxTries: -1}, wantErr: true},
 		{name: "negative delay", cfg: llm.Config{BaseURL: "http://host/v1", Model: "m", RetryDelay: -time.Second}, wantErr: true},
@@ -712,7 +713,23 @@ func TestNew(t *testing.T) {
 			if c.Endpoint() != tt.wantEndpoint || c.Model() != tt.cfg.Model {
 				t.Errorf("Endpoint() %q, Model() %q", c.Endpoint(), c.Model())
 			}
+			if got := llm.EndpointOf(tt.cfg.BaseURL); got != c.Endpoint() {
+				t.Errorf("EndpointOf = %q, Client.Endpoint %q", got, c.Endpoint())
+			}
 		})
+	}
+}
+
+// TestEndpointOfNeverShowsAPassword: what Test connection shows for any base URL the user
+// may type, parsable or not, keeps a password out.
+func TestEndpointOfNeverShowsAPassword(t *testing.T) {
+	for _, base := range []string{
+		"http://user:hunter2@proxy:8080/v1", "user:hunter2@localhost:8080/v1", "http://u:hunter2@host/v1?key=hunter2",
+		"ftp://u:hunter2@host/", "hunter2", "http://[::1/v1?hunter2", "//u:hunter2@host/v1",
+	} {
+		if got := llm.EndpointOf(base); strings.Contains(got, "hunter2") {
+			t.Errorf("EndpointOf(%q) = %q shows the password", base, got)
+		}
 	}
 }
 

@@ -266,10 +266,11 @@ func addMessageTx(ctx context.Context, tx *sql.Tx, m Message, meta any, t time.T
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, parent_id, content, thread_id,
-		graph_response, status, error, created_at, updated_at, metadata, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		graph_response, status, error, created_at, updated_at, metadata, owner, started_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.ConversationID, nullString(m.ParentID), m.Content, m.ThreadID, nullString(m.GraphResponse),
 		m.Status, nullString(m.Error), formatTime(timeOr(m.CreatedAt, t)), formatTime(timeOr(m.UpdatedAt, t)), meta,
-		nullString(m.Owner))
+		nullString(m.Owner), nullString(m.Owner)) // started_by stays when ReleaseRun clears owner
 	return err
 }
 

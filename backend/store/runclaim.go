@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"artifactflow/backend/events"
 )
 
 // Errors of the cross-process run claim and of event numbering (issue 11, item 4: two
@@ -283,26 +286,111 @@ func (db *DB) RequestStop(ctx context.Context, conversationID, self string) (int
 	return int(n), nil
 }
 
-// StopRequests returns the conversations where owner runs a message another process asked
-// to stop (RequestStop), each once, in no particular order. A request ends with its run: a
-// message that is no longer running is not listed.
-func (db *DB) StopRequests(ctx context.Context, owner string) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT conversation_id FROM messages
+// StopRequest is a running message another process asked its owner to stop
+// (RequestStop), with its conversation.
+type StopRequest struct {
+	ConversationID string
+	MessageID      string
+}
+
+// StopRequests returns the running messages of owner another process asked to stop
+// (RequestStop), in no particular order. A request ends with its run: a message that is
+// no longer running is not listed. The owner stops a run only when it is still that
+// message's (a new run in the conversation is not the one asked about).
+func (db *DB) StopRequests(ctx context.Context, owner string) ([]StopRequest, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT conversation_id, id FROM messages
 		WHERE owner = ? AND status = ? AND stop_requested_at IS NOT NULL`, owner, StatusRunning)
 	if err != nil {
 		return nil, fmt.Errorf("store: list stop requests: %w", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []StopRequest
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var r StopRequest
+		if err := rows.Scan(&r.ConversationID, &r.MessageID); err != nil {
 			return nil, fmt.Errorf("store: list stop requests: %w", err)
 		}
-		out = append(out, id)
+		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list stop requests: %w", err)
+	}
+	return out, nil
+}
+
+// LastEventID returns the id of the newest stored event (message_events.id, which
+// AUTOINCREMENT never reuses), 0 when there is none: where a follower starts
+// (OtherEvents).
+func (db *DB) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM message_events`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: last event id: %w", err)
+	}
+	return id, nil
+}
+
+// OtherEvents returns the events with after < id <= upTo (message_events.id, see
+// LastEventID) of messages whose run self did not start (messages.started_by; a message
+// of an older version, without one, counts as another's), in the order they were stored:
+// what a process following other processes' runs relays, each event once, however short
+// the run was.
+func (db *DB) OtherEvents(ctx context.Context, self string, after, upTo int64) ([]events.Event, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT e.conversation_id, e.message_id, e.seq, e.type, e.agent_name, e.data, e.created_at
+		FROM message_events e LEFT JOIN messages m ON m.id = e.message_id
+		WHERE e.id > ? AND e.id <= ? AND COALESCE(m.started_by, '') != ? ORDER BY e.id`, after, upTo, self)
+	if err != nil {
+		return nil, fmt.Errorf("store: list other processes' events: %w", err)
+	}
+	defer rows.Close()
+	var out []events.Event
+	for rows.Next() {
+		var ev events.Event
+		var typ, data string
+		var created sql.NullString
+		if err := rows.Scan(&ev.ConversationID, &ev.MessageID, &ev.Seq, &typ, &ev.AgentName, &data, &created); err != nil {
+			return nil, fmt.Errorf("store: list other processes' events: %w", err)
+		}
+		ev.Type, ev.Data = events.Type(typ), json.RawMessage(data)
+		if ev.CreatedAt, err = parseTime(created); err != nil {
+			return nil, fmt.Errorf("store: list other processes' events: %w", err)
+		}
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list other processes' events: %w", err)
+	}
+	return out, nil
+}
+
+// RunningDrafts returns the checkpointed working copies (artifact_drafts) of the running
+// messages of conversationID that instances other than self hold, newest first: what
+// another process's run has written so far and not yet stored as versions, for showing it
+// while it runs. Drafts of runs that ended are RecoverableDrafts' business.
+func (db *DB) RunningDrafts(ctx context.Context, conversationID, self string) ([]Draft, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT d.conversation_id, d.artifact_id, d.message_id, d.content_type,
+		d.title, d.content, d.source, d.version, d.base_version, d.update_type, d.updated_at
+		FROM artifact_drafts d JOIN messages m ON m.id = d.message_id
+		WHERE d.conversation_id = ? AND m.status = ? AND m.owner IS NOT NULL AND m.owner != ?
+		ORDER BY d.updated_at DESC, d.artifact_id`, conversationID, StatusRunning, self)
+	if err != nil {
+		return nil, fmt.Errorf("store: list running drafts of %q: %w", conversationID, err)
+	}
+	defer rows.Close()
+	var out []Draft
+	for rows.Next() {
+		var d Draft
+		var updated sql.NullString
+		if err := rows.Scan(&d.ConversationID, &d.ArtifactID, &d.MessageID, &d.ContentType, &d.Title, &d.Content,
+			&d.Source, &d.Version, &d.BaseVersion, &d.UpdateType, &updated); err != nil {
+			return nil, fmt.Errorf("store: list running drafts of %q: %w", conversationID, err)
+		}
+		if d.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, fmt.Errorf("store: list running drafts of %q: %w", conversationID, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list running drafts of %q: %w", conversationID, err)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -350,8 +351,8 @@ func TestFollowAndStopAnotherInstancesRun(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		owner string
-		want  []string
-	}{{"B", []string{"c1"}}, {"A", nil}} {
+		want  []StopRequest
+	}{{"B", []StopRequest{{"c1", "b-running"}}}, {"A", nil}} {
 		got, err := b.StopRequests(ctx, tt.owner)
 		if err != nil || len(got) != len(tt.want) || (len(got) == 1 && got[0] != tt.want[0]) {
 			t.Errorf("StopRequests(%s) = %v, %v; want %v", tt.owner, got, err, tt.want)
@@ -363,5 +364,92 @@ func TestFollowAndStopAnotherInstancesRun(t *testing.T) {
 	}
 	if got, err := b.StopRequests(ctx, "B"); err != nil || len(got) != 0 {
 		t.Errorf("StopRequests after the run ended = %v, %v; want none", got, err)
+	}
+}
+
+// TestOtherEventsAndRunningDrafts: a follower (A) gets, from a watermark on, exactly the
+// events of runs other instances started, each once, even of a run that started, ended
+// and was released between two looks (its owner is cleared, started_by stays); its own
+// runs' events never. It sees the checkpointed working copies of another instance's
+// running message, and no longer once that run has ended.
+func TestOtherEventsAndRunningDrafts(t *testing.T) {
+	ctx := context.Background()
+	a, b := openPair(t)
+	if err := a.CreateConversation(ctx, Conversation{ID: "c", Title: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	from, err := a.LastEventID(ctx)
+	if err != nil || from != 0 {
+		t.Fatalf("LastEventID of an empty database = %d, %v", from, err)
+	}
+	run := func(db *DB, id, owner string, seq int64) {
+		t.Helper()
+		if err := db.StartRun(ctx, Message{ID: id, ConversationID: "c", Content: "q", Owner: owner}, Liveness{StaleAfter: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		ev := events.Event{Type: events.Complete, ConversationID: "c", MessageID: id, Seq: seq, CreatedAt: time.Now(), Data: []byte(`{}`)}
+		if err := db.AppendEvents(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishMessage(ctx, id, "", StatusComplete, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ReleaseRun(ctx, id, owner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(b, "b1", "B", 1) // B's quick run, already released
+	run(a, "a1", "A", 2) // A's own
+	run(b, "b2", "B", 3)
+	last, err := a.LastEventID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		self        string
+		after, upTo int64
+		want        []string // message ids
+	}{
+		{"A", from, last, []string{"b1", "b2"}},
+		{"B", from, last, []string{"a1"}},
+		{"A", from, from + 1, []string{"b1"}},
+		{"A", last, last, nil},
+	}
+	for _, tt := range tests {
+		evs, err := a.OtherEvents(ctx, tt.self, tt.after, tt.upTo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ev := range evs {
+			got = append(got, ev.MessageID)
+		}
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("OtherEvents(%s, %d, %d) = %v, want %v", tt.self, tt.after, tt.upTo, got, tt.want)
+		}
+	}
+
+	if err := b.StartRun(ctx, Message{ID: "b3", ConversationID: "c", Content: "q", Owner: "B"}, Liveness{StaleAfter: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	draft := Draft{ConversationID: "c", ArtifactID: "report", MessageID: "b3", ContentType: "text/markdown", Title: "Report",
+		Content: "# so far", Source: "agent", Version: 1, UpdateType: UpdateCreate}
+	if err := b.SaveDrafts(ctx, draft); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		self string
+		want int
+	}{{"A", 1}, {"B", 0}} {
+		ds, err := a.RunningDrafts(ctx, "c", tt.self)
+		if err != nil || len(ds) != tt.want || (tt.want == 1 && (ds[0].Content != "# so far" || ds[0].MessageID != "b3")) {
+			t.Errorf("RunningDrafts seen by %s = %+v, %v; want %d", tt.self, ds, err, tt.want)
+		}
+	}
+	if err := b.FinishMessage(ctx, "b3", "", StatusComplete, ""); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := a.RunningDrafts(ctx, "c", "A"); err != nil || len(ds) != 0 {
+		t.Errorf("RunningDrafts after the run ended = %+v, %v; want none", ds, err)
 	}
 }

@@ -4,8 +4,8 @@
 //
 // The database runs in WAL mode with foreign keys on and synchronous=NORMAL. Reads go
 // through a pool of connections; writes through a second pool of one connection, so the
-// process's own writers queue in Go (in order, each giving up when its context ends)
-// instead of sleeping in SQLite's busy handler. Write transactions start with BEGIN
+// process's own writers wait in Go (each giving up when its context ends, or after
+// BusyTimeout; not in arrival order) instead of sleeping in SQLite's busy handler. Write transactions start with BEGIN
 // IMMEDIATE, so writers never fail on a lock upgrade; a write waiting for another
 // process's write lock waits in slices of busySlice and checks its context between them,
 // up to BusyTimeout (60 s) in all (waitForLock). The schema is created and
@@ -60,9 +60,10 @@ var (
 // "Z" and sort as text in time order. time.RFC3339Nano parses it.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// BusyTimeout is how long a connection waits for another connection or process to release
-// the write lock before failing with "database is locked" (SQLITE_BUSY). Writing a large
-// artifact holds the lock for seconds (64 MB: 7 s, 200 MB: 29 s on a loaded 2-core
+// BusyTimeout is how long a write waits for another process to release the write lock
+// (waitForLock) and for this process's other writes (writeConn) before failing, with
+// "database is locked" (SQLITE_BUSY) in the first case; reads wait for a lock as long.
+// Writing a large artifact holds the lock for seconds (64 MB: 7 s, 200 MB: 29 s on a loaded 2-core
 // machine), so the earlier 5 s let the other process (the window while `artifactflow ask`
 // runs, say) fail its writes; 60 s covers the largest upload (256 MiB). Only a process
 // doing real work holds the lock: the OS releases it when a process dies.
@@ -240,8 +241,10 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// SQL returns the underlying connection pool for raw access (tests, integrity checks).
-// Callers must not close it; use (*DB).Close.
+// SQL returns the read connection pool for raw access (tests, integrity checks). A write
+// through it waits for another writer in SQLite's busy handler (up to BusyTimeout, not
+// interrupted by its context) instead of in waitForLock. Callers must not close it; use
+// (*DB).Close.
 func (db *DB) SQL() *sql.DB { return db.sql }
 
 // migration is one embedded numbered SQL script.
@@ -347,9 +350,14 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 // connection, committing when fn returns nil and rolling back otherwise. fn's error is
 // returned unchanged. Beginning waits for the write lock as waitForLock does.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	conn, err := db.writeConn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: begin transaction: %w", err)
+	}
+	defer conn.Close() // back to the pool once the transaction has ended
 	var tx *sql.Tx
-	err := waitForLock(ctx, func() (err error) {
-		tx, err = db.w.BeginTx(ctx, nil)
+	err = waitForLock(ctx, func() (err error) {
+		tx, err = conn.BeginTx(ctx, nil)
 		return err
 	})
 	if err != nil {
@@ -368,12 +376,34 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // exec runs one writing statement outside a transaction on the write connection, waiting
 // for the write lock as waitForLock does.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	conn, err := db.writeConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
 	var res sql.Result
-	err := waitForLock(ctx, func() (err error) {
-		res, err = db.w.ExecContext(ctx, query, args...)
+	err = waitForLock(ctx, func() (err error) {
+		res, err = conn.ExecContext(ctx, query, args...)
 		return err
 	})
 	return res, err
+}
+
+// writeConn takes the write connection, waiting for this process's other writers at most
+// BusyTimeout (less when ctx ends first), as SQLite would wait for another process's.
+// The caller closes it to give it back. Errors: ctx's, or one saying this process's own
+// writes held the database for BusyTimeout.
+func (db *DB) writeConn(ctx context.Context) (*sql.Conn, error) {
+	wctx, cancel := context.WithTimeout(ctx, BusyTimeout)
+	defer cancel()
+	conn, err := db.w.Conn(wctx)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil, fmt.Errorf("store: other writes of this process held the database for %s: %w", BusyTimeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: take the write connection: %w", err)
+	}
+	return conn, nil
 }
 
 // waitForLock calls try, which takes the write lock (BEGIN IMMEDIATE or a writing
