@@ -24,6 +24,14 @@ func newBrowserServer(t *testing.T, w *apptest.World, assets string) (*app.Core,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.Close(context.Background()) })
+	srv, hs := serveCore(t, core, assets)
+	return core, srv, hs
+}
+
+// serveCore serves core in browser mode with the frontend in assets ("" for none) on a
+// test server closed when the test ends.
+func serveCore(t *testing.T, core *app.Core, assets string) (*Server, *httptest.Server) {
+	t.Helper()
 	var fsys = os.DirFS(assets)
 	if assets == "" {
 		fsys = nil
@@ -34,7 +42,22 @@ func newBrowserServer(t *testing.T, w *apptest.World, assets string) (*app.Core,
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return core, srv, hs
+	return srv, hs
+}
+
+// runScript runs node frontend/e2e/<script> URL [args...] (Playwright driving headless
+// Chromium) with env (KEY=value) added to this process's environment, for at most
+// timeout, and logs what it printed. Errors: the script failed, or timed out.
+func runScript(t *testing.T, timeout time.Duration, script, url string, args []string, env ...string) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{"e2e/" + script, url}, args...)...)
+	cmd.Dir = "../../frontend"
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s output:\n%s", script, out)
+	return err
 }
 
 // TestBrowserServerAPI checks the browser-mode contract: token and loopback Host
@@ -148,14 +171,7 @@ func TestBrowserE2E(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/real.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_ANSWER="+apptest.FinalReply, "AF_FACT=384,400 km")
-	out, err := cmd.CombinedOutput()
-	t.Logf("real.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 3*time.Minute, "real.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question, "AF_ANSWER="+apptest.FinalReply, "AF_FACT=384,400 km"); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }

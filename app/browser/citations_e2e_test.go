@@ -2,9 +2,6 @@ package browser
 
 import (
 	"context"
-	"net/http/httptest"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -23,15 +20,8 @@ func TestBrowserE2ECitations(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", (*apptest.World).CitingResearch)
 	_, srv, hs := newBrowserServer(t, w, dist)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/citations.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_SOURCE1_URL="+w.PageURL,
-		"AF_SOURCE1_TITLE=Moon facts", "AF_SOURCE2_TITLE=Unrelated")
-	out, err := cmd.CombinedOutput()
-	t.Logf("citations.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 3*time.Minute, "citations.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question,
+		"AF_SOURCE1_URL="+w.PageURL, "AF_SOURCE1_TITLE=Moon facts", "AF_SOURCE2_TITLE=Unrelated"); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }
@@ -54,20 +44,8 @@ func TestBrowserE2ESearchFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.Close(context.Background()) })
-	srv, err := NewServer(core, os.DirFS(dist))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/citations-failed.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_PROBLEM=needs an API key")
-	out, err := cmd.CombinedOutput()
-	t.Logf("citations-failed.mjs output:\n%s", out)
-	if err != nil {
+	srv, hs := serveCore(t, core, dist)
+	if err := runScript(t, 3*time.Minute, "citations-failed.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question, "AF_PROBLEM=needs an API key"); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }

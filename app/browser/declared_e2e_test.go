@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,14 +46,10 @@ func TestBrowserE2EDeclared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer core.StopLocalAPI(api)
-	cmd := exec.CommandContext(ctx, "node", "e2e/declared.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_CONV_TITLE="+title, "AF_LINK_URL="+linkURL, "AF_LINK_TITLE="+linkTitle,
+	if err := runScript(t, 3*time.Minute, "declared.mjs", hs.URL+"/?token="+srv.Token(), nil,
+		"AF_CONV_TITLE="+title, "AF_LINK_URL="+linkURL, "AF_LINK_TITLE="+linkTitle,
 		"AF_MISSING_PATH="+missing, "AF_MARKUP_TITLE="+markup, "AF_DOC_TITLE="+docTitle,
-		"AF_API_JSON="+filepath.Join(core.DataDir(), "api.json"), "AF_CONV_ID="+conv)
-	out, err := cmd.CombinedOutput()
-	t.Logf("declared.mjs output:\n%s", out)
-	if err != nil {
+		"AF_API_JSON="+filepath.Join(core.DataDir(), "api.json"), "AF_CONV_ID="+conv); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 	if _, err := core.Store().GetArtifact(context.Background(), conv, "lineage_notes"); err == nil {

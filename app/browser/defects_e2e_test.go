@@ -1,10 +1,7 @@
 package browser
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -54,14 +51,7 @@ func reportWorld(t *testing.T) *apptest.World {
 func TestBrowserE2EDefects(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	_, srv, hs := newBrowserServer(t, reportWorld(t), dist)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/defects.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_FACT="+strings.TrimSuffix(apptest.Fact, "."))
-	out, err := cmd.CombinedOutput()
-	t.Logf("defects.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 3*time.Minute, "defects.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question, "AF_FACT="+strings.TrimSuffix(apptest.Fact, ".")); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }

@@ -3,9 +3,6 @@ package browser
 import (
 	"context"
 	"net"
-	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,20 +32,8 @@ func TestBrowserE2EErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = core.Close(context.Background()) })
-	srv, err := NewServer(core, os.DirFS(dist))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/errors.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question)
-	out, err := cmd.CombinedOutput()
-	t.Logf("errors.mjs output:\n%s", out)
-	if err != nil {
+	srv, hs := serveCore(t, core, dist)
+	if err := runScript(t, 3*time.Minute, "errors.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }

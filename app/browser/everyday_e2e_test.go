@@ -1,9 +1,6 @@
 package browser
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -43,14 +40,7 @@ func TestBrowserE2EEveryday(t *testing.T) {
 		}
 	})
 	_, srv, hs := newBrowserServer(t, w, dist)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/everyday.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_REPORT="+everydayReport, "AF_ANSWER="+everydayAnswer)
-	out, err := cmd.CombinedOutput()
-	t.Logf("everyday.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 3*time.Minute, "everyday.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_REPORT="+everydayReport, "AF_ANSWER="+everydayAnswer); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }

@@ -1,12 +1,9 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,14 +33,7 @@ func TestBrowserE2ERemoteImages(t *testing.T) {
 	t.Cleanup(images.Close)
 	_, srv, hs := newBrowserServer(t, apptest.EchoWorld(t), dist)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/remote-images.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_IMAGE_URL="+images.URL+"/chart.gif", "AF_IMAGE_COUNT_URL="+images.URL+"/count")
-	out, err := cmd.CombinedOutput()
-	t.Logf("remote-images.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 2*time.Minute, "remote-images.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_IMAGE_URL="+images.URL+"/chart.gif", "AF_IMAGE_COUNT_URL="+images.URL+"/count"); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 	if hits.Load() == 0 {

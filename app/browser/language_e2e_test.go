@@ -1,9 +1,7 @@
 package browser
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -30,14 +28,7 @@ func TestBrowserE2ELanguage(t *testing.T) {
 	}
 	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/language.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question)
-	out, err := cmd.CombinedOutput()
-	t.Logf("language.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 4*time.Minute, "language.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 	stored, err := config.Load(w.DataDir)

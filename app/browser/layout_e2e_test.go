@@ -1,9 +1,6 @@
 package browser
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -21,14 +18,7 @@ func TestBrowserE2ELayout(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
 	_, srv, hs := newBrowserServer(t, w, dist)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/layout.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+apptest.Question, "AF_REPORT_TITLE=Moon distance", "AF_FACT=384,400 km")
-	out, err := cmd.CombinedOutput()
-	t.Logf("layout.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 3*time.Minute, "layout.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+apptest.Question, "AF_REPORT_TITLE=Moon distance", "AF_FACT=384,400 km"); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }

@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -39,14 +37,7 @@ func TestBrowserE2ELongConversation(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, srv, hs := newBrowserServer(t, w, dist)
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "node", "e2e/long-conversation.mjs", hs.URL+"/?token="+srv.Token())
-			cmd.Dir = "../../frontend"
-			cmd.Env = append(os.Environ(), "AF_TITLE="+fixture.Title, "AF_EXCHANGES="+strconv.Itoa(tt.exchanges), "AF_QUESTION="+tt.question)
-			out, err := cmd.CombinedOutput()
-			t.Logf("long-conversation.mjs output:\n%s", out)
-			if err != nil {
+			if err := runScript(t, 4*time.Minute, "long-conversation.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_TITLE="+fixture.Title, "AF_EXCHANGES="+strconv.Itoa(tt.exchanges), "AF_QUESTION="+tt.question); err != nil {
 				t.Fatalf("browser end-to-end failed: %v", err)
 			}
 		})

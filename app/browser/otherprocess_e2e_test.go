@@ -2,9 +2,6 @@ package browser
 
 import (
 	"context"
-	"net/http/httptest"
-	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -52,20 +49,8 @@ func TestBrowserE2EOtherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	srv, err := NewServer(window, os.DirFS(dist))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/other-process.mjs", hs.URL+"/?token="+srv.Token())
-	cmd.Dir = "../../frontend"
-	cmd.Env = append(os.Environ(), "AF_QUESTION="+question)
-	out, err := cmd.CombinedOutput()
-	t.Logf("other-process.mjs output:\n%s", out)
-	if err != nil {
+	srv, hs := serveCore(t, window, dist)
+	if err := runScript(t, 3*time.Minute, "other-process.mjs", hs.URL+"/?token="+srv.Token(), nil, "AF_QUESTION="+question); err != nil {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {

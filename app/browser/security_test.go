@@ -2,7 +2,6 @@ package browser
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -375,13 +373,7 @@ func TestBrowserE2EForeignPage(t *testing.T) {
 		fmt.Fprint(rw, foreignPage(hs.URL, attacker.URL))
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "e2e/security.mjs", hs.URL+"/?token="+srv.Token(), attacker.URL+"/")
-	cmd.Dir = "../../frontend"
-	out, err := cmd.CombinedOutput()
-	t.Logf("security.mjs output:\n%s", out)
-	if err != nil {
+	if err := runScript(t, 2*time.Minute, "security.mjs", hs.URL+"/?token="+srv.Token(), []string{attacker.URL + "/"}); err != nil {
 		t.Errorf("browser end-to-end failed: %v", err) // what the server saw is still worth checking
 	}
 	mu.Lock()

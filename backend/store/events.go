@@ -131,6 +131,19 @@ func (db *DB) ListEvents(ctx context.Context, q EventQuery) ([]events.Event, err
 	if err != nil {
 		return nil, fmt.Errorf("store: list events of %q: %w", q.ConversationID, err)
 	}
+	out, err := scanEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: list events of %q: %w", q.ConversationID, err)
+	}
+	if order == "DESC" {
+		slices.Reverse(out)
+	}
+	return out, nil
+}
+
+// scanEvents reads rows of (conversation_id, message_id, seq, type, agent_name, data,
+// created_at) into events, and closes rows.
+func scanEvents(rows *sql.Rows) ([]events.Event, error) {
 	defer rows.Close()
 	var out []events.Event
 	for rows.Next() {
@@ -138,22 +151,16 @@ func (db *DB) ListEvents(ctx context.Context, q EventQuery) ([]events.Event, err
 		var typ, data string
 		var created sql.NullString
 		if err := rows.Scan(&ev.ConversationID, &ev.MessageID, &ev.Seq, &typ, &ev.AgentName, &data, &created); err != nil {
-			return nil, fmt.Errorf("store: list events of %q: %w", q.ConversationID, err)
+			return nil, err
 		}
-		ev.Type = events.Type(typ)
-		ev.Data = json.RawMessage(data)
+		ev.Type, ev.Data = events.Type(typ), json.RawMessage(data)
+		var err error
 		if ev.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("store: list events of %q: %w", q.ConversationID, err)
+			return nil, err
 		}
 		out = append(out, ev)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: list events of %q: %w", q.ConversationID, err)
-	}
-	if order == "DESC" {
-		slices.Reverse(out)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // MaxSeq returns the highest event seq stored for the conversation, 0 when it has none.

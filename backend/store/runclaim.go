@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -341,22 +340,8 @@ func (db *DB) OtherEvents(ctx context.Context, self string, after, upTo int64) (
 	if err != nil {
 		return nil, fmt.Errorf("store: list other processes' events: %w", err)
 	}
-	defer rows.Close()
-	var out []events.Event
-	for rows.Next() {
-		var ev events.Event
-		var typ, data string
-		var created sql.NullString
-		if err := rows.Scan(&ev.ConversationID, &ev.MessageID, &ev.Seq, &typ, &ev.AgentName, &data, &created); err != nil {
-			return nil, fmt.Errorf("store: list other processes' events: %w", err)
-		}
-		ev.Type, ev.Data = events.Type(typ), json.RawMessage(data)
-		if ev.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("store: list other processes' events: %w", err)
-		}
-		out = append(out, ev)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanEvents(rows)
+	if err != nil {
 		return nil, fmt.Errorf("store: list other processes' events: %w", err)
 	}
 	return out, nil
