@@ -36,21 +36,26 @@
 //     hook name and client id are kept; later tool and client inputs may only add
 //     metadata keys that are missing (hooks' are ignored), re-checked against the 4 KB
 //     cap (an enrichment that would pass it is dropped with a warning); a workspace
-//     file is stat'ed again. A client input marks the artifact client-retained and
-//     remembers the client's id (those clients may remove it). When the result equals
+//     file is stat'ed again. A client input marks the artifact client-retained and adds
+//     the client to its retainers. When the result equals
 //     what is stored (metadata key order ignored) nothing is written, updatedAt does not
 //     move and no change is logged. Only a trusted publisher may set storage
 //     "published"; its input upgrades an external_url artifact of the same url (storage,
 //     kind, mimeType, title, description, managedId). No entry point of this app is a
 //     trusted publisher yet.
-//   - Quotas (seed 002): at most 200 per conversation, soft reservations tool 100, client
-//     50, hook 50 by the first writer's source (a source may borrow what the others leave
-//     unused). Eviction, over the artifacts that existed before the batch: missing ones
-//     first (status re-checked just before), then the source most over its reservation,
-//     then the oldest (createdAt, then insert order), client-retained ones last. New
-//     inputs beyond what fits are dropped with a warning, never created then removed. A
-//     batch yields one net change per artifact: created or updated ones first, in input
-//     order, then removed ones (reason "eviction", carrying the artifact's last state).
+//   - Quotas: at most 200 per conversation, soft reservations tool 100, client 50, hook 50
+//     by the first writer's source (a source may borrow what the others leave unused).
+//     When a batch does not fit, only a source over its reservation pays, with its own
+//     artifacts: stored ones first (missing ones, status re-checked just before, then the
+//     oldest by createdAt and insert order, client-retained ones last), then its newest
+//     inputs of the batch, which are dropped with a warning and reported (never created
+//     then removed). An artifact of a source within its reservation is never evicted to
+//     make room for another source. A batch yields one net change per artifact: created
+//     or updated ones first, in input order, then removed ones (reason "eviction",
+//     carrying the artifact's last state).
+//   - Removal: the user removes anything; a client removes an artifact no client retains,
+//     and for a client-retained one only lifts its own retention: the artifact goes when
+//     no other client retains it (see RemoveReport).
 //   - Workspace artifacts are stat'ed on upsert and, at most every RefreshInterval, on
 //     List: status available or missing (deleted, or swapped for a symbolic link leaving
 //     the workspace; MissingReason says which) and sizeBytes. The workspace of a
@@ -226,79 +231,175 @@ func (s *Service) now() time.Time { return s.opts.Now().UTC().Round(0) }
 // txAttempts is how often a write transaction is tried when SQLite reports busy.
 const txAttempts = 3
 
-// Upsert validates inputs and merges them into the conversation's artifacts by the rules
-// in the package doc, then evicts over the quota, in one transaction, logging and
+// Upsert is UpsertReport without the list of dropped inputs, for callers that have no one
+// to tell (a single input is never dropped by the quota: its source, if over its
+// reservation, holds older artifacts that are evicted first).
+func (s *Service) Upsert(ctx context.Context, conversationID string, inputs []Input, strict bool) ([]Change, error) {
+	rep, err := s.UpsertReport(ctx, conversationID, inputs, strict)
+	return rep.Changes, err
+}
+
+// Report is what a mutation did. Changes are its net changes as logged and published
+// (created and updated first, in input order, then removed). Dropped lists the inputs an
+// upsert did not store, by input position (nil when none). Released is set by
+// RemoveReport when the asking client's retention was lifted but the artifact stays,
+// because other clients still retain it (Changes is then empty).
+type Report struct {
+	Changes  []Change
+	Dropped  []Dropped
+	Released bool
+}
+
+// Reasons of a Dropped input.
+const (
+	// DropQuota: the conversation was full and the input's source over its reservation.
+	DropQuota = "quota"
+	// DropInvalid: the input failed validation (non-strict upserts only).
+	DropInvalid = "invalid"
+)
+
+// Dropped is one input an upsert did not store. Index is its position in the batch;
+// Reason is DropQuota or DropInvalid; Field names the invalid field (DropInvalid only);
+// Message is a short English explanation that never echoes the input's text.
+type Dropped struct {
+	Index   int    `json:"index"`
+	Reason  string `json:"reason"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// UpsertReport validates inputs and merges them into the conversation's artifacts by the
+// rules in the package doc, then applies the quota, in one transaction, logging and
 // publishing the net changes (created/updated first, in input order, then removed). With
 // strict (the local API, record_artifact), the first invalid input fails the whole call
 // with its *FieldError (which wraps ErrValidation) and nothing is written; without
-// (hooks, tool results), invalid inputs are logged with slog and skipped. Inputs beyond
-// what the quota can hold are dropped with a warning (never created then removed).
+// (hooks, tool results), invalid inputs are logged with slog, skipped and reported as
+// dropped (DropInvalid).
+//
+// Quota: at most MaxPerConversation artifacts, soft reservations ReserveTool,
+// ReserveClient and ReserveHook by each artifact's first writer's source. When a batch
+// does not fit, only a source over its reservation pays, with its own artifacts: its
+// stored ones are evicted (missing ones first, then the oldest; client-retained ones
+// last) and, when it has none left, its newest inputs of the batch are dropped with a
+// warning and reported in Report.Dropped (DropQuota; never created then removed). An
+// artifact of a source within its reservation is never evicted for another source's
+// batch. See chooseVictims.
+//
+// Merging: one identity per location (tool, hook and client registering the same location
+// make one artifact); the first writer keeps the display fields; later tool and client
+// inputs may only add missing metadata keys (hooks' are ignored; an enrichment that would
+// pass 4 KB is dropped with a warning); a client input marks the artifact client-retained
+// and adds the client to its retainers; an input changing nothing produces no change, no
+// updatedAt bump and no log entry; one net change per artifact per batch.
+//
 // Errors: store.ErrNotFound when the conversation does not exist; the context's error;
 // store errors, wrapped.
-//
-// seed 002 in words: one identity per location (tool, hook and client registering the
-// same location make one artifact); the first writer keeps the display fields; later
-// tool and client inputs may only add missing metadata keys (hooks' are ignored; an
-// enrichment that would pass 4 KB is dropped with a warning); a client input marks the
-// artifact client-retained; an input changing nothing produces no change, no updatedAt
-// bump and no log entry; one net change per artifact per batch.
-func (s *Service) Upsert(ctx context.Context, conversationID string, inputs []Input, strict bool) ([]Change, error) {
+func (s *Service) UpsertReport(ctx context.Context, conversationID string, inputs []Input, strict bool) (Report, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	root := s.rootFunc(ctx, conversationID)
 	cands := make([]candidate, 0, len(inputs))
+	var invalid []Dropped
 	for i, in := range inputs {
 		c, err := validateInput(in, i, root)
 		if err != nil {
 			var fe *FieldError
 			if !errors.As(err, &fe) {
-				return nil, fmt.Errorf("declared: upsert into %q: %w", conversationID, err)
+				return Report{}, fmt.Errorf("declared: upsert into %q: %w", conversationID, err)
 			}
 			if strict {
-				return nil, fe
+				return Report{}, fe
 			}
 			slog.Warn("declared: invalid artifact skipped", "conversation", conversationID, "source", in.Source,
 				"hook", in.HookName, "tool", in.ToolName, "index", i, "field", fe.Field, "error", fe.Message)
+			invalid = append(invalid, Dropped{Index: i, Reason: DropInvalid, Field: fe.Field, Message: fe.Message})
 			continue
 		}
 		cands = append(cands, c)
 	}
 	unlock, err := s.locks.lock(ctx, conversationID)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	defer unlock()
-	var logged []LoggedChange
+	var (
+		logged []LoggedChange
+		over   []Dropped
+	)
 	err = store.WithRetry(ctx, txAttempts, func(ctx context.Context) error {
-		logged = nil
+		logged, over = nil, nil
 		return s.db.DeclaredTx(ctx, conversationID, func(tx *store.DeclaredTx) error {
 			var err error
-			logged, err = s.upsertTx(tx, conversationID, cands, root)
+			logged, over, err = s.upsertTx(tx, conversationID, cands, root)
 			return err
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("declared: upsert into %q: %w", conversationID, err)
+		return Report{}, fmt.Errorf("declared: upsert into %q: %w", conversationID, err)
 	}
 	s.publish(conversationID, logged)
-	return plain(logged), nil
+	if len(over) > 0 {
+		perSource := map[string]int{}
+		for _, d := range over {
+			perSource[inputs[d.Index].Source]++
+		}
+		for _, src := range slices.Sorted(maps.Keys(perSource)) {
+			slog.Warn("declared: inputs dropped, the conversation is full and their source is over its reservation",
+				"conversation", conversationID, "source", src, "dropped", perSource[src],
+				"reservation", reservation(src), "limit", MaxPerConversation)
+		}
+	}
+	dropped := append(invalid, over...)
+	slices.SortFunc(dropped, func(a, b Dropped) int { return a.Index - b.Index })
+	return Report{Changes: plain(logged), Dropped: dropped}, nil
 }
 
-// entry is one artifact touched by a batch: its new state and, for one that existed
-// before the batch, its index among the stored rows (-1 for a new one).
+// entry is one artifact touched by a batch: its new state, the positions of the inputs
+// that made it, and, for one that existed before the batch, its index among the stored
+// rows (-1 for a new one).
 type entry struct {
 	row     store.DeclaredRow
 	meta    map[string]any
+	inputs  []int
 	stored  int
-	dropped bool // a new artifact beyond the quota
+	dropped bool // a new artifact that did not fit
 }
 
-// upsertTx is Upsert's transaction: merge, quota, write, log.
-func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate, root rootFunc) ([]LoggedChange, error) {
+// countNew counts the entries new in the batch.
+func countNew(entries []*entry) int {
+	n := 0
+	for _, e := range entries {
+		if e.stored < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// droppedInputs reports the inputs of the dropped entries, one Dropped per input.
+func droppedInputs(entries []*entry) []Dropped {
+	var out []Dropped
+	for _, e := range entries {
+		if !e.dropped {
+			continue
+		}
+		src := e.row.RetentionSource
+		msg := fmt.Sprintf("not stored: the conversation holds at most %d declared artifacts and %s artifacts are over their reservation of %d",
+			MaxPerConversation, src, reservation(src))
+		for _, i := range e.inputs {
+			out = append(out, Dropped{Index: i, Reason: DropQuota, Message: msg})
+		}
+	}
+	return out
+}
+
+// upsertTx is Upsert's transaction: merge, quota, write, log. It returns the logged
+// changes and the inputs dropped by the quota.
+func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate, root rootFunc) ([]LoggedChange, []Dropped, error) {
 	rows, err := tx.List()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := s.now()
 	byID := make(map[string]int, len(rows))
@@ -315,7 +416,7 @@ func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate,
 			if at, ok := byID[id]; ok {
 				meta, err := decodeMeta(rows[at].Metadata)
 				if err != nil {
-					return nil, fmt.Errorf("stored metadata of %q: %w", id, err)
+					return nil, nil, fmt.Errorf("stored metadata of %q: %w", id, err)
 				}
 				e = &entry{row: rows[at], meta: meta, stored: at}
 				e.row.RetainedBy = slices.Clone(rows[at].RetainedBy)
@@ -324,57 +425,52 @@ func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate,
 			}
 			touched[id] = e
 			entries = append(entries, e)
+			e.inputs = append(e.inputs, c.index)
 			if e.stored < 0 {
 				continue // the first input made it
 			}
+		} else {
+			e.inputs = append(e.inputs, c.index)
 		}
 		merge(e, c, conv, now)
 	}
 
-	// Quota (seed 002): new artifacts beyond what the conversation can hold are dropped
-	// (all older ones are eviction candidates, so at most MaxPerConversation new ones fit);
-	// then the oldest-first preference order picks the victims among the older ones.
-	kept := 0
-	for _, e := range entries {
-		if e.stored >= 0 {
-			continue
-		}
-		if kept == MaxPerConversation {
-			e.dropped = true
-			slog.Warn("declared: artifact dropped, the conversation is full", "conversation", conv,
-				"source", e.row.Source, "title", e.row.Title, "limit", MaxPerConversation)
-			continue
-		}
-		kept++
-	}
-	var victims []int
-	if k := len(rows) + kept - MaxPerConversation; k > 0 {
+	// Quota: when the batch would take the conversation past MaxPerConversation, the
+	// stored artifacts and the new ones compete for the places (chooseVictims): a stored
+	// victim is evicted, a new one is dropped with its inputs (never created then removed).
+	var victims []int // stored rows evicted, in the order chosen
+	if k := len(rows) + countNew(entries) - MaxPerConversation; k > 0 {
 		if err := s.refreshForEviction(tx, rows, root, now); err != nil {
-			return nil, err
-		}
-		counts := map[string]int{}
-		for _, r := range rows {
-			counts[r.RetentionSource]++
-		}
-		for _, e := range entries {
-			if e.stored < 0 && !e.dropped {
-				counts[e.row.RetentionSource]++
-			}
+			return nil, nil, err
 		}
 		// Victims are chosen by each artifact's state after the batch: an input of this
 		// batch may have retained it or found its file again.
-		view := slices.Clone(rows)
+		slots := make([]slot, 0, len(rows)+len(entries))
+		for _, r := range rows {
+			slots = append(slots, slot{source: r.RetentionSource, retained: r.ClientRetained, missing: r.Status == StatusMissing})
+		}
+		var fresh []*entry
 		for _, e := range entries {
 			if e.stored >= 0 {
-				view[e.stored].ClientRetained, view[e.stored].Status = e.row.ClientRetained, e.row.Status
+				slots[e.stored].retained, slots[e.stored].missing = e.row.ClientRetained, e.row.Status == StatusMissing
+			} else {
+				slots = append(slots, slot{source: e.row.RetentionSource, fresh: true})
+				fresh = append(fresh, e)
 			}
 		}
-		victims = chooseVictims(view, counts, k)
+		for _, v := range chooseVictims(slots, k) {
+			if v < len(rows) {
+				victims = append(victims, v)
+			} else {
+				fresh[v-len(rows)].dropped = true
+			}
+		}
 	}
 	evicted := make(map[int]bool, len(victims))
 	for _, v := range victims {
 		evicted[v] = true
 	}
+	dropped := droppedInputs(entries)
 
 	var changes []Change
 	for _, e := range entries {
@@ -383,13 +479,13 @@ func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate,
 		}
 		meta, err := metaJSON(e.meta)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		e.row.Metadata = meta
 		if e.stored < 0 {
 			row, err := tx.Insert(e.row)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			a := toArtifact(row)
 			changes = append(changes, Change{Action: ActionCreated, ArtifactID: row.ID, Artifact: &a})
@@ -397,26 +493,27 @@ func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate,
 		}
 		same, err := sameRow(e.row, rows[e.stored])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if same {
 			continue
 		}
 		e.row.UpdatedAt = now
 		if err := tx.Update(e.row); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		a := toArtifact(e.row)
 		changes = append(changes, Change{Action: ActionUpdated, ArtifactID: e.row.ID, Artifact: &a})
 	}
 	for _, v := range victims {
 		if err := tx.Delete(rows[v].ID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		a := toArtifact(rows[v])
 		changes = append(changes, Change{Action: ActionRemoved, ArtifactID: a.ID, Artifact: &a, Reason: ReasonEviction})
 	}
-	return appendLog(tx, now, changes)
+	logged, err := appendLog(tx, now, changes)
+	return logged, dropped, err
 }
 
 // newEntry is a new artifact from its first input (seed 002: createdAt set once; the
@@ -429,8 +526,8 @@ func newEntry(conv, id string, c *candidate, now time.Time) *entry {
 		ToolCallID: c.toolCallID, ToolName: c.toolName, HookName: c.hookName, ClientID: c.clientID,
 		ClientRetained: c.source == SourceClient, RetentionSource: c.source, CreatedAt: now, UpdatedAt: now,
 	}
-	if c.source == SourceClient && c.clientID != "" {
-		r.RetainedBy = []string{c.clientID}
+	if c.source == SourceClient {
+		r.RetainedBy = []string{c.clientID} // "" too: a hold only the user may lift
 	}
 	if c.storage == StorageWorkspace {
 		applyStat(&r, c.stat, now)
@@ -448,7 +545,7 @@ func merge(e *entry, c *candidate, conv string, now time.Time) {
 	r := &e.row
 	if c.source == SourceClient {
 		r.ClientRetained = true
-		if c.clientID != "" && !slices.Contains(r.RetainedBy, c.clientID) && len(r.RetainedBy) < maxRetainers {
+		if !slices.Contains(r.RetainedBy, c.clientID) && len(r.RetainedBy) < maxRetainers {
 			r.RetainedBy = append(r.RetainedBy, c.clientID)
 		}
 	}
@@ -677,22 +774,40 @@ func (s *Service) Recheck(ctx context.Context, conversationID, artifactID string
 	return Artifact{}, fmt.Errorf("declared: recheck %q: %w", artifactID, ErrNoArtifact)
 }
 
-// Remove removes one artifact by id (reason "explicit"), logging and publishing the
-// change; the file or URL it points to is untouched. Removing an id that does not exist
-// returns no change and no error (idempotent). clientID, when not "", names the client
-// asking: a client-retained artifact may be removed only by a client that retains it
-// (one that registered it; ErrForbidden otherwise, nothing changes); the user (clientID
-// "") may remove anything. Errors: store.ErrNotFound for an unknown conversation;
-// ErrForbidden; store errors, wrapped.
+// Remove is RemoveReport without Report.Released.
 func (s *Service) Remove(ctx context.Context, conversationID, artifactID, clientID string) ([]Change, error) {
+	rep, err := s.RemoveReport(ctx, conversationID, artifactID, clientID)
+	return rep.Changes, err
+}
+
+// RemoveReport removes one artifact by id (reason "explicit"), logging and publishing the
+// change; the file or URL it points to is untouched. Removing an id that does not exist
+// returns no change and no error (idempotent).
+//
+// clientID "" is the user, who may remove anything. Any other clientID is a client asking:
+//   - an artifact no client retains is removed;
+//   - a client-retained artifact the client does not retain is left alone (ErrForbidden);
+//   - one it retains loses that client's retention; it is removed only when no other
+//     client retains it, else it stays (Report.Released, no change, nothing logged or
+//     published), so a client cannot remove another client's artifact by registering it
+//     too and then removing it.
+//
+// A client that registered an artifact without a client id holds a retention only the
+// user can lift; at most maxRetainers retaining clients are remembered per artifact.
+// Errors: store.ErrNotFound for an unknown conversation; ErrForbidden; store errors,
+// wrapped.
+func (s *Service) RemoveReport(ctx context.Context, conversationID, artifactID, clientID string) (Report, error) {
 	unlock, err := s.locks.lock(ctx, conversationID)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	defer unlock()
-	var logged []LoggedChange
+	var (
+		logged   []LoggedChange
+		released bool
+	)
 	err = store.WithRetry(ctx, txAttempts, func(ctx context.Context) error {
-		logged = nil
+		logged, released = nil, false
 		return s.db.DeclaredTx(ctx, conversationID, func(tx *store.DeclaredTx) error {
 			row, err := tx.Get(artifactID)
 			if errors.Is(err, store.ErrNotFound) {
@@ -701,8 +816,15 @@ func (s *Service) Remove(ctx context.Context, conversationID, artifactID, client
 			if err != nil {
 				return err
 			}
-			if clientID != "" && row.ClientRetained && !slices.Contains(row.RetainedBy, clientID) {
-				return fmt.Errorf("artifact %q is retained by another client: %w", artifactID, ErrForbidden)
+			if clientID != "" && row.ClientRetained {
+				if !slices.Contains(row.RetainedBy, clientID) {
+					return fmt.Errorf("artifact %q is retained by another client: %w", artifactID, ErrForbidden)
+				}
+				if others := slices.DeleteFunc(slices.Clone(row.RetainedBy), func(id string) bool { return id == clientID }); len(others) > 0 {
+					// Not a public change: the artifact stays client-retained.
+					row.RetainedBy, released = others, true
+					return tx.Update(row)
+				}
 			}
 			if err := tx.Delete(artifactID); err != nil {
 				return err
@@ -713,10 +835,10 @@ func (s *Service) Remove(ctx context.Context, conversationID, artifactID, client
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("declared: remove %q from %q: %w", artifactID, conversationID, err)
+		return Report{}, fmt.Errorf("declared: remove %q from %q: %w", artifactID, conversationID, err)
 	}
 	s.publish(conversationID, logged)
-	return plain(logged), nil
+	return Report{Changes: plain(logged), Released: released}, nil
 }
 
 // ChangesSince returns the logged changes of the conversation with Seq > after, oldest

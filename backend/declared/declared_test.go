@@ -309,7 +309,6 @@ func TestRemove(t *testing.T) {
 		{"one retained without a client id: clients may not", ids["By user"], "A", true},
 		{"any client may remove an unretained one", ids["By tool"], "B", false},
 		{"a retaining client may", ids["Tool, retained by B"], "B", false},
-		{"a second retaining client may", ids["By A"], "C", false},
 		{"the user may remove anything", ids["By user"], "", false},
 	}
 	for _, tt := range tests {
@@ -351,6 +350,66 @@ func TestRemove(t *testing.T) {
 	}
 	if chs, err := h.svc.Remove(h.ctx, h.conv, "never-existed", "A"); err != nil || chs != nil {
 		t.Errorf("Remove(unknown id) = %v, %v; want no change, no error", chs, err)
+	}
+}
+
+// TestRemoveReleasesOnlyTheClientsRetention: a client cannot remove another client's
+// artifact by registering it too: its removal lifts only its own retention, and the
+// artifact goes when its last retaining client removes it; the user removes it at once.
+func TestRemoveReleasesOnlyTheClientsRetention(t *testing.T) {
+	h := newHarness(t)
+	const url = "https://a.example/report"
+	id := h.upsert(Input{Title: "A's report", URL: url, Source: SourceClient, ClientID: "A"})[0].ArtifactID
+	listed := func() bool { _, ok := byID(h.list(), id); return ok }
+	remove := func(client string) (Report, error) {
+		t.Helper()
+		return h.svc.RemoveReport(h.ctx, h.conv, id, client)
+	}
+
+	if rep, err := remove("B"); !errors.Is(err, ErrForbidden) || len(rep.Changes) != 0 || !listed() {
+		t.Fatalf("B removes A's: %+v, %v; want ErrForbidden and the artifact kept", rep, err)
+	}
+	for _, c := range h.upsert(Input{Title: "B's copy", URL: url, Source: SourceClient, ClientID: "B"}) {
+		if c.ArtifactID != id || c.Action != ActionUpdated || c.Artifact.Title != "A's report" {
+			t.Fatalf("B registers the same URL: %+v; want at most an update of A's artifact", c)
+		}
+	}
+	pubs, logged := len(h.pubs()), len(h.changes())
+	rep, err := remove("B")
+	if err != nil || len(rep.Changes) != 0 || !rep.Released {
+		t.Fatalf("B removes after registering: %+v, %v; want its retention released, no change", rep, err)
+	}
+	if !listed() || len(h.pubs()) != pubs || len(h.changes()) != logged {
+		t.Fatal("B's release removed, logged or published something")
+	}
+	if a, _ := byID(h.list(), id); !a.ClientRetained || a.Title != "A's report" {
+		t.Errorf("after B's release: %+v; want A's artifact, still client-retained", a)
+	}
+	if rep, err := remove("B"); !errors.Is(err, ErrForbidden) || !listed() {
+		t.Fatalf("B removes again: %+v, %v; want ErrForbidden (it no longer retains it)", rep, err)
+	}
+	rep, err = remove("A")
+	if err != nil || rep.Released || len(rep.Changes) != 1 || rep.Changes[0].Action != ActionRemoved ||
+		rep.Changes[0].Reason != ReasonExplicit || rep.Changes[0].ArtifactID != id {
+		t.Fatalf("A removes: %+v, %v; want removed (explicit)", rep, err)
+	}
+	if listed() {
+		t.Error("still listed after its last retaining client removed it")
+	}
+
+	// The user removes an artifact several clients retain, at once.
+	id = h.upsert(Input{Title: "Shared", URL: url, Source: SourceClient, ClientID: "A"})[0].ArtifactID
+	h.upsert(Input{Title: "Shared", URL: url, Source: SourceClient, ClientID: "B"})
+	if rep, err := remove(""); err != nil || len(rep.Changes) != 1 || rep.Changes[0].Reason != ReasonExplicit || listed() {
+		t.Fatalf("the user removes: %+v, %v; want removed (explicit)", rep, err)
+	}
+
+	// A retention without a client id is one only the user lifts: a client retaining the
+	// artifact beside it releases only its own.
+	id = h.upsert(Input{Title: "Kept", URL: url, Source: SourceClient})[0].ArtifactID
+	h.upsert(Input{Title: "Kept", URL: url, Source: SourceClient, ClientID: "A"})
+	if rep, err := remove("A"); err != nil || !rep.Released || !listed() {
+		t.Fatalf("A removes beside an anonymous retention: %+v, %v; want released, kept", rep, err)
 	}
 }
 

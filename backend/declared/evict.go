@@ -1,9 +1,7 @@
 package declared
 
-import "artifactflow/backend/store"
-
-// reservation is a source's soft reservation (seed 002: tool 100, client 50, hook 50); a
-// source the app does not know has none, so it is always over.
+// reservation is a source's soft reservation (tool 100, client 50, hook 50; they add up to
+// MaxPerConversation); a source the app does not know has none, so it is always over.
 func reservation(source string) int {
 	switch source {
 	case SourceTool:
@@ -16,84 +14,101 @@ func reservation(source string) int {
 	return 0
 }
 
-// chooseVictims picks k artifacts to evict among rows (the artifacts that existed before
-// the batch, oldest first by createdAt then insert order) and returns their indices in
-// the order chosen. counts holds, per retention source, how many artifacts the
-// conversation will hold after the batch (rows plus the new ones kept); it is updated as
-// victims are chosen. Each victim is, in this order of preference (seed 002, 配额与保留策略):
+// slot is one artifact competing for a place when a batch would take a conversation past
+// MaxPerConversation: an artifact stored before the batch (described by its state after
+// the batch: an input may have retained it or found its file again), or a new artifact of
+// the batch (fresh). Removing a stored one evicts it; removing a fresh one drops its inputs.
+type slot struct {
+	source   string // retention source: the first writer's
+	retained bool   // client-retained
+	missing  bool   // status missing
+	fresh    bool   // new in this batch
+}
+
+// chooseVictims picks k slots to remove so that the rest fit, and returns their indices
+// in the order chosen. slots holds the stored artifacts oldest first (createdAt, then
+// insert order), then the batch's new ones in input order.
 //
-//  1. the oldest missing artifact that no client retains;
-//  2. an artifact of the source most over its reservation (ties: the source whose
-//     candidate is oldest): its oldest missing one no client retains, else its oldest one
-//     no client retains, else its oldest missing client-retained one, else its oldest
-//     client-retained one. Client retention is a last preference within the source, not a
-//     pin: it breaks neither the 200 cap nor the soft reservations (seed 002: 不突破 200
-//     全局上限或 soft reservation), so a client that registers more than its share cannot
-//     push out the agent's or the hooks' artifacts;
-//  3. the oldest artifact no client retains;
-//  4. the oldest missing client-retained artifact, else the oldest client-retained one.
+// The rule is that only a source over its reservation pays, and it pays with its own
+// artifacts: a source may borrow room the others leave unused, but an artifact of a
+// source within its reservation is never removed to make room for another source, however
+// large that source's batch. Each victim is, in this order of preference:
 //
-// k larger than len(rows) is clamped.
-func chooseVictims(rows []store.DeclaredRow, counts map[string]int, k int) []int {
-	gone := make([]bool, len(rows))
+//  1. the oldest missing, not client-retained, stored artifact of a source over its
+//     reservation;
+//  2. else, of the source most over its reservation (counting the batch's new artifacts;
+//     ties: the source whose candidate is oldest), in this order: its oldest missing
+//     stored artifact no client retains, its oldest stored one no client retains, its
+//     oldest missing client-retained one, its oldest client-retained one, and only then
+//     its newest input of this batch, which is dropped. Client retention is a last
+//     preference within the source, not a pin: it breaks neither the cap nor the
+//     reservations.
+//
+// Because the reservations add up to the cap, some source is over its reservation as long
+// as the slots do not fit, so step 2 always finds a victim. (Were that ever not so, the
+// newest input would be dropped, and a stored artifact evicted only when there is none.)
+// k larger than len(slots) is clamped.
+func chooseVictims(slots []slot, k int) []int {
+	counts := map[string]int{}
+	for _, s := range slots {
+		counts[s.source]++
+	}
+	gone := make([]bool, len(slots))
 	var out []int
-	for len(out) < k && len(out) < len(rows) {
-		v := pickVictim(rows, gone, counts)
+	for len(out) < k && len(out) < len(slots) {
+		v := pickVictim(slots, gone, counts)
 		gone[v] = true
-		counts[rows[v].RetentionSource]--
+		counts[slots[v].source]--
 		out = append(out, v)
 	}
 	return out
 }
 
-// pickVictim returns the index of the next victim among rows not yet gone (at least one
-// is left).
-func pickVictim(rows []store.DeclaredRow, gone []bool, counts map[string]int) int {
-	// 1. Missing, not client-retained.
-	for i, r := range rows {
-		if !gone[i] && !r.ClientRetained && r.Status == StatusMissing {
+// pickVictim returns the index of the next victim among slots not yet gone (at least one
+// is left); counts holds how many slots of each source are left.
+func pickVictim(slots []slot, gone []bool, counts map[string]int) int {
+	over := func(src string) int { return counts[src] - reservation(src) }
+	// 1. Missing, stored, not client-retained, of a source over its reservation.
+	for i, s := range slots {
+		if !gone[i] && !s.fresh && !s.retained && s.missing && over(s.source) > 0 {
 			return i
 		}
 	}
 	// 2. The source most over its reservation, and within it the first candidate in the
-	// order: missing unretained, unretained, missing retained, retained (oldest first).
+	// order of candidateRank.
 	cand := map[string]int{}
 	rank := map[string]int{}
-	for i, r := range rows {
+	for i, s := range slots {
 		if gone[i] {
 			continue
 		}
-		k := candidateRank(r)
-		if cur, ok := rank[r.RetentionSource]; !ok || k < cur {
-			cand[r.RetentionSource], rank[r.RetentionSource] = i, k
+		k := candidateRank(s)
+		// Among fresh slots the newest is the candidate (>=); among stored ones the oldest.
+		if cur, ok := rank[s.source]; !ok || k < cur || (k == cur && s.fresh) {
+			cand[s.source], rank[s.source] = i, k
 		}
 	}
 	best, bestOver := -1, 0
 	for src, i := range cand {
-		over := counts[src] - reservation(src)
-		if over <= 0 {
+		o := over(src)
+		if o <= 0 {
 			continue
 		}
-		if over > bestOver || (over == bestOver && i < best) {
-			best, bestOver = i, over
+		if o > bestOver || (o == bestOver && i < best) {
+			best, bestOver = i, o
 		}
 	}
 	if best >= 0 {
 		return best
 	}
-	// 3. The oldest not client-retained.
-	for i, r := range rows {
-		if !gone[i] && !r.ClientRetained {
+	// Unreachable while the reservations add up to the cap: drop the newest input, else
+	// evict the oldest stored artifact.
+	for i := len(slots) - 1; i >= 0; i-- {
+		if !gone[i] && slots[i].fresh {
 			return i
 		}
 	}
-	// 4. The oldest missing client-retained, else the oldest client-retained.
-	for i, r := range rows {
-		if !gone[i] && r.Status == StatusMissing {
-			return i
-		}
-	}
-	for i := range rows {
+	for i := range slots {
 		if !gone[i] {
 			return i
 		}
@@ -101,15 +116,18 @@ func pickVictim(rows []store.DeclaredRow, gone []bool, counts map[string]int) in
 	return -1
 }
 
-// candidateRank orders one source's artifacts for eviction: 0 missing and unretained, 1
-// unretained, 2 missing and client-retained, 3 client-retained. Rows come oldest first, so
-// the first row of the lowest rank is the source's candidate.
-func candidateRank(r store.DeclaredRow) int {
+// candidateRank orders one source's slots for removal: 0 stored, missing and unretained;
+// 1 stored and unretained; 2 stored, missing and client-retained; 3 stored and
+// client-retained; 4 new in this batch.
+func candidateRank(s slot) int {
+	if s.fresh {
+		return 4
+	}
 	k := 0
-	if r.ClientRetained {
+	if s.retained {
 		k = 2
 	}
-	if r.Status != StatusMissing {
+	if !s.missing {
 		k++
 	}
 	return k

@@ -2,6 +2,7 @@ package declared
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,35 +115,41 @@ func TestEvictionAtDefaults(t *testing.T) {
 }
 
 func TestEvictionMissingFirst(t *testing.T) {
-	type setup struct {
-		h                  *harness
-		hook, client, tool []string
-		missingHook        string
-		missingClient      string
-	}
-	build := func(t *testing.T) setup {
+	t.Run("a missing artifact of the paying source goes before its older live ones", func(t *testing.T) {
 		h := newHarness(t)
-		s := setup{h: h}
-		s.hook = h.fill(SourceHook, "hook", 49)
+		h.fill(SourceHook, "hook", 50)
+		h.fill(SourceClient, "client", 50)
+		h.fill(SourceTool, "tool", 50)
 		h.advance(time.Second)
-		s.missingHook = h.upsert(Input{Title: "gone", WorkspacePath: "gone.html", Source: SourceHook})[0].ArtifactID
-		s.client = h.fill(SourceClient, "client", 49)
-		h.advance(time.Second)
-		s.missingClient = h.upsert(Input{Title: "gone too", WorkspacePath: "gone-too.html", Source: SourceClient})[0].ArtifactID
-		s.tool = h.fill(SourceTool, "tool", 100)
-		return s
-	}
-	t.Run("a missing artifact goes before the over-reservation source", func(t *testing.T) {
-		s := build(t)
-		s.h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(s.h, "x")}, s.missingHook)
+		gone := h.upsert(Input{Title: "gone", WorkspacePath: "gone.html", Source: SourceTool})[0].ArtifactID
+		h.fill(SourceTool, "tool2", 49)
+		h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, gone)
 	})
 	t.Run("the status is re-checked just before: a file that came back is not missing", func(t *testing.T) {
-		s := build(t)
-		s.h.write("gone.html", "back")
-		s.h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(s.h, "x")}, s.tool[0])
-		a, _ := byID(s.h.list(), s.missingHook)
+		h := newHarness(t)
+		h.fill(SourceHook, "hook", 50)
+		h.fill(SourceClient, "client", 50)
+		tool := h.fill(SourceTool, "tool", 50)
+		h.advance(time.Second)
+		gone := h.upsert(Input{Title: "gone", WorkspacePath: "gone.html", Source: SourceTool})[0].ArtifactID
+		h.fill(SourceTool, "tool2", 49)
+		h.write("gone.html", "back")
+		h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, tool[0])
+		a, _ := byID(h.list(), gone)
 		if a.Status != StatusAvailable {
 			t.Errorf("re-checked artifact status %s, want available (persisted)", a.Status)
+		}
+	})
+	t.Run("a missing artifact of a source within its reservation is not evicted for another", func(t *testing.T) {
+		h := newHarness(t)
+		h.fill(SourceHook, "hook", 49)
+		h.advance(time.Second)
+		missingHook := h.upsert(Input{Title: "gone", WorkspacePath: "gone.html", Source: SourceHook})[0].ArtifactID
+		h.fill(SourceClient, "client", 50)
+		tool := h.fill(SourceTool, "tool", 100)
+		h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, tool[0])
+		if _, ok := byID(h.list(), missingHook); !ok {
+			t.Error("the hook's missing artifact was evicted although hooks are within their reservation")
 		}
 	})
 	t.Run("a missing client-retained artifact is not evicted first", func(t *testing.T) {
@@ -157,14 +164,15 @@ func TestEvictionMissingFirst(t *testing.T) {
 		h := newHarness(t)
 		h.write("present.txt", "here")
 		h.fill(SourceHook, "hook", 50)
+		h.fill(SourceTool, "tool", 50)
 		h.advance(time.Second)
 		present := h.upsert(Input{Title: "present", WorkspacePath: "present.txt", Source: SourceTool})[0].ArtifactID
-		h.fill(SourceTool, "tool", 99)
+		h.fill(SourceTool, "tool2", 49)
 		h.fill(SourceClient, "client", 50)
 		if err := os.Remove(filepath.Join(h.ws, "present.txt")); err != nil {
 			t.Fatal(err)
 		}
-		h.expectEviction([]Input{one(SourceHook, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, present)
+		h.expectEviction([]Input{one(SourceTool, "x")}, []string{ActionCreated + ":" + newID(h, "x")}, present)
 	})
 }
 
@@ -260,7 +268,11 @@ func TestEvictionBatches(t *testing.T) {
 		for i := range 205 {
 			ins = append(ins, Input{Title: fmt.Sprint("n", i), URL: urlN("n", i), Source: SourceTool})
 		}
-		chs := h.upsert(ins...)
+		rep := h.upsertReport(true, ins...)
+		if got := droppedIndices(rep.Dropped, DropQuota); !slices.Equal(got, seq(200, 205)) {
+			t.Errorf("dropped %v, want inputs 200..204", got)
+		}
+		chs := rep.Changes
 		if len(chs) != 200 {
 			t.Fatalf("%d changes, want 200 created", len(chs))
 		}
@@ -273,31 +285,41 @@ func TestEvictionBatches(t *testing.T) {
 			t.Error("input 201 stored")
 		}
 	})
-	t.Run("a full store and a large batch: created first, then removed, no identity twice", func(t *testing.T) {
+	t.Run("a full store and a large batch of another source: both end equally over, each paying with its own", func(t *testing.T) {
 		h := newHarness(t)
-		old := h.fill(SourceTool, "old", 200)
+		old := h.fill(SourceTool, "old", 200) // borrowing everything
 		h.advance(time.Second)
 		var ins []Input
 		for i := range 201 {
 			ins = append(ins, Input{Title: fmt.Sprint("n", i), URL: urlN("n", i), Source: SourceHook})
 		}
-		chs := h.upsert(ins...)
-		if len(chs) != 400 {
-			t.Fatalf("%d changes, want 200 created + 200 removed", len(chs))
+		rep := h.upsertReport(true, ins...)
+		// Tool 200 (100 over) and hook 201 new (151 over), 201 too many: the hook drops its
+		// newest 51 inputs, then each pays in turn, 75 each: tool 125, hook 75, both 25 over.
+		chs := rep.Changes
+		if len(chs) != 150 {
+			t.Fatalf("%d changes, want 75 created + 75 removed", len(chs))
 		}
 		seen := map[string]bool{}
 		for i, c := range chs {
-			wantAction := ActionCreated
-			if i >= 200 {
-				wantAction = ActionRemoved
-				if c.ArtifactID != old[i-200] || c.Reason != ReasonEviction {
-					t.Fatalf("removed %d = %s (%s), want %s oldest first", i-200, c.ArtifactID, c.Reason, old[i-200])
+			switch {
+			case i < 75:
+				if c.Action != ActionCreated || c.Artifact.Title != fmt.Sprint("n", i) {
+					t.Fatalf("change %d = %s %s, want the first 75 inputs created in order", i, c.Action, c.ArtifactID)
 				}
+			case c.Action != ActionRemoved || c.ArtifactID != old[i-75] || c.Reason != ReasonEviction:
+				t.Fatalf("change %d = %s %s (%s), want the oldest tool artifacts evicted, oldest first", i, c.Action, c.ArtifactID, c.Reason)
 			}
-			if c.Action != wantAction || seen[c.ArtifactID] {
-				t.Fatalf("change %d = %s %s (seen %v)", i, c.Action, c.ArtifactID, seen[c.ArtifactID])
+			if seen[c.ArtifactID] {
+				t.Fatalf("change %d: %s twice", i, c.ArtifactID)
 			}
 			seen[c.ArtifactID] = true
+		}
+		if got, want := droppedIndices(rep.Dropped, DropQuota), seq(75, 201); !slices.Equal(got, want) {
+			t.Errorf("dropped %v, want inputs 75..200", got)
+		}
+		if n := len(h.list()); n != 200 {
+			t.Errorf("%d artifacts, want 200", n)
 		}
 	})
 	t.Run("an artifact updated and evicted in one batch yields one removed", func(t *testing.T) {
@@ -321,4 +343,143 @@ func TestEvictionBatches(t *testing.T) {
 			[]string{ActionCreated + ":" + newID(h, "a"), ActionCreated + ":" + newID(h, "b"), ActionCreated + ":" + newID(h, "c")},
 			tool[0], tool[1], tool[2])
 	})
+}
+
+// droppedIndices returns the indices of the dropped inputs of reason, checking that each
+// has a message.
+func droppedIndices(ds []Dropped, reason string) []int {
+	var out []int
+	for _, d := range ds {
+		if d.Reason == reason && d.Message != "" {
+			out = append(out, d.Index)
+		}
+	}
+	return out
+}
+
+// seq is from, from+1, …, to-1.
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestEvictionKeepsOtherSourcesReservations: a batch of one source never evicts what
+// another source holds within its reservation, however large; the batch's source pays
+// with its own stored artifacts first, then its newest inputs are dropped and reported.
+func TestEvictionKeepsOtherSourcesReservations(t *testing.T) {
+	type fill struct {
+		src string
+		n   int
+	}
+	tests := []struct {
+		name      string
+		pre       []fill
+		batch     string // source of the 200-input batch
+		strict    bool
+		evictFrom int // index in pre of the fill whose oldest are evicted (-1: none)
+		evicted   int
+		dropFrom  int // inputs dropFrom..199 are dropped
+	}{
+		{"a client's 200 links after the agent's 3", []fill{{SourceTool, 3}}, SourceClient, true, -1, 0, 197},
+		{"a hook's 200 links after the agent's 3", []fill{{SourceTool, 3}}, SourceHook, false, -1, 0, 197},
+		{"a tool's 200 links after a client's 3", []fill{{SourceClient, 3}}, SourceTool, true, -1, 0, 197},
+		{"a hook flood beside the agent's and a client's", []fill{{SourceTool, 3}, {SourceClient, 40}}, SourceHook, false, -1, 0, 157},
+		{"a client over its reservation loses its own oldest first", []fill{{SourceTool, 3}, {SourceClient, 30}}, SourceClient, true, 1, 30, 197},
+		{"a hook over its reservation loses its stored ones before its inputs", []fill{{SourceHook, 120}, {SourceTool, 3}}, SourceHook, false, 0, 120, 197},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			var pre [][]string
+			for i, f := range tt.pre {
+				pre = append(pre, h.fill(f.src, fmt.Sprint("pre", i), f.n))
+			}
+			h.advance(time.Second)
+			ins := make([]Input, 200)
+			for i := range ins {
+				ins[i] = Input{Title: fmt.Sprint("flood ", i), URL: urlN("flood", i), Source: tt.batch, ClientID: "B", HookName: "flood"}
+			}
+			pubs := len(h.pubs())
+			rep := h.upsertReport(tt.strict, ins...)
+
+			var want []string
+			for i := range tt.dropFrom {
+				want = append(want, ActionCreated+":"+artifactID(h.conv, "url:"+urlN("flood", i)))
+			}
+			var victims []string
+			if tt.evictFrom >= 0 {
+				victims = pre[tt.evictFrom][:tt.evicted]
+			}
+			for _, v := range victims {
+				want = append(want, ActionRemoved+":"+v+":"+ReasonEviction)
+			}
+			if got := actions(rep.Changes); !slices.Equal(got, want) {
+				t.Fatalf("changes: %d, want %d (the first %d inputs created, then %d evicted)\n%v", len(got), len(want), tt.dropFrom, len(victims), got)
+			}
+			if got := droppedIndices(rep.Dropped, DropQuota); !slices.Equal(got, seq(tt.dropFrom, 200)) || len(rep.Dropped) != 200-tt.dropFrom {
+				t.Errorf("dropped %+v, want inputs %d..199 reported with reason quota", rep.Dropped, tt.dropFrom)
+			}
+			if p := h.pubs(); len(p)-pubs != len(rep.Changes) {
+				t.Errorf("published %d changes, want the %d returned", len(p)-pubs, len(rep.Changes))
+			}
+			as := h.list()
+			if len(as) != 200 {
+				t.Errorf("%d artifacts, want 200", len(as))
+			}
+			for i, ids := range pre {
+				for j, id := range ids {
+					_, listed := byID(as, id)
+					if gone := i == tt.evictFrom && j < tt.evicted; listed == gone {
+						t.Errorf("%s artifact %d of fill %d: listed %v", tt.pre[i].src, j, i, listed)
+					}
+				}
+			}
+			for i := tt.dropFrom; i < 200; i++ {
+				if _, ok := byID(as, artifactID(h.conv, "url:"+urlN("flood", i))); ok {
+					t.Errorf("dropped input %d stored", i)
+				}
+			}
+		})
+	}
+}
+
+// TestChooseVictimsOnlySourcesOverPay: over random mixes of stored artifacts and batch
+// inputs, every victim's source is over its reservation when it is chosen, so a source
+// that loses anything still holds at least its reservation, and what is left fits.
+func TestChooseVictimsOnlySourcesOverPay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	sources := []string{SourceTool, SourceClient, SourceHook}
+	for round := range 500 {
+		var slots []slot
+		for range rng.IntN(MaxPerConversation + 1) {
+			slots = append(slots, slot{source: sources[rng.IntN(3)], retained: rng.IntN(3) == 0, missing: rng.IntN(5) == 0})
+		}
+		for range rng.IntN(250) {
+			slots = append(slots, slot{source: sources[rng.IntN(3)], fresh: true})
+		}
+		k := len(slots) - MaxPerConversation
+		if k <= 0 {
+			continue
+		}
+		counts := map[string]int{}
+		for _, s := range slots {
+			counts[s.source]++
+		}
+		victims := chooseVictims(slots, k)
+		if len(victims) != k {
+			t.Fatalf("round %d: %d victims, want %d", round, len(victims), k)
+		}
+		seen := map[int]bool{}
+		for _, v := range victims {
+			src := slots[v].source
+			if seen[v] || counts[src] <= reservation(src) {
+				t.Fatalf("round %d: victim %d (%s, %d held, reservation %d, seen %v)", round, v, src, counts[src], reservation(src), seen[v])
+			}
+			seen[v] = true
+			counts[src]--
+		}
+	}
 }

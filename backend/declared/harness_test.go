@@ -92,6 +92,16 @@ func (h *harness) upsert(ins ...Input) []Change {
 	return chs
 }
 
+// upsertReport runs UpsertReport and fails the test on error.
+func (h *harness) upsertReport(strict bool, ins ...Input) Report {
+	h.t.Helper()
+	rep, err := h.svc.UpsertReport(h.ctx, h.conv, ins, strict)
+	if err != nil {
+		h.t.Fatalf("UpsertReport: %v", err)
+	}
+	return rep
+}
+
 // list lists and fails the test on error.
 func (h *harness) list() []Artifact {
 	h.t.Helper()
