@@ -334,7 +334,7 @@ func TestOpenCommand(t *testing.T) {
 }
 
 // TestDeclaredServices: the panel lists declared artifacts and removes any of them
-// (client-retained ones included) through the bound services (browser mode's side:
+// (ones several clients retain included) through the bound services (browser mode's side:
 // app/browser TestDeclaredInBrowserMode).
 func TestDeclaredServices(t *testing.T) {
 	f := newDeclaredFixture(t)
@@ -355,7 +355,12 @@ func TestDeclaredServices(t *testing.T) {
 		t.Fatalf("ListDeclared = %+v, %v", list, err)
 	}
 
-	// The user removes a client-retained artifact; the window hears it.
+	// A second client retains it too; the user removes it at once (a client's removal
+	// would only lift that client's retention); the window hears it.
+	if _, err := f.core.Declared().Upsert(context.Background(), f.conv, []declared.Input{{Title: "Lineage", WorkspacePath: "reports/lineage.html",
+		Source: declared.SourceClient, ClientID: "cli-2"}}, true); err != nil {
+		t.Fatal(err)
+	}
 	if err := svc.RemoveDeclared(f.conv, ids[1]); err != nil {
 		t.Fatal(err)
 	}

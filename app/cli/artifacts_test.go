@@ -110,6 +110,28 @@ func TestArtifactsCLI(t *testing.T) {
 			if code != ExitError || !strings.Contains(errOut, "another client retains") {
 				t.Fatalf("rm as anonymous: %d %q", code, errOut)
 			}
+			// bob registering the same URL and removing it only lifts bob's retention.
+			code, out, errOut = runCLI(t, append([]string{"artifacts", "add", "--title", "Bob's", "--url", "https://data.example.org/", "--client-id", "bob"}, dd...)...)
+			if code != ExitOK {
+				t.Fatalf("add as bob: %d %q %q", code, out, errOut)
+			}
+			if stream != nil {
+				if ev := stream.next(t); ev.Data.Change.ArtifactID != id || ev.Data.Change.Action != "updated" {
+					t.Fatalf("bob's add: %+v", ev)
+				}
+			}
+			code, out, errOut = runCLI(t, append([]string{"artifacts", "rm", id, "--client-id", "bob", "--json"}, dd...)...)
+			var rel localapi.MutationResult
+			if code != ExitOK || json.Unmarshal([]byte(out), &rel) != nil || !rel.Released || len(rel.Changes) != 0 {
+				t.Fatalf("rm as bob --json: %d %q %q; want released, no change", code, out, errOut)
+			}
+			if env := cliList(t, dataDir, conv); len(env.Artifacts) != 2 || env.Artifacts[0].ID != id || env.Artifacts[0].Title != "Open data portal" {
+				t.Fatalf("after bob's rm: %+v", env)
+			}
+			code, out, errOut = runCLI(t, append([]string{"artifacts", "rm", id, "--client-id", "bob"}, dd...)...)
+			if code != ExitError || !strings.Contains(errOut, "another client retains") {
+				t.Fatalf("rm as bob again: %d %q %q", code, out, errOut)
+			}
 			code, out, errOut = runCLI(t, append([]string{"artifacts", "rm", id, "--client-id", "alice"}, dd...)...)
 			if code != ExitOK || !strings.HasPrefix(out, "removed "+id) || !strings.Contains(out, "(explicit)") {
 				t.Fatalf("rm: %d %q %q", code, out, errOut)

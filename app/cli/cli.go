@@ -639,7 +639,9 @@ func apiAddrFlag(addr *string) func(*flag.FlagSet) {
 type declaredStore interface {
 	List(ctx context.Context, conversationID string) ([]declared.Artifact, error)
 	Add(ctx context.Context, conversationID, clientID string, inputs []declared.Input) ([]declared.Change, error)
-	Remove(ctx context.Context, conversationID, artifactID, clientID string) ([]declared.Change, error)
+	// RemoveResult removes one artifact, or only lifts the client's retention when other
+	// clients still retain it (Released).
+	RemoveResult(ctx context.Context, conversationID, artifactID, clientID string) (localapi.MutationResult, error)
 }
 
 // dbArtifacts reaches declared artifacts through the database when no app runs. Its
@@ -663,12 +665,17 @@ func (d dbArtifacts) Add(ctx context.Context, conversationID, clientID string, i
 	return d.svc.Upsert(ctx, conversationID, inputs, true)
 }
 
-// Remove removes one artifact as client clientID (declared.Service.Remove).
-func (d dbArtifacts) Remove(ctx context.Context, conversationID, artifactID, clientID string) ([]declared.Change, error) {
+// RemoveResult removes one artifact as client clientID (declared.Service.RemoveReport),
+// answered as the local API would.
+func (d dbArtifacts) RemoveResult(ctx context.Context, conversationID, artifactID, clientID string) (localapi.MutationResult, error) {
 	if clientID == "" {
 		clientID = localapi.AnonymousClient
 	}
-	return d.svc.Remove(ctx, conversationID, artifactID, clientID)
+	rep, err := d.svc.RemoveReport(ctx, conversationID, artifactID, clientID)
+	if err != nil {
+		return localapi.MutationResult{}, err
+	}
+	return localapi.MutationResult{V: localapi.Version, SessionID: conversationID, Changes: rep.Changes, Released: rep.Released}, nil
 }
 
 // metadataFlag collects repeated --metadata key=value flags; values that read as JSON
@@ -811,7 +818,10 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 	}
 
 	out := termSafe{env.Stdout}
-	var changes []declared.Change
+	var (
+		changes  []declared.Change
+		released bool
+	)
 	switch sub {
 	case "list":
 		arts, err := st.List(ctx, conv)
@@ -829,7 +839,9 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 	case "add":
 		changes, err = st.Add(ctx, conv, clientID, []declared.Input{in})
 	case "rm":
-		changes, err = st.Remove(ctx, conv, pos[0], clientID)
+		var res localapi.MutationResult
+		res, err = st.RemoveResult(ctx, conv, pos[0], clientID)
+		changes, released = res.Changes, res.Released
 	}
 	if err != nil {
 		return artifactsError(env, name, conv, err)
@@ -838,11 +850,13 @@ func runArtifacts(ctx context.Context, env Env, args []string) int {
 		changes = []declared.Change{}
 	}
 	if asJSON {
-		return writeJSONOut(env, localapi.MutationResult{V: localapi.Version, SessionID: conv, Changes: changes})
+		return writeJSONOut(env, localapi.MutationResult{V: localapi.Version, SessionID: conv, Changes: changes, Released: released})
 	}
 	switch {
 	case len(changes) == 0 && sub == "add":
 		fmt.Fprintln(out, "unchanged: this location is already registered")
+	case released:
+		fmt.Fprintf(out, "released %s: other clients still retain it, so it stays listed\n", pos[0])
 	case len(changes) == 0:
 		fmt.Fprintf(out, "%s: no such artifact; nothing removed\n", pos[0])
 	}

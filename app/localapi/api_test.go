@@ -292,6 +292,116 @@ func TestRetainingClient(t *testing.T) {
 	}
 }
 
+// TestRetentionCannotBeBypassed: a client that may not remove another client's artifact
+// cannot get there by registering the same URL first: its DELETE then lifts only its own
+// retention (200, no change, "released"), the artifact stays listed, and the retaining
+// client's DELETE removes it (explicit).
+func TestRetentionCannotBeBypassed(t *testing.T) {
+	h := newHarness(t, nil)
+	const url = "https://example.com/alices"
+	id := h.postLink(url, "Alice's", "alice")
+	path := "/session/" + testConv + "/artifacts/" + id
+	bob := map[string]string{ClientIDHeader: "bob"}
+	listed := func() bool {
+		arts, err := h.svc.List(h.ctx, testConv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range arts {
+			if a.ID == id {
+				return a.Title == "Alice's"
+			}
+		}
+		return false
+	}
+
+	if r := h.call(http.MethodDelete, path, bob, ""); r.status != http.StatusForbidden || r.errBody(t).Code != CodeForbidden || !listed() {
+		t.Fatalf("bob's DELETE: %d %s; want 403 and Alice's artifact kept", r.status, r.body)
+	}
+	h.mutation(h.call(http.MethodPost, "/session/"+testConv+"/artifacts", bob, fmt.Sprintf(`{"title":"Bob's","url":%q}`, url)))
+	r := h.call(http.MethodDelete, path, bob, "")
+	m := decodeMutation(t, r)
+	if len(m.Changes) != 0 || !m.Released || !strings.Contains(r.body, `"released":true`) {
+		t.Fatalf("bob's DELETE after registering the URL: %s; want no change and released", r.body)
+	}
+	if !listed() {
+		t.Fatal("bob's DELETE removed Alice's artifact")
+	}
+	if r := h.call(http.MethodDelete, path, bob, ""); r.status != http.StatusForbidden || !listed() {
+		t.Fatalf("bob's second DELETE: %d %s; want 403 (bob no longer retains it)", r.status, r.body)
+	}
+	r = h.call(http.MethodDelete, path, map[string]string{ClientIDHeader: "alice"}, "")
+	m = decodeMutation(t, r)
+	if m.Released || strings.Contains(r.body, "released") || len(m.Changes) != 1 || m.Changes[0].Action != declared.ActionRemoved ||
+		m.Changes[0].Reason != declared.ReasonExplicit || m.Changes[0].ArtifactID != id {
+		t.Fatalf("alice's DELETE: %s; want removed (explicit)", r.body)
+	}
+	if listed() {
+		t.Error("still listed after alice's DELETE")
+	}
+}
+
+// TestClientFloodKeepsTheAgentsArtifacts: the agent recorded 3 links; one POST of 200
+// links from a client stores the first 197, drops the last 3 with a "dropped" entry each
+// (index, reason quota, message), and removes none of the agent's.
+func TestClientFloodKeepsTheAgentsArtifacts(t *testing.T) {
+	h := newHarness(t, nil)
+	agent := map[string]bool{}
+	for i := range 3 {
+		chs, err := h.svc.Upsert(h.ctx, testConv, []declared.Input{{Title: fmt.Sprint("Agent ", i), URL: fmt.Sprint("https://example.com/agent/", i),
+			Source: declared.SourceTool, ToolName: "record_artifact"}}, true)
+		if err != nil || len(chs) != 1 {
+			t.Fatalf("record: %v %v", chs, err)
+		}
+		agent[chs[0].ArtifactID] = true
+	}
+	var b strings.Builder
+	b.WriteString(`{"artifacts":[`)
+	for i := range MaxBatch {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"title":"Client %d","url":"https://example.com/client/%d"}`, i, i)
+	}
+	b.WriteString("]}")
+	r := h.call(http.MethodPost, "/session/"+testConv+"/artifacts", map[string]string{ClientIDHeader: "flood"}, b.String())
+	m := decodeMutation(t, r)
+	if len(m.Changes) != 197 {
+		t.Fatalf("%d changes, want 197 created", len(m.Changes))
+	}
+	for i, c := range m.Changes {
+		if c.Action != declared.ActionCreated || c.Artifact == nil || c.Artifact.Title != fmt.Sprint("Client ", i) {
+			t.Fatalf("change %d = %s %+v, want created in input order", i, c.Action, c.Artifact)
+		}
+	}
+	var raw struct {
+		Dropped []map[string]any `json:"dropped"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &raw); err != nil || len(raw.Dropped) != 3 {
+		t.Fatalf("dropped = %v (%v), want 3 entries", raw.Dropped, err)
+	}
+	for i, d := range raw.Dropped {
+		if d["index"] != float64(197+i) || d["reason"] != declared.DropQuota || d["message"] == "" {
+			t.Errorf("dropped[%d] = %v, want index %d, reason quota and a message", i, d, 197+i)
+		}
+	}
+	arts, err := h.svc.List(h.ctx, testConv)
+	if err != nil || len(arts) != declared.MaxPerConversation {
+		t.Fatalf("%d artifacts (%v), want %d", len(arts), err, declared.MaxPerConversation)
+	}
+	for _, a := range arts {
+		delete(agent, a.ID)
+	}
+	if len(agent) != 0 {
+		t.Errorf("the agent's artifacts %v were evicted by a client's batch", agent)
+	}
+	// Nothing dropped: no "dropped" key (the answer's shape is unchanged).
+	if r := h.call(http.MethodPost, "/session/"+testConv+"/artifacts", nil, `{"title":"One more","url":"https://example.com/one"}`); r.status != http.StatusOK ||
+		strings.Contains(r.body, "dropped") {
+		t.Errorf("a POST that fits: %d %s", r.status, r.body)
+	}
+}
+
 // TestEventsOrderWithinBatch: with 200 artifacts stored, a POST evicts one; its changes
 // arrive on the stream in the answer's order, created before removed, with increasing ids.
 func TestEventsOrderWithinBatch(t *testing.T) {
@@ -510,7 +620,7 @@ func TestEventsNoGapNoDuplicate(t *testing.T) {
 		inner := o.Declared
 		o.Declared = racingDeclared{Declared: inner, during: func() {
 			once.Do(func() {
-				_, midErr = inner.Upsert(context.Background(), testConv, []declared.Input{{Title: "Mid", URL: "https://example.com/mid", Source: declared.SourceTool, ToolName: "record_artifact"}}, true)
+				_, midErr = inner.UpsertReport(context.Background(), testConv, []declared.Input{{Title: "Mid", URL: "https://example.com/mid", Source: declared.SourceTool, ToolName: "record_artifact"}}, true)
 			})
 		}}
 	})

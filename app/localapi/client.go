@@ -137,32 +137,48 @@ func (c *Client) List(ctx context.Context, sessionID string) ([]declared.Artifac
 
 // Add registers inputs as client clientID ("" for AnonymousClient) through POST
 // /session/:id/artifacts: one input as a single artifact (errors name its field plainly),
-// several as a batch. Only the payload fields of each Input are sent.
+// several as a batch. Only the payload fields of each Input are sent. It returns the
+// changes; AddResult also tells which inputs were dropped.
 func (c *Client) Add(ctx context.Context, sessionID, clientID string, inputs []declared.Input) ([]declared.Change, error) {
+	res, err := c.AddResult(ctx, sessionID, clientID, inputs)
+	return res.Changes, err
+}
+
+// AddResult is Add returning the whole answer (MutationResult: changes, and the inputs
+// dropped because client artifacts were over their reservation of a full session).
+func (c *Client) AddResult(ctx context.Context, sessionID, clientID string, inputs []declared.Input) (MutationResult, error) {
 	var body any = map[string]any{"artifacts": inputs}
 	if len(inputs) == 1 {
 		body = inputs[0]
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return nil, fmt.Errorf("localapi: encode artifacts: %w", err)
+		return MutationResult{}, fmt.Errorf("localapi: encode artifacts: %w", err)
 	}
 	var res MutationResult
 	if err := c.do(ctx, http.MethodPost, "/session/"+url.PathEscape(sessionID)+"/artifacts", b, clientID, &res); err != nil {
-		return nil, err
+		return MutationResult{}, err
 	}
-	return res.Changes, nil
+	return res, nil
 }
 
 // Remove removes one artifact as client clientID ("" for AnonymousClient) through
-// DELETE /session/:id/artifacts/:artifactId; no change when it does not exist.
+// DELETE /session/:id/artifacts/:artifactId; no change when it does not exist, or when
+// other clients still retain it (RemoveResult tells that case apart: Released).
 func (c *Client) Remove(ctx context.Context, sessionID, artifactID, clientID string) ([]declared.Change, error) {
+	res, err := c.RemoveResult(ctx, sessionID, artifactID, clientID)
+	return res.Changes, err
+}
+
+// RemoveResult is Remove returning the whole answer (MutationResult: the removal, or
+// Released when only the client's retention was lifted).
+func (c *Client) RemoveResult(ctx context.Context, sessionID, artifactID, clientID string) (MutationResult, error) {
 	var res MutationResult
 	path := "/session/" + url.PathEscape(sessionID) + "/artifacts/" + url.PathEscape(artifactID)
 	if err := c.do(ctx, http.MethodDelete, path, nil, clientID, &res); err != nil {
-		return nil, err
+		return MutationResult{}, err
 	}
-	return res.Changes, nil
+	return res, nil
 }
 
 // do sends one request and decodes a 200 answer into out, or returns an *APIError.

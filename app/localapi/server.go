@@ -101,9 +101,9 @@ const (
 // Declared is the declared-artifact service the API serves; *declared.Service implements
 // it (see that package for the semantics and errors of each method).
 type Declared interface {
-	Upsert(ctx context.Context, conversationID string, inputs []declared.Input, strict bool) ([]declared.Change, error)
+	UpsertReport(ctx context.Context, conversationID string, inputs []declared.Input, strict bool) (declared.Report, error)
 	List(ctx context.Context, conversationID string) ([]declared.Artifact, error)
-	Remove(ctx context.Context, conversationID, artifactID, clientID string) ([]declared.Change, error)
+	RemoveReport(ctx context.Context, conversationID, artifactID, clientID string) (declared.Report, error)
 	ChangesSince(ctx context.Context, conversationID string, after int64, limit int) ([]declared.LoggedChange, error)
 }
 
@@ -214,10 +214,23 @@ type ArtifactsEnvelope struct {
 
 // MutationResult is the answer of POST and DELETE; Changes is never null (created and
 // updated first, then removed).
+//
+// Dropped (POST, absent when empty) lists the inputs that were not stored because the
+// session was full and client artifacts were over their reservation: each names the
+// input's position in the request ("index", 0 for a single artifact), "reason" "quota"
+// and a "message". A client over its reservation loses its own oldest artifacts first;
+// only when it has none left are its newest inputs dropped; the agent's and the hooks'
+// artifacts within their reservations are never evicted for it.
+//
+// Released (DELETE, absent when false) says that the artifact stays: the calling client's
+// retention was lifted, but other clients still retain it (Changes is empty). The
+// artifact is removed when its last retaining client removes it, or by the user.
 type MutationResult struct {
-	V         int               `json:"v"`
-	SessionID string            `json:"sessionId"`
-	Changes   []declared.Change `json:"changes"`
+	V         int                `json:"v"`
+	SessionID string             `json:"sessionId"`
+	Changes   []declared.Change  `json:"changes"`
+	Dropped   []declared.Dropped `json:"dropped,omitempty"`
+	Released  bool               `json:"released,omitempty"`
 }
 
 // ErrorEnvelope is the body of every error answer.
@@ -428,7 +441,7 @@ func (s *Server) add(w http.ResponseWriter, r *http.Request, session string) {
 		req.inputs[i].Source = declared.SourceClient
 		req.inputs[i].ClientID = client
 	}
-	changes, err := s.opts.Declared.Upsert(r.Context(), session, req.inputs, true)
+	rep, err := s.opts.Declared.UpsertReport(r.Context(), session, req.inputs, true)
 	if err != nil {
 		prefix := ""
 		if req.batch {
@@ -437,7 +450,7 @@ func (s *Server) add(w http.ResponseWriter, r *http.Request, session string) {
 		s.fail(w, r, err, prefix)
 		return
 	}
-	writeMutation(w, session, changes)
+	writeMutation(w, session, rep)
 }
 
 func (s *Server) remove(w http.ResponseWriter, r *http.Request, session, artifactID string) {
@@ -469,19 +482,21 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request, session, artifac
 		writeError(w, e)
 		return
 	}
-	changes, err := s.opts.Declared.Remove(r.Context(), session, artifactID, client)
+	rep, err := s.opts.Declared.RemoveReport(r.Context(), session, artifactID, client)
 	if err != nil {
 		s.fail(w, r, err, "")
 		return
 	}
-	writeMutation(w, session, changes)
+	writeMutation(w, session, rep)
 }
 
-func writeMutation(w http.ResponseWriter, session string, changes []declared.Change) {
+// writeMutation answers a mutation's report as a MutationResult.
+func writeMutation(w http.ResponseWriter, session string, rep declared.Report) {
+	changes := rep.Changes
 	if changes == nil {
 		changes = []declared.Change{}
 	}
-	writeJSON(w, http.StatusOK, MutationResult{V: Version, SessionID: session, Changes: changes})
+	writeJSON(w, http.StatusOK, MutationResult{V: Version, SessionID: session, Changes: changes, Dropped: rep.Dropped, Released: rep.Released})
 }
 
 // readBody reads r's body up to the cap, never more than MaxBody+1 bytes of it: 413 beyond
@@ -520,7 +535,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error, fieldPr
 	case errors.Is(err, declared.ErrValidation):
 		writeError(w, errorf(http.StatusBadRequest, CodeValidation, "", "%v", err))
 	case errors.Is(err, declared.ErrForbidden):
-		writeError(w, errorf(http.StatusForbidden, CodeForbidden, "", "another client retains this artifact; only a client that retains it may remove it"))
+		writeError(w, errorf(http.StatusForbidden, CodeForbidden, "", "another client retains this artifact; a client may only release an artifact it retains itself"))
 	case errors.Is(err, store.ErrNotFound):
 		writeError(w, errorf(http.StatusNotFound, CodeSessionNotFound, "", "no session (conversation) with this id"))
 	case r.Context().Err() != nil:

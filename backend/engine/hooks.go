@@ -84,34 +84,55 @@ func (e *Engine) runStopHooks(r *Run, deps Deps, em *emitter) {
 	e.recordHooks(context.WithoutCancel(ctx), em, "", deps.Declared, r.ConversationID, in, outs)
 }
 
-// recordHooks emits one hook_result per outcome, then stores the artifacts the hooks
-// declared (source hook, not strict) and emits an artifact_changed per change. Without a
-// declared store the artifacts are dropped with a warning.
+// recordHooks stores the artifacts the hooks declared (source hook, not strict), then
+// emits one hook_result per outcome and an artifact_changed per change. A hook_result's
+// Dropped counts, besides what the hook runner could not read, the hook's artifacts the
+// declared store did not take: invalid ones, and those over the hooks' share of a full
+// conversation (hooks over their reservation lose their own artifacts, never the agent's
+// or the clients' within theirs; declared.Service.UpsertReport). Without a declared store
+// the artifacts are dropped with a warning.
 func (e *Engine) recordHooks(ctx context.Context, em *emitter, agentName string, store *declared.Service, conversationID string,
 	in hooks.Input, outs []hooks.Outcome) {
 	var all []declared.Input
-	for _, o := range outs {
-		d := events.DataHookResult{Hook: o.Hook, Event: o.Event, OK: o.OK, Artifacts: len(o.Artifacts), Dropped: o.Dropped,
+	var owner []int // owner[i]: the outcome that declared all[i]
+	for i, o := range outs {
+		all = append(all, o.Artifacts...)
+		for range o.Artifacts {
+			owner = append(owner, i)
+		}
+	}
+	var changes []declared.Change
+	notStored := make([]int, len(outs))
+	switch {
+	case len(all) == 0:
+	case store == nil:
+		e.cfg.Logger.Warn("hook artifacts dropped: no declared-artifact store", "conversation", conversationID, "count", len(all))
+	default:
+		sctx, cancel := context.WithTimeout(ctx, declareTimeout)
+		rep, err := store.UpsertReport(sctx, conversationID, all, false)
+		cancel()
+		if err != nil {
+			e.cfg.Logger.Warn("storing hook artifacts failed", "conversation", conversationID, "event", in.HookEventName, "err", err)
+			break
+		}
+		changes = rep.Changes
+		for _, d := range rep.Dropped {
+			notStored[owner[d.Index]]++
+		}
+		for i, n := range notStored {
+			if n > 0 {
+				e.cfg.Logger.Warn("hook artifacts not stored", "conversation", conversationID, "hook", outs[i].Hook,
+					"event", in.HookEventName, "count", n)
+			}
+		}
+	}
+	for i, o := range outs {
+		d := events.DataHookResult{Hook: o.Hook, Event: o.Event, OK: o.OK, Artifacts: len(o.Artifacts), Dropped: o.Dropped + notStored[i],
 			ToolName: in.ToolName, ToolCallID: in.ToolCallID, DurationMS: o.Duration.Milliseconds()}
 		if o.Err != nil {
 			d.Error = o.Err.Error()
 		}
 		em.emit(ctx, events.HookResult, agentName, d)
-		all = append(all, o.Artifacts...)
-	}
-	if len(all) == 0 {
-		return
-	}
-	if store == nil {
-		e.cfg.Logger.Warn("hook artifacts dropped: no declared-artifact store", "conversation", conversationID, "count", len(all))
-		return
-	}
-	sctx, cancel := context.WithTimeout(ctx, declareTimeout)
-	defer cancel()
-	changes, err := store.Upsert(sctx, conversationID, all, false)
-	if err != nil {
-		e.cfg.Logger.Warn("storing hook artifacts failed", "conversation", conversationID, "event", in.HookEventName, "err", err)
-		return
 	}
 	emitDeclared(ctx, em, agentName, changes)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -304,5 +305,63 @@ func waitTerminal(t *testing.T, rec *recorder, msgID string) {
 			t.Fatal("no terminal event within 10 s")
 		}
 		<-tick.C
+	}
+}
+
+// TestHookFloodKeepsTheAgentsArtifacts: the lead recorded 3 links; a PostToolUse hook then
+// declares 200. The hooks' batch does not fit: the hook's newest 3 are dropped (counted in
+// its hook_result), and the agent's 3 stay listed; no artifact is evicted.
+func TestHookFloodKeepsTheAgentsArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	flood := hookScript(t, dir, "flood", `printf '{"hookSpecificOutput":{"artifacts":['
+i=0
+while [ $i -lt 200 ]; do
+  [ $i -gt 0 ] && printf ','
+  printf '{"title":"Hook %d","url":"https://hook.example/%d"}' $i $i
+  i=$((i+1))
+done
+printf ']}}'`)
+	hk := config.Hooks{config.HookPostToolUse: {{Matcher: "create_artifact", Command: []string{flood}}}}
+	var script []llmtest.Reply // one tool call per round
+	for i := range 3 {
+		script = append(script, call("record_artifact", fmt.Sprintf(`{"title":"Agent %d","url":"https://agent.example/%d"}`, i, i)))
+	}
+	script = append(script, createCall, llmtest.Reply{Content: "done"})
+	w := newDeclaredWorld(t, toolcall.ModeNative, llmtest.Script(script...), hk)
+	ctx := context.Background()
+	res, err := w.e.Ask(ctx, Request{Content: "q"})
+	if err != nil || res.Status != events.Complete {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	list, err := w.svc.List(ctx, res.ConversationID)
+	if err != nil || len(list) != declared.MaxPerConversation {
+		t.Fatalf("%d declared artifacts (%v), want %d", len(list), err, declared.MaxPerConversation)
+	}
+	agent, hook := 0, 0
+	for _, a := range list {
+		switch a.Source {
+		case declared.SourceTool:
+			agent++
+		case declared.SourceHook:
+			hook++
+		}
+	}
+	if agent != 3 || hook != 197 {
+		t.Errorf("listed: %d of the agent's, %d of the hook's; want 3 and 197", agent, hook)
+	}
+	results := storedOf(t, w.db, res.ConversationID, events.HookResult)
+	if len(results) != 1 {
+		t.Fatalf("hook_result events = %d, want 1", len(results))
+	}
+	if hr := decode[events.DataHookResult](t, results[0]); !hr.OK || hr.Artifacts != 200 || hr.Dropped != 3 {
+		t.Errorf("hook_result = %+v, want ok, 200 declared, 3 dropped", hr)
+	}
+	for _, ev := range storedOf(t, w.db, res.ConversationID, events.ArtifactChanged) {
+		if d := decode[events.DataArtifactChanged](t, ev); d.Declared != nil && d.Action == declared.ActionRemoved {
+			t.Errorf("an artifact was evicted: %+v", d)
+		}
+	}
+	if !strings.Contains(w.log.String(), "hook artifacts not stored") {
+		t.Error("no warning logged for the dropped hook artifacts")
 	}
 }

@@ -223,8 +223,9 @@ type DeclaredArtifact struct {
 // or more than 1 MB; Error says which, with the end of its stderr. Artifacts counts the
 // artifacts its stdout declared (hookSpecificOutput.artifacts, before the declared
 // store's validation; each one stored emits its own artifact_changed), Dropped those that
-// could not be read or were over the per-hook limit. A hook never fails the run: this
-// event is informational.
+// were not stored: they could not be read, were over the per-hook limit, failed the
+// declared store's validation, or did not fit (hooks over their share of a full
+// conversation). A hook never fails the run: this event is informational.
 type DataHookResult struct {
 	Hook       string `json:"hook"`
 	Event      string `json:"event"`
