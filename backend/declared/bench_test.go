@@ -98,3 +98,29 @@ func seedWorkspace(b *testing.B, h *harness) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkChooseVictims is the eviction choice at its largest: a full conversation (100
+// tool, 50 client, 50 hook artifacts) and 1,000 new hook inputs (five hooks declaring 200
+// each), so 1,000 victims among 1,200 slots.
+func BenchmarkChooseVictims(b *testing.B) {
+	var slots []slot
+	for i := range MaxPerConversation {
+		src := SourceTool
+		switch {
+		case i%4 == 1:
+			src = SourceClient
+		case i%4 == 3:
+			src = SourceHook
+		}
+		slots = append(slots, slot{source: src, retained: src == SourceClient, missing: i%17 == 0})
+	}
+	for range 1000 {
+		slots = append(slots, slot{source: SourceHook, fresh: true})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := chooseVictims(slots, 1000); len(v) != 1000 {
+			b.Fatal(len(v))
+		}
+	}
+}

@@ -1,5 +1,10 @@
 package declared
 
+import (
+	"maps"
+	"slices"
+)
+
 // reservation is a source's soft reservation (tool 100, client 50, hook 50; they add up to
 // MaxPerConversation); a source the app does not know has none, so it is always over.
 func reservation(source string) int {
@@ -47,16 +52,73 @@ type slot struct {
 // Because the reservations add up to the cap, some source is over its reservation as long
 // as the slots do not fit, so step 2 always finds a victim. (Were that ever not so, the
 // newest input would be dropped, and a stored artifact evicted only when there is none.)
-// k larger than len(slots) is clamped.
+// k larger than len(slots) is clamped. It takes O(len(slots) + k × sources) time: each
+// source's candidates are queued once in removal order, and a source that is not over its
+// reservation never becomes over again as victims are taken.
 func chooseVictims(slots []slot, k int) []int {
 	counts := map[string]int{}
-	for _, s := range slots {
+	ranked := map[string]*[5][]int{} // per source, slot indices by candidateRank, oldest first
+	var missingFirst []int           // step 1's slots, oldest first
+	for i, s := range slots {
 		counts[s.source]++
+		r := ranked[s.source]
+		if r == nil {
+			r = &[5][]int{}
+			ranked[s.source] = r
+		}
+		rank := candidateRank(s)
+		r[rank] = append(r[rank], i)
+		if rank == 0 {
+			missingFirst = append(missingFirst, i)
+		}
 	}
+	// Each source's queue in removal order: stored ones by rank, oldest first, then its
+	// new ones newest first.
+	sources := slices.Sorted(maps.Keys(ranked))
+	queues := make(map[string][]int, len(ranked))
+	for src, r := range ranked {
+		q := slices.Concat(r[0], r[1], r[2], r[3])
+		for j := len(r[4]) - 1; j >= 0; j-- {
+			q = append(q, r[4][j])
+		}
+		queues[src] = q
+	}
+	over := func(src string) int { return counts[src] - reservation(src) }
 	gone := make([]bool, len(slots))
+	head := map[string]int{}
+	next1 := 0
 	var out []int
 	for len(out) < k && len(out) < len(slots) {
-		v := pickVictim(slots, gone, counts)
+		v := -1
+		// 1. Missing, stored, not client-retained, of a source over its reservation. One
+		// skipped because its source is not over stays skipped: sources only lose slots.
+		for ; next1 < len(missingFirst) && v < 0; next1++ {
+			if i := missingFirst[next1]; !gone[i] && over(slots[i].source) > 0 {
+				v = i
+			}
+		}
+		// 2. The source most over its reservation; ties: the older candidate.
+		if v < 0 {
+			bestOver := 0
+			for _, src := range sources {
+				q := queues[src]
+				for head[src] < len(q) && gone[q[head[src]]] {
+					head[src]++
+				}
+				if head[src] == len(q) {
+					continue
+				}
+				i, o := q[head[src]], over(src)
+				if o > 0 && (o > bestOver || (o == bestOver && i < v)) {
+					v, bestOver = i, o
+				}
+			}
+		}
+		// Unreachable while the reservations add up to the cap: drop the newest input,
+		// else evict the oldest stored artifact.
+		if v < 0 {
+			v = fallbackVictim(slots, gone)
+		}
 		gone[v] = true
 		counts[slots[v].source]--
 		out = append(out, v)
@@ -64,45 +126,8 @@ func chooseVictims(slots []slot, k int) []int {
 	return out
 }
 
-// pickVictim returns the index of the next victim among slots not yet gone (at least one
-// is left); counts holds how many slots of each source are left.
-func pickVictim(slots []slot, gone []bool, counts map[string]int) int {
-	over := func(src string) int { return counts[src] - reservation(src) }
-	// 1. Missing, stored, not client-retained, of a source over its reservation.
-	for i, s := range slots {
-		if !gone[i] && !s.fresh && !s.retained && s.missing && over(s.source) > 0 {
-			return i
-		}
-	}
-	// 2. The source most over its reservation, and within it the first candidate in the
-	// order of candidateRank.
-	cand := map[string]int{}
-	rank := map[string]int{}
-	for i, s := range slots {
-		if gone[i] {
-			continue
-		}
-		k := candidateRank(s)
-		// Among fresh slots the newest is the candidate (>=); among stored ones the oldest.
-		if cur, ok := rank[s.source]; !ok || k < cur || (k == cur && s.fresh) {
-			cand[s.source], rank[s.source] = i, k
-		}
-	}
-	best, bestOver := -1, 0
-	for src, i := range cand {
-		o := over(src)
-		if o <= 0 {
-			continue
-		}
-		if o > bestOver || (o == bestOver && i < best) {
-			best, bestOver = i, o
-		}
-	}
-	if best >= 0 {
-		return best
-	}
-	// Unreachable while the reservations add up to the cap: drop the newest input, else
-	// evict the oldest stored artifact.
+// fallbackVictim is the newest new slot not gone, else the oldest slot not gone.
+func fallbackVictim(slots []slot, gone []bool) int {
 	for i := len(slots) - 1; i >= 0; i-- {
 		if !gone[i] && slots[i].fresh {
 			return i
