@@ -441,7 +441,10 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	if created {
 		conversationID = uuid.NewString()
 		title := "Files: " + artifact.UploadTitle(ups[0].Name) // no path, NUL or bidi override from the name
-		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: text.Clip(title, 60)}); err != nil {
+		// Marked with this process until a file is stored, so that a start after this process
+		// is killed mid-upload removes the conversation if it stayed empty (sweepUploads).
+		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: text.Clip(title, 60),
+			Metadata: store.PendingUploadMetadata(s.core.instance)}); err != nil {
 			return nil, err
 		}
 	} else if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {
@@ -475,6 +478,11 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	}
 	for i := range results {
 		results[i].ConversationID = conversationID
+	}
+	if created {
+		if err := s.core.db.ClearPendingUpload(ctx, conversationID); err != nil {
+			s.core.log.Warn("app: could not clear the upload mark of a new conversation", "conversation", conversationID, "err", err)
+		}
 	}
 	_ = s.core.db.TouchConversation(ctx, conversationID)
 	s.core.files.Refresh(conversationID) // the uploads become searchable (search_files) in the background

@@ -48,14 +48,49 @@ func (l *blobLock) Lock() {
 	l.f = f
 }
 
-// lockFile opens path and locks it exclusively, calling contended first when it is busy.
-func (l *blobLock) lockFile() (*os.File, error) {
+// TryLock takes the mutex and the file lock only if both are free at once, and reports
+// whether it did; it never waits. Unlike Lock it does not go on without the file: when the
+// file cannot be opened or locked it returns false and holds nothing, so a caller that
+// must know no other process is between writing an original and storing its artifact
+// (sweepUploads) never acts on a guess. With path "" it is the mutex's TryLock.
+func (l *blobLock) TryLock() bool {
+	if !l.mu.TryLock() {
+		return false
+	}
+	if l.path == "" {
+		return true
+	}
+	f, err := l.openFile()
+	if err != nil {
+		l.mu.Unlock()
+		return false
+	}
+	if busy, err := tryLockFile(f); err != nil || busy {
+		f.Close()
+		l.mu.Unlock()
+		return false
+	}
+	l.f = f
+	return true
+}
+
+// openFile opens (creating) the lock file at path.
+func (l *blobLock) openFile() (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return nil, fmt.Errorf("app: blob lock: %w", err)
 	}
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("app: blob lock: %w", err)
+	}
+	return f, nil
+}
+
+// lockFile opens path and locks it exclusively, calling contended first when it is busy.
+func (l *blobLock) lockFile() (*os.File, error) {
+	f, err := l.openFile()
+	if err != nil {
+		return nil, err
 	}
 	busy, err := tryLockFile(f)
 	if err == nil && busy {

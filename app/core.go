@@ -112,7 +112,8 @@ type Core struct {
 }
 
 // NewCore opens (creating if needed) the data directory and database, marks runs left
-// running by a previous process as interrupted, and starts the engine.
+// running by a previous process as interrupted, removes what uploads killed mid-way left
+// (sweepUploads), and starts the engine.
 func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("app: data dir is required")
@@ -153,6 +154,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		db.Close()
 		return nil, err
 	}
+	c.sweepUploads(ctx, time.Now())
 	c.workspace = declared.DefaultWorkspace(db, opts.DataDir)
 	c.declared = declared.New(db, declared.Options{Workspace: c.workspace, Publish: c.publishDeclared})
 	if c.files, err = c.newFiles(); err != nil {

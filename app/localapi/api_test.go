@@ -639,3 +639,65 @@ func TestEventsNoGapNoDuplicate(t *testing.T) {
 	}
 	s.none(200 * time.Millisecond)
 }
+
+// TestStreamsPerTokenAreCapped: a token may hold DefaultMaxStreams event streams open; one
+// more is refused with 429 RATE_LIMITED and a message saying why, and changes nothing;
+// once a stream is closed its slot is free again. /capabilities announces the cap.
+func TestStreamsPerTokenAreCapped(t *testing.T) {
+	// A high request rate, so that only the stream cap can refuse.
+	h := newHarness(t, func(o *Options) { o.Rate, o.Burst = 1000, 1000 })
+	var caps Capabilities
+	if r := h.call(http.MethodGet, "/capabilities", nil, ""); r.status != 200 || json.Unmarshal([]byte(r.body), &caps) != nil || caps.Limits.MaxStreams != DefaultMaxStreams {
+		t.Fatalf("capabilities: %d %s, want maxStreams %d", r.status, r.body, DefaultMaxStreams)
+	}
+	streams := make([]*stream, DefaultMaxStreams)
+	for i := range streams {
+		streams[i] = h.openStream(testConv, "")
+	}
+	before := h.state(t)
+	path := "/session/" + testConv + "/events"
+	r := h.call(http.MethodGet, path, nil, "")
+	if r.status != http.StatusTooManyRequests {
+		t.Fatalf("stream %d: %d %s, want 429", DefaultMaxStreams+1, r.status, r.body)
+	}
+	if e := r.errBody(t); e.Code != CodeRateLimited || !strings.Contains(e.Message, "too many open event streams") || !strings.Contains(e.Message, strconv.Itoa(DefaultMaxStreams)) {
+		t.Errorf("error = %+v, want RATE_LIMITED naming the open streams and the cap", e)
+	}
+	if after := h.state(t); after != before {
+		t.Fatalf("state changed: %s -> %s", before, after)
+	}
+	// The open streams still work.
+	h.postLink("https://example.com/still", "Still", "")
+	for _, s := range []*stream{streams[0], streams[DefaultMaxStreams-1]} {
+		if ev := s.next(); ev.event.Data.Change.Action != declared.ActionCreated {
+			t.Fatalf("event %+v", ev)
+		}
+	}
+
+	// Closing one frees its slot once the server has seen the stream end (the client's
+	// close reaches it a moment later).
+	streams[0].close()
+	deadline := time.Now().Add(5 * time.Second)
+	var again *stream
+	for again == nil {
+		s, r := h.tryOpenStreamAt(path, "")
+		switch {
+		case s != nil:
+			again = s
+		case r.status != http.StatusTooManyRequests:
+			t.Fatalf("after closing one: %d %s", r.status, r.body)
+		case time.Now().After(deadline):
+			t.Fatal("the slot of a closed stream was not freed within 5 s")
+		default:
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	h.postLink("https://example.com/again", "Again", "")
+	if ev := again.next(); ev.event.Data.Change.Action != declared.ActionCreated || ev.event.Data.Change.ArtifactID == "" {
+		t.Fatalf("event on the new stream %+v", ev)
+	}
+	// The new stream took the freed slot: the cap holds.
+	if r := h.call(http.MethodGet, path, nil, ""); r.status != http.StatusTooManyRequests {
+		t.Fatalf("one more after reopening: %d %s, want 429", r.status, r.body)
+	}
+}

@@ -225,6 +225,17 @@ func (h *harness) openStream(session, lastID string) *stream {
 // openStreamAt is openStream of a path with its query.
 func (h *harness) openStreamAt(path, lastID string) *stream {
 	h.t.Helper()
+	s, r := h.tryOpenStreamAt(path, lastID)
+	if s == nil {
+		h.t.Fatalf("events: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	return s
+}
+
+// tryOpenStreamAt is openStreamAt that returns, instead of failing the test, a nil stream
+// and the answer when the server does not start a stream.
+func (h *harness) tryOpenStreamAt(path, lastID string) (*stream, reply) {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(h.ctx)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.hs.URL+path, nil)
 	req.Header.Set("Authorization", "Bearer "+h.token)
@@ -240,7 +251,7 @@ func (h *harness) openStreamAt(path, lastID string) *stream {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		cancel()
-		h.t.Fatalf("events: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		return nil, reply{resp.StatusCode, resp.Header, string(b)}
 	}
 	s := &stream{t: h.t, resp: resp, events: make(chan sseEvent, 1024), cancel: cancel, done: make(chan struct{})}
 	ready := make(chan struct{})
@@ -251,7 +262,7 @@ func (h *harness) openStreamAt(path, lastID string) *stream {
 	case <-time.After(5 * time.Second):
 		h.t.Fatal("no first comment on the event stream")
 	}
-	return s
+	return s, reply{status: resp.StatusCode, header: resp.Header}
 }
 
 // read parses the stream until it ends; it owns s.events and closes done.

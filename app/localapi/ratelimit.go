@@ -47,3 +47,37 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	wait := time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 	return false, max(wait, time.Millisecond)
 }
+
+// streamSlots caps the event streams open at once per key (the bearer token). Each open
+// stream holds a subscription, a buffer of sseBuffer changes (about 150 KB) and a
+// connection, so without a cap one client could open them until memory runs out.
+type streamSlots struct {
+	mu   sync.Mutex
+	max  int
+	open map[string]int
+}
+
+func newStreamSlots(max int) *streamSlots {
+	return &streamSlots{max: max, open: map[string]int{}}
+}
+
+// acquire takes one of key's slots. It returns false when key already has max streams
+// open; otherwise a function that frees the slot (call it once, when the stream ends).
+func (s *streamSlots) acquire(key string) (release func(), ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open[key] >= s.max {
+		return nil, false
+	}
+	s.open[key]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.open[key]--; s.open[key] <= 0 {
+				delete(s.open, key)
+			}
+		})
+	}, true
+}

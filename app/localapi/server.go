@@ -17,7 +17,9 @@
 // Sec-Fetch-Site, or a client-retained artifact another client asked to remove), 404
 // SESSION_NOT_FOUND or NOT_FOUND (no such route), 405 METHOD_NOT_ALLOWED (with Allow),
 // 408 REQUEST_TIMEOUT (the body came too slowly; the connection is closed), 413
-// PAYLOAD_TOO_LARGE, 429 RATE_LIMITED (with Retry-After), 500 INTERNAL. A request
+// PAYLOAD_TOO_LARGE, 429 RATE_LIMITED (past the request rate, with Retry-After; or an event
+// stream past Options.MaxStreams open ones, without: a slot frees when a stream closes),
+// 500 INTERNAL. A request
 // answered with an error changed nothing.
 //
 // Security: the API is for programs, not web pages. A request whose Host header is not
@@ -80,8 +82,13 @@ const (
 	DefaultRate      = 20               // requests per second per token, sustained
 	DefaultBurst     = 40               // requests per token at once
 	DefaultHeartbeat = 15 * time.Second // SSE comment interval
-	sseBuffer        = 1024             // live changes a slow stream may lag before it is closed
-	sseWriteTimeout  = 30 * time.Second // one SSE write
+	// DefaultMaxStreams is how many event streams one token may hold open at once. A
+	// stream costs about 150 KB (its buffer of sseBuffer changes) and a connection; one
+	// more is answered 429 RATE_LIMITED until one closes. A client needs one per
+	// conversation it watches.
+	DefaultMaxStreams = 16
+	sseBuffer         = 1024             // live changes a slow stream may lag before it is closed
+	sseWriteTimeout   = 30 * time.Second // one SSE write
 )
 
 // Error codes of the envelope (seed 002, section 4.4, plus the transport's own).
@@ -124,6 +131,8 @@ type Options struct {
 	Burst int
 	// Heartbeat is the SSE comment interval; 0 means DefaultHeartbeat.
 	Heartbeat time.Duration
+	// MaxStreams caps the event streams open at once per token; 0 means DefaultMaxStreams.
+	MaxStreams int
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout bound, on the server Start runs, the
 	// reading of a request's headers, of a whole request (headers and body; an event
 	// stream lifts it once it starts) and a kept-alive connection's wait for its next
@@ -140,6 +149,7 @@ type Server struct {
 	token   string
 	log     *slog.Logger
 	limiter *limiter
+	streams *streamSlots
 }
 
 // New returns a Server. Errors: a missing Declared or Subscribe; no randomness for the token.
@@ -158,6 +168,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.MaxStreams <= 0 {
+		opts.MaxStreams = DefaultMaxStreams
 	}
 	if opts.ReadHeaderTimeout <= 0 {
 		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
@@ -179,7 +192,8 @@ func New(opts Options) (*Server, error) {
 		}
 		token = hex.EncodeToString(b)
 	}
-	return &Server{opts: opts, token: token, log: opts.Logger, limiter: newLimiter(opts.Rate, opts.Burst, time.Now)}, nil
+	return &Server{opts: opts, token: token, log: opts.Logger, limiter: newLimiter(opts.Rate, opts.Burst, time.Now),
+		streams: newStreamSlots(opts.MaxStreams)}, nil
 }
 
 // Token returns the bearer token clients must present.
@@ -194,6 +208,7 @@ type Capabilities struct {
 }
 
 // Limits are the bounds a client must respect (sizes in bytes, rates per second).
+// MaxStreams is how many event streams one token may hold open at once.
 type Limits struct {
 	MaxBodyBytes        int64   `json:"maxBodyBytes"`
 	MaxBatch            int     `json:"maxBatch"`
@@ -203,6 +218,7 @@ type Limits struct {
 	MaxMetadataBytes    int     `json:"maxMetadataBytes"`
 	RequestsPerSecond   float64 `json:"requestsPerSecond"`
 	Burst               int     `json:"burst"`
+	MaxStreams          int     `json:"maxStreams"`
 }
 
 // ArtifactsEnvelope is the answer of GET /session/:id/artifacts; Artifacts is never null.
@@ -406,7 +422,8 @@ func (s *Server) capabilities(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, Capabilities{V: Version, Features: []string{FeatureSessionArtifacts}, Server: "artifactflow",
 		Limits: Limits{MaxBodyBytes: s.opts.MaxBody, MaxBatch: MaxBatch, MaxArtifacts: declared.MaxPerConversation,
 			MaxTitleChars: declared.MaxTitleRunes, MaxDescriptionChars: declared.MaxDescription,
-			MaxMetadataBytes: declared.MaxMetadataBytes, RequestsPerSecond: s.opts.Rate, Burst: s.opts.Burst}})
+			MaxMetadataBytes: declared.MaxMetadataBytes, RequestsPerSecond: s.opts.Rate, Burst: s.opts.Burst,
+			MaxStreams: s.opts.MaxStreams}})
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request, session string) {

@@ -25,12 +25,22 @@ import (
 // them (within one mutation: created/updated, then removed). A comment line is sent every
 // heartbeat. The stream ends when the client disconnects, the server stops, or the client
 // falls sseBuffer changes behind (it reconnects with Last-Event-ID and loses nothing).
+// A token may hold Options.MaxStreams streams open at once; one more is answered 429
+// RATE_LIMITED (no Retry-After: the slot frees when one of its streams ends).
 func (s *Server) events(w http.ResponseWriter, r *http.Request, session string) {
 	after, resume, e := lastEventID(r)
 	if e != nil {
 		writeError(w, e)
 		return
 	}
+	release, ok := s.streams.acquire(s.token)
+	if !ok {
+		s.log.Warn("localapi: refused an event stream: too many open", "max", s.opts.MaxStreams, "session", session)
+		writeError(w, errorf(http.StatusTooManyRequests, CodeRateLimited, "",
+			"too many open event streams: this token already holds %d, the most allowed at once; close one before opening another", s.opts.MaxStreams))
+		return
+	}
+	defer release()
 	ctx := r.Context()
 	// Subscribe before reading the log, so nothing falls between the two.
 	live := make(chan declared.LoggedChange, sseBuffer)

@@ -63,7 +63,7 @@ type bochaResponse struct {
 	Msg  string    `json:"msg"`
 	Data *struct {
 		WebPages *struct {
-			Value []struct {
+			Value resultArray[struct {
 				Name            string `json:"name"`
 				URL             string `json:"url"`
 				Snippet         string `json:"snippet"`
@@ -71,7 +71,7 @@ type bochaResponse struct {
 				SiteName        string `json:"siteName"`
 				DatePublished   string `json:"datePublished"`
 				DateLastCrawled string `json:"dateLastCrawled"`
-			} `json:"value"`
+			}] `json:"value"` // the first maxDecodedResults only
 		} `json:"webPages"`
 	} `json:"data"`
 }

@@ -33,13 +33,13 @@ func newBrave(api *apiClient, base string) (*brave, error) {
 // no web results.
 type braveResponse struct {
 	Web *struct {
-		Results []struct {
+		Results resultArray[struct {
 			Title       string `json:"title"`
 			URL         string `json:"url"`
 			Description string `json:"description"` // with <strong> around matches
 			PageAge     string `json:"page_age"`    // ISO 8601, when Brave dates the page
 			Age         string `json:"age"`         // human-readable ("3 days ago"), when dated
-		} `json:"results"`
+		}] `json:"results"` // the first maxDecodedResults only
 	} `json:"web"`
 }
 

@@ -20,6 +20,12 @@ const ddgEndpoint = "https://html.duckduckgo.com/html/"
 // often than a current desktop browser.
 const browserUserAgent = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
+// maxDDGPage is how much of a DuckDuckGo results page is parsed (bytes): the results come
+// first on the page, which is about 25 KiB for ten of them. The parser builds a node per tag
+// and per text, up to 60 bytes of memory per byte of page, so eight megabytes of "<p>,"
+// would take about 460 MB; the first 512 KiB take at most about 30 MB.
+const maxDDGPage = 512 << 10
+
 // duckDuckGo searches through DuckDuckGo's HTML results page: no key and no server needed,
 // hence the default provider. It returns at most the first page (about ten results).
 type duckDuckGo struct {
@@ -98,7 +104,8 @@ type ddgResult struct {
 	title, url, snippet, date string
 }
 
-// parseDDG reads a page of html.duckduckgo.com/html/. Its shape (see
+// parseDDG reads a page of html.duckduckgo.com/html/: its first maxDDGPage bytes, and the
+// first maxDecodedResults results in them. Its shape (see
 // testdata/search/duckduckgo.html): each hit is a div with class "result" holding
 // a.result__a (title; href often //duckduckgo.com/l/?uddg=<escaped target>),
 // .result__snippet and, in .result__extras__url, a span with the date when DuckDuckGo knows
@@ -106,12 +113,17 @@ type ddgResult struct {
 // the bot check has a form#challenge-form and elements of class "anomaly-modal__…".
 func parseDDG(body []byte) ddgPage {
 	var page ddgPage
-	doc, err := html.Parse(bytes.NewReader(body)) // html.Parse accepts any input; err is only for I/O
+	// html.Parse accepts any input, a cut one too; err is for I/O and for elements nested
+	// more than 512 deep.
+	doc, err := html.Parse(bytes.NewReader(utf8Prefix(body, maxDDGPage)))
 	if err != nil {
 		return page
 	}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
+		if len(page.results) >= maxDecodedResults {
+			return
+		}
 		if n.Type == html.ElementNode {
 			classes := strings.Fields(ddgAttr(n, "class"))
 			if ddgAttr(n, "id") == "challenge-form" || ddgHasClassPrefix(classes, "anomaly-modal") {

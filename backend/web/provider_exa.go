@@ -45,13 +45,13 @@ type exaRequest struct {
 
 // exaResponse is the part of Exa's answer that is used.
 type exaResponse struct {
-	Results []struct {
-		Title         string   `json:"title"`
-		URL           string   `json:"url"`
-		PublishedDate string   `json:"publishedDate"`
-		Text          string   `json:"text"`
-		Highlights    []string `json:"highlights"`
-	} `json:"results"`
+	Results resultArray[struct {
+		Title         string              `json:"title"`
+		URL           string              `json:"url"`
+		PublishedDate string              `json:"publishedDate"`
+		Text          string              `json:"text"`
+		Highlights    resultArray[string] `json:"highlights"`
+	}] `json:"results"` // the first maxDecodedResults only, each with its first maxDecodedResults highlights
 }
 
 // Search posts {query, numResults: count, contents: {text: {maxCharacters: 600}}} with

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -277,13 +278,29 @@ func (a *apiClient) excerpt(resp *apiResponse, parseErr errorParser) string {
 		msg = parseErr(resp.status, resp.body).msg
 	}
 	if msg == "" {
-		msg = resultText(string(resp.body))
+		msg = a.quoteText(resp.body)
 	}
 	msg = cutEllipsis(a.redact(oneLine(msg)), maxErrorExcerpt)
 	if msg == "" {
 		return ""
 	}
 	return ": " + msg
+}
+
+// quoteText returns the start of body as one line of plain text with the API key redacted,
+// for quoting in an error message. Only the first maxQuotedBody bytes are read; when the body
+// is longer, a tail that could be the first part of the key is dropped too (the rest of the
+// key was cut off, so redact cannot recognise it).
+func (a *apiClient) quoteText(body []byte) string {
+	s := a.redact(oneLine(resultText(string(utf8Prefix(body, maxQuotedBody)))))
+	if len(body) > maxQuotedBody && a.key != "" {
+		for n := min(len(a.key)-1, len(s)); n > 0; n-- {
+			if strings.HasSuffix(s, a.key[:n]) {
+				return strings.TrimRight(s[:len(s)-n], " ")
+			}
+		}
+	}
+	return s
 }
 
 // retryAfter reads Retry-After (delay-seconds or an HTTP date). It reports false, with the
@@ -312,7 +329,7 @@ func (a *apiClient) retryAfter(h http.Header) (time.Duration, bool) {
 // provider's JSON format and quotes its start, the key redacted before the cut.
 func (a *apiClient) decodeJSON(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
-		return a.fail(nil, "the answer is not %s's JSON format (%v): %s", a.name, err, cutEllipsis(a.redact(oneLine(resultText(string(body)))), 80))
+		return a.fail(nil, "the answer is not %s's JSON format (%v): %s", a.name, err, cutEllipsis(a.quoteText(body), 80))
 	}
 	return nil
 }
@@ -381,7 +398,7 @@ func (r *resultList) addFrom(engine, title, link, snippet, published string) {
 	res := SearchResult{
 		Title:         resultText(title),
 		URL:           link,
-		Snippet:       cutEllipsis(resultText(snippet), maxSnippetRunes),
+		Snippet:       cutEllipsis(resultText(utf8Prefix(snippet, maxRawSnippet)), maxSnippetRunes),
 		Engine:        engine,
 		PublishedDate: strings.TrimSpace(published),
 	}
@@ -446,9 +463,29 @@ func resultText(s string) string {
 	}
 }
 
-// oneLine trims s and turns every run of white space into one space.
+// oneLine trims s and turns every run of white space (as unicode.IsSpace) into one space.
+// It builds only its result: splitting into fields first would cost a string header (16
+// bytes) per word, eight times the text for "a a a …".
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	space := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			i += size
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(s) - i)
+		} else if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteString(s[i : i+size]) // the bytes as given, an invalid one included
+		i += size
+	}
+	return b.String()
 }
 
 // cutEllipsis cuts s to at most n runes, ending a cut string in "…".
@@ -462,8 +499,13 @@ func cutEllipsis(s string, n int) string {
 
 // errorBodyField reads the first non-empty string among the given top-level or nested fields
 // of a JSON error body, e.g. errorBodyField(body, "message", "msg", "error.detail"). A field
-// that is an object or array is skipped.
+// that is an object or array is skipped. A body over maxQuotedBody bytes is not an error
+// envelope and gives "": decoded into generic values, eight megabytes of "{}," would take
+// hundreds of megabytes.
 func errorBodyField(body []byte, paths ...string) string {
+	if len(body) > maxQuotedBody {
+		return ""
+	}
 	var root any
 	if json.Unmarshal(body, &root) != nil {
 		return ""

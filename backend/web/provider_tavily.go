@@ -37,12 +37,12 @@ type tavilyRequest struct {
 
 // tavilyResponse is the part of Tavily's answer that is used.
 type tavilyResponse struct {
-	Results []struct {
+	Results resultArray[struct {
 		Title         string `json:"title"`
 		URL           string `json:"url"`
 		Content       string `json:"content"`
 		PublishedDate string `json:"published_date"` // only for topic "news"; usually absent
-	} `json:"results"`
+	}] `json:"results"` // the first maxDecodedResults only
 }
 
 // Search posts {query, max_results: count, search_depth: "basic"} with "Authorization:

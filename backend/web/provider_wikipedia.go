@@ -64,11 +64,11 @@ type wikiResponse struct {
 		Info string `json:"info"`
 	} `json:"error"`
 	Query struct {
-		Search []struct {
+		Search resultArray[struct {
 			Title     string `json:"title"`
 			Snippet   string `json:"snippet"`
 			Timestamp string `json:"timestamp"`
-		} `json:"search"`
+		}] `json:"search"` // the first maxDecodedResults only
 	} `json:"query"`
 }
 

@@ -74,13 +74,13 @@ func NewSearXNG(baseURL string, client *http.Client) (*SearXNG, error) {
 
 // searxngResponse is the part of SearXNG's format=json answer that is used.
 type searxngResponse struct {
-	Results []struct {
+	Results resultArray[struct {
 		Title         string          `json:"title"`
 		URL           string          `json:"url"`
 		Content       string          `json:"content"`
 		Engine        string          `json:"engine"`
 		PublishedDate json.RawMessage `json:"publishedDate"` // string or null
-	} `json:"results"`
+	}] `json:"results"` // the first maxDecodedResults only
 }
 
 // searxngError gives the settings.yml fix for SearXNG's usual refusals: 403 when the JSON
