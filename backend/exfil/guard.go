@@ -8,18 +8,21 @@
 // of remembered text, as written, percent-encoded (once or repeatedly, "+" as a space or
 // not), base64-encoded (standard or URL alphabet, padded or not, starting anywhere in a
 // run of base64 characters) or hex-encoded (either case, starting anywhere), ASCII case
-// ignored. Two things read from the files are not data: an address the text itself holds as
-// a link (https://…, or www.…) may be fetched, and text inside such links is not guarded
-// (a notes file listing pages to read must work, and so must other pages of the sites it
-// links to); a host name the text mentions may be the host fetched. Other encodings
-// (compression, encryption, base32, reversing) are not recognized: this is a guard against
-// text carried off by the agent as it is or in a common encoding, not a proof.
+// ignored. Three things read from the files are not data: an address the text itself holds
+// as a link may be fetched; text inside links (http(s)://…, www.…, or a host name and path
+// such as docs.python.org/3/) is not guarded, so a notes file listing pages to read works,
+// and so do other pages of the sites it links to; and a host name the text mentions may be
+// the host fetched (its other parts are still checked). Other encodings (compression,
+// encryption, base32, reversing, a few characters at a time) are not recognized: this is
+// a guard against text carried off as it is or in a common encoding, not a proof.
 //
-// Memory is bounded: a Guard keeps at most its limit of text (DefaultMaxText, 2 MB: when
-// more is read, the oldest reads are forgotten), lower-cased, plus a set of 32-bit
-// fingerprints of its 9-character windows at every fourth character (a 12-character run
-// always holds one of them), at most 4 bytes per 2 characters of text: about 6 MB in all.
-// Checking a 2 KB address takes well under a millisecond (BenchmarkCheck).
+// Memory is bounded: a Guard keeps at most its limit of text (DefaultMaxText, 2 MB; when
+// more is read, the oldest reads are forgotten first), lower-cased, plus a table of its
+// 9-character windows at every fourth character (a 12-character run always holds one of
+// them): a 32-bit fingerprint and the window's first position, 8 bytes an entry, the
+// table at most half full, so at most 8 MB for 2 MB of text: about 10 MB in all when full.
+// Checking a 2 KB address against 2 MB of text takes about half a millisecond
+// (BenchmarkCheck).
 package exfil
 
 import (

@@ -128,7 +128,7 @@ func TestCheckAllowsLinksOfTheText(t *testing.T) {
 		"https://www.example.org/okapi-facts-and-figures",
 		"https://search.example/?q=okapi+habitat",
 		"https://wiki.example.net/okapi_conservation_status", // a link whose text the notes also hold outside it
-		"https://mirror.okapi-research.org/data/2024.csv", // a host the text names
+		"https://mirror.okapi-research.org/data/2024.csv",    // a host the text names
 		"https://okapi-archive-service.org/",
 		"https://attacker.example/?d&wJalrXUtnFE", // 11 characters of the secret
 	}
@@ -227,13 +227,12 @@ func BenchmarkCheck(b *testing.B) {
 	if err := g.Check(u); err != nil {
 		b.Fatalf("a foreign address was refused: %v", err)
 	}
-	b.ReportMetric(float64(len(u)), "url_bytes")
-	b.ReportMetric(float64(g.size()), "text_bytes")
-	b.ReportMetric(float64(4*len(g.set)), "set_bytes")
-	b.ResetTimer()
 	for b.Loop() {
 		_ = g.Check(u)
 	}
+	b.ReportMetric(float64(len(u)), "url_bytes")
+	b.ReportMetric(float64(g.size()), "text_bytes")
+	b.ReportMetric(float64(8*len(g.set)), "table_bytes")
 }
 
 // BenchmarkRemember: remembering one 40 KB read_file result.
