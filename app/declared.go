@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
+	"artifactflow/backend/localfiles"
 )
 
 // Sentinel errors of the panel's declared-artifact and delete calls (issue 8, items 9 and
@@ -27,8 +27,10 @@ var (
 	// not a file in the workspace (a link opens in the browser; a managed one has nothing
 	// to open).
 	ErrNotAFile = errors.New("not_a_file")
-	// ErrFileUnavailable: the workspace file does not exist now, or its path leads out of
-	// the workspace (a symbolic link); the message gives the declared service's reason.
+	// ErrFileUnavailable: the workspace file does not exist now, its path leads out of
+	// the workspace (a symbolic link), or, to open it, it is or leads to a hidden file or
+	// folder or into a dependency folder (localfiles.Excluded); the message gives the
+	// reason.
 	ErrFileUnavailable = errors.New("file_unavailable")
 	// ErrOpenFailed: the system's opener could not be started or reported a failure.
 	ErrOpenFailed = errors.New("open_failed")
@@ -57,7 +59,7 @@ type declaredFiles struct {
 func (f declaredFiles) open(conversationID, artifactID string, folder bool) error {
 	ctx, cancel := f.core.ctx()
 	defer cancel()
-	p, err := f.locate(ctx, conversationID, artifactID)
+	p, err := f.locate(ctx, conversationID, artifactID, folder)
 	if err != nil {
 		return err
 	}
@@ -76,8 +78,12 @@ func (f declaredFiles) open(conversationID, artifactID string, folder bool) erro
 // locate asks the declared service to check a workspace artifact again, now
 // (declared.Service.Recheck: the same containment and realpath rules as on upsert), and
 // returns the absolute path of its file, so a file deleted or swapped for a symbolic link
-// a moment ago is refused. No rule is reimplemented here.
-func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID string) (string, error) {
+// a moment ago is refused. A file to open (folder false) must also pass the local files'
+// hidden-file rule on where it leads (localfiles.Resolve): "notes.md" linking to ".env",
+// or into .git or node_modules, is refused with ErrFileUnavailable saying so, while
+// Reveal in folder (folder true) still shows the folder holding the real file, for the
+// user to look at it there. No rule is reimplemented here.
+func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID string, folder bool) (string, error) {
 	got, err := f.core.Declared().Recheck(ctx, conversationID, artifactID)
 	if errors.Is(err, declared.ErrNoArtifact) {
 		return "", fmt.Errorf("%w: the conversation has no declared artifact %q", ErrDeclaredNotFound, artifactID)
@@ -102,11 +108,19 @@ func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID st
 	}
 	// Open what the path resolves to now (the check above just passed), so a link swapped
 	// in after it is not followed to somewhere else by the opener.
-	p := filepath.Join(ws, filepath.FromSlash(path.Clean(a.WorkspacePath)))
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
+	clean, real, target, err := declared.ResolveWorkspaceTarget(ws, a.WorkspacePath)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s cannot be opened: %w", ErrFileUnavailable, a.WorkspacePath, err)
 	}
-	return p, nil
+	if localfiles.Excluded(target) && !folder {
+		what := clean + " is a hidden file or in a dependency folder"
+		if target != clean {
+			what = fmt.Sprintf("%s is a link to %s, a hidden file or a file in a dependency folder", clean, target)
+		}
+		return "", fmt.Errorf("%w: %s; the app does not open those (they can hold passwords and keys) — Reveal in folder shows where it is",
+			ErrFileUnavailable, what)
+	}
+	return real, nil
 }
 
 // runnableExt are file types the system's opener would run instead of show (programs,

@@ -417,3 +417,71 @@ func TestOpenDeclaredRefusesPrograms(t *testing.T) {
 		t.Errorf("launched %q, want %q", launched, want)
 	}
 }
+
+// TestOpenDeclaredRefusesLinksToHiddenFiles: a declared workspace file that is, or leads
+// through a symbolic link to, a hidden file or folder or a dependency folder (relative to
+// the workspace) is not opened, with a message saying where it leads; Reveal in folder
+// still shows the folder holding the real file; a link to an ordinary file opens that file.
+func TestOpenDeclaredRefusesLinksToHiddenFiles(t *testing.T) {
+	f := newDeclaredFixture(t)
+	for p, c := range map[string]string{".env": "AWS_SECRET=x\n", ".secrets/key.md": "key\n", ".git/config": "[core]\n",
+		"node_modules/pkg/README.md": "dep\n"} {
+		full := filepath.Join(f.ws, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"env.txt": ".env", "pub": ".secrets", "notes.md": ".env", "cfg.txt": ".git/config",
+		"lib.md": "node_modules/pkg/README.md", "deps": "node_modules/pkg", "ok.html": "reports/lineage.html"}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(f.ws, name)); err != nil {
+			t.Skipf("symbolic links unavailable: %v", err)
+		}
+	}
+	tests := []struct {
+		path, says, folder string
+	}{
+		{"env.txt", "env.txt is a link to .env", ""},
+		{"pub/key.md", "pub/key.md is a link to .secrets/key.md", ".secrets"},
+		{"notes.md", "notes.md is a link to .env", ""},
+		{"cfg.txt", "cfg.txt is a link to .git/config", ".git"},
+		{"lib.md", "lib.md is a link to node_modules/pkg/README.md", "node_modules/pkg"},
+		{"deps/README.md", "deps/README.md is a link to node_modules/pkg/README.md", "node_modules/pkg"},
+		{".env", ".env is a hidden file", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			id := f.add(t, declared.Input{Title: "Notes", WorkspacePath: tc.path, Source: declared.SourceTool})[0]
+			var launched []string
+			files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+				launched = append(launched, p)
+				return nil
+			}}
+			err := files.open(f.conv, id, false)
+			if !errors.Is(err, ErrFileUnavailable) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "Reveal in folder") {
+				t.Errorf("open %s = %v; want ErrFileUnavailable saying %q", tc.path, err, tc.says)
+			}
+			if len(launched) != 0 {
+				t.Fatalf("opened %q", launched)
+			}
+			if err := files.open(f.conv, id, true); err != nil {
+				t.Fatalf("reveal %s: %v", tc.path, err)
+			}
+			if want := filepath.Join(f.ws, filepath.FromSlash(tc.folder)); len(launched) != 1 || launched[0] != want {
+				t.Errorf("revealed %q, want %q", launched, want)
+			}
+		})
+	}
+	id := f.add(t, declared.Input{Title: "Ok", WorkspacePath: "ok.html", Source: declared.SourceTool})[0]
+	var launched []string
+	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+		launched = append(launched, p)
+		return nil
+	}}
+	if err := files.open(f.conv, id, false); err != nil || len(launched) != 1 || launched[0] != filepath.Join(f.ws, "reports", "lineage.html") {
+		t.Errorf("open of a link to an ordinary file = %q, %v", launched, err)
+	}
+}

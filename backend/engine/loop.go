@@ -16,6 +16,7 @@ import (
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
+	"artifactflow/backend/exfil"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/sources"
 	"artifactflow/backend/toolcall"
@@ -73,9 +74,17 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 		all = append(all, record)
 	}
 	all = append(all, tools.CallSubagent{Agents: subagents})
-	all = append(all, tools.WebSearch{S: deps.Searcher, Sources: deps.Sources}, tools.WebFetch{F: deps.Fetcher, Sources: deps.Sources})
+	// One guard per run, shared by every agent of it: what any of them read from local
+	// files, no web_fetch of the run may carry away (exfil; docs/ARCHITECTURE.md,
+	// "Security"). It is nil, and costs nothing, when the run has no local files.
+	var guard *exfil.Guard
+	if deps.Files != nil {
+		guard = exfil.New(0)
+	}
+	all = append(all, tools.WebSearch{S: deps.Searcher, Sources: deps.Sources}, tools.WebFetch{F: deps.Fetcher, Sources: deps.Sources, Guard: guard})
 	if deps.Files != nil { // only when the conversation has local files (prepareFiles)
-		all = append(all, tools.SearchFiles{Index: deps.Files, Sources: deps.Sources}, tools.ReadFile{Index: deps.Files, Sources: deps.Sources})
+		all = append(all, tools.SearchFiles{Index: deps.Files, Sources: deps.Sources, Guard: guard},
+			tools.ReadFile{Index: deps.Files, Sources: deps.Sources, Guard: guard})
 	}
 	return tools.NewRegistry(all...)
 }
