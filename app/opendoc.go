@@ -16,7 +16,8 @@ import (
 //     because Windows may pass it to Office as an old Word/Excel XML document, a format
 //     that can carry macros;
 //   - html, htm and svg: they open in the default web browser, sandboxed as a local file
-//     (scripts may run, as in any page, but cannot start a program or read other files);
+//     (scripts may run, as in any page, but start no program, and current browsers let a
+//     local page read no other file);
 //     workspace reports are often HTML, and refusing them would send every user to the
 //     file manager for the common case;
 //   - images, audio and video, without playlists (m3u, asx, wpl…) or Windows Media types
