@@ -55,6 +55,7 @@ func TestToAppErrorSentinels(t *testing.T) {
 		{web.ErrNotConfigured, CodeSearchFailed, false},
 		{artifact.ErrTooLarge, CodeFileTooLarge, false},
 		{ErrNotAFile, CodeNotAFile, false},
+		{ErrRevealedInstead, CodeNotAFile, false},
 		{ErrFileUnavailable, CodeFileUnavailable, false},
 		{ErrOpenFailed, CodeOpenFailed, false},
 		{declared.ErrValidation, CodeValidation, false},
