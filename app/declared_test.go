@@ -567,8 +567,10 @@ func TestOpenDeclaredRefusesLinksToHiddenFiles(t *testing.T) {
 		t.Run(tc.path, func(t *testing.T) {
 			id := f.add(t, declared.Input{Title: "Notes", WorkspacePath: tc.path, Source: declared.SourceTool})[0]
 			var launched []string
-			files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+			var revealed []bool
+			files := declaredFiles{core: f.core, launch: func(_ context.Context, p string, reveal bool) error {
 				launched = append(launched, p)
+				revealed = append(revealed, reveal)
 				return nil
 			}}
 			err := files.open(f.conv, id, false)
@@ -581,14 +583,19 @@ func TestOpenDeclaredRefusesLinksToHiddenFiles(t *testing.T) {
 			if err := files.open(f.conv, id, true); err != nil {
 				t.Fatalf("reveal %s: %v", tc.path, err)
 			}
-			if want := filepath.Join(f.ws, filepath.FromSlash(tc.folder)); len(launched) != 1 || launched[0] != want {
-				t.Errorf("revealed %q, want %q", launched, want)
+			// Reveal shows the real file in its folder (the file manager gets the file, to
+			// select it where the system can), never opening it.
+			if want := filepath.Join(f.ws, filepath.FromSlash(tc.folder)); len(launched) != 1 || filepath.Dir(launched[0]) != want || !revealed[0] {
+				t.Errorf("revealed %q (reveal %v), want a file in %q revealed", launched, revealed, want)
 			}
 		})
 	}
 	id := f.add(t, declared.Input{Title: "Ok", WorkspacePath: "ok.html", Source: declared.SourceTool})[0]
 	var launched []string
-	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string, reveal bool) error {
+		if reveal {
+			t.Errorf("an ordinary HTML file was revealed, not opened")
+		}
 		launched = append(launched, p)
 		return nil
 	}}
