@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"artifactflow/backend/filelock"
 )
 
 // BlobLockFile is the lock file, in the data dir, that uploads writing an original into
@@ -57,12 +59,12 @@ func (l *blobLock) lockFile() (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("app: blob lock: %w", err)
 	}
-	busy, err := tryLockFile(f)
+	busy, err := filelock.TryLock(f)
 	if err == nil && busy {
 		if l.contended != nil {
 			l.contended()
 		}
-		err = lockFile(f)
+		err = filelock.Lock(f)
 	}
 	if err != nil {
 		f.Close()
@@ -74,7 +76,7 @@ func (l *blobLock) lockFile() (*os.File, error) {
 // Unlock releases the file lock (closing the file releases it too) and the mutex.
 func (l *blobLock) Unlock() {
 	if l.f != nil {
-		if err := unlockFile(l.f); err != nil && l.log != nil {
+		if err := filelock.Unlock(l.f); err != nil && l.log != nil {
 			l.log.Warn("could not unlock the upload originals' lock file", "err", err)
 		}
 		l.f.Close()
