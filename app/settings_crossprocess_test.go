@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"artifactflow/backend/config"
 )
@@ -220,4 +221,42 @@ func TestSettingsViewShowsOutsideEdits(t *testing.T) {
 	if v := getView(t, svc); v.Model != "third" {
 		t.Errorf("after the fix the view shows %q, want third", v.Model)
 	}
+}
+
+// BenchmarkSettingsRead measures Core.Settings, which every run, upload and dialog call
+// makes: "unchanged" is one stat of config.json (its stamp settled), "changed" a read and
+// decode of a file another process has just written.
+func BenchmarkSettingsRead(b *testing.B) {
+	dir := b.TempDir()
+	content := `{"base_url": "http://localhost:11434/v1", "model": "qwen3:8b", "search": {"provider": "brave", "keys": {"brave": "k"}},
+  "hooks": {"Stop": [{"name": "notify", "command": ["/bin/true"]}]}, "tool_permissions": {"web_fetch": "confirm"}}`
+	path := filepath.Join(dir, config.ConfigFile)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		b.Fatal(err)
+	}
+	core, err := NewCore(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = core.Close(context.Background()) })
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			_ = core.Settings()
+		}
+	})
+	b.Run("changed", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			at := old.Add(time.Duration(i+1) * time.Millisecond) // a new version each time
+			if err := os.Chtimes(path, at, at); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			_ = core.Settings()
+		}
+	})
 }
