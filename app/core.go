@@ -86,8 +86,20 @@ type Core struct {
 	workspace func(ctx context.Context, conversationID string) (string, error)
 	files     *localfiles.Manager // the local-file index's passes (workspace.go)
 
+	// cfgMu guards config.json's settings as this process last read or wrote them
+	// (settings_file.go): settings (as stored, without flags or defaults), the version's
+	// stamp and revision, the versions remembered by revision, and the stamp of a version
+	// that could not be read (logged once).
+	cfgMu        sync.Mutex
+	settings     config.Settings
+	cfgStamp     config.FileStamp
+	cfgRevision  string
+	cfgNext      int
+	cfgRevisions []settingsRevision
+	cfgBadStamp  config.FileStamp
+	cfgBadLogged bool
+
 	mu       sync.Mutex
-	settings config.Settings // as stored in config.json
 	dialogs  Dialogs
 	exported map[string]bool // paths Export saved to, for RevealExport (files.go)
 	sinks    map[int]EventSink
@@ -127,7 +139,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("app: create data dir %s: %w", opts.DataDir, err)
 	}
-	settings, err := config.Load(opts.DataDir)
+	settings, stamp, err := config.LoadStamped(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +150,11 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
 	}
-	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings,
+	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db,
 		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
 		stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
 		follow: opts.FollowOtherRuns, followEvery: opts.FollowInterval, watchDone: make(chan struct{})}
+	c.rememberSettings(settings, stamp)
 	if c.followEvery <= 0 {
 		c.followEvery = DefaultFollowInterval
 	}
@@ -340,17 +353,13 @@ func (c *Core) emit(ev events.Event) {
 	}
 }
 
-// Settings returns the effective settings: config.json, with OPENAI_API_KEY (when set)
-// over its key, then the command-line flags over both, then defaults for what is still
-// empty.
+// Settings returns the effective settings: config.json as it is now (read again when
+// another process or the user changed it; while a changed file cannot be read, the version
+// read before), with OPENAI_API_KEY (when set) over its key, then the command-line flags
+// over both, then defaults for what is still empty.
 func (c *Core) Settings() config.Settings {
-	c.mu.Lock()
-	s := c.settings
-	c.mu.Unlock()
-	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
-		s.APIKey = key
-	}
-	return s.Merge(c.overrides).WithDefaults()
+	s, _, _ := c.storedSettings() // the error is logged; the last good version is used
+	return c.effective(s)
 }
 
 // deps builds the model and web clients for one run from the effective settings: the

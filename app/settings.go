@@ -17,86 +17,62 @@ import (
 // SettingsService reads and saves the settings.
 type SettingsService struct{ core *Core }
 
-// Get returns the effective settings; the API key itself is never returned.
+// Get returns the effective settings as config.json holds them now (another process's
+// save or the user's hand edit shows at once; flags still override), with the revision
+// that Save's input names; the API key itself is never returned. Errors: a config.json
+// changed by hand so that it cannot be read (config.ErrBadFile, settings_file_invalid,
+// naming the file and the problem).
 func (s *SettingsService) Get() (SettingsView, error) {
-	return s.core.settingsView(), nil
+	return s.core.settingsView()
 }
 
-// Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
-// key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
-// alone (issue 4: a threshold per model; with no model, for every model without its own);
-// other models keep theirs. in.Search, in.Lead, in.SubAgents, in.ModelIdleTimeoutSeconds
-// and in.MaxAnswerMB replace the stored ones (search keys: see SearchInput); left out
-// (nil), they are kept. What the dialog does not
-// edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
-// name the field ("lead.temperature: 3 is outside 0–2"). A field that a command-line flag or
-// OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever in
-// says (issue 10, item 6); every other saved value is used from the next run on.
+// Save writes the dialog's changes to config.json (mode 0600): only the fields in changes
+// differs from what the dialog was shown, the settings of in.Revision (SettingsView.Revision;
+// "" or a revision this process no longer remembers: config.json as it is now), over the
+// file as it is now, under its lock across processes (applyDialog, config.Update). So a
+// field another process saved meanwhile, or the user edited by hand (hooks, a removed
+// hook, keys this version does not know), is kept unless the user changed that field
+// here. An empty APIKey keeps the stored key unless ClearAPIKey is set. ContextWindow and
+// CompactAtPercent are the typed model's (issue 4: a threshold per model; with no model,
+// every model's without its own); other models keep theirs. in.Search, in.Lead,
+// in.SubAgents, in.ToolPermissions, in.ModelIdleTimeoutSeconds and in.MaxAnswerMB left
+// out (nil) change nothing (search keys: see SearchInput). Errors wrap config.ErrInvalid and
+// name the field ("lead.temperature: 3 is outside 0–2"), or are config.ErrBadFile for a
+// config.json that cannot be read (it is not replaced). A field that a command-line flag
+// or OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever
+// in says (issue 10, item 6); every other saved value is used from the next run on.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
-	c.mu.Lock()
-	next := c.settings // hooks are edited in config.json; the dialog keeps them
-	next.BaseURL, next.Model, next.ToolCallMode = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.Model), in.ToolCallMode
-	next.SearxngURL, next.AllowPrivateNetwork = strings.TrimSpace(in.SearxngURL), in.AllowPrivateNetwork
-	next.MaxUploadMB, next.ToolPermissions, next.PermissionTimeoutSeconds = in.MaxUploadMB, in.ToolPermissions, in.PermissionTimeoutSeconds
-	if in.Search != nil {
-		next.Search = applySearch(next.Search, *in.Search)
-	}
-	if in.Lead != nil {
-		next.Lead = in.Lead.config()
-	}
-	if in.SubAgents != nil {
-		next.SubAgents = in.SubAgents.config()
-	}
-	if next.Model != "" {
-		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
-	} else { // no model chosen yet: the values apply to every model without its own
-		next.ContextWindow, next.CompactAtPercent = in.ContextWindow, in.CompactAtPercent
-	}
-	if in.ToolPermissions == nil {
-		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
-	}
-	if key := strings.TrimSpace(in.APIKey); key != "" {
-		next.APIKey = key
-	} else if in.ClearAPIKey {
-		next.APIKey = ""
-	}
-	next.LoadRemoteImages = in.LoadRemoteImages
-	if in.ModelIdleTimeoutSeconds != nil {
-		next.ModelIdleTimeoutSeconds = *in.ModelIdleTimeoutSeconds
-	}
-	if in.MaxAnswerMB != nil {
-		next.MaxAnswerMB = *in.MaxAnswerMB
-	}
-	next = keepOverridden(next, c.settings, c.overrideSources()) // issue 10, item 6: flag values are never saved
-	c.mu.Unlock()
-	if err := config.Save(c.dataDir, next); err != nil {
+	src := c.overrideSources()
+	base, known := c.settingsAt(in.Revision)
+	err := c.updateSettings(func(cur config.Settings) (config.Settings, error) {
+		if !known {
+			base = cur
+		}
+		return applyDialog(cur, c.effective(base), in, src), nil
+	})
+	if err != nil {
 		return SettingsView{}, err
 	}
-	c.mu.Lock()
-	c.settings = next
-	c.mu.Unlock()
-	return c.settingsView(), nil
+	return c.settingsView()
 }
 
 // SetLanguage stores the UI language chosen in Settings ("" = follow the system, "en" or
-// "zh-CN"; issue 10, item 1) in config.json, leaving every other setting as stored. The
-// window switches its language at once and calls this so the choice survives a new
-// profile (browser mode) and the agents know it: the lead answers in it when a question's
-// own language is unclear. Another value is invalid_settings naming the language field.
+// "zh-CN"; issue 10, item 1) in config.json, changing nothing else there (the file as it
+// is now, under its lock: config.Update). The window switches its language at once and
+// calls this so the choice survives a new profile (browser mode) and the agents know it:
+// the lead answers in it when a question's own language is unclear. Another value is
+// invalid_settings naming the language field.
 func (s *SettingsService) SetLanguage(lang string) (SettingsView, error) {
 	c := s.core
-	c.mu.Lock()
-	next := c.settings
-	next.Language = lang
-	c.mu.Unlock()
-	if err := config.Save(c.dataDir, next); err != nil {
+	err := c.updateSettings(func(cur config.Settings) (config.Settings, error) {
+		cur.Language = lang
+		return cur, nil
+	})
+	if err != nil {
 		return SettingsView{}, fmt.Errorf("settings: save language: %w", err)
 	}
-	c.mu.Lock()
-	c.settings.Language = lang
-	c.mu.Unlock()
-	return c.settingsView(), nil
+	return c.settingsView()
 }
 
 // ModelContext returns the context settings that apply to model, which need not be the

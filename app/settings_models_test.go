@@ -71,8 +71,9 @@ func TestSettingsRoundTripNewFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Settings{BaseURL: in.BaseURL, APIKey: "sk-model", Model: "qwen3:8b", ToolCallMode: "native", SearxngURL: in.SearxngURL,
-		MaxUploadMB: 20, PermissionTimeoutSeconds: 120, Models: map[string]config.ModelContext{"qwen3:8b": {CompactAtPercent: 80}},
+	// The tool-call mode, upload limit, permission wait and threshold sent are the defaults
+	// the empty settings showed: unchanged, so not written (they stay defaults).
+	want := config.Settings{BaseURL: in.BaseURL, APIKey: "sk-model", Model: "qwen3:8b", SearxngURL: in.SearxngURL,
 		Search:    config.SearchSettings{Provider: "brave", Keys: map[string]string{"brave": "BSA-SECRET-1", "tavily": "tvly-SECRET-2"}, Language: "de"},
 		Lead:      config.AgentModel{Model: "qwen3:32b", ToolCallMode: "xml", ContextWindow: 64_000, Temperature: fptr(0), TopP: fptr(0.9), MaxTokens: 4000},
 		SubAgents: config.AgentModel{Model: "qwen3:4b", Temperature: fptr(0.7)},

@@ -8,7 +8,7 @@ import (
 	neturl "net/url"
 	"os"
 	"regexp"
-	"slices"
+
 	"strings"
 
 	"artifactflow/backend/config"
@@ -27,10 +27,16 @@ func modelContextView(s config.Settings, model string) ModelContextView {
 	return v
 }
 
-func (c *Core) settingsView() SettingsView {
-	s := c.Settings()
+// settingsView is the dialog's view of config.json as it is now (storedSettings), with
+// its revision. Errors: storedSettings'.
+func (c *Core) settingsView() (SettingsView, error) {
+	stored, rev, err := c.storedSettings()
+	if err != nil {
+		return SettingsView{}, err
+	}
+	s := c.effective(stored)
 	mc := modelContextView(s, s.Model)
-	v := SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
+	v := SettingsView{Revision: rev, BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
 		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
@@ -44,7 +50,7 @@ func (c *Core) settingsView() SettingsView {
 		v.ToolPermissions = map[string]string{}
 	}
 	c.searchView(s, &v)
-	return v
+	return v, nil
 }
 
 // SearchView is the stored search choice as the dialog shows it: Provider is the provider
@@ -104,28 +110,6 @@ func agentSettingsOf(a config.AgentModel) AgentModelSettings {
 func (a AgentModelSettings) config() config.AgentModel {
 	return config.AgentModel{Model: strings.TrimSpace(a.Model), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
-}
-
-// applySearch lays the dialog's search input over the stored search settings: provider
-// and language replaced, keys cleared then typed keys stored (empty ones keep the stored
-// key).
-func applySearch(s config.SearchSettings, in SearchInput) config.SearchSettings {
-	s.Provider = strings.ToLower(strings.TrimSpace(in.Provider))
-	s.Language = strings.TrimSpace(in.Language)
-	for _, id := range in.ClearKeys {
-		s = s.WithKey(id, "")
-	}
-	ids := make([]string, 0, len(in.Keys))
-	for id := range in.Keys {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if key := strings.TrimSpace(in.Keys[id]); key != "" {
-			s = s.WithKey(id, key)
-		}
-	}
-	return s
 }
 
 // searchView is the search part of the settings view for the effective settings s.
@@ -282,46 +266,6 @@ func (c *Core) overrideSources() map[string]string {
 	set("lead.model", "--lead-model", o.Lead.Model != "")
 	set("sub_agents.model", "--sub-model", o.SubAgents.Model != "")
 	return src
-}
-
-// keepOverridden returns next, the settings the dialog is saving, with every field that a
-// flag (or OPENAI_API_KEY) sets this session put back to its stored value: the dialog
-// shows such a field read-only with the flag's value, and that value must never reach
-// config.json (issue 10, item 6). Fields without an override are next's.
-func keepOverridden(next, stored config.Settings, src map[string]string) config.Settings {
-	if src["api_key"] != "" {
-		next.APIKey = stored.APIKey
-	}
-	if src["base_url"] != "" {
-		next.BaseURL = stored.BaseURL
-	}
-	if src["model"] != "" {
-		next.Model = stored.Model
-	}
-	if src["tool_call_mode"] != "" {
-		next.ToolCallMode = stored.ToolCallMode
-	}
-	if src["searxng_url"] != "" {
-		next.SearxngURL = stored.SearxngURL
-	}
-	if src["allow_private_network"] != "" {
-		next.AllowPrivateNetwork = stored.AllowPrivateNetwork
-	}
-	if src["search.provider"] != "" {
-		next.Search.Provider = stored.Search.Provider
-	}
-	for field := range src {
-		if id, ok := strings.CutPrefix(field, "search.keys."); ok {
-			next.Search = next.Search.WithKey(id, stored.Search.Key(id))
-		}
-	}
-	if src["lead.model"] != "" {
-		next.Lead.Model = stored.Lead.Model
-	}
-	if src["sub_agents.model"] != "" {
-		next.SubAgents.Model = stored.SubAgents.Model
-	}
-	return next
 }
 
 // SetSearchEndpoints points the web search providers named in endpoints (provider id →

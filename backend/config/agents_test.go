@@ -89,6 +89,7 @@ func TestSearchProviderInEffect(t *testing.T) {
 // adds none.
 func TestOldConfigLoadsAndSavesWhole(t *testing.T) {
 	dir := t.TempDir()
+	onPath(t, "notify-send")
 	old := `{
   "base_url": "http://localhost:11434/v1",
   "api_key": "sk-old",

@@ -19,6 +19,7 @@ proto.close ??= function (this: HTMLDialogElement) {
 };
 
 const stored = {
+  revision: 'core-1.1',
   base_url: 'http://localhost:11434/v1', api_key_set: false, model: 'qwen3:8b', tool_call_mode: 'native', searxng_url: '',
   allow_private_network: false, max_upload_mb: 20, data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
   effective_context_window: 32768, compact_at_percent: 80, tool_permissions: {}, permission_timeout_seconds: 120,
@@ -204,6 +205,17 @@ describe('settings dialog', () => {
     const input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
     expect(input.search).toMatchObject({ provider: 'tavily', keys: { tavily: 'tvly-typed' }, clear_keys: [] });
     expect(input.searxng_url).toBe('http://localhost:8888');
+  });
+
+  it('sends back the revision it shows, and the one of its last save after that', async () => {
+    // The backend writes only the fields changed since the version the dialog was opened on.
+    svc.Save.mockImplementation((input: Loose) => Promise.resolve({ ...stored, ...input, revision: 'core-1.2' }));
+    await open();
+    type(field('Model'), 'llama3.1:8b');
+    await save();
+    expect(svc.Save.mock.calls.at(-1)?.[0]).toMatchObject({ revision: 'core-1.1', model: 'llama3.1:8b' });
+    await save();
+    expect(svc.Save.mock.calls.at(-1)?.[0]).toMatchObject({ revision: 'core-1.2' });
   });
 
   it('saves the per-agent models, and refuses out-of-range values next to their field', async () => {

@@ -143,7 +143,7 @@ describe('buildSettingsInput', () => {
     searxng_url: '', allow_private_network: false, max_upload_mb: 20,
   };
   const stored: Settings = {
-    ...base, api_key_set: false, data_dir: '/d',
+    ...base, revision: 'r1', api_key_set: false, data_dir: '/d',
     search: { provider: 'brave', keys_stored: ['brave'], language: '' },
     search_providers: [], search_ready: true, search_problem: '', language: '',
     lead: { model: 'qwen3:32b', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },

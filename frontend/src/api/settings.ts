@@ -50,6 +50,8 @@ export type RemoteImages = 'ask' | 'always';
  * read-only and Save keeps their stored values (issue 10, item 6).
  * `load_remote_images`: remote images in markdown load after a click ("ask") or at once.
  * `language`: the UI language stored in config.json (language.ts applies it on start).
+ * `revision`: names the version of config.json shown (SettingsInput.revision sends it back,
+ * so Save writes only the fields changed since); "" from an older backend.
  */
 export type Settings = Omit<
   Model<app.SettingsView>,
@@ -88,6 +90,10 @@ export type SearchInput = Model<app.SearchInput>;
 
 /**
  * What the settings dialog saves (app.SettingsInput); empty api_key keeps the stored key.
+ * `revision`: the Settings.revision the dialog was opened on; the backend writes only the
+ * fields whose values differ from what that version showed, over config.json as it is now
+ * (another process's save or a hand edit of the other fields is kept). Left out, the
+ * comparison is with config.json as it is now.
  * `max_upload_mb` in MiB (1–1024; 0 = the default, 20). Left out: `search` and the agent
  * models keep the stored ones, `load_remote_images` is "ask", and the model-context and
  * tool fields (the conversation settings form adds them) keep theirs, and so do
@@ -96,6 +102,7 @@ export type SearchInput = Model<app.SearchInput>;
  */
 export type SettingsInput = Omit<
   Model<app.SettingsInput>,
+  | 'revision'
   | 'context_window'
   | 'compact_at_percent'
   | 'tool_permissions'
@@ -113,6 +120,7 @@ export type SettingsInput = Omit<
       'context_window' | 'compact_at_percent' | 'tool_permissions' | 'permission_timeout_seconds' | 'model_idle_timeout_seconds' | 'max_answer_mb'
     >
   > & {
+    revision?: string;
     search?: SearchInput;
     lead?: AgentModelSettings;
     sub_agents?: AgentModelSettings;
@@ -160,6 +168,7 @@ function settings(v: unknown): Settings {
     sub_agents: agentModelSettings(x.sub_agents),
     set_by: Object.fromEntries(Object.entries(o(x.set_by)).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')),
     load_remote_images: x.load_remote_images === 'always' ? 'always' : 'ask',
+    revision: s(x.revision),
     base_url: s(x.base_url),
     api_key_set: b(x.api_key_set),
     model: s(x.model),

@@ -237,7 +237,8 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     }
     setSaving(true);
     setError(null);
-    saveSettings(built.input).then(
+    // The version the dialog shows: only the fields changed since are written.
+    saveSettings({ ...built.input, revision: loaded?.revision ?? '' }).then(
       (s) => {
         extra.saved();
         setRemoteImages(s.load_remote_images);

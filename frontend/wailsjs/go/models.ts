@@ -521,6 +521,7 @@ export namespace app {
 	}
 	
 	export class SettingsInput {
+	    revision?: string;
 	    base_url: string;
 	    api_key: string;
 	    clear_api_key: boolean;
@@ -546,6 +547,7 @@ export namespace app {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.revision = source["revision"];
 	        this.base_url = source["base_url"];
 	        this.api_key = source["api_key"];
 	        this.clear_api_key = source["clear_api_key"];
@@ -585,6 +587,7 @@ export namespace app {
 		}
 	}
 	export class SettingsView {
+	    revision: string;
 	    base_url: string;
 	    api_key_set: boolean;
 	    model: string;
@@ -616,6 +619,7 @@ export namespace app {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.revision = source["revision"];
 	        this.base_url = source["base_url"];
 	        this.api_key_set = source["api_key_set"];
 	        this.model = source["model"];
