@@ -119,6 +119,9 @@ func TestCompactionKeepsTheWorkInHand(t *testing.T) {
 				if !strings.HasPrefix(msgs[0].Content, summaryPrefix) {
 					t.Fatalf("the request after the compaction starts with %.60q, not the summary", msgs[0].Content)
 				}
+				if len(msgs) < 2 || msgs[1].Role != openai.ChatMessageRoleUser || msgs[1].Content != instruction {
+					t.Fatalf("the request after the compaction holds %d messages after the summary, not the instruction verbatim first", len(msgs)-1)
+				}
 				if msgs[1].Role != openai.ChatMessageRoleUser || msgs[1].Content != instruction {
 					t.Errorf("message after the summary = %s %.80q, want the instruction verbatim", msgs[1].Role, msgs[1].Content)
 				}
