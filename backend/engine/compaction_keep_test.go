@@ -13,6 +13,7 @@ import (
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmtest"
+	"artifactflow/backend/tokens"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/web"
 )
@@ -211,4 +212,123 @@ func sameMessage(h llm.Message, m openai.ChatCompletionMessage) bool {
 		}
 	}
 	return true
+}
+
+// TestCompactionInASubagentsFirstRound: a crawl agent called a second time in a run
+// carries its first call's work; with the new instruction that passes the threshold before
+// its first model call. The compacted request holds the summary and the new instruction
+// once, and so does the history rebuilt from the events (the instruction is recorded after
+// the compaction that kept it).
+func TestCompactionInASubagentsFirstRound(t *testing.T) {
+	const first, second = "Read https://a.example/ranging and report its echo count.",
+		"Now compare that echo count with the figures of the other stations you know of."
+	pages := pageFetch{"https://a.example/ranging": page("Apache", 2600)}
+	var crawlCalls, leadCalls atomic.Int64
+	var mu sync.Mutex
+	var crawlReqs []openai.ChatCompletionRequest
+	e, _, _, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+		switch {
+		case isCompaction(req):
+			return llmtest.Reply{Content: summaryText}
+		case isAgent(req, "crawl_agent"):
+			mu.Lock()
+			crawlReqs = append(crawlReqs, req)
+			mu.Unlock()
+			if crawlCalls.Add(1) == 1 {
+				return fetchCall(toolcall.ModeNative, "c_fetch_a", "https://a.example/ranging")
+			}
+			return llmtest.Reply{Content: "Apache: 42 echoes."}
+		}
+		switch leadCalls.Add(1) {
+		case 1:
+			return call("call_subagent", `{"agent_name":"crawl_agent","instruction":`+jsonString(first)+`}`)
+		case 2:
+			return call("call_subagent", `{"agent_name":"crawl_agent","instruction":`+jsonString(second+strings.Repeat(" Be thorough.", 300))+`}`)
+		}
+		return llmtest.Reply{Content: "final"}
+	}, func(d *Deps) { d.ContextWindow = 4000; d.Fetcher = pages })
+	ctx := context.Background()
+	res, err := e.Ask(ctx, Request{Content: "How many echoes?"})
+	if err != nil || res.Err != nil {
+		t.Fatalf("run: %+v %v", res, err)
+	}
+	if len(crawlReqs) != 3 {
+		t.Fatalf("%d crawl_agent calls, want 3", len(crawlReqs))
+	}
+	msgs := crawlReqs[2].Messages[1:]
+	if len(msgs) != 2 || !strings.HasPrefix(msgs[0].Content, summaryPrefix) || !strings.HasPrefix(msgs[1].Content, second) {
+		t.Fatalf("the second call's first request = %d messages (%.40q…); want the summary and the new instruction", len(msgs), msgs[0].Content)
+	}
+	hist, err := e.history(ctx, res.ConversationID, res.MessageID, "crawl_agent", toolcall.ModeNative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen int
+	for _, m := range hist {
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, second) {
+			seen++
+		}
+	}
+	if seen != 1 || len(hist) != 3 || !sameMessage(hist[0], msgs[0]) || !sameMessage(hist[1], msgs[1]) {
+		t.Errorf("rebuilt history: %d messages, the instruction %d times; want the summary, the instruction once, the answer", len(hist), seen)
+	}
+}
+
+// TestPlanKeepKeepsRoundsWhole: what a compaction keeps is whole rounds, newest first
+// within the budget (an assistant message with parallel tool calls and all their results
+// together), the instructions since the last answer, and never a tool result without its
+// call or a call whose results are missing.
+func TestPlanKeepKeepsRoundsWhole(t *testing.T) {
+	c, err := tokens.NewCounter("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	am := &agentModel{counter: c}
+	big := page("Bishop", 600)
+	calls := func(ids ...string) llm.Message {
+		m := llm.Message{Role: llm.RoleAssistant}
+		for _, id := range ids {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Name: "web_fetch", Arguments: `{"url":"https://x.example/` + id + `"}`})
+		}
+		return m
+	}
+	result := func(id, text string) llm.Message {
+		return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: text}
+	}
+	user := func(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: s} }
+	for _, tc := range []struct {
+		name   string
+		msgs   []llm.Message
+		budget int
+		want   []int // indexes of the kept messages
+	}{
+		{"parallel round kept whole", []llm.Message{user("old question"), {Role: llm.RoleAssistant, Content: "old answer"}, user("task"),
+			calls("a"), result("a", big), calls("b", "c"), result("b", "short b"), result("c", "short c")}, 500, []int{2, 5, 6, 7}},
+		{"a round over the budget ends the choice", []llm.Message{user("task"), calls("a"), result("a", "short"), calls("b"), result("b", big)},
+			300, []int{0}},
+		{"a call without all its results is not kept", []llm.Message{user("task"), calls("a", "b"), result("a", "short")}, 1000, []int{0}},
+		{"xml rounds", []llm.Message{user("task"), {Role: llm.RoleAssistant, Content: "<tool_call>…</tool_call>"},
+			user(`<tool_result name="web_fetch" success="true">` + big + `</tool_result>`),
+			{Role: llm.RoleAssistant, Content: "<tool_call>…</tool_call>"}, user(`<tool_result name="web_fetch" success="true">short</tool_result>`),
+			user("queued input")}, 200, []int{0, 3, 4, 5}},
+		{"an earlier summary is not kept", []llm.Message{user(summaryPrefix + "old"), user("task"), calls("a"), result("a", "x")}, 1000, []int{1, 2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := planKeep(context.Background(), am, tc.msgs, tc.budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for i, u := range p.units {
+				if p.keep[i] {
+					for j := u.from; j < u.to; j++ {
+						got = append(got, j)
+					}
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("kept messages %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
