@@ -299,7 +299,8 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 	var (
 		tap                 *doneTap
 		guard               *bodyGuard
-		status, contentType string // of the response, for notStreamFailure
+		filter              *eventFilter // nil for an error status
+		status, contentType string       // of the response, for notStreamFailure
 	)
 	ocfg := c.ocfg
 	ocfg.HTTPClient = doerFunc(func(r *http.Request) (*http.Response, error) {
@@ -321,6 +322,13 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 		}
 		tap = &doneTap{ReadCloser: body}
 		resp.Body = tap
+		if guard != nil {
+			filter = newEventFilter(tap)
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{filter, tap}
+		}
 		return resp, nil
 	})
 	stream, err := openai.NewClientWithConfig(ocfg).CreateChatCompletionStream(tctx, creq)
@@ -337,9 +345,13 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 
 	a := assembler{onDelta: onDelta, maxSize: c.maxAnswer}
 	for {
-		chunk, err := stream.Recv()
+		raw, err := stream.RecvRaw()
+		var chunk streamChunk
 		if err == nil {
-			if err := a.add(chunk); err != nil {
+			chunk, err = decodeChunk(raw)
+		}
+		if err == nil {
+			if err := a.addChunk(chunk); err != nil {
 				return Response{}, a.delivered, limitFailure(tctx, guard, err)
 			}
 			if ctx.Err() != nil { // stop now, even if the rest of the stream is buffered
@@ -349,6 +361,11 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 		}
 		if f := limitFailure(tctx, guard, err); f != nil {
 			return Response{}, a.delivered, f
+		}
+		if filter != nil && filter.streamErr != nil {
+			// Checked before finish_reason: OpenRouter ends a stream cut at the token
+			// limit with finish_reason "length" and then the error that explains it.
+			return Response{}, a.delivered, c.inStreamFailure(filter.streamErr)
 		}
 		if errors.Is(err, io.EOF) && tap.done() || a.finish != "" {
 			if !errors.Is(err, io.EOF) {

@@ -146,6 +146,24 @@ func (c *Client) streamFailure(err error) *failure {
 	return &failure{kind: ErrStreamBroken, what: "stream broken", msg: c.clean(msg)}
 }
 
+// inStreamFailure is the failure for an error the server sent inside a 2xx answer (see
+// eventFilter): its own message, key redacted; not retried when the request caused it
+// (streamError.kind); code is the error's code when that is an HTTP status, so
+// HTTPStatus tells a rate limit or a refused key inside a stream as well.
+func (c *Client) inStreamFailure(se *streamError) *failure {
+	what := "error event in stream"
+	if se.body {
+		what = "error body with a 2xx status"
+	}
+	msg := se.message
+	if se.code != 0 {
+		msg = fmt.Sprintf("%s (code %d)", msg, se.code)
+	} else if se.codeStr != "" {
+		msg = fmt.Sprintf("%s (code %s)", msg, se.codeStr)
+	}
+	return &failure{kind: se.kind(), what: what, msg: c.clean(msg), code: se.httpCode()}
+}
+
 // notStreamFailure is the failure for a 2xx answer whose body has no "data:" line at all
 // (see ErrNotStream); head is the body's start.
 func (c *Client) notStreamFailure(status, contentType string, head []byte) *failure {
