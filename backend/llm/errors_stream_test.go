@@ -57,14 +57,14 @@ func TestErrorsInsideStream(t *testing.T) {
 			wantText: "error event in stream after 3 tries: Provider disconnected unexpectedly (code 502)", wantCode: 502,
 		},
 		{
-			name: "OpenRouter: rate limited inside the stream",
-			body: `data: {"error":{"code":429,"message":"Rate limit exceeded","metadata":{"error_type":"rate_limit_exceeded"}},"choices":[{"delta":{"content":""},"finish_reason":"error"}]}` + "\n\n",
+			name:   "OpenRouter: rate limited inside the stream",
+			body:   `data: {"error":{"code":429,"message":"Rate limit exceeded","metadata":{"error_type":"rate_limit_exceeded"}},"choices":[{"delta":{"content":""},"finish_reason":"error"}]}` + "\n\n",
 			wantIs: llm.ErrUnavailable, wantNotIs: llm.ErrRejected, wantCalls: 3,
 			wantText: "Rate limit exceeded (code 429)", wantCode: 429,
 		},
 		{
-			name: "vLLM error object",
-			body: `data: {"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}` + "\n\n",
+			name:   "vLLM error object",
+			body:   `data: {"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","param":null,"code":400}` + "\n\n",
 			wantIs: llm.ErrRejected, wantNotIs: llm.ErrUnavailable, wantCalls: 1,
 			wantText: "This model's maximum context length is 4096 tokens. (code 400)", wantCode: 400,
 		},
