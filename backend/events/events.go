@@ -258,6 +258,10 @@ type DataTerminal struct {
 	Steps       int       `json:"steps"`
 	Web         *WebTally `json:"web,omitempty"`
 	Cited       []int     `json:"cited,omitempty"`
+	// Cut is set on a complete run whose final answer the model did not finish: "length"
+	// (it reached its output token limit) or "content_filter" (the provider's filter
+	// stopped it). Response then ends with a note saying so.
+	Cut string `json:"cut,omitempty"`
 }
 
 // WebTally counts one run's web tool calls over all its agents (issue 9, item 2):
