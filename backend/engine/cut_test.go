@@ -196,3 +196,55 @@ func TestErrorAfterLengthFailsRun(t *testing.T) {
 		t.Errorf("%d calls, want 1 (not retried)", srv.Calls())
 	}
 }
+
+// TestReasoningSentBackWithToolCalls: the reasoning a reply sent as "reasoning_content"
+// goes back with that reply's tool calls in every later request, within the run and in
+// the history rebuilt for the next run (DeepSeek's thinking mode answers 400 otherwise),
+// and never with a final answer.
+func TestReasoningSentBackWithToolCalls(t *testing.T) {
+	e, _, _, srv := newWireEngine(t, func(req openai.ChatCompletionRequest, n int) llmtest.Reply {
+		switch n { // 0-based
+		case 0:
+			r := call("web_search", `{"query":"x"}`)
+			r.Reasoning = "I should search"
+			return r
+		case 1:
+			return llmtest.Reply{Reasoning: "enough", Content: "answer one"}
+		default:
+			return llmtest.Reply{Content: "answer two"}
+		}
+	})
+	ctx := context.Background()
+	res, err := e.Ask(ctx, Request{Content: "first"})
+	if err != nil || res.Status != events.Complete {
+		t.Fatalf("run 1 = %+v, %v", res, err)
+	}
+	res, err = e.Ask(ctx, Request{ConversationID: res.ConversationID, Content: "second"})
+	if err != nil || res.Status != events.Complete {
+		t.Fatalf("run 2 = %+v, %v", res, err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, req := range reqs[1:] {
+		sent := 0
+		for _, m := range req.Messages {
+			switch {
+			case m.Role == openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0:
+				if m.ReasoningContent != "I should search" {
+					t.Errorf("request %d: tool-call turn sent reasoning_content %q", i+2, m.ReasoningContent)
+				}
+				sent++
+			case m.ReasoningContent != "":
+				t.Errorf("request %d: %s message sent reasoning_content %q", i+2, m.Role, m.ReasoningContent)
+			}
+		}
+		if sent != 1 {
+			for _, m := range req.Messages {
+				t.Logf("%s %q %d", m.Role, m.Content[:min(40, len(m.Content))], len(m.ToolCalls))
+			}
+			t.Errorf("request %d has %d tool-call turns, want 1", i+2, sent)
+		}
+	}
+}

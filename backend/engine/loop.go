@@ -404,7 +404,8 @@ func (rs *runState) call(ctx context.Context, agentName string, req llm.Request)
 		calls = append(calls, events.ToolCall{ID: c.ID, Name: c.Name, Params: rawJSON(c.Arguments)})
 	}
 	rs.em.emit(ctx, events.LLMComplete, agentName, events.DataLLMComplete{Content: resp.Content, Reasoning: resp.Reasoning,
-		ToolCalls: calls, Usage: resp.Usage, Model: resp.Model, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+		ToolCalls: calls, Usage: resp.Usage, Model: resp.Model, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds(),
+		ReasoningContent: resp.ReasoningContent != "" && resp.ReasoningContent == resp.Reasoning})
 	return resp, nil
 }
 
@@ -510,7 +511,7 @@ func toolMessages(mode toolcall.Mode, resp llm.Response, calls []toolcall.Call, 
 			{Role: llm.RoleUser, Content: xmlResults(calls[0].Name, res, callNames(calls[1:]))},
 		}
 	}
-	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content}
+	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ReasoningContent: resp.ReasoningContent}
 	for _, c := range calls {
 		assistant.ToolCalls = append(assistant.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsOf(c)})
 	}

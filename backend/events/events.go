@@ -111,6 +111,11 @@ type DataLLMComplete struct {
 	Usage      Usage      `json:"usage"`
 	Model      string     `json:"model"`
 	DurationMS int64      `json:"duration_ms"`
+	// ReasoningContent is set when all of Reasoning came in "reasoning_content" (DeepSeek,
+	// Qwen, llama.cpp): Reasoning then goes back to the endpoint with these ToolCalls when
+	// the history is rebuilt (llm.Message.ReasoningContent; docs/ARCHITECTURE.md, "Model
+	// streams").
+	ReasoningContent bool `json:"reasoning_content,omitempty"`
 }
 
 // ToolCall is a parsed tool call as recorded in events. Params is a JSON object.

@@ -24,6 +24,7 @@ type assembler struct {
 	think     thinkSplitter
 	content   strings.Builder
 	reasoning strings.Builder
+	rcontent  strings.Builder // the reasoning sent as reasoning_content
 	calls     []*callParts
 	last      *callParts // the call the latest tool-call delta went to
 	usage     events.Usage
@@ -70,6 +71,7 @@ func (a *assembler) addChunk(c streamChunk) error {
 			continue
 		}
 		reasoning, content := a.think.feed(ch.Delta.Content)
+		a.rcontent.WriteString(ch.Delta.ReasoningContent)
 		a.emit(c.reasoning(ch.Delta)+reasoning, content)
 		for _, tc := range ch.Delta.ToolCalls {
 			a.addToolCall(tc)
@@ -183,12 +185,13 @@ func (a *assembler) response(reqModel string) Response {
 		model = reqModel
 	}
 	return Response{
-		Content:      a.content.String(),
-		Reasoning:    a.reasoning.String(),
-		ToolCalls:    calls,
-		Usage:        a.usage,
-		FinishReason: a.finish,
-		Model:        model,
+		Content:          a.content.String(),
+		Reasoning:        a.reasoning.String(),
+		ReasoningContent: a.rcontent.String(),
+		ToolCalls:        calls,
+		Usage:            a.usage,
+		FinishReason:     a.finish,
+		Model:            model,
 	}
 }
 

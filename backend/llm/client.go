@@ -410,6 +410,9 @@ func (c *Client) chatRequest(req Request) (creq openai.ChatCompletionRequest, ze
 			return openai.ChatCompletionRequest{}, nil, fmt.Errorf("llm: message %d has no role: %w", i, ErrRejected)
 		}
 		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
+			msgs[i].ReasoningContent = m.ReasoningContent // see Message
+		}
 		for _, tc := range m.ToolCalls {
 			args := tc.Arguments
 			if args == "" {

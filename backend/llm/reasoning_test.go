@@ -2,8 +2,12 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmtest"
 )
 
@@ -47,6 +51,61 @@ func TestReasoningFields(t *testing.T) {
 			}
 			if c.reasoning.String() != tt.wantReasoning || c.content.String() != tt.wantReply {
 				t.Errorf("deltas: reasoning %q, content %q; want %q, %q", c.reasoning.String(), c.content.String(), tt.wantReasoning, tt.wantReply)
+			}
+		})
+	}
+}
+
+// TestReasoningSentBackOnlyWithToolCalls: an assistant message's reasoning goes back as
+// "reasoning_content" only on a message with tool calls (DeepSeek's thinking mode refuses
+// a tool-call turn without it), never on other messages.
+func TestReasoningSentBackOnlyWithToolCalls(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Script(llmtest.Reply{Content: "ok"}))
+	h := newHarness(t, srv.URL(), nil)
+	req := llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: "q1", ReasoningContent: "not mine"},
+		{Role: llm.RoleAssistant, Content: "a1", ReasoningContent: "answered without tools"},
+		{Role: llm.RoleUser, Content: "q2"},
+		{Role: llm.RoleAssistant, ReasoningContent: "I should search",
+			ToolCalls: []llm.ToolCall{{ID: "c1", Name: "web_search", Arguments: `{"query":"x"}`}}},
+		{Role: llm.RoleTool, ToolCallID: "c1", Content: "results", ReasoningContent: "not mine either"},
+	}}
+	if _, err := h.client.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(srv.Bodies()[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range body.Messages {
+		got, has := m["reasoning_content"]
+		if want := i == 3; has != want || want && got != "I should search" {
+			t.Errorf("message %d (%v): reasoning_content %v, sent %v; want sent only on the tool-call turn", i, m["role"], got, has)
+		}
+	}
+}
+
+// TestResponseReasoningContent: the reply says which reasoning came as
+// "reasoning_content" (to be sent back), apart from reasoning in other fields.
+func TestResponseReasoningContent(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{{"deepseek-tool-call.sse", true}, {"groq-gpt-oss-reasoning.sse", false}, {"openrouter-qwen3.5-reasoning.sse", false}} {
+		t.Run(tc.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "recorded", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := llmtest.Replay(t, &llmtest.Replayed{ContentType: "text/event-stream", Body: body})
+			got, err := newHarness(t, srv.URL(), nil).client.Stream(context.Background(), userRequest("hello"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Reasoning == "" || (got.ReasoningContent == got.Reasoning) != tc.want || !tc.want && got.ReasoningContent != "" {
+				t.Errorf("reasoning %d bytes, reasoning_content %d bytes; want reasoning_content = reasoning: %v", len(got.Reasoning), len(got.ReasoningContent), tc.want)
 			}
 		})
 	}
