@@ -214,15 +214,17 @@ func (c *Client) MaxAnswerBytes() int64 { return c.maxAnswer }
 
 // Stream sends req as one streamed chat completion (stream_options.include_usage set,
 // req.Tools as function tools) and assembles the Response: content and reasoning text
-// (reasoning_content deltas, and a leading <think>...</think> block of the content), tool
-// calls assembled from their deltas by index, usage, finish reason and model.
+// (from reasoning_content, reasoning or reasoning_details deltas, and a leading
+// <think>...</think> block of the content), tool calls assembled from their deltas by
+// index, usage, finish reason and model.
 //
 // onDelta (nil allowed) is called from this goroutine for each text piece as it arrives,
 // and with Delta{Reset: true} before a retry of a stream that broke after delivering text.
 //
 // Failures are retried up to MaxTries tries with exponential backoff when they are HTTP 429,
-// any 5xx, a network error (including an http.Client timeout), an error event inside the
-// stream, a stream that ends before both [DONE] and a finish_reason (either one makes
+// any 5xx, a network error (including an http.Client timeout), an error the server sends
+// inside a 2xx answer that the request did not cause (see eventFilter and
+// streamError.kind: one it caused is not retried and wraps ErrRejected), a stream that ends before both [DONE] and a finish_reason (either one makes
 // it complete; a stream cut after finish_reason keeps its answer, usage then being zero),
 // a timeout (Config.FirstByteTimeout, Config.IdleTimeout), or an empty answer: [DONE]
 // after no content, reasoning, tool call or finish_reason at all.
