@@ -27,8 +27,10 @@ import (
 // The body guard under it bounds the length of a line, so the filter holds at most one.
 type eventFilter struct {
 	r         io.Reader
+	rbuf      []byte // what each Read of r reads into (32 KiB, allocated once)
 	buf       []byte // read from r, not yet split into lines
-	out       []byte // lines passed on, not yet read
+	out       []byte // lines passed on; out[off:] is not yet read
+	off       int
 	event     string // the current event's name ("" until an "event:" line)
 	sawData   bool   // a data line has been read
 	junk      []byte // lines that are no SSE field, before the first data line (at most maxErrorBody bytes)
@@ -48,34 +50,36 @@ type streamError struct {
 func newEventFilter(r io.Reader) *eventFilter { return &eventFilter{r: r} }
 
 func (f *eventFilter) Read(p []byte) (int, error) {
-	for len(f.out) == 0 {
+	for f.off == len(f.out) {
 		if f.err != nil {
 			return 0, f.err
 		}
+		f.out, f.off = f.out[:0], 0 // reuse the array
 		f.fill()
 	}
-	n := copy(p, f.out)
-	f.out = f.out[n:]
+	n := copy(p, f.out[f.off:])
+	f.off += n
 	return n, nil
 }
 
 // fill reads once from r and processes the complete lines read; at the end of r it
 // processes the last, unterminated line and decides whether the body was an error.
 func (f *eventFilter) fill() {
-	var chunk [32 << 10]byte
-	n, err := f.r.Read(chunk[:])
-	f.buf = append(f.buf, chunk[:n]...)
+	if f.rbuf == nil {
+		f.rbuf = make([]byte, 32<<10)
+	}
+	n, err := f.r.Read(f.rbuf)
+	f.buf = append(f.buf, f.rbuf[:n]...)
+	start := 0
 	for f.streamErr == nil {
-		i := bytes.IndexByte(f.buf, '\n')
+		i := bytes.IndexByte(f.buf[start:], '\n')
 		if i < 0 {
 			break
 		}
-		f.line(f.buf[:i])
-		f.buf = f.buf[i+1:]
+		f.line(f.buf[start : start+i])
+		start += i + 1
 	}
-	if len(f.buf) == 0 {
-		f.buf = nil // let the array go once drained
-	}
+	f.buf = append(f.buf[:0], f.buf[start:]...) // keep the unfinished line at the start
 	switch {
 	case f.streamErr != nil:
 		f.err = io.EOF
