@@ -69,6 +69,13 @@ func TestErrorsInsideStream(t *testing.T) {
 			wantText: "This model's maximum context length is 4096 tokens. (code 400)", wantCode: 400,
 		},
 		{
+			name: "error event with CRLF line ends",
+			body: strings.ReplaceAll(chunkLine("Hi")+"event: error\n"+
+				`data: {"error":{"message":"Tool call validation failed: parameters did not match schema","type":"invalid_request_error"}}`+"\n\n", "\n", "\r\n"),
+			wantIs: llm.ErrRejected, wantNotIs: llm.ErrUnavailable, wantCalls: 1,
+			wantText: "error event in stream: Tool call validation failed: parameters did not match schema",
+		},
+		{
 			name:   "error event with a text payload",
 			body:   chunkLine("Hi") + "event: error\ndata: upstream overloaded\n\n",
 			wantIs: llm.ErrUnavailable, wantNotIs: llm.ErrRejected, wantCalls: 3,
