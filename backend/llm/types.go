@@ -77,9 +77,10 @@ type Sampling struct {
 // IsZero reports whether no sampling parameter is set.
 func (s Sampling) IsZero() bool { return s.Temperature == nil && s.TopP == nil && s.MaxTokens == 0 }
 
-// Delta is one streamed piece of a call: answer content, or reasoning (reasoning_content
-// from DeepSeek/Qwen, or a leading <think>...</think> block), or a reset. Client.Stream sets
-// exactly one of the three in each Delta it delivers.
+// Delta is one streamed piece of a call: answer content, or reasoning (from the delta's
+// reasoning_content, reasoning or reasoning_details, or a leading <think>...</think> block
+// of the content), or a reset. Client.Stream sets exactly one of the three in each Delta it
+// delivers.
 type Delta struct {
 	Content   string
 	Reasoning string
