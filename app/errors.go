@@ -154,6 +154,8 @@ func ToAppError(err error) *AppError {
 			ae = mk(CodeModelRateLimited, "The model endpoint is rate limiting requests: wait a moment and retry.")
 		case is(llm.ErrIdleTimeout):
 			ae = mk(CodeModelUnreachable, "The model stopped sending its answer for longer than the idle timeout: retry, or raise the timeout in Settings → Model call limits.")
+		case is(llm.ErrEmptyAnswer):
+			ae = mk(CodeModelUnavailable, "The model sent an empty answer: retry, or choose another model in Settings.")
 		case is(llm.ErrTimeout):
 			ae = mk(CodeModelUnreachable, "The model endpoint did not start answering in time: check that it is running, or retry.")
 		case st == 0 && !is(llm.ErrStreamBroken, llm.ErrEmptyAnswer):

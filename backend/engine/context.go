@@ -126,6 +126,9 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsJSON(c.Params)})
 					h.open = append(h.open, c.ID)
 				}
+				if len(msg.ToolCalls) > 0 && d.ReasoningContent {
+					msg.ReasoningContent = d.Reasoning // sent back with the calls (llm.Message)
+				}
 			}
 			if len(msg.ToolCalls) == 0 {
 				answered = true

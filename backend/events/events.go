@@ -111,6 +111,11 @@ type DataLLMComplete struct {
 	Usage      Usage      `json:"usage"`
 	Model      string     `json:"model"`
 	DurationMS int64      `json:"duration_ms"`
+	// ReasoningContent is set when all of Reasoning came in "reasoning_content" (DeepSeek,
+	// Qwen, llama.cpp): Reasoning then goes back to the endpoint with these ToolCalls when
+	// the history is rebuilt (llm.Message.ReasoningContent; docs/ARCHITECTURE.md, "Model
+	// streams").
+	ReasoningContent bool `json:"reasoning_content,omitempty"`
 }
 
 // ToolCall is a parsed tool call as recorded in events. Params is a JSON object.
@@ -258,6 +263,10 @@ type DataTerminal struct {
 	Steps       int       `json:"steps"`
 	Web         *WebTally `json:"web,omitempty"`
 	Cited       []int     `json:"cited,omitempty"`
+	// Cut is set on a complete run whose final answer the model did not finish: "length"
+	// (it reached its output token limit) or "content_filter" (the provider's filter
+	// stopped it). Response then ends with a note saying so.
+	Cut string `json:"cut,omitempty"`
 }
 
 // WebTally counts one run's web tool calls over all its agents (issue 9, item 2):
