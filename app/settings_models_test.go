@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"reflect"
 	"slices"
@@ -208,12 +209,12 @@ func TestPresetsMatchREADME(t *testing.T) {
 	}
 	var rows []string
 	for _, line := range strings.Split(string(readme), "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "| ") && strings.Contains(l, "/v1`") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "| ") && strings.Contains(l, " | `http") {
 			rows = append(rows, l)
 		}
 	}
 	ps := (&SettingsService{}).Presets()
-	if len(ps) != 6 || len(rows) != len(ps) {
+	if len(ps) != 18 || len(rows) != len(ps) {
 		t.Fatalf("%d presets, %d README rows: %q", len(ps), len(rows), rows)
 	}
 	for i, p := range ps {
@@ -505,5 +506,33 @@ func TestDepsPerAgent(t *testing.T) {
 	}
 	if sub := d.SubAgents; sub.Name != "small" || sub.ContextWindow != 8192 || sub.CompactAt != 0.6 {
 		t.Fatalf("sub-agents on small: %+v", sub)
+	}
+}
+
+// TestPresetsHostedAPIs: the hosted APIs' OpenAI-compatible endpoints are offered with
+// the base URLs their documentation gives, each needing a key, and every preset's base
+// URL is an http(s) URL the client can append "/chat/completions" to (no trailing slash).
+func TestPresetsHostedAPIs(t *testing.T) {
+	want := map[string]string{
+		"OpenRouter":      "https://openrouter.ai/api/v1",
+		"SiliconFlow":     "https://api.siliconflow.cn/v1",
+		"Moonshot (Kimi)": "https://api.moonshot.cn/v1",
+		"Zhipu (GLM)":     "https://open.bigmodel.cn/api/paas/v4",
+		"Groq":            "https://api.groq.com/openai/v1",
+		"Together AI":     "https://api.together.ai/v1",
+		"Google Gemini":   "https://generativelanguage.googleapis.com/v1beta/openai",
+		"Anthropic":       "https://api.anthropic.com/v1",
+	}
+	got := map[string]EndpointPreset{}
+	for _, p := range (&SettingsService{}).Presets() {
+		got[p.Name] = p
+		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || strings.HasSuffix(p.BaseURL, "/") {
+			t.Errorf("preset %s: base URL %q", p.Name, p.BaseURL)
+		}
+	}
+	for name, base := range want {
+		if p, ok := got[name]; !ok || p.BaseURL != base || !p.NeedsKey || p.ExampleModel == "" {
+			t.Errorf("preset %s = %+v (present %v); want base URL %s, a key needed and an example model", name, p, ok, base)
+		}
 	}
 }
