@@ -12,6 +12,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ import (
 	"artifactflow/backend/config"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmtest"
+	"artifactflow/backend/localserver"
 	"artifactflow/backend/web"
 )
 
@@ -534,5 +536,38 @@ func TestPresetsHostedAPIs(t *testing.T) {
 		if p, ok := got[name]; !ok || p.BaseURL != base || !p.NeedsKey || p.ExampleModel == "" {
 			t.Errorf("preset %s = %+v (present %v); want base URL %s, a key needed and an example model", name, p, ok, base)
 		}
+	}
+}
+
+// TestFindLocalServers: the bound method offers the local servers that answer with their
+// models (here a stand-in answering like LM Studio on a loopback port) and leaves out a
+// closed port; with none answering it is an empty list, which the page gets as [].
+func TestFindLocalServers(t *testing.T) {
+	lm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-8b"}]}`))
+	}))
+	t.Cleanup(lm.Close)
+	u, _ := url.Parse(lm.URL)
+	port, _ := strconv.Atoi(u.Port())
+	closed := httptest.NewServer(http.NotFoundHandler())
+	cu, _ := url.Parse(closed.URL)
+	closedPort, _ := strconv.Atoi(cu.Port())
+	closed.Close()
+	t.Cleanup(func() { localServers = nil })
+
+	svc := &SettingsService{}
+	localServers = []localserver.Candidate{{Name: "Ollama", Port: closedPort, Ollama: true}, {Name: "LM Studio", Port: port}}
+	got := svc.FindLocalServers()
+	want := []LocalServer{{Name: "LM Studio", BaseURL: "http://127.0.0.1:" + u.Port() + "/v1", Models: []string{"qwen3-8b"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("FindLocalServers = %+v; want %+v", got, want)
+	}
+	localServers = localServers[:1]
+	if b, _ := json.Marshal(svc.FindLocalServers()); string(b) != "[]" {
+		t.Fatalf("FindLocalServers with none answering = %s; want []", b)
 	}
 }
