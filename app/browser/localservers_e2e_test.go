@@ -62,8 +62,12 @@ func TestBrowserE2ELocalServers(t *testing.T) {
 	})
 	t.Cleanup(func() { app.SetLocalServerCandidates(nil) })
 
-	// The first launch: no model; web search and page reading on the world's loopback servers.
-	if err := config.Save(w.DataDir, config.Settings{SearxngURL: w.Searx.URL, AllowPrivateNetwork: true}); err != nil {
+	// The first launch: no model; web search and page reading on the world's loopback
+	// servers. The base URL names the scripted server as "localhost", so that the dialog's
+	// model list has an endpoint that answers (the default, api.openai.com, is not for a
+	// test to reach) and the click's 127.0.0.1 form is a change Save must store.
+	if err := config.Save(w.DataDir, config.Settings{BaseURL: "http://localhost:" + strconv.Itoa(lmPort) + "/v1",
+		SearxngURL: w.Searx.URL, AllowPrivateNetwork: true}); err != nil {
 		t.Fatal(err)
 	}
 	core, err := app.NewCore(context.Background(), app.Options{DataDir: w.DataDir})

@@ -37,10 +37,12 @@ await check('the first launch looks for local servers in Settings by itself', as
 await check('one click fills the base URL and model, and Save stores them', async () => {
   const dialog = page.getByRole('dialog', { name: 'Settings' });
   await dialog.getByRole('button', { name: 'Use test-model on LM Studio' }).click();
-  const base = dialog.getByRole('textbox', { name: 'Base URL', exact: true });
+  // The top-level fields come first (the agents' sections have their own, further down).
+  const fieldNamed = (label) => dialog.locator('label.field', { has: page.locator('span.label', { hasText: new RegExp(`^${label}$`) }) }).first().locator('input');
+  const base = fieldNamed('Base URL');
   const baseValue = await base.inputValue();
-  assert(/^http:\/\/127\.0\.0\.1:\d+\/v1$/.test(baseValue), `base URL ${baseValue}`);
-  const model = dialog.locator('fieldset').first().getByRole('combobox', { name: 'Model', exact: true });
+  assert(/^http:\/\/127\.0\.0\.1:\d+\/v1$/.test(baseValue), `base URL ${baseValue}, want the server found on 127.0.0.1`);
+  const model = fieldNamed('Model');
   assert((await model.inputValue()) === 'test-model', `model ${await model.inputValue()}`);
   await dialog.getByRole('button', { name: 'Save' }).click();
   await dialog.getByText('Saved', { exact: true }).waitFor();
