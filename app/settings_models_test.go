@@ -268,7 +268,8 @@ func TestSettingsListModels(t *testing.T) {
 // TestConnection send the stored key only to the stored base URL's scheme, host and port
 // (written in any case, with a trailing slash); to another host, port or scheme they send
 // no key and a 401 says why; a typed key is sent wherever it is typed for; and "Remove the
-// stored key" (noStoredKey) sends none even to the stored endpoint.
+// stored key" (noStoredKey) sends none even to the stored endpoint. A key stored for an
+// agent's own endpoint goes to that endpoint's origin and nowhere else.
 func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 	var mu sync.Mutex
 	var auth []string
@@ -296,9 +297,12 @@ func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 		storedBase  string // the stored base URL ("" = the stored server's /v1)
 		base, key   string
 		noStoredKey bool
+		subBase     string // the sub-agents' own stored base URL, with the key sk-sub
 		wantAuth    string
 		note        bool // the 401 says the stored key was kept back
 	}{
+		{name: "a sub-agent's stored key to its own endpoint", base: other.URL + "/v1", subBase: other.URL + "/v1", wantAuth: "Bearer sk-sub"},
+		{name: "a sub-agent's stored key nowhere else", base: "http://localhost:" + port + "/v1", subBase: other.URL + "/v1", note: true},
 		{name: "the stored base URL", base: "", wantAuth: "Bearer sk-stored"},
 		{name: "same origin written otherwise", base: "HTTP://LocalHost:" + port + "/v1/", storedBase: "http://localhost:" + port + "/v1", wantAuth: "Bearer sk-stored"},
 		{name: "another port", base: other.URL + "/v1", note: true},
@@ -312,7 +316,11 @@ func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			storedBase := cmp.Or(tc.storedBase, stored.URL+"/v1")
-			if err := config.Save(dir, config.Settings{BaseURL: storedBase, APIKey: "sk-stored", Model: "m1"}); err != nil {
+			st := config.Settings{BaseURL: storedBase, APIKey: "sk-stored", Model: "m1"}
+			if tc.subBase != "" {
+				st.SubAgents = config.AgentModel{BaseURL: tc.subBase, APIKey: "sk-sub"}
+			}
+			if err := config.Save(dir, st); err != nil {
 				t.Fatal(err)
 			}
 			_, svc := newSettingsCore(t, dir)
@@ -336,7 +344,7 @@ func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 				if strings.Contains(msg, note) != tc.note {
 					t.Errorf("error %q: want the note %q: %v", msg, note, tc.note)
 				}
-				if strings.Contains(msg, "sk-stored") {
+				if strings.Contains(msg, "sk-stored") || strings.Contains(msg, "sk-sub") {
 					t.Errorf("error quotes the stored key: %s", msg)
 				}
 			}
