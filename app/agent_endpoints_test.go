@@ -130,3 +130,31 @@ func TestAgentEndpointsPerAgent(t *testing.T) {
 		t.Errorf("the top-level server answered %v; want nothing (every agent has its own)", globalSeen)
 	}
 }
+
+// TestAgentEndpointsLeadOnly: with only the lead's model set, on its own endpoint and key,
+// the sub-agents run that model where the lead does (the model name belongs to that
+// server), not on the top-level endpoint.
+func TestAgentEndpointsLeadOnly(t *testing.T) {
+	const leadKey = "sk-LEADONLY-1f2e3d"
+	w := apptest.NewWorld(t, "native", nil)
+	research := w.Research()
+	global := newKeyedServer(t, "sk-unused-global", research)
+	lead := newKeyedServer(t, leadKey, research)
+	if err := config.Save(w.DataDir, config.Settings{BaseURL: global.URL(), SearxngURL: w.Searx.URL, AllowPrivateNetwork: true,
+		Lead: config.AgentModel{Model: "big", BaseURL: lead.URL(), APIKey: leadKey}}); err != nil {
+		t.Fatal(err)
+	}
+	core, _ := newSettingsCore(t, w.DataDir)
+	ev, _ := runToEnd(t, core, apptest.Question)
+	if ev.Type != events.Complete {
+		t.Fatalf("the run ended %s %s", ev.Type, ev.Data)
+	}
+	leadSeen, leadRefused := lead.seen()
+	globalSeen, _ := global.seen()
+	if len(leadRefused) > 0 || leadSeen["lead_agent"] == 0 || leadSeen["search_agent"] == 0 || leadSeen["crawl_agent"] == 0 {
+		t.Errorf("the lead's server answered %v, refused %q; want every agent, none refused", leadSeen, leadRefused)
+	}
+	if len(globalSeen) != 0 {
+		t.Errorf("the top-level server answered %v; want nothing", globalSeen)
+	}
+}
