@@ -11,6 +11,7 @@ import (
 	"artifactflow/app/internal/text"
 	"artifactflow/backend/config"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/localserver"
 	"artifactflow/backend/web"
 )
 
@@ -91,6 +92,9 @@ const (
 	// testSearchTimeout bounds SettingsService.TestSearch (one search, with at most one
 	// retry after a 429).
 	testSearchTimeout = 45 * time.Second
+	// findLocalServersTimeout bounds SettingsService.FindLocalServers as a whole (each
+	// probe has its own 300 ms; Ollama's may take two).
+	findLocalServersTimeout = 2 * time.Second
 )
 
 // EndpointPreset is a well-known OpenAI-compatible endpoint the dialog offers (issue 9,
@@ -103,19 +107,73 @@ type EndpointPreset struct {
 	NeedsKey     bool   `json:"needs_key"`
 }
 
-// presets are the endpoints of the README's "Using it" table, in its order.
+// presets are the endpoints of the README's "Using it" table, in its order: hosted APIs
+// through their OpenAI-compatible endpoints (each base URL as the provider's own
+// documentation gives it, without a trailing slash: the client adds "/chat/completions"),
+// then local servers on their usual ports (the ones FindLocalServers probes).
 var presets = []EndpointPreset{
 	{Name: "OpenAI", BaseURL: "https://api.openai.com/v1", ExampleModel: "gpt-4.1-mini", NeedsKey: true},
 	{Name: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", ExampleModel: "deepseek-chat", NeedsKey: true},
 	{Name: "Qwen (DashScope)", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1", ExampleModel: "qwen-plus", NeedsKey: true},
+	{Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", ExampleModel: "openai/gpt-4.1-mini", NeedsKey: true},
+	{Name: "SiliconFlow", BaseURL: "https://api.siliconflow.cn/v1", ExampleModel: "Qwen/Qwen3-8B", NeedsKey: true},
+	{Name: "SiliconFlow (international)", BaseURL: "https://api.siliconflow.com/v1", ExampleModel: "Qwen/Qwen3-8B", NeedsKey: true},
+	{Name: "Moonshot (Kimi)", BaseURL: "https://api.moonshot.cn/v1", ExampleModel: "kimi-k2.5", NeedsKey: true},
+	{Name: "Moonshot (Kimi, international)", BaseURL: "https://api.moonshot.ai/v1", ExampleModel: "kimi-k2.5", NeedsKey: true},
+	{Name: "Zhipu (GLM)", BaseURL: "https://open.bigmodel.cn/api/paas/v4", ExampleModel: "glm-4.7", NeedsKey: true},
+	{Name: "Z.ai (GLM, international)", BaseURL: "https://api.z.ai/api/paas/v4", ExampleModel: "glm-4.7", NeedsKey: true},
+	{Name: "Groq", BaseURL: "https://api.groq.com/openai/v1", ExampleModel: "llama-3.3-70b-versatile", NeedsKey: true},
+	{Name: "Together AI", BaseURL: "https://api.together.ai/v1", ExampleModel: "openai/gpt-oss-20b", NeedsKey: true},
+	{Name: "Google Gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", ExampleModel: "gemini-2.5-flash", NeedsKey: true},
+	{Name: "Anthropic", BaseURL: "https://api.anthropic.com/v1", ExampleModel: "claude-sonnet-4-5", NeedsKey: true},
 	{Name: "Ollama", BaseURL: "http://localhost:11434/v1", ExampleModel: "qwen3:8b"},
 	{Name: "LM Studio", BaseURL: "http://localhost:1234/v1", ExampleModel: "the loaded model"},
+	{Name: "llama.cpp", BaseURL: "http://localhost:8080/v1", ExampleModel: "the loaded model"},
 	{Name: "vLLM", BaseURL: "http://localhost:8000/v1", ExampleModel: "the served model"},
 }
 
-// Presets returns the endpoint presets: OpenAI, DeepSeek, Qwen (DashScope), Ollama, LM
-// Studio and vLLM, each with its base URL and an example model.
+// Presets returns the endpoint presets, each with its base URL, an example model and
+// whether it needs a key: OpenAI, DeepSeek, Qwen (DashScope), OpenRouter, SiliconFlow,
+// Moonshot (Kimi), Zhipu (GLM) and Z.ai, Groq, Together AI, Google Gemini and Anthropic
+// (their OpenAI-compatible endpoints), then Ollama, LM Studio, llama.cpp and vLLM.
 func (s *SettingsService) Presets() []EndpointPreset { return slices.Clone(presets) }
+
+// LocalServer is a model server found on this computer (FindLocalServers): its name
+// ("Ollama", "LM Studio", "llama.cpp", "vLLM"), the base URL to use
+// ("http://127.0.0.1:11434/v1") and the ids of the models it lists, sorted (empty when it
+// has none loaded).
+type LocalServer struct {
+	Name    string   `json:"name"`
+	BaseURL string   `json:"base_url"`
+	Models  []string `json:"models"`
+}
+
+// localServers are the servers FindLocalServers looks for (localserver.Candidates in the
+// app); tests set stand-ins (SetLocalServerCandidates) so that none probes the real ports.
+var localServers = localserver.Candidates()
+
+// SetLocalServerCandidates replaces the servers FindLocalServers looks for (name, port on
+// 127.0.0.1, whether it is Ollama): the tests of the settings dialog point it at stand-in
+// servers, or at none. It must not be called while a Core runs.
+func SetLocalServerCandidates(c []localserver.Candidate) { localServers = slices.Clone(c) }
+
+// FindLocalServers looks for model servers on this computer, for the dialog's "Find local
+// servers" and the first launch (no model set): Ollama on port 11434, LM Studio 1234,
+// llama.cpp 8080 and vLLM 8000, on 127.0.0.1 only, never another address. Each is asked
+// GET /v1/models (Ollama also GET /api/tags when that fails), all at once, each request
+// given 300 ms; the ones that answer with a model list come back in that order, with their
+// models (localserver.Find). A server that is not running, answers something else or is
+// too slow is left out; none found is an empty list, never an error. No key is sent.
+func (s *SettingsService) FindLocalServers() []LocalServer {
+	ctx, cancel := context.WithTimeout(context.Background(), findLocalServersTimeout)
+	defer cancel()
+	found := localserver.Find(ctx, localServers, localserver.DefaultTimeout)
+	out := make([]LocalServer, len(found))
+	for i, f := range found {
+		out[i] = LocalServer{Name: f.Name, BaseURL: f.BaseURL, Models: f.Models}
+	}
+	return out
+}
 
 // ModelInfo is one model an endpoint lists (GET {base}/models): its id and owner.
 type ModelInfo struct {

@@ -225,9 +225,18 @@ func applySearch(cur config.SearchSettings, was config.Settings, in SearchInput,
 
 // applyAgent returns cur, one agent's stored model settings, with each field in which
 // typed differs from shown set to typed's; modelLocked keeps the model (a flag sets it).
+// The agent's key changes only when one is typed (stored) or ClearAPIKey is set (removed).
 func applyAgent(cur config.AgentModel, shown, typed AgentModelSettings, modelLocked bool) config.AgentModel {
 	if m := strings.TrimSpace(typed.Model); !modelLocked && m != shown.Model {
 		cur.Model = m
+	}
+	if u := strings.TrimSpace(typed.BaseURL); u != shown.BaseURL {
+		cur.BaseURL = u
+	}
+	if key := strings.TrimSpace(typed.APIKey); key != "" {
+		cur.APIKey = key
+	} else if typed.ClearAPIKey {
+		cur.APIKey = ""
 	}
 	if typed.ToolCallMode != shown.ToolCallMode {
 		cur.ToolCallMode = typed.ToolCallMode

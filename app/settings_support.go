@@ -93,8 +93,17 @@ type SearchInput struct {
 // ToolCallMode "" the model and mode above, ContextWindow 0 that model's context window
 // (tokens); Temperature (0–2), TopP (0–1) and MaxTokens (tokens per answer, 0 = unset) are
 // sent to the model only when set (null / 0 = not sent).
+//
+// BaseURL is the agent's own endpoint ("" = the base URL above); APIKey is a key typed for
+// it (input only: the view never carries a key; "" keeps the stored one), APIKeySet says
+// that one is stored, and ClearAPIKey (input only) removes it. Without a key of its own the
+// agent uses the key above when its endpoint has the same scheme, host and port, else none.
 type AgentModelSettings struct {
 	Model         string   `json:"model"`
+	BaseURL       string   `json:"base_url"`
+	APIKey        string   `json:"api_key,omitempty"`
+	APIKeySet     bool     `json:"api_key_set"`
+	ClearAPIKey   bool     `json:"clear_api_key,omitempty"`
 	ToolCallMode  string   `json:"tool_call_mode"`
 	ContextWindow int      `json:"context_window"`
 	Temperature   *float64 `json:"temperature"`
@@ -103,12 +112,12 @@ type AgentModelSettings struct {
 }
 
 func agentSettingsOf(a config.AgentModel) AgentModelSettings {
-	return AgentModelSettings{Model: a.Model, ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
+	return AgentModelSettings{Model: a.Model, BaseURL: a.BaseURL, APIKeySet: a.APIKey != "", ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
 }
 
 func (a AgentModelSettings) config() config.AgentModel {
-	return config.AgentModel{Model: strings.TrimSpace(a.Model), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
+	return config.AgentModel{Model: strings.TrimSpace(a.Model), BaseURL: strings.TrimSpace(a.BaseURL), APIKey: strings.TrimSpace(a.APIKey), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
 }
 
@@ -161,53 +170,49 @@ func (f failedSearcher) Search(context.Context, string, int) ([]web.SearchResult
 }
 
 // endpoint returns the base URL and key a check of the dialog uses: baseURL, else the
-// effective one; apiKey when one is typed, else the effective (stored) key, but only when
-// noStoredKey is false and baseURL has the effective base URL's origin (sameKeyOrigin), so
-// that the stored key never goes to a server it was not given for (a preset picked or a
-// URL typed in the dialog). withheld is the effective base URL's host when the stored key
+// effective one; apiKey when one is typed, else a stored key (the effective top-level key,
+// else the lead's or the sub-agents' own), but only when noStoredKey is false and baseURL
+// has the origin of the endpoint that key was stored for (sameKeyOrigin), so that a stored
+// key never goes to a server it was not given for (a preset picked or a URL typed in the
+// dialog). withheld is the host of the first stored key's endpoint when every stored key
 // was kept back because the origins differ, else "" (for withheldNote).
 func (c *Core) endpoint(baseURL, apiKey string, noStoredKey bool) (url, key, withheld string) {
 	st := c.Settings()
 	if baseURL = strings.TrimSpace(baseURL); baseURL == "" {
 		baseURL = st.BaseURL
 	}
-	if key = strings.TrimSpace(apiKey); key != "" || noStoredKey || st.APIKey == "" {
+	if key = strings.TrimSpace(apiKey); key != "" || noStoredKey {
 		return baseURL, key, ""
 	}
-	if !sameKeyOrigin(baseURL, st.BaseURL) {
-		return baseURL, "", originHost(st.BaseURL)
+	// The stored keys, each with the endpoint it was given for: the top-level one, then
+	// the lead's and the sub-agents' own (an agent's key without its own base URL belongs
+	// to the top-level endpoint).
+	stored := [][2]string{{st.BaseURL, st.APIKey}}
+	for _, a := range []config.AgentModel{st.Lead, st.SubAgents} {
+		if k := strings.TrimSpace(a.APIKey); k != "" {
+			u := strings.TrimSpace(a.BaseURL)
+			if u == "" {
+				u = st.BaseURL
+			}
+			stored = append(stored, [2]string{u, k})
+		}
 	}
-	return baseURL, st.APIKey, ""
-}
-
-// origin is the scheme, host and port of an http(s) URL: lower case, the host without a
-// trailing dot, the port made explicit (80 for http, 443 for https).
-type origin struct{ scheme, host, port string }
-
-// originOf returns raw's origin; ok is false unless raw is an absolute http(s) URL with a
-// host.
-func originOf(raw string) (o origin, ok bool) {
-	u, err := neturl.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return origin{}, false
+	for _, e := range stored {
+		if e[1] != "" && sameKeyOrigin(baseURL, e[0]) {
+			return baseURL, e[1], ""
+		}
 	}
-	o = origin{scheme: strings.ToLower(u.Scheme), host: strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), port: u.Port()}
-	if o.host == "" || (o.scheme != "http" && o.scheme != "https") {
-		return origin{}, false
+	for _, e := range stored {
+		if e[1] != "" {
+			return baseURL, "", originHost(e[0])
+		}
 	}
-	if o.port == "" {
-		o.port = map[string]string{"http": "80", "https": "443"}[o.scheme]
-	}
-	return o, true
+	return baseURL, "", ""
 }
 
 // sameKeyOrigin reports whether the http(s) URLs a and b have the same scheme, host and port
-// (case, a trailing slash or dot and a default port written out make no difference).
-func sameKeyOrigin(a, b string) bool {
-	oa, okA := originOf(a)
-	ob, okB := originOf(b)
-	return okA && okB && oa == ob
-}
+// (config.SameOrigin: case, a trailing slash or dot and a default port make no difference).
+func sameKeyOrigin(a, b string) bool { return config.SameOrigin(a, b) }
 
 // originHost is the host (and port, when written) of the http(s) URL raw as the note on a
 // withheld key names it, or raw itself when it is not such a URL.

@@ -2,6 +2,10 @@ export namespace app {
 	
 	export class AgentModelSettings {
 	    model: string;
+	    base_url: string;
+	    api_key?: string;
+	    api_key_set: boolean;
+	    clear_api_key?: boolean;
 	    tool_call_mode: string;
 	    context_window: number;
 	    temperature?: number;
@@ -15,6 +19,10 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.api_key = source["api_key"];
+	        this.api_key_set = source["api_key_set"];
+	        this.clear_api_key = source["clear_api_key"];
 	        this.tool_call_mode = source["tool_call_mode"];
 	        this.context_window = source["context_window"];
 	        this.temperature = source["temperature"];
@@ -342,6 +350,22 @@ export namespace app {
 	        this.status = source["status"];
 	        this.reason = source["reason"];
 	        this.size = source["size"];
+	    }
+	}
+	export class LocalServer {
+	    name: string;
+	    base_url: string;
+	    models: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new LocalServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.base_url = source["base_url"];
+	        this.models = source["models"];
 	    }
 	}
 	
