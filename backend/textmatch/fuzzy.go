@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file is Layer 2 of seed 000, update_artifact: approximate substring matching by
+// This file is Layer 2 of update_artifact's matching: approximate substring matching by
 // Levenshtein distance in code points on the normalized texts.
 //
 // Let t be the normalized content (n code points) and p the normalized old_str (m). A
