@@ -171,9 +171,9 @@ func (db *DB) History(ctx context.Context, q HistoryQuery) (HistoryPage, error) 
 	return p, nil
 }
 
-// PathEvents returns every event of the messages messageIDs (a conversation path, seed
-// 003) in seq order, in one query: the events of other branches, whose seqs interleave
-// with the path's, are left out. Errors: an empty conversation id → ErrInvalid.
+// PathEvents returns every event of the messages messageIDs (a conversation path) in seq
+// order, in one query: the events of other branches, whose seqs interleave with the path's,
+// are left out. Errors: an empty conversation id → ErrInvalid.
 func (db *DB) PathEvents(ctx context.Context, conversationID string, messageIDs []string) ([]events.Event, error) {
 	if conversationID == "" {
 		return nil, fmt.Errorf("store: path events: empty conversation id: %w", ErrInvalid)

@@ -88,7 +88,7 @@ func TestNormalizedAligned(t *testing.T) {
 	}
 }
 
-// referenceNormalize is the seed's normalization chain written plainly, without span
+// referenceNormalize is Layer 1's normalization chain written plainly, without span
 // tracking: translate, whole-string NFKC, translate again, strip line ends, fold CJK–Latin
 // spaces.
 func referenceNormalize(s string) string {
