@@ -49,10 +49,11 @@ startup: build
 	done
 	go test -tags $(GO_TAGS) -run '^$$' -bench BenchmarkStartup -benchtime 20x .
 
-# The figures of issue 11 beside their budgets (bench/cmd/measure): --help wall time and peak
-# RSS, the slowest init, serve and window idle RSS (WebKit children summed), the window's
-# launch-to-usable under Xvfb, both binaries' size and the budgeted Go benchmarks; writes
-# bench/results.json and bench/results.md (over-budget rows flagged, not failed).
+# The start-up, memory and size figures beside their budgets (bench/cmd/measure): --help wall
+# time and peak RSS, the slowest init, serve and window idle RSS (WebKit children summed),
+# the window's launch-to-usable under Xvfb, both binaries' size and the budgeted Go
+# benchmarks; writes bench/results.json and bench/results.md (over-budget rows flagged, not
+# failed).
 .PHONY: bench
 bench: build
 	go run -tags sqlite_fts5 ./bench/cmd/measure -bin $(BIN) -window-bin $(WINDOW_BIN) -out bench

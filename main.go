@@ -1,7 +1,7 @@
-// Command artifactflow is the ArtifactFlow Desktop window and its command line
-// (DESIGN.md, "Command line"). All logic lives in package app (the bound services),
-// app/cli (the commands), app/browser (browser mode) and backend/; this package only
-// wires Wails (window.go), which no other package imports.
+// Command artifactflow is the ArtifactFlow Desktop window and its command line. All
+// logic lives in package app (the bound services), app/cli (the commands),
+// app/browser (browser mode) and backend/; this package only wires Wails
+// (window.go), which no other package imports.
 //
 // Built with the tag nowindow (nowindow.go), it is the command line and browser mode alone:
 // no Wails, GTK or WebKit is linked, so a command such as `ask` or `--help` starts in about
@@ -23,9 +23,9 @@ import (
 	"artifactflow/backend/sandbox"
 )
 
-// assetsGz is frontend/distgz: the built frontend gzip-compressed, file by file, as
-// `npm run build` writes it beside frontend/dist (frontend/scripts/gzip-dist.mjs); 0.4 MB
-// in the binary instead of 2.2 MB (issue 11).
+// assetsGz is frontend/distgz: the built frontend gzip-compressed, file by file, as `npm
+// run build` writes it beside frontend/dist (frontend/scripts/gzip-dist.mjs); 0.4 MB in
+// the binary instead of 2.2 MB.
 //
 //go:embed all:frontend/distgz
 var assetsGz embed.FS

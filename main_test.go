@@ -19,7 +19,7 @@ import (
 	"artifactflow/app/cli"
 )
 
-// Start-up budgets of issue 9: no package of ours or of a dependency may take more than
+// Start-up budgets: no package of ours or of a dependency may take more than
 // 5 ms or 5 MB in its init.
 const (
 	maxInitBytes = 5 << 20
@@ -104,7 +104,7 @@ func TestParseInitTrace(t *testing.T) {
 	}
 }
 
-// TestInitCost checks issue 9's start-up rule on every package this binary initialises:
+// TestInitCost checks the start-up rule on every package this binary initialises:
 // none allocates more than maxInitBytes in its init (and, with AF_STRICT_INIT_CLOCK=1,
 // none takes more than maxInitClock). The slowest and largest inits are logged (go test
 // -v). Wails' desktop internals, linked only with the production tag, are not in a test

@@ -58,7 +58,7 @@ func window(core *app.Core) error {
 		},
 		Bind: core.Bindings(),
 		// A bound method's error reaches the page as the JSON of its app.AppError (code,
-		// message, fields, retryable): the page switches on the code (issue 10 item 2).
+		// message, fields, retryable): the page switches on the code.
 		ErrorFormatter: app.FormatBoundError,
 	})
 }

@@ -33,11 +33,11 @@ func windowsPath(p string) string {
 // artifactflow.exe of `make windows`) under Wine: `ask` against the scripted model on a
 // loopback port must print the model's answer on stdout and leave it, as a complete
 // message under the question, in the SQLite file of its data directory, which this test
-// opens with go-sqlite3 (issue 10, item 8). AF_WINE_PREFIX names the WINEPREFIX to use
-// (`make wine-test` gives one holding the ProcessPrng stand-in, packaging/wine);
-// otherwise a temporary one is made. Skipped when AF_WINDOWS_EXE is unset; when it names
-// a program without .exe (a Linux build), that program is run directly, which checks this
-// test's own logic without Wine.
+// opens with go-sqlite3. AF_WINE_PREFIX names the WINEPREFIX to use (`make wine-test`
+// gives one holding the ProcessPrng stand-in, packaging/wine); otherwise a temporary one
+// is made. Skipped when AF_WINDOWS_EXE is unset; when it names a program without .exe (a
+// Linux build), that program is run directly, which checks this test's own logic without
+// Wine.
 func TestWineAsk(t *testing.T) {
 	exe := os.Getenv("AF_WINDOWS_EXE")
 	if exe == "" {

@@ -20,7 +20,7 @@ import (
 )
 
 // ArtifactService reads artifacts. During a run it reads the run's write-back cache, so
-// the user sees edits before they are flushed (seed 000).
+// the user sees edits before they are flushed.
 type ArtifactService struct{ core *Core }
 
 func (s *ArtifactService) manager(conversationID string) *artifact.Manager {
@@ -97,11 +97,12 @@ func (s *ArtifactService) Get(conversationID, artifactID string) (ArtifactView, 
 	return ArtifactView{}, fmt.Errorf("%w: %q", artifact.ErrNotFound, artifactID)
 }
 
-// Versions lists the stored versions of an artifact, oldest first (seed 000: numbers may
-// be sparse; edits inside one run are folded into one version). An artifact the running
-// research created but has not stored yet (its working copy lives in the run's write-back
-// cache until the run ends, seed 000; for a run another process holds, in its checkpoint)
-// has no stored version: the list is empty, not an error. Errors: an artifact that exists nowhere → store.ErrNotFound.
+// Versions lists the stored versions of an artifact, oldest first (numbers may be sparse;
+// edits inside one run are folded into one version). An artifact the running research
+// created but has not stored yet (its working copy lives in the run's write-back cache
+// until the run ends; for a run another process holds, in its checkpoint) has no stored
+// version: the list is empty, not an error. Errors: an artifact that exists nowhere →
+// store.ErrNotFound.
 func (s *ArtifactService) Versions(conversationID, artifactID string) ([]VersionView, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -190,9 +191,9 @@ func summaryOf(it artifact.Item) ArtifactSummary {
 
 // DraftView is an artifact's unsaved state that a run left behind when the app stopped
 // (killed, crashed, power loss) before the run could save it: the last checkpoint, taken
-// after its last completed tool round (issue 4, crash safety). BaseVersion is the stored
-// version the run started from (0 = the run created the artifact); CurrentVersion the
-// stored version now (0 = none); Size in bytes.
+// after its last completed tool round. BaseVersion is the stored version the run started
+// from (0 = the run created the artifact); CurrentVersion the stored version now (0 =
+// none); Size in bytes.
 type DraftView struct {
 	ArtifactID     string    `json:"artifact_id"`
 	MessageID      string    `json:"message_id"`
@@ -262,12 +263,12 @@ func (s *ArtifactService) DiscardDraft(conversationID, artifactID, messageID str
 	return s.core.db.DeleteDraft(ctx, conversationID, artifactID, messageID)
 }
 
-// ListDeclared returns the conversation's declared artifacts (seed 002: links and
-// workspace files registered by record_artifact, hooks and local clients), oldest first,
-// with the status of workspace files refreshed by the declared service's rules
-// (declared.Service.List). The panel's "Links & files" resyncs to it when a conversation
-// opens and after a reconnect; events keep it live in between. Never nil. Errors:
-// store.ErrNotFound (wrapped) for an unknown conversation; store errors.
+// ListDeclared returns the conversation's declared artifacts (links and workspace files
+// registered by record_artifact, hooks and local clients), oldest first, with the status
+// of workspace files refreshed by the declared service's rules (declared.Service.List).
+// The panel's "Links & files" resyncs to it when a conversation opens and after a
+// reconnect; events keep it live in between. Never nil. Errors: store.ErrNotFound
+// (wrapped) for an unknown conversation; store errors.
 func (s *ArtifactService) ListDeclared(conversationID string) ([]events.DeclaredArtifact, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -317,15 +318,15 @@ func (s *ArtifactService) RevealDeclared(conversationID, artifactID string) erro
 	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, true)
 }
 
-// DeleteArtifact deletes a document of the conversation for good, at the user's request
-// (issue 8, item 9): any artifact, agent-written or uploaded, the task plan included (the
-// page asks for confirmation first). Its versions and crash drafts go with it; the
-// original of an upload is removed from the data dir's blobs/ unless another artifact, here
-// or in another conversation, holds the same bytes. An artifact_changed event (action
-// "removed", reason "explicit", the artifact's last state) reaches the window through the
-// Core's sinks. Errors: store.ErrNotFound (wrapped) for an unknown conversation;
-// artifact.ErrNotFound; artifact.ErrConflict ("conflict: ...") while the running research
-// holds unsaved changes to it; store errors.
+// DeleteArtifact deletes a document of the conversation for good, at the user's request:
+// any artifact, agent-written or uploaded, the task plan included (the page asks for
+// confirmation first). Its versions and crash drafts go with it; the original of an upload
+// is removed from the data dir's blobs/ unless another artifact, here or in another
+// conversation, holds the same bytes. An artifact_changed event (action "removed", reason
+// "explicit", the artifact's last state) reaches the window through the Core's sinks.
+// Errors: store.ErrNotFound (wrapped) for an unknown conversation; artifact.ErrNotFound;
+// artifact.ErrConflict ("conflict: ...") while the running research holds unsaved changes
+// to it; store errors.
 func (s *ArtifactService) DeleteArtifact(conversationID, artifactID string) error {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -355,7 +356,7 @@ func (s *ArtifactService) Export(conversationID, artifactID string, version int,
 	if err != nil {
 		return ExportResult{}, err
 	}
-	list, err := s.core.db.Sources(ctx, conversationID) // the [n] of the export resolve against these (issue 9)
+	list, err := s.core.db.Sources(ctx, conversationID) // the [n] of the export resolve against these
 	if err != nil {
 		return ExportResult{}, err
 	}
@@ -399,14 +400,14 @@ func (s *ArtifactService) Export(conversationID, artifactID string, version int,
 
 // RevealExport shows a file that Export saved in this session in its folder (the
 // SavedPath of its result) in the system's file manager: the exported notice's "Show in
-// folder" (issue 10, item 4). Only paths Export wrote are accepted, so a page cannot make
-// the computer open an arbitrary folder; browser mode refuses the method (desktopOnly).
-// Errors: ErrNotExported; ErrFileUnavailable when the file is gone; ErrOpenFailed.
+// folder". Only paths Export wrote are accepted, so a page cannot make the computer open
+// an arbitrary folder; browser mode refuses the method (desktopOnly). Errors:
+// ErrNotExported; ErrFileUnavailable when the file is gone; ErrOpenFailed.
 func (s *ArtifactService) RevealExport(path string) error {
 	return s.core.revealExport(path, systemOpen)
 }
 
-// Upload stores files sent from the page as artifacts at once (seed 000, upload bypass).
+// Upload stores files sent from the page as artifacts at once (upload bypass).
 // conversationID "" creates a conversation named after the first file. Each file gets its
 // own result: a file that is too large or cannot be stored fails alone.
 func (s *ArtifactService) Upload(conversationID string, files []UploadFile) ([]UploadResult, error) {

@@ -11,8 +11,8 @@ import (
 )
 
 // BlobLockFile is the lock file, in the data dir, that uploads writing an original into
-// blobs/ and deletions removing unused originals hold across processes (issue 11, item 4:
-// the window and `artifactflow ask` or `serve` on one data dir).
+// blobs/ and deletions removing unused originals hold across processes (the window and
+// `artifactflow ask` or `serve` on one data dir).
 const BlobLockFile = "blobs.lock"
 
 // blobLock serializes, within this process and with every other process on the data dir,

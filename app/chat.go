@@ -64,12 +64,12 @@ func (s *ChatService) Running() []string {
 	return ids
 }
 
-// Regenerate runs messageID's question again as a new answer beside the old one (seed 003):
-// a new message with the same content and the same parent (a new root when messageID is
-// the first question), which becomes the active branch. The old answer is kept; both are
-// reachable through SwitchBranch. conversationID "" is taken from the message.
-// Returns at once like Send. Errors: ErrMessageNotFound, and Send's errors
-// (engine.ErrBusy while a run is going in the conversation, ErrNoModel ...).
+// Regenerate runs messageID's question again as a new answer beside the old one: a new
+// message with the same content and the same parent (a new root when messageID is the first
+// question), which becomes the active branch. The old answer is kept; both are reachable
+// through SwitchBranch. conversationID "" is taken from the message. Returns at once like
+// Send. Errors: ErrMessageNotFound, and Send's errors (engine.ErrBusy while a run is going
+// in the conversation, ErrNoModel ...).
 func (s *ChatService) Regenerate(conversationID, messageID string) (SendResult, error) {
 	m, err := s.core.messageOf(conversationID, messageID)
 	if err != nil {
@@ -87,9 +87,9 @@ type QueueResult struct {
 	Run      SendResult `json:"run"`
 }
 
-// Queue sends a message to the research going in conversationID (issue 4, inject): the
-// lead gets it at its next round. When no run is going, or the lead has already given
-// its final answer, the message starts a new run instead, so it is never lost.
+// Queue sends a message to the research going in conversationID: the lead gets it at
+// its next round. When no run is going, or the lead has already given its final
+// answer, the message starts a new run instead, so it is never lost.
 func (s *ChatService) Queue(conversationID, content string) (QueueResult, error) {
 	id, err := s.core.eng.Inject(conversationID, content)
 	if err == nil {
@@ -108,9 +108,9 @@ func (s *ChatService) Queue(conversationID, content string) (QueueResult, error)
 	return QueueResult{Run: sent}, nil
 }
 
-// Respond answers a permission request of the running research (issue 4, permission):
-// decision is "approve", "deny" or "always_allow"; always_allow also saves the tool as
-// auto in the settings so later runs do not ask again.
+// Respond answers a permission request of the running research: decision is "approve",
+// "deny" or "always_allow"; always_allow also saves the tool as auto in the settings
+// so later runs do not ask again.
 func (s *ChatService) Respond(conversationID, requestID, decision string) error {
 	tool, err := s.core.eng.Respond(conversationID, requestID, decision)
 	if err != nil {

@@ -35,7 +35,7 @@ func (s *ConversationService) summary(cv store.Conversation) ConversationSummary
 }
 
 // Get returns a conversation and the messages on its active branch, root first, each with
-// its branch position (MessageView.SiblingIDs, SiblingIndex; seed 003).
+// its branch position (MessageView.SiblingIDs, SiblingIndex).
 func (s *ConversationService) Get(id string) (ConversationDetail, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -122,12 +122,12 @@ var (
 // searchResults is how many conversations Search returns at most.
 const searchResults = 100
 
-// SwitchBranch shows another branch (seed 003, active_branch follows the user's choice):
-// the conversation's active_branch becomes the newest leaf below messageID (following the
-// most recent child at each step, store.LatestLeaf), so choosing a sibling in the
-// navigator shows that branch to its end. It returns the conversation as Get does. The
-// conversation's updated_at does not change. A run going in the conversation keeps running
-// on its own branch. Errors: unknown conversation (store.ErrNotFound); ErrMessageNotFound.
+// SwitchBranch shows another branch: the conversation's active_branch becomes the newest
+// leaf below messageID (following the most recent child at each step, store.LatestLeaf),
+// so choosing a sibling in the navigator shows that branch to its end. It returns the
+// conversation as Get does. The conversation's updated_at does not change. A run going in
+// the conversation keeps running on its own branch. Errors: unknown conversation
+// (store.ErrNotFound); ErrMessageNotFound.
 func (s *ConversationService) SwitchBranch(conversationID, messageID string) (ConversationDetail, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -149,10 +149,10 @@ func (s *ConversationService) SwitchBranch(conversationID, messageID string) (Co
 
 // Search finds conversations whose title or message text (questions and answers, on every
 // branch) contains every term of query, best match first, at most 100, each with a Snippet
-// (issue 4, item 9; store.SearchConversations). Matching is by substring, ignoring case and
-// diacritics, and works for Chinese and Japanese without spaces; quoted text is one term.
-// Any text is safe to pass: an empty or punctuation-only query returns the most recently
-// updated conversations with empty snippets, never an error.
+// (store.SearchConversations). Matching is by substring, ignoring case and diacritics, and
+// works for Chinese and Japanese without spaces; quoted text is one term. Any text is safe
+// to pass: an empty or punctuation-only query returns the most recently updated
+// conversations with empty snippets, never an error.
 func (s *ConversationService) Search(query string) ([]ConversationSummary, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -168,13 +168,13 @@ func (s *ConversationService) Search(query string) ([]ConversationSummary, error
 	return out, nil
 }
 
-// History returns one page of the conversation's history for the user (seed 004): the
-// stored events of the messages on the active branch, in seq order, paged by the cursors
-// of req (see HistoryRequest). Every original message and tool result stays visible after
-// compaction, with its compaction_start / compaction_summary markers; there is no cap on
-// the length of a conversation. Events is never null. Errors: unknown conversation
-// (store.ErrNotFound); negative cursors or limit, or before_seq <= after_seq when both are
-// set (store.ErrInvalid).
+// History returns one page of the conversation's history for the user: the stored events
+// of the messages on the active branch, in seq order, paged by the cursors of req (see
+// HistoryRequest). Every original message and tool result stays visible after compaction,
+// with its compaction_start / compaction_summary markers; there is no cap on the length of
+// a conversation. Events is never null. Errors: unknown conversation (store.ErrNotFound);
+// negative cursors or limit, or before_seq <= after_seq when both are set
+// (store.ErrInvalid).
 func (s *ConversationService) History(conversationID string, req HistoryRequest) (HistoryPage, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
@@ -189,10 +189,10 @@ func (s *ConversationService) History(conversationID string, req HistoryRequest)
 	return HistoryPage{Events: p.Events, HasBefore: p.HasBefore, HasAfter: p.HasAfter, FirstSeq: p.FirstSeq, LastSeq: p.LastSeq}, nil
 }
 
-// Sources returns the conversation's numbered source list (issue 9): every search result,
-// fetched page and local-file hit its agents saw, in number order, so the page can resolve
-// the [n] citations of answers and reports. A conversation without sources, or an unknown
-// one, gives an empty list.
+// Sources returns the conversation's numbered source list: every search result, fetched
+// page and local-file hit its agents saw, in number order, so the page can resolve the [n]
+// citations of answers and reports. A conversation without sources, or an unknown one,
+// gives an empty list.
 func (s *ConversationService) Sources(conversationID string) ([]sources.Source, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()

@@ -18,8 +18,8 @@ import (
 	"artifactflow/backend/localfiles"
 )
 
-// Sentinel errors of the panel's declared-artifact and delete calls (issue 8, items 9 and
-// 10). Their text is the code the page's ApiError reads from a "code: message" error.
+// Sentinel errors of the panel's declared-artifact and delete calls. Their text is the
+// code the page's ApiError reads from a "code: message" error.
 var (
 	// ErrDeclaredNotFound: the conversation has no declared artifact with that id.
 	ErrDeclaredNotFound = errors.New("not_found")

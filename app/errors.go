@@ -16,7 +16,7 @@ import (
 	"artifactflow/backend/web"
 )
 
-// Error codes of AppError (issue 10 item 2). They are stable: the page switches on them
+// Error codes of AppError. They are stable: the page switches on them
 // (frontend/src/api/call.ts) and the run's terminal error event carries one
 // (events.DataTerminal.Code).
 const (
@@ -59,7 +59,7 @@ const (
 )
 
 // AppError is the one error type bound methods return across the Wails boundary and
-// browser mode's HTTP API (issue 10 item 2). Its JSON form is
+// browser mode's HTTP API. Its JSON form is
 // {"code","message","detail"?,"fields"?,"retryable"?}; Error() is "<code>: <message>".
 // The window gets the JSON text as the rejected promise's message (window.go sets Wails'
 // ErrorFormatter to FormatBoundError); browser mode sends the same object (plus "error",

@@ -30,7 +30,7 @@ func (d *dirDialogs) SaveFile(dir, _ string) (string, error) {
 // folder, created when missing (the default one under the data dir, then a chosen one),
 // never in the launch directory; a workspace that cannot be created falls back to the
 // Documents folder; "Show in folder" (RevealExport) opens the folder of a file Export
-// saved and refuses any other path (issue 10, item 4).
+// saved and refuses any other path.
 func TestExportStartsInWorkspace(t *testing.T) {
 	w := apptest.NewWorld(t, "native", nil)
 	core := newCore(t, w)

@@ -68,10 +68,10 @@ func (c *Core) rememberExport(path string) {
 	c.exported[path] = true
 }
 
-// exportDir is the folder the export dialog starts in (issue 10, item 4): the
-// conversation's workspace folder (Core.Workspace), created if missing; else the user's
-// Documents folder (documentsDir); else "" (the system's choice). It never returns the
-// directory the app was launched from unless that is one of these.
+// exportDir is the folder the export dialog starts in: the conversation's workspace
+// folder (Core.Workspace), created if missing; else the user's Documents folder
+// (documentsDir); else "" (the system's choice). It never returns the directory the app
+// was launched from unless that is one of these.
 func (c *Core) exportDir(ctx context.Context, conversationID string) string {
 	if ws, err := c.Workspace(ctx, conversationID); err == nil && ws != "" {
 		err := os.MkdirAll(ws, 0o755)

@@ -20,7 +20,7 @@ import (
 // NewCore to Close, and the OS releases the lock when the process dies, so another process
 // can tell a live owner from a dead one at once, which a heartbeat cannot: a heartbeat is a
 // database write and waits, up to store.BusyTimeout, while another process holds the
-// database for a long write (issue 11, item 4: two processes on one data dir).
+// database for a long write (two processes on one data dir).
 const InstancesDir = "instances"
 
 // instanceLock is this process's locked file in InstancesDir.

@@ -9,10 +9,10 @@ import (
 	"artifactflow/backend/config"
 )
 
-// TestSetLanguage (issue 10, item 1): the language chosen in Settings is stored in
-// config.json without touching the other settings, shown by Get, kept by a later Save of
-// the dialog, handed to the engine for the agents' prompts, and an unknown value is
-// invalid_settings naming the language field.
+// TestSetLanguage: the language chosen in Settings is stored in config.json without
+// touching the other settings, shown by Get, kept by a later Save of the dialog, handed
+// to the engine for the agents' prompts, and an unknown value is invalid_settings naming
+// the language field.
 func TestSetLanguage(t *testing.T) {
 	w := apptest.NewWorld(t, "native", nil)
 	core, err := NewCore(context.Background(), Options{DataDir: w.DataDir, Overrides: config.Settings{BaseURL: w.Model.URL()}})

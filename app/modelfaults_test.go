@@ -15,11 +15,11 @@ import (
 	"artifactflow/backend/llm/llmtest"
 )
 
-// TestModelFaultCodes (issue 11, item 4): each way a model can misbehave ends in a stable
-// error code for the page: silence past the idle timeout is model_unreachable (retryable,
-// saying so instead of blaming the base URL), an answer over the cap
-// model_answer_too_large, a stream without choices model_unavailable (retryable), a body
-// that is not an event stream model_rejected.
+// TestModelFaultCodes: each way a model can misbehave ends in a stable error code for the
+// page: silence past the idle timeout is model_unreachable (retryable, saying so instead
+// of blaming the base URL), an answer over the cap model_answer_too_large, a stream
+// without choices model_unavailable (retryable), a body that is not an event stream
+// model_rejected.
 func TestModelFaultCodes(t *testing.T) {
 	raw := func(body string) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

@@ -44,15 +44,15 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestSecretsStayOut (issue 11, item 4): with a model API key and a search provider key
-// stored, against a model endpoint and a search provider that both refuse the key and
-// quote it back in their error bodies (as some do, in part or whole), a failed run, a run
-// whose web search fails, Test connection and Test search leave the keys in config.json
-// alone: not in the SQLite database or its -wal / -shm files, nor in any other file of the
-// data directory (drafts, blobs, api.json), nor in the stored events, the slog output
-// (app logger and slog.Default, at debug level), the settings view, the conversation list,
-// the dialog's check results or the AppError the page is shown. The same holds for a key
-// stored for one agent section (the lead's), refused and quoted back likewise.
+// TestSecretsStayOut: with a model API key and a search provider key stored, against a
+// model endpoint and a search provider that both refuse the key and quote it back in their
+// error bodies (as some do, in part or whole), a failed run, a run whose web search fails,
+// Test connection and Test search leave the keys in config.json alone: not in the SQLite
+// database or its -wal / -shm files, nor in any other file of the data directory (drafts,
+// blobs, api.json), nor in the stored events, the slog output (app logger and
+// slog.Default, at debug level), the settings view, the conversation list, the dialog's
+// check results or the AppError the page is shown. The same holds for a key stored for one
+// agent section (the lead's), refused and quoted back likewise.
 func TestSecretsStayOut(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	const (

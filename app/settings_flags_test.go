@@ -9,11 +9,11 @@ import (
 	"artifactflow/backend/toolcall"
 )
 
-// TestSettingsFlagsAreNotSaved covers issue 10, item 6: with flags and OPENAI_API_KEY over
-// a config.json, the settings view names the flag (or variable) of each field it sets;
-// saving what the dialog shows writes the user's own changes to config.json but never a
-// flag's value; the next run uses the newly saved values wherever no flag overrides them,
-// and a process started without the flags uses the stored ones.
+// TestSettingsFlagsAreNotSaved: with flags and OPENAI_API_KEY over a config.json, the
+// settings view names the flag (or variable) of each field it sets; saving what the dialog
+// shows writes the user's own changes to config.json but never a flag's value; the next run
+// uses the newly saved values wherever no flag overrides them, and a process started
+// without the flags uses the stored ones.
 func TestSettingsFlagsAreNotSaved(t *testing.T) {
 	dir := t.TempDir()
 	stored := config.Settings{BaseURL: "http://saved.example/v1", APIKey: "sk-stored", Model: "saved-model",

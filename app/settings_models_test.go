@@ -53,10 +53,10 @@ func inputFromView(v SettingsView) SettingsInput {
 		Search: &SearchInput{Provider: v.Search.Provider, Language: v.Search.Language}, Lead: &lead, SubAgents: &sub}
 }
 
-// TestSettingsRoundTripNewFields (issue 9: "Settings round-trip for per-agent models"):
-// every new field saved through SettingsService comes back in Get; saving the view back
-// unchanged, as the dialog does, loses nothing in config.json; the keys are stored but
-// never in the view; an empty key field keeps a key and an explicit clear removes it.
+// TestSettingsRoundTripNewFields (settings round-trip for per-agent models): every new
+// field saved through SettingsService comes back in Get; saving the view back unchanged, as
+// the dialog does, loses nothing in config.json; the keys are stored but never in the view;
+// an empty key field keeps a key and an explicit clear removes it.
 func TestSettingsRoundTripNewFields(t *testing.T) {
 	dir := t.TempDir()
 	_, svc := newSettingsCore(t, dir)
@@ -153,8 +153,8 @@ func TestSettingsSaveNamesTheField(t *testing.T) {
 	}
 }
 
-// TestSearchReadiness (issue 9: a banner when search is unset): search_ready is false,
-// with the reason, when the provider in effect lacks its key or URL.
+// TestSearchReadiness (a banner when search is unset): search_ready is false, with the
+// reason, when the provider in effect lacks its key or URL.
 func TestSearchReadiness(t *testing.T) {
 	tests := []struct {
 		name     string

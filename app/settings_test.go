@@ -11,9 +11,9 @@ import (
 )
 
 // TestContextSettingsPerModel: the window and compaction threshold saved in the settings
-// dialog belong to the model chosen there (issue 4: a threshold per model). Switching to
-// another model shows and uses that model's values; switching back restores the first
-// model's; the run's engine gets the chosen model's values; config.json keeps them all.
+// dialog belong to the model chosen there (a threshold per model). Switching to another
+// model shows and uses that model's values; switching back restores the first model's;
+// the run's engine gets the chosen model's values; config.json keeps them all.
 func TestContextSettingsPerModel(t *testing.T) {
 	w := apptest.NewWorld(t, "native", nil)
 	// No --model flag: the model chosen in the dialog is the one in use.

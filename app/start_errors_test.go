@@ -15,7 +15,7 @@ import (
 	"artifactflow/backend/store"
 )
 
-// TestNewCoreRefusesDamagedFiles covers issue 11 item 4 at the service layer: a damaged
+// TestNewCoreRefusesDamagedFiles checks damaged files at the service layer: a damaged
 // artifactflow.db or an unreadable config.json stops NewCore with the sentinel, a stable
 // code and a message naming the file; neither file is changed and no database is created
 // beside a broken config.

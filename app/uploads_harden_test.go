@@ -24,10 +24,9 @@ import (
 )
 
 // TestUploadPathsHugeFile drops a 1 GB file (sparse: it takes no disk) and /dev/zero on
-// the window (issue 11, item 4). The file is refused by its size with artifact.ErrTooLarge
-// naming the limit in MB, having allocated under 8 MB (less than the limit); the device
-// is refused as not a file instead of being read up to the limit; no conversation is made
-// for them.
+// the window. The file is refused by its size with artifact.ErrTooLarge naming the limit
+// in MB, having allocated under 8 MB (less than the limit); the device is refused as not a
+// file instead of being read up to the limit; no conversation is made for them.
 func TestUploadPathsHugeFile(t *testing.T) {
 	core := newCore(t, apptest.EchoWorld(t))
 	arts, convs := &ArtifactService{core}, &ConversationService{core}
@@ -85,10 +84,10 @@ func TestUploadPathsHugeFile(t *testing.T) {
 
 // TestUploadHostileNamesStayInDataDir uploads, from the page and dropped on the window,
 // files whose names try to leave the data directory (../, ..\, absolute Unix and Windows
-// paths), hide NUL, control or bidirectional characters, or run to 300 characters (issue
-// 11, item 4). Titles and the conversation's title keep none of that, and walking the
-// whole temporary root afterwards finds no file created or changed outside the data
-// directory; inside it the originals are named by their SHA-256.
+// paths), hide NUL, control or bidirectional characters, or run to 300 characters.
+// Titles and the conversation's title keep none of that, and walking the whole temporary
+// root afterwards finds no file created or changed outside the data directory; inside it
+// the originals are named by their SHA-256.
 func TestUploadHostileNamesStayInDataDir(t *testing.T) {
 	w := apptest.EchoWorld(t)
 	core := newCore(t, w)
@@ -224,9 +223,9 @@ func bombDOCXFile(t *testing.T) []byte {
 }
 
 // TestUploadHostileDocumentsKeepOriginal uploads a zip-bomb .docx, a malformed, a truncated
-// and a password-protected PDF, and (unchanged behaviour) a PNG and an unknown binary
-// (issue 11, item 4). Each is stored, not lost: a binary artifact whose content and note
-// say why its text could not be read, and its original bytes in blobs/ under their SHA-256.
+// and a password-protected PDF, and (unchanged behaviour) a PNG and an unknown binary. Each
+// is stored, not lost: a binary artifact whose content and note say why its text could not
+// be read, and its original bytes in blobs/ under their SHA-256.
 func TestUploadHostileDocumentsKeepOriginal(t *testing.T) {
 	w := apptest.EchoWorld(t)
 	core := newCore(t, w)

@@ -34,7 +34,7 @@ var ErrNoFolderDialog = errors.New("desktop_only")
 const maxFailuresShown = 500
 
 // WorkspaceStatus is what the workspace bar shows of a conversation's workspace folder and
-// its local-file index (issue 9, item 6):
+// its local-file index:
 //
 //   - Folder is the absolute folder; Chosen whether the user chose it (else it is the
 //     default <data-dir>/workspaces/<conversation-id>, which may not exist); Exists

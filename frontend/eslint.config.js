@@ -35,9 +35,9 @@ const requireExportDoc = {
 };
 
 /**
- * The UI's words go through the catalogues (issue 10, i18n): a title, aria-label, placeholder,
- * alt or label attribute may not be a literal with words in it, except a URL or a name kept
- * in every language (ArtifactFlow). JSX text is checked by eslint-plugin-i18next.
+ * The UI's words go through the catalogues: a title, aria-label, placeholder, alt or label
+ * attribute may not be a literal with words in it, except a URL or a name kept in every
+ * language (ArtifactFlow). JSX text is checked by eslint-plugin-i18next.
  * @type {import('eslint').Rule.RuleModule}
  */
 const noLiteralUiAttribute = {
@@ -99,9 +99,9 @@ export default tseslint.config(
     plugins: { i18next },
     rules: {
       'local/require-export-doc': 'error',
-      // Every word the UI shows comes from src/locales (issue 10, i18n): JSX text here, the
-      // shown attributes by the local rule; src/i18n.test.ts checks the keys are in both
-      // languages. Allowed as written: punctuation, numbers, key names, the version's "v".
+      // Every word the UI shows comes from src/locales: JSX text here, the shown attributes
+      // by the local rule; src/i18n.test.ts checks the keys are in both languages. Allowed
+      // as written: punctuation, numbers, key names, the version's "v".
       'i18next/no-literal-string': [
         'error',
         {
@@ -112,7 +112,7 @@ export default tseslint.config(
         },
       ],
       'local/no-literal-ui-attribute': 'error',
-      // Components and functions stay small enough to read (issue 10, item 9).
+      // Components and functions stay small enough to read.
       'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }],
     },
   },

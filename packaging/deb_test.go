@@ -41,10 +41,10 @@ func dpkgDeb(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// TestDeb inspects the Linux package (issue 10, item 8): its control fields, its file list
-// with modes and the /usr/bin link, the desktop entry (desktop-file-validate when
-// installed; Exec and Icon resolve to files the package holds), and that the libraries the
-// window build links are the ones Depends names while the command line links no GTK.
+// TestDeb inspects the Linux package: its control fields, its file list with modes and the
+// /usr/bin link, the desktop entry (desktop-file-validate when installed; Exec and Icon
+// resolve to files the package holds), and that the libraries the window build links are
+// the ones Depends names while the command line links no GTK.
 func TestDeb(t *testing.T) {
 	deb := debPath(t)
 

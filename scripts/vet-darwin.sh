@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# `go vet` for macOS without a Mac (issue 10, item 8): GOOS=darwin, cgo off, on the backend
-# packages whose code and tests do not need cgo. Those that import go-sqlite3 (directly,
-# through backend/store, or in their tests) need a C toolchain for darwin and are left out
-# by name below; the list is computed, so a package that starts to need cgo drops out and
-# is printed. `make lint` runs this.
+# `go vet` for macOS without a Mac: GOOS=darwin, cgo off, on the backend packages whose
+# code and tests do not need cgo. Those that import go-sqlite3 (directly, through
+# backend/store, or in their tests) need a C toolchain for darwin and are left out by name
+# below; the list is computed, so a package that starts to need cgo drops out and is
+# printed. `make lint` runs this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOOS=darwin GOARCH=arm64 CGO_ENABLED=0

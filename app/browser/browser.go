@@ -67,13 +67,14 @@ var desktopOnly = map[string]string{
 // maxBindBody caps a bound-method request body (uploads come through their own path).
 const maxBindBody = 8 << 20
 
-// Server serves the frontend and the bound services over HTTP for browser mode
-// (DESIGN.md, "Browser mode"): `POST /api/bind/<Service>/<Method>` with a JSON array of
-// arguments returns the method's JSON result (a Go error gives status 500 and the
-// AppError's JSON plus "error", the error's text: {"code","message","fields"?,…,"error"});
-// `GET /api/events` is an SSE stream of {"name","data"} messages, the
-// same events the window gets. Every request must carry a loopback Host header, else 403
-// with {"error","code":"forbidden_host"} (a DNS-rebinding page names its own host).
+// Server serves the frontend and the bound services over HTTP for browser mode (contract in
+// docs/ARCHITECTURE.md, "Contracts other code relies on"):
+// `POST /api/bind/<Service>/<Method>` with a JSON array of arguments returns the method's
+// JSON result (a Go error gives status 500 and the AppError's JSON plus "error", the
+// error's text: {"code","message","fields"?,…,"error"}); `GET /api/events` is an SSE stream
+// of {"name","data"} messages, the same events the window gets. Every request must carry a
+// loopback Host header, else 403 with {"error","code":"forbidden_host"} (a DNS-rebinding
+// page names its own host).
 //
 // /api/ requests must also come from the app's own origin (an Origin header, when present,
 // equal to this server's scheme, host and port as named in Host; a Sec-Fetch-Site header,

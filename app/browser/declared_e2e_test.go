@@ -34,7 +34,7 @@ func TestBrowserE2EDeclared(t *testing.T) {
 	conv := seedDeclaredConversation(t, core, title, docTitle, []declared.Input{
 		{Title: linkTitle, URL: linkURL, Source: declared.SourceTool, Description: "Where the profile table lives"},
 		{Title: "Lineage report", WorkspacePath: missing, Source: declared.SourceHook, HookName: "lineage"},
-		// HTML tags are refused by the declared service (seed 002: plain text); Markdown and
+		// HTML tags are refused by the declared service (titles are plain text); Markdown and
 		// bare "<" ">" "&" are valid titles and must show as typed.
 		{Title: markup, URL: "https://platform.example.invalid/other", Source: declared.SourceClient, ClientID: "e2e"},
 	})

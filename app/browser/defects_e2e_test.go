@@ -40,14 +40,13 @@ func reportWorld(t *testing.T) *apptest.World {
 }
 
 // TestBrowserE2EDefects runs frontend/e2e/defects.mjs in headless Chromium against browser
-// mode (issue 10, item 5): in a new conversation a Regenerate and then an edit-and-resend
-// leave no phantom copy of the first question with a "Starting…" line, also after
-// switching conversations; the file chip under an answer names the artifact by its title;
-// an artifact tool row in the activity expands to the artifact's title, id, version and
-// text, not the <artifact> wrapper the model saw; the report's history explains that v1 was
-// a draft of the run that stored v2; the task plan opens in the viewer with its history and
-// export like any artifact. Needs AF_E2E=1 and a built frontend,
-// like TestBrowserE2E.
+// mode: in a new conversation a Regenerate and then an edit-and-resend leave no phantom
+// copy of the first question with a "Starting…" line, also after switching conversations;
+// the file chip under an answer names the artifact by its title; an artifact tool row in
+// the activity expands to the artifact's title, id, version and text, not the <artifact>
+// wrapper the model saw; the report's history explains that v1 was a draft of the run that
+// stored v2; the task plan opens in the viewer with its history and export like any
+// artifact. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2EDefects(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	_, srv, hs := newBrowserServer(t, reportWorld(t), dist)

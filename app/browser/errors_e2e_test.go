@@ -13,11 +13,10 @@ import (
 )
 
 // TestBrowserE2EErrors runs frontend/e2e/errors.mjs in headless Chromium against browser
-// mode with a model endpoint that refuses connections (issue 10 item 2): the failed run
-// shows its code's error box with "Open settings" and "Retry", the sidebar badges the
-// conversation "Failed", a rejected call carries the AppError JSON, and a deleted
-// conversation shows the not_found wording. Needs AF_E2E=1 and a built frontend, like
-// TestBrowserE2E.
+// mode with a model endpoint that refuses connections: the failed run shows its code's
+// error box with "Open settings" and "Retry", the sidebar badges the conversation
+// "Failed", a rejected call carries the AppError JSON, and a deleted conversation shows
+// the not_found wording. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2EErrors(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -19,12 +19,12 @@ const (
 )
 
 // TestBrowserE2EEveryday runs frontend/e2e/everyday.mjs in headless Chromium against
-// browser mode (issue 10, item 4): copy buttons on the answer (its Markdown with [1]), a
-// code block (the code only) and the artifact (its content), each saying "Copied"; Ctrl+F
-// finds within the conversation ("1 / 4", Enter, Shift+Enter, Esc); Ctrl +/0 zoom the page
-// and the level survives a reload; the sidebar search finds the conversation by a word only
-// its report holds, with the snippet as plain text. Needs AF_E2E=1 and a built frontend,
-// like TestBrowserE2E.
+// browser mode: copy buttons on the answer (its Markdown with [1]), a code block (the code
+// only) and the artifact (its content), each saying "Copied"; Ctrl+F finds within the
+// conversation ("1 / 4", Enter, Shift+Enter, Esc); Ctrl +/0 zoom the page and the level
+// survives a reload; the sidebar search finds the conversation by a word only its report
+// holds, with the snippet as plain text. Needs AF_E2E=1 and a built frontend, like
+// TestBrowserE2E.
 func TestBrowserE2EEveryday(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {

@@ -12,10 +12,10 @@ import (
 )
 
 // TestBrowserE2ERemoteImages runs the real frontend in headless Chromium against browser
-// mode (frontend/e2e/remote-images.mjs; issue 10, item 7): an answer holding a remote image
-// makes no request to the image's server until "Load images" is clicked, and one after.
-// The page runs with its CSP bypassed, as in the desktop window, which has none. Needs
-// AF_E2E=1 and a built frontend, like TestBrowserE2E.
+// mode (frontend/e2e/remote-images.mjs): an answer holding a remote image makes no request
+// to the image's server until "Load images" is clicked, and one after. The page runs with
+// its CSP bypassed, as in the desktop window, which has none. Needs AF_E2E=1 and a built
+// frontend, like TestBrowserE2E.
 func TestBrowserE2ERemoteImages(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	var hits atomic.Int64

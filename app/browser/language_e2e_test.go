@@ -11,13 +11,12 @@ import (
 )
 
 // TestBrowserE2ELanguage runs frontend/e2e/language.mjs in headless Chromium against browser
-// mode after the scripted research (issue 10, item 1): a zh-CN system locale starts in
-// Chinese; in an English profile, choosing 中文 in Settings switches the sidebar, the
-// composer, the run's figures and the dialog at once and survives a reload; a new English
-// profile then starts in Chinese (the choice is in config.json) until "System" is chosen;
-// English chosen on a Chinese system sticks. Afterwards config.json holds "en". Screenshots
-// /tmp/ui-language-en.png and /tmp/ui-language-zh-CN.png. Needs AF_E2E=1 and a built
-// frontend, like TestBrowserE2E.
+// mode after the scripted research: a zh-CN system locale starts in Chinese; in an English
+// profile, choosing 中文 in Settings switches the sidebar, the composer, the run's figures and
+// the dialog at once and survives a reload; a new English profile then starts in Chinese
+// (the choice is in config.json) until "System" is chosen; English chosen on a Chinese
+// system sticks. Afterwards config.json holds "en". Screenshots /tmp/ui-language-en.png and
+// /tmp/ui-language-zh-CN.png. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2ELanguage(t *testing.T) {
 	if os.Getenv("AF_E2E") != "1" {
 		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")

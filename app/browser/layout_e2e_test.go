@@ -8,12 +8,12 @@ import (
 )
 
 // TestBrowserE2ELayout runs frontend/e2e/layout.mjs in headless Chromium against browser
-// mode after the scripted research (issue 10, item 3): the panel's splitter dragged wider
-// (and never past the chat column's minimum), the sidebar's moved with the arrow keys and
-// reset by a double-click, Ctrl+B and Ctrl+J and the header's buttons hiding and showing
-// the columns, the report's full-window Reader closed by Esc, and after a reload the
-// widths, a hidden panel and the open conversation back as they were. Needs AF_E2E=1 and a
-// built frontend, like TestBrowserE2E.
+// mode after the scripted research: the panel's splitter dragged wider (and never past the
+// chat column's minimum), the sidebar's moved with the arrow keys and reset by a
+// double-click, Ctrl+B and Ctrl+J and the header's buttons hiding and showing the columns,
+// the report's full-window Reader closed by Esc, and after a reload the widths, a hidden
+// panel and the open conversation back as they were. Needs AF_E2E=1 and a built frontend,
+// like TestBrowserE2E.
 func TestBrowserE2ELayout(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)

@@ -11,14 +11,13 @@ import (
 )
 
 // TestBrowserE2ELongConversation runs frontend/e2e/long-conversation.mjs in headless
-// Chromium against browser mode on bench/fixture's 10,000-event conversations (issue 11,
-// item 2): it opens at its newest exchange; scrolled up, older pages load until the list is
-// virtualized (only a few exchanges in the page) and go on loading; "Jump to latest" brings
-// the newest back; Ctrl+F finds a question that was not rendered and scrolls to it, and the
-// list is windowed again after Esc. On a shorter conversation of short exchanges (100,
-// virtualized on open) a question asked while scrolled up is scrolled to and its answer
-// (the scripted research) leaves the view at the end. Needs AF_E2E=1 and a built frontend,
-// like TestBrowserE2E.
+// Chromium against browser mode on bench/fixture's 10,000-event conversations: it opens at
+// its newest exchange; scrolled up, older pages load until the list is virtualized (only a
+// few exchanges in the page) and go on loading; "Jump to latest" brings the newest back;
+// Ctrl+F finds a question that was not rendered and scrolls to it, and the list is windowed
+// again after Esc. On a shorter conversation of short exchanges (100, virtualized on open)
+// a question asked while scrolled up is scrolled to and its answer (the scripted research)
+// leaves the view at the end. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2ELongConversation(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	tests := []struct {

@@ -334,13 +334,13 @@ func TestBrowserServerSecurityHeaders(t *testing.T) {
 
 // TestBrowserE2EForeignPage replays the reported attack in Chromium: the user opens the app
 // URL printed by `serve`; a page served on another port of 127.0.0.1 then tries a no-cors
-// SettingsService.Save with credentials, UploadPaths of /etc/passwd, ConversationService.List
-// and the event stream (frontend/e2e/security.mjs). The app server must have seen those
-// requests (so the browser did send them) and refused each with 403, config.json must be
-// unchanged, the app URL must lose its token and the app must keep working after a reload,
-// with no Content-Security-Policy violation; an image-map area, a javascript: area and a form
-// in the page must not navigate the app's tab (issue item 5). Needs AF_E2E=1 like
-// TestBrowserE2E.
+// SettingsService.Save with credentials, UploadPaths of /etc/passwd,
+// ConversationService.List and the event stream (frontend/e2e/security.mjs). The app server
+// must have seen those requests (so the browser did send them) and refused each with 403,
+// config.json must be unchanged, the app URL must lose its token and the app must keep
+// working after a reload, with no Content-Security-Policy violation; an image-map area, a
+// javascript: area and a form in the page must not navigate the app's tab. Needs AF_E2E=1
+// like TestBrowserE2E.
 func TestBrowserE2EForeignPage(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)

@@ -122,7 +122,7 @@ func TestAskEndToEnd(t *testing.T) {
 			if !strings.Contains(report, apptest.Fact) || !strings.Contains(report, w.PageURL) {
 				t.Errorf("research_report lacks the fetched fact or its source:\n%s", report)
 			}
-			// Seed 000: one flush at the end of the run, one version row per artifact.
+			// One flush at the end of the run, one version row per artifact.
 			rows, err := db.Query(`SELECT artifact_id, count(*), max(version), max(update_type) FROM artifact_versions GROUP BY artifact_id ORDER BY artifact_id`)
 			if err != nil {
 				t.Fatal(err)

@@ -1,9 +1,9 @@
-// Package cli is ArtifactFlow's command line (DESIGN.md, "Command line"): Main parses the
-// command and its flags and runs the window (through the WindowFunc or LaunchFunc that
-// package main supplies), ask, serve (browser mode, package app/browser, with the local
-// API), artifacts (declared artifacts through the running app's local API or the
-// database) and eval (eval.go). It drives package app's Core and services; package app
-// never imports it.
+// Package cli is ArtifactFlow's command line (contract in docs/ARCHITECTURE.md, "Contracts
+// other code relies on"): Main parses the command and its flags and runs the window
+// (through the WindowFunc or LaunchFunc that package main supplies), ask, serve (browser
+// mode, package app/browser, with the local API), artifacts (declared artifacts through the
+// running app's local API or the database) and eval (eval.go). It drives package app's Core
+// and services; package app never imports it.
 package cli
 
 import (
@@ -73,7 +73,7 @@ type Env struct {
 	StartFailed func(err error)
 }
 
-// globalFlags are the flags every command takes (DESIGN.md, "Command line").
+// globalFlags are the flags every command takes.
 type globalFlags struct {
 	dataDir   string
 	s         config.Settings

@@ -33,9 +33,9 @@ import (
 	"artifactflow/backend/store"
 )
 
-// This file is `artifactflow eval` (issue 9, item 8): every question of a JSONL file is
-// run headless as its own new conversation, then measured from what the run stored, and
-// the measures are written as a Markdown table and as JSON.
+// This file is `artifactflow eval`: every question of a JSONL file is run headless as
+// its own new conversation, then measured from what the run stored, and the measures
+// are written as a Markdown table and as JSON.
 
 // Limits of `eval`.
 const (

@@ -16,11 +16,11 @@ import (
 	"artifactflow/backend/llm/llmtest"
 )
 
-// TestAskKeepsSecrets (issue 11, item 4): `ask` with a model key from --api-key or
-// OPENAI_API_KEY and a search key from --search-key, against a model that refuses the key
-// quoting it back and a search provider that refuses its key, prints neither key on
-// stdout or stderr (plain and --json, warnings included) and writes neither to any file of
-// the data directory (flags are never saved, so config.json included).
+// TestAskKeepsSecrets: `ask` with a model key from --api-key or OPENAI_API_KEY and a
+// search key from --search-key, against a model that refuses the key quoting it back and a
+// search provider that refuses its key, prints neither key on stdout or stderr (plain and
+// --json, warnings included) and writes neither to any file of the data directory (flags
+// are never saved, so config.json included).
 func TestAskKeepsSecrets(t *testing.T) {
 	const (
 		modelKey  = "sk-proj-ASKMODELKEY-91b2c3d4e5"

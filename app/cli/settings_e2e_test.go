@@ -17,10 +17,10 @@ import (
 
 // TestBrowserE2ESettingsFlags runs the real frontend in headless Chromium against browser
 // mode started with `serve --model x --base-url …` over a config.json that stores
-// saved-model (frontend/e2e/settings-flags.mjs; issue 10, item 6): the dialog shows the
-// model field read-only with "Set by --model for this session", and its Save stores the
-// tool-call mode chosen there while config.json keeps saved-model. Needs AF_E2E=1 and a
-// built frontend, like TestBrowserE2E.
+// saved-model (frontend/e2e/settings-flags.mjs): the dialog shows the model field
+// read-only with "Set by --model for this session", and its Save stores the tool-call
+// mode chosen there while config.json keeps saved-model. Needs AF_E2E=1 and a built
+// frontend, like TestBrowserE2E.
 func TestBrowserE2ESettingsFlags(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	w := apptest.EchoWorld(t)

@@ -13,11 +13,11 @@ import (
 	"artifactflow/backend/config"
 )
 
-// TestRunUsesEachAgentsModel (issue 9 acceptance: "the lead and the sub-agents call their
-// own models in a run, seen in the scripted server's log"): a real `ask` run with the lead
-// and the sub-agents set to different models and sampling sends each agent's requests with
-// its own model name and sampling, and leaves unset sampling fields out of the JSON.
-// --sub-model then overrides the stored sub-agents' model for one run.
+// TestRunUsesEachAgentsModel (the lead and the sub-agents call their own models in a run,
+// seen in the scripted server's log): a real `ask` run with the lead and the sub-agents set
+// to different models and sampling sends each agent's requests with its own model name and
+// sampling, and leaves unset sampling fields out of the JSON. --sub-model then overrides
+// the stored sub-agents' model for one run.
 func TestRunUsesEachAgentsModel(t *testing.T) {
 	w := apptest.NewWorld(t, "native", nil)
 	if err := config.Save(w.DataDir, config.Settings{

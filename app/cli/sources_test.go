@@ -18,12 +18,12 @@ import (
 	"artifactflow/backend/sources"
 )
 
-// TestCitedSourcesEndToEnd (issue 9): `artifactflow ask` against the scripted model,
-// SearXNG and the web page, in both tool-call formats. The agents see numbered sources,
-// the stored answer and stdout end with the footer listing [1] and [2], the report has
-// its Sources section, and the three exports of the report (through browser mode, as the
-// page calls them) carry the references: Markdown the list, HTML links on [1] and [2],
-// DOCX hyperlinks with external relationships.
+// TestCitedSourcesEndToEnd: `artifactflow ask` against the scripted model, SearXNG and
+// the web page, in both tool-call formats. The agents see numbered sources, the stored
+// answer and stdout end with the footer listing [1] and [2], the report has its Sources
+// section, and the three exports of the report (through browser mode, as the page calls
+// them) carry the references: Markdown the list, HTML links on [1] and [2], DOCX
+// hyperlinks with external relationships.
 func TestCitedSourcesEndToEnd(t *testing.T) {
 	for _, mode := range []string{"native", "xml"} {
 		t.Run(mode, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"artifactflow/backend/store"
 )
 
-// TestStartWithDamagedFiles covers issue 11 item 4 on the command line: `ask`, `serve` and
+// TestStartWithDamagedFiles checks damaged files on the command line: `ask`, `serve` and
 // the window, started on a damaged artifactflow.db or an unreadable config.json, print one
 // line naming the file and the way out and exit non-zero; the window is not opened and its
 // build is handed the error to show (Env.StartFailed); the file is left as it was.

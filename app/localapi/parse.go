@@ -11,9 +11,9 @@ import (
 	"artifactflow/backend/declared"
 )
 
-// inputFields are the JSON fields a posted artifact may carry (seed 002, ToolArtifact).
-// Anything else, notably source, trustedPublisher, clientRetained or an id, is refused:
-// the server, never the payload, decides those.
+// inputFields are the JSON fields a posted artifact may carry. Anything else, notably
+// source, trustedPublisher, clientRetained or an id, is refused: the server, never the
+// payload, decides those.
 var inputFields = map[string]bool{
 	"kind": true, "storage": true, "title": true, "description": true, "workspacePath": true,
 	"managedId": true, "url": true, "mimeType": true, "metadata": true,

@@ -1,7 +1,7 @@
-// Package localapi is ArtifactFlow's local HTTP API (DESIGN.md, "Local API"): seed 002's
-// daemon API for declared session artifacts, served on 127.0.0.1 by the window and by
-// `artifactflow serve`, for scripts and tools of the same user. The session id of every
-// route is a conversation id.
+// Package localapi is ArtifactFlow's local HTTP API for declared session artifacts
+// (contract in docs/ARCHITECTURE.md, "Contracts other code relies on"), served on 127.0.0.1
+// by the window and by `artifactflow serve`, for scripts and tools of the same user. The
+// session id of every route is a conversation id.
 //
 // Routes (all answer JSON; every request needs `Authorization: Bearer <token>`):
 //
@@ -61,7 +61,7 @@ import (
 const (
 	// Version is the "v" of every response and event.
 	Version = 1
-	// FeatureSessionArtifacts is the capability that announces these routes (seed 002).
+	// FeatureSessionArtifacts is the capability that announces these routes.
 	FeatureSessionArtifacts = "session_artifacts"
 	// EventArtifactChanged is the SSE event name (and "type") of a declared change.
 	EventArtifactChanged = "artifact_changed"
@@ -91,7 +91,7 @@ const (
 	sseWriteTimeout   = 30 * time.Second // one SSE write
 )
 
-// Error codes of the envelope (seed 002, section 4.4, plus the transport's own).
+// Error codes of the envelope.
 const (
 	CodeValidation       = "VALIDATION_FAILED"
 	CodeUnauthorized     = "UNAUTHORIZED"

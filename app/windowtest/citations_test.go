@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// TestWindowCitations drives a cited research in the real desktop window under Xvfb
-// (issue 9): the scripted lead (world.citingResearch) sends the search agent to a local
-// SearXNG and the crawl agent to a local page, and answers citing [1] and [2]. The test
-// finds chip [1] in the window's pixels (the first accent-coloured pixel of the
-// conversation column under its header), moves the mouse over it and checks that the hover
-// card appeared (the pixels under the chip changed, the chip filled), then clicks it: the
-// system browser is asked to open the page. It also checks the window's title and, in the
-// database, the two sources and the stored answer's footer. The screenshot with the card is
-// window-citations.png (docs/window-citations.png comes from here).
+// TestWindowCitations drives a cited research in the real desktop window under Xvfb: the
+// scripted lead (world.citingResearch) sends the search agent to a local SearXNG and the
+// crawl agent to a local page, and answers citing [1] and [2]. The test finds chip [1] in
+// the window's pixels (the first accent-coloured pixel of the conversation column under its
+// header), moves the mouse over it and checks that the hover card appeared (the pixels
+// under the chip changed, the chip filled), then clicks it: the system browser is asked to
+// open the page. It also checks the window's title and, in the database, the two sources
+// and the stored answer's footer. The screenshot with the card is window-citations.png
+// (docs/window-citations.png comes from here).
 func TestWindowCitations(t *testing.T) {
 	s := newSession(t, 2*time.Minute)
 	w := newWorld(t, (*world).citingResearch)

@@ -36,10 +36,10 @@ func TestCrashChild(t *testing.T) {
 // TestKillDashNine kills a process (the built binary named by AF_WINDOW_BIN, or else this
 // test binary as `artifactflow ask`, TestCrashChild) in the middle of a research run with
 // SIGKILL, after two completed tool rounds and while the model is answering the third, then
-// starts again on the same data directory (issue 4, crash safety): the database passes
-// PRAGMA integrity_check, the run is marked interrupted, its events up to the last completed
-// round are in the journal, the artifacts it had changed are offered as drafts holding the
-// last round's content, a kept draft becomes a version, and the conversation works.
+// starts again on the same data directory: the database passes PRAGMA integrity_check, the
+// run is marked interrupted, its events up to the last completed round are in the journal,
+// the artifacts it had changed are offered as drafts holding the last round's content, a
+// kept draft becomes a version, and the conversation works.
 func TestKillDashNine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")

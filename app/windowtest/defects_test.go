@@ -20,7 +20,7 @@ var questionGrey = func(c color.Color) bool { return sameColour(c, 237, 237, 237
 // the long answer of TestWindowDefects (a list of short items) leaves it blank otherwise.
 var jumpArea = image.Rect(470, 680, 665, 762)
 
-// TestWindowDefects checks two defects of issue 10 (item 5) in the real window.
+// TestWindowDefects checks two fixed defects in the real window.
 //
 // The phantom question: in a new conversation, Regenerate (by keyboard from the composer),
 // then switching to a new research and back, then editing the question and resending it each

@@ -31,14 +31,14 @@ var (
 	sidebarList = image.Rect(0, 150, 250, 400) // the sidebar's conversation list
 )
 
-// TestWindowErrors checks a typed error in the real window (issue 10, item 2): the model's
-// endpoint refuses connections, so the run fails with model_unreachable (the database has
-// the message in status error). The conversation shows the error box (its soft red area
-// with the red title) holding a filled "Open settings" button and an outlined "Retry" beside
-// it; the sidebar's row gets the red Failed badge. A click on Open settings opens the
-// Settings dialog (a large part of the window changes; Escape closes it and the error box
-// is back); a click on Retry runs the question again (a second failed attempt in the
-// database). Screenshots: window-errors.png, window-errors-settings.png.
+// TestWindowErrors checks a typed error in the real window: the model's endpoint refuses
+// connections, so the run fails with model_unreachable (the database has the message in
+// status error). The conversation shows the error box (its soft red area with the red title)
+// holding a filled "Open settings" button and an outlined "Retry" beside it; the sidebar's
+// row gets the red Failed badge. A click on Open settings opens the Settings dialog (a large
+// part of the window changes; Escape closes it and the error box is back); a click on Retry
+// runs the question again (a second failed attempt in the database). Screenshots:
+// window-errors.png, window-errors-settings.png.
 func TestWindowErrors(t *testing.T) {
 	s := newSession(t, 2*time.Minute)
 	dataDir := t.TempDir()

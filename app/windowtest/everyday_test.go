@@ -44,8 +44,8 @@ var (
 	anyMatch    = func(c color.Color) bool { return findMatch(c) || findCurrent(c) }
 )
 
-// TestWindowEveryday checks the everyday actions of issue 10 (item 4) in the real window,
-// where WebKitGTK, not Chromium, handles the keys and the clipboard:
+// TestWindowEveryday checks the everyday actions in the real window, where WebKitGTK, not
+// Chromium, handles the keys and the clipboard:
 //   - copy: the answer's Copy button reached from the composer with Shift+Tab and pressed
 //     with Enter puts the answer's Markdown on the X clipboard (read with xclip) and turns
 //     green ("Copied"); a code block's own Copy button, shown on hover, copies the code only;

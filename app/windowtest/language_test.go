@@ -38,13 +38,12 @@ var (
 )
 
 // TestWindowLanguage starts the real window four times on the same scripted conversation,
-// asked in English or in Chinese (issue 10, item 1): under an English system locale, under a
-// Chinese one (LANG, LANGUAGE and LC_ALL zh_CN.UTF-8), under the English locale with
-// config.json's language set to zh-CN, and under the English locale switched to 中文 in the
-// Settings dialog. WebKitGTK takes navigator.languages from the C library's locale, which
-// must exist: the test generates zh_CN.UTF-8 and en_US.UTF-8 with localedef into a folder of
-// its own (LOCPATH), so no system locale is needed, only the locales package's sources. It
-// checks:
+// asked in English or in Chinese: under an English system locale, under a Chinese one (LANG,
+// LANGUAGE and LC_ALL zh_CN.UTF-8), under the English locale with config.json's language set
+// to zh-CN, and under the English locale switched to 中文 in the Settings dialog. WebKitGTK
+// takes navigator.languages from the C library's locale, which must exist: the test
+// generates zh_CN.UTF-8 and en_US.UTF-8 with localedef into a folder of its own (LOCPATH),
+// so no system locale is needed, only the locales package's sources. It checks:
 //   - the layout is the same in both languages (the sidebar and the panel's edge), while
 //     the UI's own text (New research, the search box, the composer's placeholder) differs;
 //   - the Chinese system locale gives the same words, pixel for pixel, as Chinese stored in

@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// TestWindowLayout drives the layout controls (issue 10, item 3) in the real desktop window
-// under Xvfb, after the scripted research: Ctrl+B and Ctrl+J hide the sidebar and the panel
-// (the conversation then fills the window: window-layout-collapsed.png), the same keys show
-// them again, and dragging the panel's splitter with the mouse from 883 px to 560 px widens
-// the panel as far as the chat column's 380 px minimum allows, to 648 px
-// (window-layout-wide.png). The window is then closed and started again: the wide panel and
-// the conversation are back (the last one open reopens). Column edges are read from the
-// pixels: the sidebar's background colour and the panel's left border on a row of the
-// screenshot. The session's own XDG_DATA_HOME holds WebKit's storage, so the test starts
-// from the default layout and leaves none behind.
+// TestWindowLayout drives the layout controls in the real desktop window under Xvfb, after
+// the scripted research: Ctrl+B and Ctrl+J hide the sidebar and the panel (the conversation
+// then fills the window: window-layout-collapsed.png), the same keys show them again, and
+// dragging the panel's splitter with the mouse from 883 px to 560 px widens the panel as
+// far as the chat column's 380 px minimum allows, to 648 px (window-layout-wide.png). The
+// window is then closed and started again: the wide panel and the conversation are back
+// (the last one open reopens). Column edges are read from the pixels: the sidebar's
+// background colour and the panel's left border on a row of the screenshot. The session's
+// own XDG_DATA_HOME holds WebKit's storage, so the test starts from the default layout and
+// leaves none behind.
 func TestWindowLayout(t *testing.T) {
 	s := newSession(t, 3*time.Minute)
 	w := newWorld(t, nil)

@@ -39,16 +39,15 @@ func (m *recordingModel) seen() []string {
 	return append([]string(nil), m.models...)
 }
 
-// TestWindowSettingsFlags checks flag-overridden settings in the real window (issue 10,
-// item 6). config.json stores the base URL of endpoint A and the model saved-model; the
-// window starts with --model some-model. The first question reaches A asking for
-// some-model (the flag wins). In Settings (Ctrl+,) the fields are found by Tab and told
-// apart by their value (Ctrl+A, Ctrl+C, read with xclip): the Model field holds the flag's
-// some-model and is read-only (typing into it leaves the value unchanged);
-// window-settings-flags.png shows it with its "Set by --model" note. The Base URL, which
-// no flag sets, is changed to endpoint B and saved; the next question goes to B at once,
-// still asking for some-model, and config.json holds B's URL with the user's saved-model
-// (the flag's value is never saved).
+// TestWindowSettingsFlags checks flag-overridden settings in the real window. config.json
+// stores the base URL of endpoint A and the model saved-model; the window starts with
+// --model some-model. The first question reaches A asking for some-model (the flag wins).
+// In Settings (Ctrl+,) the fields are found by Tab and told apart by their value (Ctrl+A,
+// Ctrl+C, read with xclip): the Model field holds the flag's some-model and is read-only
+// (typing into it leaves the value unchanged); window-settings-flags.png shows it with its
+// "Set by --model" note. The Base URL, which no flag sets, is changed to endpoint B and
+// saved; the next question goes to B at once, still asking for some-model, and config.json
+// holds B's URL with the user's saved-model (the flag's value is never saved).
 func TestWindowSettingsFlags(t *testing.T) {
 	s := newSession(t, 2*time.Minute)
 	a, b := newRecordingModel(t), newRecordingModel(t)

@@ -1,5 +1,5 @@
-// Package agent describes the agents as data (seed 001, AgentConfig): name, description,
-// tools, round limit and role prompt, and assembles their system prompts.
+// Package agent describes the agents as data: name, description, tools, round limit and
+// role prompt, and assembles their system prompts.
 package agent
 
 import (
@@ -12,15 +12,15 @@ import (
 //go:embed prompts/*.md
 var promptFS embed.FS
 
-// Agent names (seed 001).
+// Agent names.
 const (
 	Lead   = "lead_agent"
 	Search = "search_agent"
 	Crawl  = "crawl_agent"
 )
 
-// Config describes one agent (seed 001, AgentConfig). MaxToolRounds bounds the tool calls
-// the agent may make in one activation; the engine enforces it.
+// Config describes one agent. MaxToolRounds bounds the tool calls the agent may make in
+// one activation; the engine enforces it.
 type Config struct {
 	Name          string
 	Description   string
@@ -30,12 +30,12 @@ type Config struct {
 	RolePrompt    string
 }
 
-// Defaults returns the three agents of seed 001 with their tools and limits:
-// lead_agent (artifact tools, record_artifact and call_subagent, 100 rounds),
-// search_agent (web_search and search_files, 3), crawl_agent (web_fetch and read_file, 2).
-// record_artifact (seed 002) is offered only when the engine has a declared-artifact
-// store; the lead's prompt says when to use it. search_files and read_file (issue 9, item
-// 6) are offered only when the conversation's local-file index holds files.
+// Defaults returns the three agents with their tools and limits: lead_agent
+// (artifact tools, record_artifact and call_subagent, 100 rounds), search_agent
+// (web_search and search_files, 3), crawl_agent (web_fetch and read_file, 2).
+// record_artifact is offered only when the engine has a declared-artifact store; the
+// lead's prompt says when to use it. search_files and read_file are offered only when the
+// conversation's local-file index holds files.
 func Defaults() []Config {
 	return []Config{
 		{Name: Lead, Description: "Task coordinator and information integrator",
@@ -60,8 +60,8 @@ func mustPrompt(name string) string {
 
 // PromptContext is the dynamic part of a system prompt. TaskPlan, Inventory and
 // LocalFiles are used for the lead only; ToolInstructions is appended for every agent.
-// LocalFiles says what the conversation's indexed local files are (issue 9, item 6;
-// localfiles.Summary.Describe); "" when there are none, and then no <local_files> block.
+// LocalFiles says what the conversation's indexed local files are
+// (localfiles.Summary.Describe); "" when there are none, and then no <local_files> block.
 type PromptContext struct {
 	Now              time.Time
 	TaskPlan         string
@@ -69,19 +69,18 @@ type PromptContext struct {
 	SubAgents        []Config
 	LocalFiles       string
 	ToolInstructions string
-	// UILanguage names the language of the user's interface as the prompt says it
-	// ("简体中文 (zh-CN)", config.LanguageName); "" when unknown. The lead's prompt gets it in
-	// a <user_language> block: the language to answer in when the question's own language
-	// is unclear (issue 10, item 1).
+	// UILanguage names the language of the user's interface as the prompt says it ("简体中文
+	// (zh-CN)", config.LanguageName); "" when unknown. The lead's prompt gets it in a
+	// <user_language> block: the language to answer in when the question's own language is
+	// unclear.
 	UILanguage string
 }
 
-// SystemPrompt assembles c's system prompt (seed 001, build_system_prompt; seed 000, the
-// task plan is injected in full): role prompt, <system_time>, and for the lead the
-// <task_plan>, <artifacts_inventory> and <available_subagents> blocks and, when the
-// conversation has indexed local files, <local_files> (issue 9, item 6), and
-// <user_language> (the interface language, the fallback of the lead's language rule;
-// issue 10, item 1), then the tool instructions.
+// SystemPrompt assembles c's system prompt: role prompt, <system_time>, and for the lead
+// the <task_plan>, <artifacts_inventory> and <available_subagents> blocks and, when the
+// conversation has indexed local files, <local_files>, and <user_language> (the
+// interface language, the fallback of the lead's language rule), then the tool
+// instructions.
 func (c Config) SystemPrompt(pc PromptContext) string {
 	var b strings.Builder
 	b.WriteString(c.RolePrompt)

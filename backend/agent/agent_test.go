@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// TestDefaults pins the three agents of seed 001 (DESIGN.md, "Contracts"): the lead comes
-// first, and each agent has exactly its tools and its max_tool_rounds.
+// TestDefaults pins the three agents (docs/ARCHITECTURE.md, "Contracts other code relies
+// on"): the lead comes first, and each agent has exactly its tools and its max_tool_rounds.
 func TestDefaults(t *testing.T) {
 	want := []struct {
 		name   string
@@ -65,8 +65,8 @@ func TestSystemPrompt(t *testing.T) {
 	}
 }
 
-// TestLocalFilesBlock (issue 9, item 6): the lead's prompt has a <local_files> block with
-// the given text only when there is one; sub-agents never get it.
+// TestLocalFilesBlock: the lead's prompt has a <local_files> block with the given text
+// only when there is one; sub-agents never get it.
 func TestLocalFilesBlock(t *testing.T) {
 	d := Defaults()
 	pc := PromptContext{LocalFiles: "3 files (2 .md, 1 .pdf). Ask search_agent."}
@@ -84,9 +84,9 @@ func TestLocalFilesBlock(t *testing.T) {
 	}
 }
 
-// TestLeadPromptRecordArtifact: the lead is told what record_artifact is for (seed 002:
-// resources the user will open again) and what it is not for (ordinary reference links,
-// which are sources); the sub-agents are not.
+// TestLeadPromptRecordArtifact: the lead is told what record_artifact is for (resources
+// the user will open again) and what it is not for (ordinary reference links, which are
+// sources); the sub-agents are not.
 func TestLeadPromptRecordArtifact(t *testing.T) {
 	d := Defaults()
 	lead := d[0].SystemPrompt(PromptContext{})
@@ -102,9 +102,9 @@ func TestLeadPromptRecordArtifact(t *testing.T) {
 	}
 }
 
-// TestPromptsAskForNumberedCitations (issue 9): the lead cites [n] (the number, not a
-// link) in answers and reports and never invents a number; the search and crawl agents
-// pass the numbers their tools showed on to the lead.
+// TestPromptsAskForNumberedCitations: the lead cites [n] (the number, not a link) in
+// answers and reports and never invents a number; the search and crawl agents pass the
+// numbers their tools showed on to the lead.
 func TestPromptsAskForNumberedCitations(t *testing.T) {
 	d := Defaults()
 	lead := d[0].SystemPrompt(PromptContext{})
@@ -124,9 +124,9 @@ func TestPromptsAskForNumberedCitations(t *testing.T) {
 	}
 }
 
-// TestLanguageRule (issue 10, item 1): the lead answers and writes artifacts in the
-// question's language and falls back to the interface language named in <user_language>;
-// the sub-agents report in their instruction's language and get no <user_language>.
+// TestLanguageRule: the lead answers and writes artifacts in the question's language and
+// falls back to the interface language named in <user_language>; the sub-agents report
+// in their instruction's language and get no <user_language>.
 func TestLanguageRule(t *testing.T) {
 	d := Defaults()
 	lead := d[0].SystemPrompt(PromptContext{UILanguage: "简体中文 (zh-CN)"})

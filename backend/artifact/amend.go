@@ -13,8 +13,9 @@ import (
 // content and true to change it, or false to leave it. A change joins the run's pending
 // version: the version number and update type stay as the run's edits made them, and the
 // change is recorded among the version's changes. The engine keeps a report's managed
-// Sources section this way (issue 9), so it lands in the same version as the run's edits.
-// The change is recorded as the parts after the longest common prefix. It returns the snapshots of the artifacts it changed.
+// Sources section this way, so it lands in the same version as the run's edits. The change
+// is recorded as the parts after the longest common prefix. It returns the snapshots of
+// the artifacts it changed.
 func (m *Manager) Amend(fn func(events.ArtifactSnapshot) (string, bool)) []events.ArtifactSnapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -19,9 +19,9 @@ type Deleted struct {
 	Blob string
 }
 
-// Delete removes artifact id for good, at the user's request (issue 8: any artifact,
-// documents, uploads and the task plan alike): the artifact, all its stored versions and
-// every crash draft of it go, in one transaction (store.DeleteArtifact), and the manager
+// Delete removes artifact id for good, at the user's request (any artifact, documents,
+// uploads and the task plan alike): the artifact, all its stored versions and every
+// crash draft of it go, in one transaction (store.DeleteArtifact), and the manager
 // forgets it, so a run holding it in its cache sees it gone from then on (a later
 // create_artifact with the same id starts afresh at version 1).
 //

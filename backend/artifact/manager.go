@@ -1,4 +1,4 @@
-// Package artifact implements the ArtifactManager of seed 000: the write-back cache that
+// Package artifact implements the ArtifactManager: the write-back cache that
 // holds every artifact a run creates or edits, the operations the artifact tools call, the
 // inventory shown to the lead agent, and the flush that persists one version per dirty
 // artifact at the end of a run.
@@ -19,14 +19,14 @@ import (
 	"artifactflow/backend/textmatch"
 )
 
-// TaskPlanID is the artifact id of the lead agent's task plan (seed 000, 双 Artifact 架构).
+// TaskPlanID is the artifact id of the lead agent's task plan.
 const TaskPlanID = "task_plan"
 
-// InventoryPreviewLength is the number of runes of each artifact shown in the inventory
-// (seed 000, INVENTORY_PREVIEW_LENGTH).
+// InventoryPreviewLength is the number of runes of each artifact shown in the
+// inventory.
 const InventoryPreviewLength = 200
 
-// Update types recorded on versions (seed 000, ArtifactVersion.update_type).
+// Update types recorded on versions.
 const (
 	// UpdateCreate is the update type of the version create_artifact made.
 	UpdateCreate = "create"
@@ -40,7 +40,7 @@ const (
 	UpdateRewrite = "rewrite"
 )
 
-// Sources of artifacts (seed 000, Artifact.source).
+// Sources of artifacts.
 const (
 	// SourceAgent marks artifacts the agents created.
 	SourceAgent = "agent"
@@ -61,8 +61,8 @@ var (
 	// ErrInvalidID: an artifact id that is not 1-64 letters, digits, '_', '-' or '.'.
 	ErrInvalidID = errors.New("invalid artifact id")
 	// ErrConflict: the artifact changed since the version the user's edit started from,
-	// or the running research holds unsaved changes to it (seed 003, optimistic locking).
-	// Its text "conflict" is the code the page branches on ("conflict: <what to do>").
+	// or the running research holds unsaved changes to it (optimistic locking). Its text
+	// "conflict" is the code the page branches on ("conflict: <what to do>").
 	ErrConflict = errors.New("conflict")
 )
 
@@ -79,7 +79,7 @@ type Store interface {
 	UploadBySHA256(ctx context.Context, sessionID, sha string) (store.Artifact, error)
 }
 
-// memory is one artifact held in the cache (seed 000, ArtifactMemory).
+// memory is one artifact held in the cache.
 type memory struct {
 	id, contentType, title, content, source string
 	version                                 int // in-memory version: DB current_version plus one per operation
@@ -206,8 +206,8 @@ func (m *Manager) loadExisting(ctx context.Context, id string) (*memory, error) 
 		ErrNotFound, id, list, id)
 }
 
-// Create adds a new artifact at version 1 (seed 000, create_artifact: rejected when the id
-// exists in the cache or the database). Errors: ErrInvalidID, ErrExists, store errors.
+// Create adds a new artifact at version 1 (create_artifact: rejected when the id exists in
+// the cache or the database). Errors: ErrInvalidID, ErrExists, store errors.
 func (m *Manager) Create(ctx context.Context, id, contentType, title, content string) (events.ArtifactSnapshot, error) {
 	if !validID(id) {
 		return events.ArtifactSnapshot{}, fmt.Errorf("%w %q: use 1-64 letters, digits, '_', '-' or '.'", ErrInvalidID, id)
@@ -233,13 +233,12 @@ func (m *Manager) Create(ctx context.Context, id, contentType, title, content st
 	return mem.snapshot(), nil
 }
 
-// Update replaces the one place oldStr matches with newStr and bumps the in-memory version
-// (seed 000, update_artifact). Matching is textmatch's three layers: exact, normalized and
-// approximate; the version records update_type "update" (Layers 0 and 1) or
-// "update_fuzzy" (Layer 2) and the (old, new) pair with the original text that was
-// replaced. Errors: ErrNotFound for the artifact (naming the existing ones), and the
-// textmatch errors (ErrNoMatch and ErrAmbiguous are matched by errors.Is), each telling the
-// model what to do next.
+// Update replaces the one place oldStr matches with newStr and bumps the in-memory version.
+// Matching is textmatch's three layers: exact, normalized and approximate; the version
+// records update_type "update" (Layers 0 and 1) or "update_fuzzy" (Layer 2) and the (old,
+// new) pair with the original text that was replaced. Errors: ErrNotFound for the artifact
+// (naming the existing ones), and the textmatch errors (ErrNoMatch and ErrAmbiguous are
+// matched by errors.Is), each telling the model what to do next.
 func (m *Manager) Update(ctx context.Context, id, oldStr, newStr string) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -277,7 +276,7 @@ func (j *joined) Error() string { return j.err.Error() }
 // Unwrap returns the wrapped error and the sentinel, so errors.Is matches both.
 func (j *joined) Unwrap() []error { return []error{j.err, j.sentinel} }
 
-// Rewrite replaces the whole content and bumps the version (seed 000, rewrite_artifact).
+// Rewrite replaces the whole content and bumps the version.
 func (m *Manager) Rewrite(ctx context.Context, id, content string) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -311,7 +310,7 @@ var updateWeight = map[string]int{UpdateUpdate: 1, UpdateFuzzy: 2, UpdateRewrite
 // SourceUser marks versions the user made in the window (edits and restores).
 const SourceUser = "user"
 
-// Edit saves content as a new version made by the user (seed 003, optimistic locking):
+// Edit saves content as a new version made by the user (optimistic locking):
 // baseVersion is the version the user's editor started from. It fails with ErrConflict,
 // never overwriting anything, when the artifact has moved past baseVersion or when the
 // running research holds unsaved changes to it. updateType is store.UpdateUserEdit or
@@ -351,11 +350,11 @@ func (m *Manager) Edit(ctx context.Context, id string, baseVersion int, content,
 	return mem.snapshot(), nil
 }
 
-// Recover keeps the draft an interrupted run left of artifact id (issue 4, crash safety):
-// its content becomes a new version on top of whatever is stored now (update_type
-// "recover", recording the run's message), or the artifact is created when the run had
-// created it. The draft is then deleted. Errors: ErrConflict while a run holds unsaved
-// changes to id; ErrNotFound when there is no such draft.
+// Recover keeps the draft an interrupted run left of artifact id: its content becomes a
+// new version on top of whatever is stored now (update_type "recover", recording the
+// run's message), or the artifact is created when the run had created it. The draft is
+// then deleted. Errors: ErrConflict while a run holds unsaved changes to id; ErrNotFound
+// when there is no such draft.
 func (m *Manager) Recover(ctx context.Context, d store.Draft) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -402,8 +401,8 @@ func (m *Manager) Restore(ctx context.Context, id string, version, baseVersion i
 }
 
 // Read returns the artifact's current content (from the cache, so it includes unflushed
-// edits) when version is 0, else that stored version from the database (seed 000,
-// read_artifact). Errors: ErrNotFound for an unknown id or version.
+// edits) when version is 0, else that stored version from the database. Errors:
+// ErrNotFound for an unknown id or version.
 func (m *Manager) Read(ctx context.Context, id string, version int) (events.ArtifactSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -437,7 +436,7 @@ type Item struct {
 }
 
 // List returns every artifact of the session, database rows overlaid with the cache
-// (seed 000: during a run the list and contents come from the cache), oldest first.
+// (during a run the list and contents come from the cache), oldest first.
 func (m *Manager) List(ctx context.Context) ([]Item, error) {
 	rows, err := m.st.ListArtifacts(ctx, m.sessionID)
 	if err != nil {
@@ -467,7 +466,7 @@ func (m *Manager) List(ctx context.Context) ([]Item, error) {
 }
 
 // TaskPlan returns the full task plan content, "" when there is none yet. It is injected
-// whole into the lead agent's system prompt (seed 000, System Prompt 层注入).
+// whole into the lead agent's system prompt.
 func (m *Manager) TaskPlan(ctx context.Context) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -483,7 +482,7 @@ func (m *Manager) TaskPlan(ctx context.Context) (string, error) {
 
 // Inventory renders the <artifacts_inventory> block of the lead's system prompt: every
 // artifact except the task plan, with id, title, type, version, source and the first
-// InventoryPreviewLength runes of its content (seed 000, Artifact Inventory).
+// InventoryPreviewLength runes of its content (Artifact Inventory).
 func (m *Manager) Inventory(ctx context.Context) (string, error) {
 	items, err := m.List(ctx)
 	if err != nil {
@@ -511,12 +510,12 @@ func (m *Manager) Inventory(ctx context.Context) (string, error) {
 const FlushAttempts = 3
 
 // Flush persists every dirty artifact, each in its own transaction, retrying up to
-// FlushAttempts times (seed 000, flush_all / with_retry). New artifacts are inserted with
-// their in-memory version; existing ones are updated under optimistic locking with
-// version = in-memory version, so three edits in one run leave one stored version. When
-// an attempt fails but its commit landed (the stored version already holds our content),
-// it counts as success. Failures are returned by id and stay dirty so a later Flush can
-// retry them; artifacts already written are never rolled back.
+// FlushAttempts times. New artifacts are inserted with their in-memory version; existing
+// ones are updated under optimistic locking with version = in-memory version, so three
+// edits in one run leave one stored version. When an attempt fails but its commit landed
+// (the stored version already holds our content), it counts as success. Failures are
+// returned by id and stay dirty so a later Flush can retry them; artifacts already
+// written are never rolled back.
 func (m *Manager) Flush(ctx context.Context) (failed map[string]error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -592,9 +591,10 @@ func (m *Manager) flushOne(ctx context.Context, mem *memory) error {
 }
 
 // Checkpoint saves every dirty artifact changed since the last checkpoint as a draft, in
-// one transaction, so a crash loses at most the tool round in flight (issue 4, crash
-// safety past seed 000's accepted loss). The engine calls it after each completed tool
-// round. On error nothing is marked saved and the next checkpoint tries again.
+// one transaction, so a crash loses at most the tool round in flight (crash safety:
+// without checkpoints a crash would lose the whole run). The engine calls it after each
+// completed tool round. On error nothing is marked saved and the next checkpoint tries
+// again.
 func (m *Manager) Checkpoint(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -627,8 +627,8 @@ func (m *Manager) Checkpoint(ctx context.Context) error {
 }
 
 // landed reports whether the store already holds mem's version with mem's content: an
-// earlier attempt whose commit succeeded although it reported an error (seed 000:
-// DuplicateError / IntegrityError 视为前次 attempt 已提交). It refreshes lockVersion.
+// earlier attempt whose commit succeeded although it reported an error (a duplicate or
+// integrity error means the earlier attempt committed). It refreshes lockVersion.
 func (m *Manager) landed(ctx context.Context, mem *memory) bool {
 	v, err := m.st.GetVersion(ctx, m.sessionID, mem.id, mem.version)
 	if err != nil || v.Content != mem.content {

@@ -64,7 +64,7 @@ func TestOperations(t *testing.T) {
 	if err != nil || s.Version != 2 || s.Content != "- [ ] a\n- [x] b\n- [ ] a" {
 		t.Fatalf("update = %+v, %v", s, err)
 	}
-	// Seed 000 Layer 2: a one-character typo still finds its place, recorded as update_fuzzy.
+	// Layer 2: a one-character typo still finds its place, recorded as update_fuzzy.
 	if s, err = m.Update(ctx, "task_plan", "- [x] c", "- [x] b!"); err != nil || s.Content != "- [ ] a\n- [x] b!\n- [ ] a" {
 		t.Fatalf("fuzzy update = %+v, %v", s, err)
 	}
@@ -81,8 +81,8 @@ func TestOperations(t *testing.T) {
 		t.Fatal(failed)
 	}
 	// Create and three edits in one run leave one stored version, numbered 4 (the
-	// in-memory number; versions are sparse). TestOneVersionPerRun covers seed 000's
-	// example of exactly three operations.
+	// in-memory number; versions are sparse). TestOneVersionPerRun covers the
+	// case of exactly three operations.
 	vs, err := db.ListVersions(ctx, "conv", "task_plan")
 	if err != nil || len(vs) != 1 || vs[0].Version != 4 || vs[0].UpdateType != UpdateCreate || vs[0].MessageID != "msg" {
 		t.Fatalf("versions = %+v, %v", vs, err)
@@ -136,7 +136,7 @@ func TestInventory(t *testing.T) {
 	}
 }
 
-// TestOneVersionPerRun is seed 000's write-back example: operations on one artifact
+// TestOneVersionPerRun is the write-back rule: operations on one artifact
 // during a run bump the in-memory version, and the flush at the end stores a single
 // version carrying the last number; the numbers in between never exist.
 func TestOneVersionPerRun(t *testing.T) {

@@ -72,7 +72,7 @@ type uploadMetadata struct {
 	Blob         string `json:"blob"` // file name of the original under the blobs directory
 }
 
-// SanitizeID turns an uploaded file name into an artifact id (seed 000, Upload 旁路:
+// SanitizeID turns an uploaded file name into an artifact id (as Python's
 // re.sub(r'[^\w\-.]', '_', filename)). Any directory part ('/' or '\' separated) is
 // dropped first; then every character that is not a letter or number of any script (as
 // Python's Unicode \w: categories L and N), '_', '-' or '.' becomes '_', one per code
@@ -126,16 +126,15 @@ func bytePrefix(s string, n int) (string, bool) {
 	return s[:n], true
 }
 
-// CreateFromUpload stores an uploaded file as a new artifact at once (seed 000, Upload
-// 旁路): unlike Create it bypasses the write-back cache and commits through
-// Store.CreateArtifact, with source "user_upload", update_type "upload" and version 1, so
-// the artifact is listed as soon as the upload returns. Its content is the text extract.Text
-// finds; a file whose text cannot be read is still stored, with content type "binary" and
-// a one-line note naming the file, its size and why. The id is SanitizeID(up.Name), with
-// "_1", "_2" ... before the extension when the id is taken in the database or in this
-// manager's cache; a store.ErrDuplicate from a concurrent writer moves on to the next
-// suffix too. The artifact joins the manager's view clean (not dirty), so List, Read and
-// Create see it during a run.
+// CreateFromUpload stores an uploaded file as a new artifact at once: unlike Create it
+// bypasses the write-back cache and commits through Store.CreateArtifact, with source
+// "user_upload", update_type "upload" and version 1, so the artifact is listed as soon as
+// the upload returns. Its content is the text extract.Text finds; a file whose text cannot
+// be read is still stored, with content type "binary" and a one-line note naming the file,
+// its size and why. The id is SanitizeID(up.Name), with "_1", "_2" ... before the extension
+// when the id is taken in the database or in this manager's cache; a store.ErrDuplicate from
+// a concurrent writer moves on to the next suffix too. The artifact joins the manager's view
+// clean (not dirty), so List, Read and Create see it during a run.
 //
 // The name given is never used as a path: the title is its base name without directory
 // parts ('/' or '\' separated, so "../x", "C:\x" and "/etc/passwd" give "x", "x" and
@@ -152,8 +151,8 @@ func bytePrefix(s string, n int) (string, bool) {
 //
 // The same bytes uploaded again into the same conversation (same SHA-256, whatever the
 // name) store nothing: the result names the artifact that already holds them, with
-// Existing set and the note `already in this conversation as "<id>"` (issue 8). Different
-// bytes under a taken name still get the next suffix.
+// Existing set and the note `already in this conversation as "<id>"`. Different bytes
+// under a taken name still get the next suffix.
 //
 // maxBytes is the size limit in bytes (DefaultMaxUploadBytes when <= 0). Errors:
 // ErrTooLarge, naming the file, its size and the limit, when up.Data is larger (nothing is

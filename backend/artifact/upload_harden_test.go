@@ -12,11 +12,11 @@ import (
 )
 
 // TestUploadHostileNames uploads files whose names try to climb out of the data directory,
-// name absolute paths, hide NUL or bidirectional overrides, or run to 300 characters
-// (issue 11, item 4). Title, id and the recorded original_name keep no directory part,
-// no NUL, control or format character, and are cut at rune boundaries (title 200 runes,
-// id 64 bytes, original_name 255 runes); the only file written is the original, named by
-// its SHA-256, inside the blobs directory.
+// name absolute paths, hide NUL or bidirectional overrides, or run to 300 characters.
+// Title, id and the recorded original_name keep no directory part, no NUL, control or
+// format character, and are cut at rune boundaries (title 200 runes, id 64 bytes,
+// original_name 255 runes); the only file written is the original, named by its SHA-256,
+// inside the blobs directory.
 func TestUploadHostileNames(t *testing.T) {
 	ctx := context.Background()
 	long := strings.Repeat("长", 150) + strings.Repeat("a", 146) + ".txt" // 300 runes

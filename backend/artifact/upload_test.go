@@ -151,7 +151,7 @@ func TestCreateFromUpload(t *testing.T) {
 	}
 
 	// The same bytes again, under any name, are the artifact already there: nothing new is
-	// stored and the blob is not rewritten (issue 8).
+	// stored and the blob is not rewritten.
 	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(blobPath, past, past); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,10 @@ const (
 	MaxMaxTokens = 10_000_000
 )
 
-// AgentModel is the model choice of one kind of agent (issue 9, item 7: "Settings choose
-// the lead's model and the sub-agents' model, each with its own tool-call mode, context
-// window and sampling"): Settings.Lead for the lead agent, Settings.SubAgents for the
-// search and crawl agents. Every field is optional; an empty one inherits:
+// AgentModel is the model choice of one kind of agent (Settings choose the lead's model
+// and the sub-agents' model, each with its own tool-call mode, context window and
+// sampling): Settings.Lead for the lead agent, Settings.SubAgents for the search and
+// crawl agents. Every field is optional; an empty one inherits:
 //   - Model "": the top-level Settings.Model (the one model set).
 //   - ToolCallMode "": the top-level Settings.ToolCallMode ("native" | "xml").
 //   - ContextWindow 0: the model's own entry in Settings.Models, then the Settings-wide

@@ -16,7 +16,7 @@ import (
 func f64(v float64) *float64 { return &v }
 
 // TestValidateNewFields: each bad search or agent field is refused with its name and the
-// reason (issue 9: "lead.temperature: 3 is outside 0–2"); good ones pass.
+// reason ("lead.temperature: 3 is outside 0–2"); good ones pass.
 func TestValidateNewFields(t *testing.T) {
 	tests := []struct {
 		name string
@@ -84,9 +84,9 @@ func TestSearchProviderInEffect(t *testing.T) {
 	}
 }
 
-// TestOldConfigLoadsAndSavesWhole: a config.json written before issue 9 (searxng_url, no
-// search, lead or sub_agents) means SearXNG, and saving it back changes no key of it and
-// adds none.
+// TestOldConfigLoadsAndSavesWhole: a config.json written before per-agent models and
+// search providers (searxng_url, no search, lead or sub_agents) means SearXNG, and
+// saving it back changes no key of it and adds none.
 func TestOldConfigLoadsAndSavesWhole(t *testing.T) {
 	dir := t.TempDir()
 	onPath(t, "notify-send")

@@ -119,7 +119,7 @@ func TestMergeAndDataDir(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
-// TestModelContext covers issue 4's "a threshold per model": each model keeps its own
+// TestModelContext covers a threshold per model: each model keeps its own
 // window and threshold, models without an entry follow the Settings-wide values and then
 // the defaults, a zero entry is removed, and Merge lays flag entries over the file's.
 func TestModelContext(t *testing.T) {
@@ -222,8 +222,8 @@ func TestUploadLimitBounded(t *testing.T) {
 	}
 }
 
-// The UI language (issue 10, item 1) is one of en, zh-CN or "" (the system's), kept in
-// config.json; anything else is invalid_settings naming the language field.
+// The UI language is one of en, zh-CN or "" (the system's), kept in config.json;
+// anything else is invalid_settings naming the language field.
 func TestLanguageSetting(t *testing.T) {
 	for _, lang := range []string{"", LanguageEnglish, LanguageChinese} {
 		if err := (Settings{Language: lang}).Validate(); err != nil {

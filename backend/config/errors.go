@@ -124,7 +124,7 @@ func position(b []byte, offset int64) (line, col int) {
 // problems, each "<field>: <what is wrong>" (e.g. "base_url: must be an absolute http(s)
 // URL …", "lead.temperature: 3 is outside 0–2"). It wraps ErrInvalid, and its Error text
 // is "invalid settings: " followed by the problems joined with "; " (the text callers saw
-// before this type existed). Issue 10 item 2: the window reads the fields from Fields
+// before this type existed). The window reads the fields from Fields
 // instead of splitting the text.
 type InvalidError struct {
 	// Problems are the validation failures in the order found, each "<field>: <message>".

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// Hook events (issue 8): the keys of Settings.Hooks.
+// Hook events: the keys of Settings.Hooks.
 const (
 	// HookPostToolUse runs after every tool call of every agent completes, successful or
 	// not, for the entries whose Matcher matches the tool's name.
@@ -39,8 +39,8 @@ const (
 // Hooks lists the commands to run per hook event, keyed by HookPostToolUse or HookStop
 // (config.json: "hooks": {"PostToolUse": [entry, ...], "Stop": [entry, ...]}). The entries
 // of one event run one after another in this order; the artifacts they declare are
-// concatenated (seed 002: hookSpecificOutput.artifacts of several hooks are concatenated,
-// not last-writer-wins).
+// concatenated (hookSpecificOutput.artifacts of several hooks are concatenated, not
+// last-writer-wins).
 type Hooks map[string][]Hook
 
 // Hook is one command run on a hook event.

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestHooksRoundTrip: the hooks of issue 8 are saved to config.json under "hooks" with
+// TestHooksRoundTrip: the hooks are saved to config.json under "hooks" with
 // the documented keys and read back unchanged.
 func TestHooksRoundTrip(t *testing.T) {
 	dir := t.TempDir()

@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// TestLoadBadFileSaysWhereAndIsNeverOverwritten covers issue 11 item 4: a config.json that
-// is not valid JSON (or has a value of the wrong type) gives ErrBadFile with the file's
-// path, the line and column of the problem and the way out, and neither Load nor a later
-// Save changes the file.
+// TestLoadBadFileSaysWhereAndIsNeverOverwritten: a config.json that is not valid JSON (or
+// has a value of the wrong type) gives ErrBadFile with the file's path, the line and
+// column of the problem and the way out, and neither Load nor a later Save changes the
+// file.
 func TestLoadBadFileSaysWhereAndIsNeverOverwritten(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -10,7 +10,7 @@ import (
 	"unicode"
 )
 
-// Search provider ids (issue 9, item 1), as package web names them (web.Providers).
+// Search provider ids, as package web names them (web.Providers).
 const (
 	ProviderDuckDuckGo = "duckduckgo"
 	ProviderWikipedia  = "wikipedia"
@@ -22,7 +22,7 @@ const (
 )
 
 // DefaultSearchProvider is the provider used when none is chosen and no SearXNG URL is
-// set: it needs no key and no server (issue 9: "a default that needs no key").
+// set: it needs no key and no server (the default must need no key).
 const DefaultSearchProvider = ProviderDuckDuckGo
 
 // searchProviders are the ids Validate accepts, the default first. The list is the one of
@@ -33,7 +33,7 @@ var searchProviders = []string{ProviderDuckDuckGo, ProviderWikipedia, ProviderSe
 // SearchProviders returns the provider ids Settings accept, the default first (a copy).
 func SearchProviders() []string { return slices.Clone(searchProviders) }
 
-// SearchSettings choose the web search provider (issue 9, item 1; json "search").
+// SearchSettings choose the web search provider (json "search").
 //
 // Provider is a provider id ("" = DefaultSearchProvider, unless the old top-level
 // searxng_url is set: then ProviderSearXNG, so a config.json written before providers

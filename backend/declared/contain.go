@@ -20,11 +20,11 @@ var (
 )
 
 // CleanWorkspacePath normalizes a workspace-relative path by the rules declared artifacts
-// use for workspacePath (seed 002, normalizedWorkspacePath): backslashes are separators on
-// every platform, the path is cleaned and "./" dropped, case is kept. It returns the clean
-// slash path, or an error wrapping ErrBadWorkspacePath when the path is empty, absolute
-// (a drive letter or UNC form included), escapes with "..", names the workspace itself or
-// holds a control character. A name that merely starts with ".." ("..notes.md") is fine.
+// use for workspacePath: backslashes are separators on every platform, the path is cleaned
+// and "./" dropped, case is kept. It returns the clean slash path, or an error wrapping
+// ErrBadWorkspacePath when the path is empty, absolute (a drive letter or UNC form
+// included), escapes with "..", names the workspace itself or holds a control character. A
+// name that merely starts with ".." ("..notes.md") is fine.
 func CleanWorkspacePath(p string) (string, error) {
 	if len(p) > maxPathBytes {
 		return "", fmt.Errorf("%w: the path is longer than %d bytes", ErrBadWorkspacePath, maxPathBytes)
@@ -39,11 +39,11 @@ func CleanWorkspacePath(p string) (string, error) {
 	return clean, nil
 }
 
-// ResolveWorkspacePath applies the containment rules of declared workspace artifacts
-// (seed 002, section 7.1; the same code as record_artifact's check) to rel inside the
-// workspace folder workspace (absolute; it may itself be or lie under a symbolic link,
-// which is resolved first). It returns rel cleaned (CleanWorkspacePath) and the absolute
-// path the file really is at, every symbolic link resolved, for the caller to open.
+// ResolveWorkspacePath applies the containment rules of declared workspace artifacts to
+// rel inside the workspace folder workspace (absolute; it may itself be or lie under a
+// symbolic link, which is resolved first). It returns rel cleaned (CleanWorkspacePath)
+// and the absolute path the file really is at, every symbolic link resolved, for the
+// caller to open.
 //
 // Errors: ErrBadWorkspacePath (see CleanWorkspacePath); ErrOutsideWorkspace when rel,
 // followed through every symbolic link (existing or dangling), ends outside the

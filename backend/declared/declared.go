@@ -1,15 +1,14 @@
-// Package declared keeps a conversation's declared artifacts (seed 002, qwen-code's
-// session artifacts): links and files the user can open again (a dataset's page, an
-// official tool, a report file in the workspace), registered by the lead agent's
-// record_artifact tool, by hooks, or by local clients through the local API. They sit in
-// the panel beside the documents (seed 000) but are a different thing: a declared artifact
-// is a reference to a resource, never its content; the app never fetches a link to
-// preview it.
+// Package declared keeps a conversation's declared artifacts (qwen-code's session
+// artifacts): links and files the user can open again (a dataset's page, an official
+// tool, a report file in the workspace), registered by the lead agent's record_artifact
+// tool, by hooks, or by local clients through the local API. They sit in the panel
+// beside the documents but are a different thing: a declared artifact is a reference to
+// a resource, never its content; the app never fetches a link to preview it.
 //
 // Every entry point turns what it received into Inputs and calls Service.Upsert, so one
-// place validates, normalizes, merges and evicts (seed 002: "no second pipeline"):
+// place validates, normalizes, merges and evicts (no second pipeline):
 //
-//   - Validation (seed 002, 7.1 and 安全), each failure a *FieldError naming the field:
+//   - Validation, each failure a *FieldError naming the field:
 //     title required, trimmed 1–200 characters, one line; description trimmed at most
 //     1,000 characters (line breaks allowed); exactly one of workspacePath, managedId and
 //     url (a trusted publish may carry a managedId beside its url); url parsed with
@@ -88,10 +87,10 @@ import (
 	"artifactflow/backend/store"
 )
 
-// Artifact is a declared artifact as clients see it (seed 002, DaemonSessionArtifact).
+// Artifact is a declared artifact as clients see it.
 type Artifact = events.DeclaredArtifact
 
-// Known values of the enumerations (seed 002). Clients must tolerate others.
+// Known values of the enumerations. Clients must tolerate others.
 const (
 	KindHTML, KindImage, KindVideo, KindAudio, KindPDF = "html", "image", "video", "audio", "pdf"
 	KindNotebook, KindFile, KindLink, KindOther        = "notebook", "file", "link", "other"
@@ -107,7 +106,7 @@ const (
 	ReasonEviction, ReasonExplicit              = "eviction", "explicit"
 )
 
-// Limits (seed 002).
+// Limits.
 const (
 	MaxPerConversation = 200             // artifacts per conversation
 	ReserveTool        = 100             // soft reservation of source tool
@@ -119,7 +118,7 @@ const (
 	RefreshInterval    = time.Second * 5 // workspace stat refresh on List
 )
 
-// Input is one artifact as an entry point received it (seed 002, ToolArtifact plus the
+// Input is one artifact as an entry point received it (the record_artifact input plus the
 // fields the entry point sets). The first block comes from the payload; Source and the
 // rest are set by the entry point from its own context, never from the payload.
 type Input struct {
@@ -149,8 +148,8 @@ type Input struct {
 	TrustedPublisher bool `json:"-"`
 }
 
-// Change is one net change of a mutation (seed 002, DaemonSessionArtifactChange). Artifact
-// is the whole artifact (for removed, its last state); Reason is set for removed only.
+// Change is one net change of a mutation. Artifact is the whole artifact (for removed, its
+// last state); Reason is set for removed only.
 type Change struct {
 	Action     string    `json:"action"`
 	ArtifactID string    `json:"artifactId"`
@@ -169,12 +168,12 @@ var (
 	// ErrValidation: an input is invalid; the error is a *FieldError naming the field.
 	ErrValidation = errors.New("validation failed")
 	// ErrForbidden: a client tried to remove a client-retained artifact it did not
-	// register itself (seed 002: the user may remove anything).
+	// register itself (the user may remove anything).
 	ErrForbidden = errors.New("forbidden")
 )
 
 // FieldError is a validation failure of one field of one input. It wraps ErrValidation.
-// Index is the input's position in its batch. Field is seed 002's JSON name of the field:
+// Index is the input's position in its batch. Field is the JSON name of the field:
 // "title", "description", "kind", "storage", "workspacePath", "managedId", "url" (also
 // when no locator is given), "mimeType", "metadata" (a bad key, or the whole object over
 // 4 KB), "metadata.<key>" (a bad value), or "source" (an entry point that set no known
@@ -516,8 +515,8 @@ func (s *Service) upsertTx(tx *store.DeclaredTx, conv string, cands []candidate,
 	return logged, dropped, err
 }
 
-// newEntry is a new artifact from its first input (seed 002: createdAt set once; the
-// first writer's source is its retention source; a client input retains it).
+// newEntry is a new artifact from its first input (createdAt set once; the first
+// writer's source is its retention source; a client input retains it).
 func newEntry(conv, id string, c *candidate, now time.Time) *entry {
 	r := store.DeclaredRow{
 		ID: id, IdentityKey: conv + ":" + c.identity, Kind: c.kind, Storage: c.storage,
@@ -535,12 +534,12 @@ func newEntry(conv, id string, c *candidate, now time.Time) *entry {
 	return &entry{row: r, meta: c.metadata, stored: -1}
 }
 
-// merge applies a later input of the same identity to e (seed 002, 去重行为): the first
-// writer's display and audit fields stay; a client input retains the artifact; a trusted
-// publish upgrades an external_url artifact (storage, kind, mimeType, title, description,
-// managedId); a workspace file's fresh stat is taken; tool and client inputs add missing
-// metadata keys unless the result would pass MaxMetadataBytes (then the enrichment is
-// dropped with a warning and the rest still applies); hooks' metadata is ignored.
+// merge applies a later input of the same identity to e: the first writer's display and
+// audit fields stay; a client input retains the artifact; a trusted publish upgrades an
+// external_url artifact (storage, kind, mimeType, title, description, managedId); a
+// workspace file's fresh stat is taken; tool and client inputs add missing metadata keys
+// unless the result would pass MaxMetadataBytes (then the enrichment is dropped with a
+// warning and the rest still applies); hooks' metadata is ignored.
 func merge(e *entry, c *candidate, conv string, now time.Time) {
 	r := &e.row
 	if c.source == SourceClient {
@@ -601,8 +600,8 @@ func applyStat(r *store.DeclaredRow, st wsStat, now time.Time) {
 }
 
 // refreshForEviction re-checks every stored workspace artifact just before victims are
-// chosen (seed 002: a missing artifact is evicted first only if it is still missing); a
-// changed status is persisted (not logged). A check that fails keeps the cached status.
+// chosen (a missing artifact is evicted first only if it is still missing); a changed
+// status is persisted (not logged). A check that fails keeps the cached status.
 func (s *Service) refreshForEviction(tx *store.DeclaredTx, rows []store.DeclaredRow, root rootFunc, now time.Time) error {
 	if !slices.ContainsFunc(rows, func(r store.DeclaredRow) bool { return r.Storage == StorageWorkspace && r.WorkspacePath != "" }) {
 		return nil
@@ -683,12 +682,12 @@ func plain(logged []LoggedChange) []Change {
 
 // List returns the conversation's artifacts, oldest first (createdAt, then insert order),
 // after refreshing the status and size of workspace artifacts not stat'ed within
-// RefreshInterval (seed 002, GET 行为): the same containment and realpath check as on
-// upsert, so a file deleted or swapped for a symbolic link leaving the workspace becomes
-// missing (with MissingReason, without sizeBytes) and one that comes back becomes
-// available. A status change found here is persisted but not published. A workspace that
-// cannot be resolved leaves the cached statuses. Errors: store.ErrNotFound for an unknown
-// conversation; store errors, wrapped.
+// RefreshInterval: the same containment and realpath check as on upsert, so a file
+// deleted or swapped for a symbolic link leaving the workspace becomes missing (with
+// MissingReason, without sizeBytes) and one that comes back becomes available. A status
+// change found here is persisted but not published. A workspace that cannot be resolved
+// leaves the cached statuses. Errors: store.ErrNotFound for an unknown conversation;
+// store errors, wrapped.
 func (s *Service) List(ctx context.Context, conversationID string) ([]Artifact, error) {
 	rows, err := s.db.ListDeclared(ctx, conversationID)
 	if err != nil {
@@ -896,14 +895,14 @@ func (s *Service) resolveWorkspace(ctx context.Context, conv string) (workspaceR
 	return resolveRoot(ws), nil
 }
 
-// artifactID is seed 002's public id: the first 12 hex digits of the SHA-256 of
+// artifactID is the public id: the first 12 hex digits of the SHA-256 of
 // "conversation:kind-of-locator:value".
 func artifactID(conv, identity string) string {
 	sum := sha256.Sum256([]byte(conv + ":" + identity))
 	return hex.EncodeToString(sum[:6])
 }
 
-// timeFormat renders createdAt and updatedAt as seed 002 shows them (UTC, milliseconds).
+// timeFormat renders createdAt and updatedAt as clients see them (UTC, milliseconds).
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // toArtifact is the public form of a stored row (clientId and the bookkeeping stay

@@ -92,7 +92,7 @@ func TestEvictionAtDefaults(t *testing.T) {
 		{"one more tool evicts the oldest tool", SourceTool, func(_, _, tool []string) string { return tool[0] }},
 		{"one more hook evicts the oldest hook", SourceHook, func(hook, _, _ []string) string { return hook[0] }},
 		// Client is over its reservation: its oldest goes although clients retain every
-		// client artifact (retention breaks no reservation, seed 002), never a hook or tool
+		// client artifact (retention breaks no reservation), never a hook or tool
 		// artifact within its own reservation.
 		{"one more client evicts the oldest client", SourceClient, func(_, client, _ []string) string { return client[0] }},
 	}

@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// Unsafe display text (seed 002, 安全: title, description and metadata are plain text; the
-// app also refuses what would be dangerous if some client rendered them as HTML or turned
-// them into links). checkText returns "" for safe text, else why it is refused.
+// Unsafe display text (title, description and metadata are plain text; the app also
+// refuses what would be dangerous if some client rendered them as HTML or turned them
+// into links). checkText returns "" for safe text, else why it is refused.
 //
 // Refused, in this order:
 //   - invalid UTF-8;

@@ -16,7 +16,7 @@ import (
 	"artifactflow/backend/store"
 )
 
-// Bounds of the locators (the app's own; seed 002 bounds only the display fields).
+// Bounds of the locators (the app's own; the display fields have their own bounds).
 const (
 	maxURLBytes       = 8 << 10
 	maxPathBytes      = 4 << 10
@@ -49,9 +49,9 @@ func fieldErr(index int, field, msg string) *FieldError {
 	return &FieldError{Index: index, Field: field, Message: msg}
 }
 
-// validateInput checks and normalizes one input (seed 002, sections 7 and 7.1, and the
-// security rules). It returns a *FieldError for an invalid input, or another error (the
-// conversation does not exist) that must abort the call.
+// validateInput checks and normalizes one input. It returns a *FieldError for an
+// invalid input, or another error (the conversation does not exist) that must abort the
+// call.
 func validateInput(in Input, index int, root rootFunc) (candidate, error) {
 	c := candidate{index: index, source: in.Source, trusted: in.TrustedPublisher,
 		toolCallID: in.ToolCallID, toolName: in.ToolName, hookName: in.HookName, clientID: in.ClientID}
@@ -92,7 +92,7 @@ func validateInput(in Input, index int, root rootFunc) (candidate, error) {
 	switch c.storage {
 	case "", StorageWorkspace, StorageManaged, StorageExternalURL:
 	case StoragePublish:
-		// seed 002: only a trusted publisher (never a payload field) may publish.
+		// Only a trusted publisher (never a payload field) may publish.
 		if !in.TrustedPublisher {
 			return c, fieldErr(index, "storage", "published is reserved for the app's publisher")
 		}
@@ -118,8 +118,8 @@ func validateInput(in Input, index int, root rootFunc) (candidate, error) {
 	case mid != "" && u != "":
 		return c, fieldErr(index, "url", "only one of workspacePath, managedId or url may be set")
 	}
-	// Storage defaults and consistency (seed 002: workspacePath → workspace, managedId
-	// without url → managed, url → external_url).
+	// Storage defaults and consistency (workspacePath → workspace, managedId without
+	// url → managed, url → external_url).
 	want := StorageExternalURL
 	switch {
 	case ws != "":
@@ -189,10 +189,9 @@ func second(managedID, ifManaged, otherwise string) string {
 	return otherwise
 }
 
-// validateWorkspacePath checks a workspacePath input (seed 002, section 7.1): relative, no
-// ".." escape, and on disk a realpath containment check that also follows dangling
-// symbolic links; a path that does not exist yet is accepted (status missing). st receives
-// the stat.
+// validateWorkspacePath checks a workspacePath input: relative, no ".." escape, and on
+// disk a realpath containment check that also follows dangling symbolic links; a path that
+// does not exist yet is accepted (status missing). st receives the stat.
 func validateWorkspacePath(p string, index int, root rootFunc, st *wsStat) (string, error) {
 	if len(p) > maxPathBytes {
 		return "", fieldErr(index, "workspacePath", "must be at most 4096 bytes")
@@ -218,9 +217,9 @@ func validateWorkspacePath(p string, index int, root rootFunc, st *wsStat) (stri
 	return clean, nil
 }
 
-// validateURL checks and normalizes a url input (seed 002, identityUrl and url): parsed
-// with net/url, http or https only, userinfo dropped, scheme and host lower-cased, the
-// default port dropped. It returns the clickable URL (fragment kept) and the identity URL
+// validateURL checks and normalizes a url input (identityUrl and url): parsed with
+// net/url, http or https only, userinfo dropped, scheme and host lower-cased, the default
+// port dropped. It returns the clickable URL (fragment kept) and the identity URL
 // (fragment dropped, empty path as "/"). A trusted publish may also give a file: URL of a
 // file inside the workspace.
 func validateURL(raw string, index int, published bool, root rootFunc) (string, string, error) {
@@ -302,8 +301,8 @@ func publishedFileURL(u *url.URL, index int, root rootFunc) (string, string, err
 	return s, s, nil
 }
 
-// validateManagedID checks a managedId (seed 002, normalizedManagedId): trimmed, not
-// empty, no path separators, no "..", no control characters, no drive letter; case kept.
+// validateManagedID checks a managedId: trimmed, not empty, no path separators, no
+// "..", no control characters, no drive letter; case kept.
 func validateManagedID(id string, index int) (string, error) {
 	switch {
 	case id == "":
@@ -332,7 +331,7 @@ var (
 		".m4a": true, ".aac": true, ".opus": true, ".weba": true}
 )
 
-// inferKind is seed 002's kind default: published → html; a url without workspacePath →
+// inferKind is the kind default: published → html; a url without workspacePath →
 // link; a workspacePath by extension (.html/.htm → html, images → image, video → video,
 // audio → audio, .pdf → pdf, .ipynb → notebook, else file); otherwise other.
 func inferKind(storage, workspacePath, u string) string {
@@ -362,8 +361,8 @@ func inferKind(storage, workspacePath, u string) string {
 	return KindOther
 }
 
-// checkMetadata validates metadata (seed 002): a flat object of strings (safe display
-// text, one line), finite numbers, booleans and nulls, keys non-empty safe text, at most
+// checkMetadata validates metadata: a flat object of strings (safe display text, one
+// line), finite numbers, booleans and nulls, keys non-empty safe text, at most
 // MaxMetadataBytes as compact JSON. It returns a copy with numbers as float64, or nil for
 // an empty map. Keys are checked in sorted order so the first error is stable.
 func checkMetadata(m map[string]any, index int) (map[string]any, *FieldError) {

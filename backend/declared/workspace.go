@@ -15,7 +15,7 @@ import (
 )
 
 // Reasons a workspace artifact is missing (Artifact.MissingReason). They never name a host
-// path (seed 002: the host's absolute workspace path is not exposed).
+// path (the host's absolute workspace path is not exposed).
 const (
 	reasonNotExist = "the file does not exist"
 	reasonEscapes  = "it is a link that leaves the workspace"
@@ -29,11 +29,11 @@ const maxLinks = 255
 // errTooManyLinks: a path resolves through more than maxLinks symbolic links (a loop).
 var errTooManyLinks = errors.New("too many levels of symbolic links")
 
-// wsStat is the result of checking a workspace path on disk (seed 002, section 7.1):
-// escape when the path, followed through every symbolic link (existing or dangling),
-// ends outside the workspace; otherwise status available with the size of a regular file,
-// or missing with a reason. err is set when the check could not be made (permission,
-// link loop); status is then missing with reasonUnknown.
+// wsStat is the result of checking a workspace path on disk: escape when the path,
+// followed through every symbolic link (existing or dangling), ends outside the
+// workspace; otherwise status available with the size of a regular file, or missing with
+// a reason. err is set when the check could not be made (permission, link loop); status
+// is then missing with reasonUnknown.
 type wsStat struct {
 	status string
 	reason string
@@ -44,10 +44,10 @@ type wsStat struct {
 
 // DefaultWorkspace returns an Options.Workspace function for db: the folder the user chose
 // for the conversation (store.ConversationWorkspace), else
-// <dataDir>/workspaces/<conversation-id> (seed 002 / DESIGN.md: a workspace folder per
-// conversation). The folder is not created. Errors: store.ErrNotFound for an unknown
-// conversation; a conversation id that is not a single path element (empty, ".", "..", or
-// holding a separator) is refused rather than joined.
+// <dataDir>/workspaces/<conversation-id> (a workspace folder per conversation). The folder
+// is not created. Errors: store.ErrNotFound for an unknown conversation; a conversation id
+// that is not a single path element (empty, ".", "..", or holding a separator) is refused
+// rather than joined.
 func DefaultWorkspace(db *store.DB, dataDir string) func(ctx context.Context, conversationID string) (string, error) {
 	return func(ctx context.Context, conversationID string) (string, error) {
 		ws, err := db.ConversationWorkspace(ctx, conversationID)
@@ -69,11 +69,11 @@ func DefaultWorkspace(db *store.DB, dataDir string) func(ctx context.Context, co
 	}
 }
 
-// cleanWorkspacePath normalizes a workspacePath input (seed 002, normalizedWorkspacePath):
-// backslashes are separators on every platform (so `..\x` is the traversal it looks like),
-// the path is cleaned, "./" dropped and case kept. It returns "" and a message when the
-// path is absolute (including a drive letter or UNC form), escapes with "..", or names
-// the workspace itself. A name that merely starts with ".." (e.g. "..notes.md") is fine.
+// cleanWorkspacePath normalizes a workspacePath input: backslashes are separators on every
+// platform (so `..\x` is the traversal it looks like), the path is cleaned, "./" dropped
+// and case kept. It returns "" and a message when the path is absolute (including a drive
+// letter or UNC form), escapes with "..", or names the workspace itself. A name that
+// merely starts with ".." (e.g. "..notes.md") is fine.
 func cleanWorkspacePath(p string) (string, string) {
 	p = strings.ReplaceAll(p, `\`, "/")
 	if strings.HasPrefix(p, "/") || hasDriveLetter(p) {

@@ -10,11 +10,12 @@ import (
 	"artifactflow/backend/toolcall"
 )
 
-// AgentModel is the model one kind of agent calls (issue 9, item 7: "a model per agent"):
+// AgentModel is the model one kind of agent calls (each kind of agent has its own model):
 // the client, the model name sent with each request ("" = the client's default), the
-// tool-call format, the context window in tokens (0 = by model name, tokens.ContextWindow),
-// the share of it past which the agent's context is compacted (0 = DefaultCompactAt), and
-// the sampling sent with each of its requests (unset fields are not sent).
+// tool-call format, the context window in tokens (0 = by model name,
+// tokens.ContextWindow), the share of it past which the agent's context is compacted (0 =
+// DefaultCompactAt), and the sampling sent with each of its requests (unset fields are
+// not sent).
 type AgentModel struct {
 	Model         llm.Model
 	Name          string

@@ -18,11 +18,11 @@ import (
 
 func f32(v float32) *float32 { return &v }
 
-// TestEachAgentCallsItsOwnModel (issue 9, item 7): with Deps.SubAgents set, the lead calls
-// the lead's model (its name, native tools, its sampling) and the search agent calls the
-// sub-agents' model (its name, xml tool calls, its sampling, its context window: its
-// compaction goes to its own model too). Two scripted servers stand for the two models;
-// each must see only its own agent's requests.
+// TestEachAgentCallsItsOwnModel: with Deps.SubAgents set, the lead calls the lead's model
+// (its name, native tools, its sampling) and the search agent calls the sub-agents' model
+// (its name, xml tool calls, its sampling, its context window: its compaction goes to its
+// own model too). Two scripted servers stand for the two models; each must see only its
+// own agent's requests.
 func TestEachAgentCallsItsOwnModel(t *testing.T) {
 	var leadCalls, subCalls atomic.Int64
 	leadSrv := llmtest.NewServer(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {

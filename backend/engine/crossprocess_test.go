@@ -22,9 +22,9 @@ import (
 	"artifactflow/backend/toolcall"
 )
 
-// Issue 11, item 4: two processes on one data dir (the window and `artifactflow ask
-// --conversation X`) running in the SAME conversation. The one-run-per-conversation guard
-// must hold across processes, and no event of either run may be lost.
+// Two processes on one data dir (the window and `artifactflow ask --conversation X`)
+// running in the SAME conversation. The one-run-per-conversation guard must hold across
+// processes, and no event of either run may be lost.
 
 // The helper process: this test binary run again with envEngineHelper set is the second
 // ArtifactFlow process. It opens the database named by envEngineDB, beats as instance

@@ -126,11 +126,11 @@ func recordCall(mode toolcall.Mode, params string) llmtest.Reply {
 	return llmtest.Reply{Content: b.String()}
 }
 
-// TestRecordArtifact (seed 002, record_artifact): the lead is offered record_artifact and
-// told when to use it; its call with a link declares one artifact with source tool,
-// toolName record_artifact and the call's id; the model is told what was recorded; the
-// change is emitted and stored in the run's events as artifact_changed "created" with the
-// declared artifact. In xml mode, where calls carry no id, the engine gives one.
+// TestRecordArtifact: the lead is offered record_artifact and told when to use it; its
+// call with a link declares one artifact with source tool, toolName record_artifact and
+// the call's id; the model is told what was recorded; the change is emitted and stored in
+// the run's events as artifact_changed "created" with the declared artifact. In xml mode,
+// where calls carry no id, the engine gives one.
 func TestRecordArtifact(t *testing.T) {
 	const params = `{"title":"Global Land Temperature dataset","url":"https://data.example.org/datasets/glt?v=2#files",` +
 		`"kind":"link","description":"Monthly land temperatures since 1750.","mimeType":"text/html","metadata":{"resourceType":"dataset","rows":3192}}`
@@ -214,9 +214,9 @@ func lastToolResult(req openai.ChatCompletionRequest, mode toolcall.Mode) string
 	return ""
 }
 
-// TestRecordArtifactRefused (seed 002): bad input is a tool error naming the field and
-// declares nothing (strict validation in the declared store): a file: URL, two locations,
-// storage published, javascript: in the title or the url, nested metadata, no title.
+// TestRecordArtifactRefused: bad input is a tool error naming the field and declares
+// nothing (strict validation in the declared store): a file: URL, two locations, storage
+// published, javascript: in the title or the url, nested metadata, no title.
 func TestRecordArtifactRefused(t *testing.T) {
 	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	tests := []struct {

@@ -10,7 +10,7 @@ import (
 	"artifactflow/backend/store"
 )
 
-// journalBound is the most an event may be late in the journal (issue 4: events are
+// journalBound is the most an event may be late in the journal (events are
 // journaled batched, at most 200 ms late).
 const journalBound = 200 * time.Millisecond
 

@@ -34,7 +34,7 @@ func lastStored(t *testing.T, db *store.DB, conv string) (events.Type, events.Da
 }
 
 // TestPartialFlushFailure: when one artifact cannot be saved at the end of a run and the
-// others can, the others are saved (each flush is its own transaction, seed 000), and the
+// others can, the others are saved (each flush is its own transaction), and the
 // terminal event reports the failed one: status error, flush_failed and the error text,
 // with the answer kept. The failure is a real SQLite error, from a trigger.
 func TestPartialFlushFailure(t *testing.T) {

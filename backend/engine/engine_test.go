@@ -140,9 +140,9 @@ func (fakeFetch) Fetch(_ context.Context, u string) (web.Page, error) {
 	return web.Page{URL: u, Title: "Page", Content: "page text of " + u, ContentType: "text/html"}, nil
 }
 
-// TestSubagentRoundLimit: search_agent has max_tool_rounds 3 and crawl_agent 2 (seed 001).
-// A model that keeps calling its tool is given a last call with no tools and told to
-// answer; that answer returns to the lead as the call_subagent result.
+// TestSubagentRoundLimit: search_agent has max_tool_rounds 3 and crawl_agent 2. A model
+// that keeps calling its tool is given a last call with no tools and told to answer; that
+// answer returns to the lead as the call_subagent result.
 func TestSubagentRoundLimit(t *testing.T) {
 	tests := []struct {
 		agent, tool, args string

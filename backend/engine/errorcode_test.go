@@ -16,7 +16,7 @@ import (
 )
 
 // TestTerminalErrorCode: a failed run's terminal error event carries Config.ErrorCode's
-// code for the run's error (issue 10 item 2), and none without a classifier.
+// code for the run's error, and none without a classifier.
 func TestTerminalErrorCode(t *testing.T) {
 	classify := func(err error) string {
 		if errors.Is(err, llm.ErrRejected) && llm.HTTPStatus(err) == http.StatusUnauthorized {

@@ -7,10 +7,10 @@ import (
 	"artifactflow/backend/tools"
 )
 
-// LocalFiles is what a run needs of the conversation's local-file index (issue 9, item 6):
-// the search and read behind search_files and read_file, and Prepare, called once at the
-// start of each run, which brings the index up to date within a bounded wait and says what
-// it holds. *localfiles.Manager satisfies it.
+// LocalFiles is what a run needs of the conversation's local-file index: the search and
+// read behind search_files and read_file, and Prepare, called once at the start of each
+// run, which brings the index up to date within a bounded wait and says what it holds.
+// *localfiles.Manager satisfies it.
 type LocalFiles interface {
 	tools.FileIndex
 	Prepare(ctx context.Context, conversationID string) (localfiles.Summary, error)

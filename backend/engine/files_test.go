@@ -62,10 +62,10 @@ func filesEngine(t *testing.T, files map[string]string, h llmtest.Handler) (*Eng
 	return e, db, reqs
 }
 
-// TestLocalFilesOfferedWithFiles (issue 9, item 6): with indexed files the lead's system
-// prompt has a <local_files> block saying how many of which kinds, search_agent is offered
-// search_files and crawl_agent read_file; search_files numbers the file it finds and the
-// answer citing it lists it in its footer.
+// TestLocalFilesOfferedWithFiles: with indexed files the lead's system prompt has a
+// <local_files> block saying how many of which kinds, search_agent is offered search_files
+// and crawl_agent read_file; search_files numbers the file it finds and the answer citing
+// it lists it in its footer.
 func TestLocalFilesOfferedWithFiles(t *testing.T) {
 	e, _, reqs := filesEngine(t, map[string]string{
 		"okapi.md": "# Notes\nThe okapi is a forest giraffe.\n",

@@ -12,12 +12,12 @@ import (
 	"artifactflow/backend/llm/llmfake"
 )
 
-// TestGarbageToolArguments (issue 11, item 4): a native tool call whose arguments are not
-// JSON, truncated JSON, a JSON array or a JSON number goes back to the model as a failed
-// tool result saying what is wrong and what to send, echoed in the assistant message as
-// valid JSON that still shows the text; the run goes on to the model's final answer and
-// loses nothing: the artifact made before the garbage call is kept, and tool_start
-// records the text the model sent.
+// TestGarbageToolArguments: a native tool call whose arguments are not JSON, truncated
+// JSON, a JSON array or a JSON number goes back to the model as a failed tool result
+// saying what is wrong and what to send, echoed in the assistant message as valid JSON
+// that still shows the text; the run goes on to the model's final answer and loses
+// nothing: the artifact made before the garbage call is kept, and tool_start records the
+// text the model sent.
 func TestGarbageToolArguments(t *testing.T) {
 	tests := []struct {
 		name, args string

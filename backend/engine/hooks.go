@@ -13,10 +13,10 @@ import (
 	"artifactflow/backend/tools"
 )
 
-// Bounds of the hooks that run after a run has ended (issue 8): the Stop hooks run one
-// after another, each within its own timeout, and all of them within StopHooksTimeout, on
-// a context of their own (the run's context may already be cancelled), which Stop and
-// Close cancel.
+// Bounds of the hooks that run after a run has ended: the Stop hooks run one after
+// another, each within its own timeout, and all of them within StopHooksTimeout, on a
+// context of their own (the run's context may already be cancelled), which Stop and Close
+// cancel.
 const (
 	// StopHooksTimeout bounds all the Stop hooks of one run together.
 	StopHooksTimeout = 2 * time.Minute
@@ -137,8 +137,8 @@ func (e *Engine) recordHooks(ctx context.Context, em *emitter, agentName string,
 	emitDeclared(ctx, em, agentName, changes)
 }
 
-// emitDeclared emits one artifact_changed per declared-artifact change (seed 002,
-// DaemonSessionArtifactChange), so the run's history shows it.
+// emitDeclared emits one artifact_changed per declared-artifact change, so the
+// run's history shows it.
 func emitDeclared(ctx context.Context, em *emitter, agentName string, changes []declared.Change) {
 	for _, ch := range changes {
 		em.emit(ctx, events.ArtifactChanged, agentName, events.DataArtifactChanged{Action: ch.Action, ArtifactID: ch.ArtifactID,

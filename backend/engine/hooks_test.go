@@ -38,7 +38,7 @@ func hookScript(t *testing.T, dir, name, body string) string {
 // createCall is a lead round that creates a small document.
 var createCall = call("create_artifact", `{"id":"notes","content_type":"markdown","title":"Notes","content":"n"}`)
 
-// TestPostToolUseHookDeclares (issue 8): after the lead's create_artifact, the matching
+// TestPostToolUseHookDeclares: after the lead's create_artifact, the matching
 // PostToolUse hook gets the documented JSON on stdin, in the conversation's workspace
 // folder, and the link it prints is stored with source hook, the hook's name and the
 // triggering tool call, shown as hook_result and artifact_changed events; a hook whose
@@ -116,8 +116,8 @@ echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "artifacts": [{"ki
 	}
 }
 
-// TestFailingHooksNeverBreakTheRun (issue 8): a hook that exits 1, one that sleeps past
-// its 200 ms timeout and one that prints garbage, after a failed tool call too: the run
+// TestFailingHooksNeverBreakTheRun: a hook that exits 1, one that sleeps past its 200
+// ms timeout and one that prints garbage, after a failed tool call too: the run
 // completes with its answer, and each failure is logged and recorded as a hook_result
 // event with ok false and the reason.
 func TestFailingHooksNeverBreakTheRun(t *testing.T) {
@@ -161,9 +161,9 @@ func TestFailingHooksNeverBreakTheRun(t *testing.T) {
 	}
 }
 
-// TestStopHook (issue 8): the Stop hook runs after the run's terminal event, with the
-// status and the answer on stdin, on its own context (a cancelled run still gets it);
-// what it declares is stored with source hook; its hook_result follows the terminal event.
+// TestStopHook: the Stop hook runs after the run's terminal event, with the status
+// and the answer on stdin, on its own context (a cancelled run still gets it); what
+// it declares is stored with source hook; its hook_result follows the terminal event.
 func TestStopHook(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -228,9 +228,9 @@ echo '{"hookSpecificOutput": {"artifacts": [{"title": "Run log", "url": "https:/
 	}
 }
 
-// TestStopHooksOwnedByEngine (issue 8): while a run's Stop hook is running, a new message
-// in the conversation waits for it instead of failing with ErrBusy, and Close kills a
-// hanging Stop hook instead of waiting for its timeout.
+// TestStopHooksOwnedByEngine: while a run's Stop hook is running, a new message in the
+// conversation waits for it instead of failing with ErrBusy, and Close kills a hanging
+// Stop hook instead of waiting for its timeout.
 func TestStopHooksOwnedByEngine(t *testing.T) {
 	t.Parallel() // waits on timers and child processes; runs beside the other slow tests
 	dir := t.TempDir()

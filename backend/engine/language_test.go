@@ -11,10 +11,9 @@ import (
 	"artifactflow/backend/llm/llmtest"
 )
 
-// TestSystemPromptLanguage (issue 10, item 1): every lead request carries the rule to answer
-// and write artifacts in the question's language and names the interface language from
-// Deps.Language as the fallback; the sub-agents are told to report in their instruction's
-// language.
+// TestSystemPromptLanguage: every lead request carries the rule to answer and write
+// artifacts in the question's language and names the interface language from Deps.Language
+// as the fallback; the sub-agents are told to report in their instruction's language.
 func TestSystemPromptLanguage(t *testing.T) {
 	for _, tc := range []struct {
 		lang, want string

@@ -14,10 +14,10 @@ import (
 	"artifactflow/backend/tools"
 )
 
-// This file holds what a run does with sources (issue 9): it numbers them through the
-// store and announces each with source_added, tallies the web tools' calls and failures,
-// ends a complete answer with a footer (failures, cited sources), and keeps a managed
-// Sources section at the end of each Markdown report the run changed.
+// This file holds what a run does with sources: it numbers them through the store and
+// announces each with source_added, tallies the web tools' calls and failures, ends a
+// complete answer with a footer (failures, cited sources), and keeps a managed Sources
+// section at the end of each Markdown report the run changed.
 
 // runRecorder is a run's sources.Recorder: it adds a source to the conversation's list
 // and, when that added or changed something, emits source_added (data: the Source as

@@ -85,13 +85,13 @@ func terminalData(t *testing.T, db *store.DB, conversationID, messageID string) 
 	return events.DataTerminal{}
 }
 
-// TestRunCitesSources (issue 9): a run that searches, fetches and cites [1] and [2]
-// stores the answer with the footer listing both (a cited number not in the list keeps
-// no line), its report gets a managed Sources section in the run's one version, the
-// terminal event carries the web tally and the cited numbers, and source_added events
-// announce each source. A later run that edits the report replaces the section instead of
-// adding another, and an answer citing nothing after no web call has no footer. Text a
-// later run appends after the section's last line is kept, above the section.
+// TestRunCitesSources: a run that searches, fetches and cites [1] and [2] stores the
+// answer with the footer listing both (a cited number not in the list keeps no line), its
+// report gets a managed Sources section in the run's one version, the terminal event
+// carries the web tally and the cited numbers, and source_added events announce each
+// source. A later run that edits the report replaces the section instead of adding
+// another, and an answer citing nothing after no web call has no footer. Text a later run
+// appends after the section's last line is kept, above the section.
 func TestRunCitesSources(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -221,10 +221,9 @@ func (downFetch) Fetch(_ context.Context, u string) (web.Page, error) {
 	return web.Page{}, errors.New("connection refused")
 }
 
-// TestRunFooterReportsFailedSearches (issue 9, item 2): 2 of 5 searches and the one fetch
-// fail; the answer ends with the failure line naming the first error of each, the
-// terminal event tallies them with the distinct errors, and nothing cited means no
-// Sources list.
+// TestRunFooterReportsFailedSearches: 2 of 5 searches and the one fetch fail; the answer
+// ends with the failure line naming the first error of each, the terminal event tallies
+// them with the distinct errors, and nothing cited means no Sources list.
 func TestRunFooterReportsFailedSearches(t *testing.T) {
 	var mu sync.Mutex
 	searches := 0

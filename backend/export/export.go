@@ -1,9 +1,9 @@
 // Package export turns an artifact version into a file the user can keep:
 // Markdown (.md), a standalone HTML5 page (.html) and a Word document (.docx).
 //
-// It implements the export entry point of seed 000 ("GET /export (docx)"): the
-// caller passes the last flushed snapshot of an artifact as a Doc and writes the
-// returned bytes wherever the user chose. Nothing here does I/O.
+// It implements the export entry point: the caller passes the last flushed
+// snapshot of an artifact as a Doc and writes the returned bytes wherever the
+// user chose. Nothing here does I/O.
 //
 // Artifact content is untrusted (model output, text copied from web pages), so:
 // raw HTML inside Markdown is never passed through (goldmark without
@@ -31,15 +31,15 @@ import (
 
 // Doc is one artifact version to export.
 //
-// Title is plain text (not Markdown, not HTML; seed 002 "title / description
-// 是 plain text"). ContentType is the artifact's content_type as the model wrote
+// Title is plain text (not Markdown, not HTML, as a declared artifact's title and
+// description are). ContentType is the artifact's content_type as the model wrote
 // it: "markdown", "text/markdown", "md" and "" mean Markdown; anything else
 // ("python", "text/csv", "html", "application/json", …) is exported as a code
 // block whose language is derived from it. Version is the artifact version
 // number (0 = unknown, not shown). Exported is the export time (zero = not
 // shown); it goes into the HTML footer and the DOCX core properties. Sources is
-// the conversation's source list (issue 9): a Markdown document's [n] citations
-// are resolved against it (see Markdown, HTML and DOCX); nil = no references.
+// the conversation's source list: a Markdown document's [n] citations are
+// resolved against it (see Markdown, HTML and DOCX); nil = no references.
 type Doc struct {
 	Title, ContentType, Content string
 	Version                     int
@@ -119,8 +119,7 @@ func parse(d Doc) parsed {
 
 // isMarkdown reports whether contentType names Markdown. Parameters
 // (";charset=utf-8"), case, a "text/" or other media-type prefix and an "x-"
-// prefix are ignored; "" counts as Markdown, the artifact default (DESIGN.md,
-// create_artifact).
+// prefix are ignored; "" counts as Markdown, the artifact default.
 func isMarkdown(contentType string) bool {
 	switch baseType(contentType) {
 	case "", "markdown", "md", "gfm", "commonmark":

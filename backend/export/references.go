@@ -7,8 +7,8 @@ import (
 	"artifactflow/backend/sources"
 )
 
-// This file gives exports their references (issue 9): a Markdown document's [n]
-// citations are resolved against the conversation's sources (Doc.Sources).
+// This file gives exports their references: a Markdown document's [n] citations
+// are resolved against the conversation's sources (Doc.Sources).
 
 // ReferencesHeading is the heading of the reference list an export adds.
 const ReferencesHeading = "## References"

@@ -1,7 +1,7 @@
-// Package extract turns an uploaded file into text an agent can read (seed 000, Upload 旁路:
-// an uploaded file becomes an artifact whose content is its text). It knows plain text,
-// Markdown, data formats and source code (with charset detection), HTML (to Markdown),
-// PDF (text layer) and DOCX (to Markdown); anything else is reported as unreadable.
+// Package extract turns an uploaded file into text an agent can read (an
+// uploaded file becomes an artifact whose content is its text). It knows plain text,
+// Markdown, data formats and source code (with charset detection), HTML (to Markdown), PDF
+// (text layer) and DOCX (to Markdown); anything else is reported as unreadable.
 package extract
 
 import (

@@ -106,7 +106,7 @@ func encryptedPDF() []byte {
 	return append(append(append([]byte{}, pdf[:i+len("trailer\n<< ")]...), enc...), pdf[i+len("trailer\n<< "):]...)
 }
 
-// TestTextHostileUploads reads the uploads of issue 11, item 4: a DOCX whose text part
+// TestTextHostileUploads reads hostile uploads: a DOCX whose text part
 // inflates to 1 GB (its headers saying so, or lying that it is 1,000 bytes), a DOCX of
 // more parts than any real document has, a PDF header over random bytes, a truncated PDF
 // and a password-protected PDF. Each is unreadable with a reason that says what is wrong

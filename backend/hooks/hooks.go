@@ -1,13 +1,13 @@
-// Package hooks runs the user's hook commands (issue 8; seed 002, hook artifacts): after
-// each tool call (PostToolUse, selected by a matcher on the tool's name) and after each
-// run (Stop). A hook is a program the user listed in config.json ("hooks", see
-// config.Hooks); it runs as the user, without a shell, in the conversation's workspace
-// folder, with a time limit, and gets one JSON object on stdin (Input). What it prints on
-// stdout may declare artifacts, seed 002's hookSpecificOutput:
+// Package hooks runs the user's hook commands: after each tool call (PostToolUse,
+// selected by a matcher on the tool's name) and after each run (Stop). A hook is a
+// program the user listed in config.json ("hooks", see config.Hooks); it runs as the
+// user, without a shell, in the conversation's workspace folder, with a time limit, and
+// gets one JSON object on stdin (Input). What it prints on stdout may declare artifacts
+// in hookSpecificOutput:
 //
 //	{"hookSpecificOutput": {"artifacts": [{"title": "...", "url": "https://..."}, ...]}}
 //
-// Each item has seed 002's ToolArtifact shape (kind, storage, title, description,
+// Each item has the record_artifact input's shape (kind, storage, title, description,
 // workspacePath, managedId, url, mimeType, metadata); the source is always "hook" and the
 // hook's name and the triggering tool call are set here, never read from the output. The
 // artifacts of several hooks of one event are concatenated, in the order of the settings.

@@ -14,12 +14,12 @@ import (
 	"artifactflow/backend/llm/llmtest"
 )
 
-// TestStreamNoChoicesAndNotStream (issue 11, item 4): an endpoint whose stream holds
-// only chunks without a choice, or that answers 2xx with a body that is not an event
-// stream at all (a whole JSON completion, with or without choices, pretty-printed over
-// hundreds of lines, an HTML page, text without a Content-Type), ends with a one-line
-// error saying so: ErrNoChoices (an empty answer: retried) or ErrNotStream (a rejection:
-// not retried, quoting the body's start), instead of "stream broken" after three tries.
+// TestStreamNoChoicesAndNotStream: an endpoint whose stream holds only chunks without a
+// choice, or that answers 2xx with a body that is not an event stream at all (a whole
+// JSON completion, with or without choices, pretty-printed over hundreds of lines, an
+// HTML page, text without a Content-Type), ends with a one-line error saying so:
+// ErrNoChoices (an empty answer: retried) or ErrNotStream (a rejection: not retried,
+// quoting the body's start), instead of "stream broken" after three tries.
 func TestStreamNoChoicesAndNotStream(t *testing.T) {
 	twoSleeps := []time.Duration{time.Second, 2 * time.Second}
 	chunk := `data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[]}` + "\n\n"

@@ -36,8 +36,8 @@ type ModelInfo struct {
 
 // ListModels asks the endpoint of cfg for its models: GET {BaseURL}/models, the OpenAI
 // "list models" call that Ollama, LM Studio, vLLM, DeepSeek and DashScope answer too
-// (issue 9: "the model field offers the endpoint's /v1/models list"). Only BaseURL,
-// APIKey, HTTPClient and FirstByteTimeout (the bound on the whole call; 0 means
+// (the model field offers the endpoint's /v1/models list). Only BaseURL, APIKey,
+// HTTPClient and FirstByteTimeout (the bound on the whole call; 0 means
 // DefaultListTimeout) are used; cfg.Model may be empty. The ids come back sorted, without
 // duplicates or empty ids.
 //

@@ -18,9 +18,9 @@ import (
 
 func f32(v float32) *float32 { return &v }
 
-// TestSamplingOnTheWire: sampling fields are in the request body exactly when set (issue
-// 9: "sent only when set"), a 0 included, and the body stays valid JSON; OpenAI's
-// reasoning models get max_completion_tokens instead of the max_tokens they refuse.
+// TestSamplingOnTheWire: sampling fields are in the request body exactly when set, a 0
+// included, and the body stays valid JSON; OpenAI's reasoning models get
+// max_completion_tokens instead of the max_tokens they refuse.
 func TestSamplingOnTheWire(t *testing.T) {
 	tests := []struct {
 		name     string

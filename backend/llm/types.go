@@ -51,7 +51,7 @@ type ToolDef struct {
 
 // Request is one chat completion request. Model empty means the client's default model.
 // Tools empty sends no tools (xml mode). Sampling's unset fields are left out of the
-// request, so the endpoint's own defaults apply (issue 9: "sent only when set").
+// request, so the endpoint's own defaults apply (a parameter is sent only when set).
 type Request struct {
 	Model    string
 	Messages []Message
@@ -59,9 +59,9 @@ type Request struct {
 	Sampling Sampling
 }
 
-// Sampling holds the optional sampling parameters of a request (issue 9, "a model per
-// agent"). A nil pointer or a zero MaxTokens is unset and not sent; a set value is sent
-// as is, 0 included (a temperature of 0 is a real choice).
+// Sampling holds the optional sampling parameters of a request (each agent has its own). A
+// nil pointer or a zero MaxTokens is unset and not sent; a set value is sent as is, 0
+// included (a temperature of 0 is a real choice).
 //   - Temperature: 0–2 (sent as "temperature").
 //   - TopP: nucleus sampling, 0–1 (sent as "top_p").
 //   - MaxTokens: the most tokens the answer may have, > 0 (sent as "max_tokens", or as

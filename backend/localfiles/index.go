@@ -1,6 +1,6 @@
-// Package localfiles is research over local files (issue 9, item 6): the full-text index of
-// a conversation's workspace folder and of its uploads, kept in the app's SQLite database
-// (migration 0006), searched by the agents' search_files tool and read by read_file.
+// Package localfiles is research over local files: the full-text index of a conversation's
+// workspace folder and of its uploads, kept in the app's SQLite database (migration 0006),
+// searched by the agents' search_files tool and read by read_file.
 //
 // An indexing pass (Index.Pass) walks the workspace folder, reads every file of a type the
 // upload extractor knows (backend/extract: Markdown, text, CSV, JSON, HTML, PDF, DOCX,

@@ -1,6 +1,6 @@
-// Package sources is the conversation's numbered source list (issue 9, item 3): every
-// search result, fetched page and local-file hit an agent saw gets a number that is stable
-// for the conversation, and answers and reports cite those numbers as [n].
+// Package sources is the conversation's numbered source list: every search result, fetched
+// page and local-file hit an agent saw gets a number that is stable for the conversation,
+// and answers and reports cite those numbers as [n].
 //
 // The package holds the shapes, the identity of a location (Key), the reading of citations
 // out of Markdown (Cited, Citations) and the Markdown line a cited source is listed with
@@ -241,10 +241,10 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // SectionMarker is the line that opens the managed Sources section at the end of a
-// Markdown report (issue 9): an HTML comment, which Markdown renderers hide. The engine
-// writes the section (the marker, SectionHeading and one line per cited source, "- " +
-// Line) and replaces it on every run that changes the report, so there is never more
-// than one; exports see it and add no reference list of their own.
+// Markdown report: an HTML comment, which Markdown renderers hide. The engine writes
+// the section (the marker, SectionHeading and one line per cited source, "- " + Line)
+// and replaces it on every run that changes the report, so there is never more than
+// one; exports see it and add no reference list of their own.
 const SectionMarker = "<!-- sources -->"
 
 // SectionHeading is the heading line of the managed Sources section.

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// Artifact is one row of artifacts (seed 003, Artifact), keyed by (SessionID, ID); SessionID is
-// the conversation id. CurrentVersion is the newest recorded version number (versions are
-// sparse); LockVersion is the optimistic lock, 1 at creation and +1 per update. Source is who
+// Artifact is one row of artifacts, keyed by (SessionID, ID); SessionID is the conversation
+// id. CurrentVersion is the newest recorded version number (versions are sparse);
+// LockVersion is the optimistic lock, 1 at creation and +1 per update. Source is who
 // created it ("agent", "user_upload" ...). Metadata is JSON or nil.
 type Artifact struct {
 	ID             string
@@ -27,14 +27,14 @@ type Artifact struct {
 	Metadata       json.RawMessage
 }
 
-// Change is one old→new replacement recorded with a version (seed 003, changes
-// [(old, new), ...]); stored as JSON {"old": ..., "new": ...}.
+// Change is one old→new replacement recorded with a version; stored as JSON {"old": ...,
+// "new": ...}.
 type Change struct {
 	Old string `json:"old"`
 	New string `json:"new"`
 }
 
-// Update types of artifact_versions.update_type (seed 000 / 003).
+// Update types of artifact_versions.update_type.
 const (
 	UpdateCreate   = "create"
 	UpdateUpdate   = "update"
@@ -43,7 +43,7 @@ const (
 	UpdateUserEdit = "user_edit"
 	UpdateRestore  = "restore"
 	UpdateUpload   = "upload"
-	// UpdateRecover: the user kept a draft an interrupted run left behind (issue 4).
+	// UpdateRecover: the user kept a draft an interrupted run left behind.
 	UpdateRecover = "recover"
 )
 
@@ -134,8 +134,7 @@ func insertVersion(ctx context.Context, tx *sql.Tx, w ArtifactWrite, at string) 
 }
 
 // CreateArtifact inserts a new artifact (current_version = w.Version, lock_version = 1) and
-// its first version row in one transaction (seed 003, create_artifact) and returns the stored
-// artifact.
+// its first version row in one transaction and returns the stored artifact.
 //
 // Errors: empty ids or content type, version < 1, unknown update type, Metadata that is not
 // valid JSON → ErrInvalid; no artifact session w.SessionID → ErrNotFound; (session, id)
@@ -196,12 +195,12 @@ func scanArtifact(sc rowScanner) (Artifact, error) {
 	return a, nil
 }
 
-// UpdateArtifactContent writes new content as version w.Version under the optimistic lock
-// (seed 003, update_artifact_content): the artifact row is updated only if its lock_version
-// equals w.ExpectedLockVersion and its current_version is below w.Version; lock_version is
-// then incremented and the version row inserted, all in one transaction. An empty Title keeps
-// the stored title; ContentType, Source and Metadata of the artifact row are not changed
-// (the version row records w.Source). Returns the updated artifact.
+// UpdateArtifactContent writes new content as version w.Version under the optimistic lock:
+// the artifact row is updated only if its lock_version equals w.ExpectedLockVersion and its
+// current_version is below w.Version; lock_version is then incremented and the version row
+// inserted, all in one transaction. An empty Title keeps the stored title; ContentType,
+// Source and Metadata of the artifact row are not changed (the version row records w.Source).
+// Returns the updated artifact.
 //
 // Errors: invalid input → ErrInvalid; no such artifact → ErrNotFound; stale lock or
 // w.Version <= current_version → ErrVersionConflict; version row already present →
@@ -295,8 +294,8 @@ func scanVersionInfo(v *VersionInfo, created *sql.NullString) []any {
 	return []any{&v.Version, &v.UpdateType, &v.Source, &v.MessageID, &v.Size, created}
 }
 
-// ListVersions returns the versions of an artifact in ascending order without content
-// (seed 003, list_versions). Errors: no such artifact → ErrNotFound.
+// ListVersions returns the versions of an artifact in ascending order without
+// content. Errors: no such artifact → ErrNotFound.
 func (db *DB) ListVersions(ctx context.Context, sessionID, id string) ([]VersionInfo, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+versionInfoCols+` FROM artifact_versions
 		WHERE artifact_id = ? AND session_id = ? ORDER BY version`, id, sessionID)

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// Branches of the message tree (seed 003, "树状结构说明"): messages that share a parent are
-// siblings, one branch each. Editing an earlier question or regenerating an answer adds a
-// sibling; conversations.active_branch names the message the user is looking at, and the
-// path from the root to it (MessagePath) is the conversation as shown.
+// Branches of the message tree: messages that share a parent are siblings, one branch
+// each. Editing an earlier question or regenerating an answer adds a sibling;
+// conversations.active_branch names the message the user is looking at, and the path from
+// the root to it (MessagePath) is the conversation as shown.
 
 // TreeNode is one message's place in the tree, without its text: ParentID is "" for a root.
 type TreeNode struct {
@@ -100,8 +100,8 @@ func (db *DB) LatestLeaf(ctx context.Context, conversationID, messageID string) 
 	return db.GetMessage(ctx, leaf)
 }
 
-// SetActiveBranch makes messageID the conversation's active_branch (seed 003), the message
-// the conversation is shown up to and continued from. updated_at is left alone: looking at
+// SetActiveBranch makes messageID the conversation's active_branch, the message the
+// conversation is shown up to and continued from. updated_at is left alone: looking at
 // another branch is not a change to the conversation. Errors: empty ids → ErrInvalid;
 // messageID not in the conversation (or an unknown conversation) → ErrNotFound.
 func (db *DB) SetActiveBranch(ctx context.Context, conversationID, messageID string) error {

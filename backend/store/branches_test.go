@@ -17,7 +17,7 @@ func ids(ms []Message) []string {
 	return out
 }
 
-// branchTree builds, in conversation c, the tree of seed 003 plus an edit of the first
+// branchTree builds, in conversation c, a branched tree plus an edit of the first
 // question (root2) and a regenerated answer (msg6, sibling of msg4):
 //
 //	msg1 ── msg2 ── msg4

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// Conversation is one row of conversations (seed 003, Conversation). ActiveBranch is the id of
-// the message the conversation currently continues from ("" when it has no messages); UserID
-// may be "". Metadata is a JSON value or nil.
+// Conversation is one row of conversations. ActiveBranch is the id of the message the
+// conversation currently continues from ("" when it has no messages); UserID may be "".
+// Metadata is a JSON value or nil.
 type Conversation struct {
 	ID           string
 	Title        string
@@ -22,8 +22,7 @@ type Conversation struct {
 	Metadata     json.RawMessage
 	// LastStatus is the status (Status*) of the active branch's last message, the
 	// conversation's latest run: "" when it has no message. Read-only: filled by
-	// GetConversation and ListConversations (issue 10: the sidebar's failed and stopped
-	// badges).
+	// GetConversation and ListConversations (the sidebar's failed and stopped badges).
 	LastStatus string
 }
 
@@ -46,9 +45,9 @@ func validStatus(s string) bool {
 	return false
 }
 
-// Message is one node of a conversation's message tree (seed 003, Message): Content is the
-// user's text, GraphResponse the final answer, ParentID "" for a root. Status is one of the
-// Status* constants; Error is the failure text of an errored run. Metadata is JSON or nil.
+// Message is one node of a conversation's message tree: Content is the user's text,
+// GraphResponse the final answer, ParentID "" for a root. Status is one of the Status*
+// constants; Error is the failure text of an errored run. Metadata is JSON or nil.
 type Message struct {
 	ID             string
 	ConversationID string
@@ -86,8 +85,8 @@ func scanConversation(sc rowScanner) (Conversation, error) {
 }
 
 // CreateConversation inserts c and its artifact session (artifact_sessions row with the same
-// id) in one transaction (seed 003, create_conversation). Zero CreatedAt/UpdatedAt are set to
-// now. Errors: empty id or invalid Metadata → ErrInvalid; existing id → ErrDuplicate.
+// id) in one transaction. Zero CreatedAt/UpdatedAt are set to now. Errors: empty id or
+// invalid Metadata → ErrInvalid; existing id → ErrDuplicate.
 func (db *DB) CreateConversation(ctx context.Context, c Conversation) error {
 	if err := requireIDs("create conversation", "id", c.ID); err != nil {
 		return err
@@ -211,9 +210,8 @@ func scanMessage(sc rowScanner) (Message, error) {
 }
 
 // AddMessage inserts m and makes it the conversation's active branch (active_branch = m.ID,
-// updated_at = now) in one transaction (seed 003, add_message). An empty Status means
-// running; zero times are set to now. A non-empty ParentID must name a message of the same
-// conversation.
+// updated_at = now) in one transaction. An empty Status means running; zero times are set
+// to now. A non-empty ParentID must name a message of the same conversation.
 //
 // Errors: empty id/conversation id, unknown status, invalid Metadata or a parent outside the
 // conversation → ErrInvalid; missing conversation → ErrNotFound; existing id → ErrDuplicate.
@@ -336,8 +334,8 @@ func (db *DB) FinishMessage(ctx context.Context, id, graphResponse, status, errT
 }
 
 // MessagePath returns the messages from the root down to toMessageID (inclusive) by following
-// parent_id (seed 003, get_conversation_path). An empty toMessageID means the conversation's
-// active_branch; a conversation without messages gives an empty slice.
+// parent_id. An empty toMessageID means the conversation's active_branch; a conversation
+// without messages gives an empty slice.
 //
 // Errors: unknown conversation, or toMessageID not in the conversation → ErrNotFound; a parent
 // chain that is broken (missing parent) or cyclic gives an error naming the message.

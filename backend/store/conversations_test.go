@@ -302,7 +302,7 @@ func TestMessagePath(t *testing.T) {
 	createConv(t, db, "c")
 	createConv(t, db, "empty")
 	createConv(t, db, "other")
-	// seed 003 tree: msg1 → msg2 → msg4, msg1 → msg3 → msg5.
+	// tree: msg1 → msg2 → msg4, msg1 → msg3 → msg5.
 	tree := [][2]string{{"msg1", ""}, {"msg2", "msg1"}, {"msg3", "msg1"}, {"msg4", "msg2"}, {"msg5", "msg3"}}
 	for _, n := range tree {
 		if err := db.AddMessage(ctx, Message{ID: n[0], ConversationID: "c", ParentID: n[1], Content: n[0]}); err != nil {

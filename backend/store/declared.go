@@ -11,12 +11,12 @@ import (
 )
 
 // DeclaredChangesKept is how many changes of each conversation declared_changes keeps:
-// appending prunes the older ones (seed 002: the log lets a client resume an event
-// stream; a client further behind resynchronizes with a list).
+// appending prunes the older ones (the log lets a client resume an event stream; a
+// client further behind resynchronizes with a list).
 const DeclaredChangesKept = 1000
 
-// DeclaredRow is one row of declared_artifacts (migration 0004): a declared artifact of
-// seed 002 with its internal bookkeeping. The store keeps the values as given; the rules
+// DeclaredRow is one row of declared_artifacts (migration 0004): a declared artifact
+// with its internal bookkeeping. The store keeps the values as given; the rules
 // (identity, validation, merging, quotas) live in package declared.
 //
 //   - ID is the public id, IdentityKey the location it was derived from; both unique per

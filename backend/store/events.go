@@ -18,7 +18,7 @@ import (
 //   - MessageID, when set, keeps only that message's events.
 //   - AfterSeq > 0 keeps events with seq > AfterSeq (resume after a reconnect).
 //   - BeforeSeq > 0 keeps events with seq < BeforeSeq and, with Limit, returns the Limit
-//     events just before BeforeSeq (paging backwards through history, seed 004).
+//     events just before BeforeSeq (paging backwards through history).
 //   - Limit <= 0 means no limit. Results are always in ascending seq order.
 type EventQuery struct {
 	ConversationID string
@@ -28,11 +28,11 @@ type EventQuery struct {
 	Limit          int
 }
 
-// AppendEvents stores evs in message_events in one transaction: all or none (seed 004,
-// append-only event store). Zero CreatedAt is set to now; empty Data is stored as {}.
+// AppendEvents stores evs in message_events in one transaction: all or none
+// (append-only event store). Zero CreatedAt is set to now; empty Data is stored as {}.
 //
 // Errors: an event with an empty conversation/message id or type, seq < 1, invalid JSON data,
-// or a type that is never persisted (llm_chunk, DESIGN.md "Events") → ErrInvalid; an unknown
+// or a type that is never persisted (llm_chunk) → ErrInvalid; an unknown
 // conversation → ErrNotFound; a (conversation_id, seq) already stored for the same message
 // (a batch that landed, retried) → ErrDuplicate; one stored for another message (another
 // writer numbered from the same MaxSeq) → ErrSeqTaken. Nothing is written on error.

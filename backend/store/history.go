@@ -10,7 +10,7 @@ import (
 	"artifactflow/backend/events"
 )
 
-// History page sizes (seed 004, cursor paging).
+// History page sizes (cursor paging).
 const (
 	// DefaultHistoryLimit is the page size when HistoryQuery.Limit is 0.
 	DefaultHistoryLimit = 200
@@ -18,9 +18,9 @@ const (
 	MaxHistoryLimit = 1000
 )
 
-// HistoryQuery selects one page of the history the user sees (seed 004: history comes from
-// the append-only event store, so every original message, tool result and compaction
-// marker stays visible). The history is every stored message_events row (everything but
+// HistoryQuery selects one page of the history the user sees (history comes from the
+// append-only event store, so every original message, tool result and compaction marker
+// stays visible). The history is every stored message_events row (everything but
 // llm_chunk, which is never stored) of the messages on the path from the root to
 // ToMessageID, in seq order. There is no cap on its length: callers page through it.
 //
@@ -60,8 +60,8 @@ type HistoryPage struct {
 const pathMessages = `message_id IN (SELECT value FROM json_each(?1))`
 
 // pathIDs returns, as a JSON array, the ids of the messages from the root down to
-// toMessageID in the conversation (seed 003, get_conversation_path); the walk is bounded by
-// the message count, so a parent cycle ends.
+// toMessageID in the conversation; the walk is bounded by the message count, so a parent
+// cycle ends.
 func (db *DB) pathIDs(ctx context.Context, conversationID, toMessageID string) (string, error) {
 	var ids string
 	err := db.sql.QueryRowContext(ctx, `WITH RECURSIVE path(mid, pid, depth) AS (
@@ -171,9 +171,9 @@ func (db *DB) History(ctx context.Context, q HistoryQuery) (HistoryPage, error) 
 	return p, nil
 }
 
-// PathEvents returns every event of the messages messageIDs (a conversation path, seed
-// 003) in seq order, in one query: the events of other branches, whose seqs interleave
-// with the path's, are left out. Errors: an empty conversation id → ErrInvalid.
+// PathEvents returns every event of the messages messageIDs (a conversation path) in seq
+// order, in one query: the events of other branches, whose seqs interleave with the path's,
+// are left out. Errors: an empty conversation id → ErrInvalid.
 func (db *DB) PathEvents(ctx context.Context, conversationID string, messageIDs []string) ([]events.Event, error) {
 	if conversationID == "" {
 		return nil, fmt.Errorf("store: path events: empty conversation id: %w", ErrInvalid)

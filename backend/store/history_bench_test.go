@@ -6,9 +6,9 @@ import (
 )
 
 // BenchmarkHistory measures pages of the 10,000-event active path of an 11,500-event
-// conversation (seed 004): the newest page of 200 (what opening a conversation loads), the
-// page of 200 just before the last one (scrolling up), the first page of 200, and the whole
-// history in pages of 1,000.
+// conversation: the newest page of 200 (what opening a conversation loads), the page of 200
+// just before the last one (scrolling up), the first page of 200, and the whole history in
+// pages of 1,000.
 func BenchmarkHistory(b *testing.B) {
 	db := openTestDB(b)
 	path := historyConv(b, db, tenThousand)

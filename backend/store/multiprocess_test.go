@@ -241,10 +241,10 @@ func (h *helper) finish() error {
 	return nil
 }
 
-// TestTwoProcessesWriteOneDatabase covers issue 11 item 4: two processes (the window and
-// `artifactflow ask`) creating the same new database at once and then writing
-// conversations, messages, events and artifact versions into it concurrently lose nothing
-// and never fail with "database is locked" (WAL, busy_timeout, BEGIN IMMEDIATE).
+// TestTwoProcessesWriteOneDatabase: two processes (the window and `artifactflow ask`)
+// creating the same new database at once and then writing conversations, messages, events
+// and artifact versions into it concurrently lose nothing and never fail with "database
+// is locked" (WAL, busy_timeout, BEGIN IMMEDIATE).
 func TestTwoProcessesWriteOneDatabase(t *testing.T) {
 	const perWorker = 15
 	tests := []struct {

@@ -49,9 +49,9 @@ func validDBBytes(t *testing.T) []byte {
 	return b
 }
 
-// TestOpenDamagedFileIsRefusedAndLeftUnchanged covers issue 11 item 4: a damaged
-// artifactflow.db gives ErrCorrupt with a message naming the file's full path and the way
-// out, and neither the file (bytes, mtime) nor a -wal/-shm beside it is written.
+// TestOpenDamagedFileIsRefusedAndLeftUnchanged: a damaged artifactflow.db gives ErrCorrupt
+// with a message naming the file's full path and the way out, and neither the file (bytes,
+// mtime) nor a -wal/-shm beside it is written.
 func TestOpenDamagedFileIsRefusedAndLeftUnchanged(t *testing.T) {
 	valid := validDBBytes(t)
 	random := make([]byte, 8192)

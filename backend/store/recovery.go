@@ -10,7 +10,7 @@ import (
 
 // Heartbeat records that the instance id (one process running research: the window, serve
 // or ask) is alive at now; the first beat registers it with pid. Running messages whose
-// owner stops beating are interrupted by InterruptOrphanedRuns (issue 4, crash safety).
+// owner stops beating are interrupted by InterruptOrphanedRuns.
 func (db *DB) Heartbeat(ctx context.Context, id string, pid int) error {
 	if err := requireIDs("heartbeat", "instance id", id); err != nil {
 		return err
@@ -108,10 +108,10 @@ func (db *DB) InterruptOrphanedRuns(ctx context.Context, self string, staleBefor
 	return ids, nil
 }
 
-// Draft is one artifact of a run's write-back cache as checkpointed after a completed tool
-// round (issue 4, crash safety past seed 000's accepted loss). Version is the in-memory
-// version; BaseVersion the stored current_version the run started from (0 = the run
-// created the artifact).
+// Draft is one artifact of a run's write-back cache as checkpointed after a completed
+// tool round (crash safety: a crash loses at most the tool round in flight, not the whole
+// run). Version is the in-memory version; BaseVersion the stored current_version the run
+// started from (0 = the run created the artifact).
 type Draft struct {
 	ConversationID string
 	ArtifactID     string

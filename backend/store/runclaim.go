@@ -11,8 +11,8 @@ import (
 	"artifactflow/backend/events"
 )
 
-// Errors of the cross-process run claim and of event numbering (issue 11, item 4: two
-// processes on one data dir, the window and `artifactflow ask --conversation X`).
+// Errors of the cross-process run claim and of event numbering (two processes on one
+// data dir, the window and `artifactflow ask --conversation X`).
 var (
 	// ErrRunLive: StartRun found a running message of the conversation owned by another
 	// instance whose heartbeat is fresh, so a second run there would interleave with it.

@@ -29,11 +29,10 @@ type SearchHit struct {
 	Snippet string
 }
 
-// SearchConversations finds conversations whose title, message text (the user's content
-// and the graph_response answer, on every branch) or artifact (title and current content,
-// migration 0007, issue 10 item 4) contains every term of query, best match first (issue
-// 4, item 9), at most limit of them (DefaultSearchLimit when limit <= 0, at
-// most MaxSearchLimit).
+// SearchConversations finds conversations whose title, message text (the user's content and
+// the graph_response answer, on every branch) or artifact (title and current content,
+// migration 0007) contains every term of query, best match first, at most limit of them
+// (DefaultSearchLimit when limit <= 0, at most MaxSearchLimit).
 //
 // The query is split into terms by QueryTerms: at white space, control characters and CJK
 // punctuation (，。、 …); text in double quotes is one term; terms without a letter or

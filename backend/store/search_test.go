@@ -317,10 +317,9 @@ func TestSearchConversationsNeverFailsOnControlCharacters(t *testing.T) {
 	}
 }
 
-// TestSearchFindsArtifactText checks that the search covers artifact text (issue 10, item
-// 4): a word only a report holds finds its conversation, with a plain-text snippet from
-// the report; updating, deleting the artifact and deleting the conversation keep the
-// index in step.
+// TestSearchFindsArtifactText checks that the search covers artifact text: a word only a
+// report holds finds its conversation, with a plain-text snippet from the report;
+// updating, deleting the artifact and deleting the conversation keep the index in step.
 func TestSearchFindsArtifactText(t *testing.T) {
 	db := openTestDB(t)
 	ctx := context.Background()

@@ -1,6 +1,6 @@
-// Package store is the SQLite data layer (seed 003, DESIGN.md "Schema"): one local database
-// file holding conversations, the message tree, the append-only event log (seed 004) and
-// versioned artifacts with an optimistic lock.
+// Package store is the SQLite data layer (schema in docs/ARCHITECTURE.md, "Contracts other
+// code relies on"): one local database file holding conversations, the message tree, the
+// append-only event log and versioned artifacts with an optimistic lock.
 //
 // The database runs in WAL mode with foreign keys on and synchronous=NORMAL. Reads go
 // through a pool of connections; writes through a second pool of one connection, so the
@@ -45,8 +45,7 @@ var (
 	// e.g. an existing conversation id, event seq, artifact id or artifact version.
 	ErrDuplicate = errors.New("store: already exists")
 	// ErrVersionConflict: an artifact write lost the optimistic lock (its expected
-	// lock_version is stale) or recorded a version not above current_version (seed 003,
-	// 乐观锁机制).
+	// lock_version is stale) or recorded a version not above current_version.
 	ErrVersionConflict = errors.New("store: version conflict")
 	// ErrSchemaTooNew: the database was migrated by a newer build than this one, or its
 	// header's file format versions say a newer SQLite wrote it.
@@ -449,7 +448,7 @@ func waitForLock(ctx context.Context, try func() error) error {
 // SQLITE_LOCKED, waiting 10 ms before the second call and doubling the wait each time. Any
 // other error, or success, returns at once. When attempts run out the last error is returned;
 // when ctx ends during a wait the result wraps both ctx.Err() and the last error.
-// Seed 000: each flush runs in its own transaction with retry.
+// Each flush runs in its own transaction with retry.
 func WithRetry(ctx context.Context, attempts int, fn func(ctx context.Context) error) error {
 	wait := 10 * time.Millisecond
 	var err error

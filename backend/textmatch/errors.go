@@ -11,10 +11,10 @@ import (
 // Sentinel errors that callers branch on with errors.Is. Replace never returns them bare:
 // it returns a *MatchError whose Kind is one of them (see MatchError.Unwrap).
 var (
-	// ErrNotFound: old_str matched at no layer (seed 000, update_artifact: "无匹配/超阈值").
+	// ErrNotFound: old_str matched at no layer (no match, or none within the threshold).
 	ErrNotFound = errors.New("old_str not found")
 	// ErrAmbiguous: old_str matched more than one place at the first layer that matched at
-	// all; the layer never guesses (seed 000: "多次命中 → 拒绝:歧义").
+	// all; the layer never guesses.
 	ErrAmbiguous = errors.New("old_str matches more than one place")
 	// ErrTooLong: old_str matched neither exactly nor after normalization and has more than
 	// MaxFuzzyOldRunes code points, so Layer 2 was not attempted.

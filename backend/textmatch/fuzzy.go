@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file is Layer 2 of seed 000, update_artifact: approximate substring matching by
+// This file is Layer 2 of update_artifact's matching: approximate substring matching by
 // Levenshtein distance in code points on the normalized texts.
 //
 // Let t be the normalized content (n code points) and p the normalized old_str (m). A
@@ -66,10 +66,10 @@ type fuzzyOutcome struct {
 	closest *fuzzyMatch // when best is empty: the nearest text, or nil if none
 }
 
-// maxDistance is the largest distance Layer 2 accepts for a pattern of m code points. Seed
-// 000 sets two limits: max_l_dist = max(5, int(m × 0.3)) and similarity ≥ 0.70, that is
-// 1 − d/m ≥ 0.70 ⇔ 10·d ≤ 3·m ⇔ d ≤ ⌊3m/10⌋. The second is never looser than the first
-// (⌊3m/10⌋ ≤ max(5, ⌊3m/10⌋)), so it alone decides; TestMaxDistance checks both.
+// maxDistance is the largest distance Layer 2 accepts for a pattern of m code points. Two
+// limits apply: max_l_dist = max(5, int(m × 0.3)) and similarity ≥ 0.70, that is 1 − d/m ≥
+// 0.70 ⇔ 10·d ≤ 3·m ⇔ d ≤ ⌊3m/10⌋. The second is never looser than the first (⌊3m/10⌋ ≤
+// max(5, ⌊3m/10⌋)), so it alone decides; TestMaxDistance checks both.
 func maxDistance(m int) int {
 	return m * 3 / 10
 }

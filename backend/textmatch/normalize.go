@@ -17,12 +17,11 @@ import (
 // span is a half-open byte range [start, end) of the original text.
 type span struct{ start, end int }
 
-// normalized is a text in matching form (seed 000, update_artifact Layer 1) with a map back
-// to the original: byte b of text was produced by normalization group group[b], and group g
-// came from the original bytes [bounds[g], bounds[g+1]). Groups tile the original in
-// order, each non-empty; the bytes of one group are contiguous in text. A group whose
-// output normalization deleted entirely (trailing blanks, CJK–Latin spaces) has no bytes
-// in text.
+// normalized is a text in matching form with a map back to the original: byte b of text was
+// produced by normalization group group[b], and group g came from the original bytes
+// [bounds[g], bounds[g+1]). Groups tile the original in order, each non-empty; the bytes of
+// one group are contiguous in text. A group whose output normalization deleted entirely
+// (trailing blanks, CJK–Latin spaces) has no bytes in text.
 type normalized struct {
 	text   string
 	group  []int32
@@ -30,7 +29,7 @@ type normalized struct {
 }
 
 // normalize puts s in matching form and records where every normalized byte came from.
-// The steps are those of seed 000 (Layer 1 "归一化转换链"), in order:
+// The steps (Layer 1's normalization chain) are, in order:
 //
 //  1. translateRune on every rune (smart quotes, primes, dashes, special spaces → ASCII);
 //  2. NFKC over the whole string, run segment by segment with norm.Iter so that each
@@ -292,9 +291,9 @@ func (n *normalized) groupsSpan(first, last int32) span {
 }
 
 // translateRune is step 1 of normalize: a one-to-one translation of look-alike characters
-// to ASCII (seed 000, "1-to-1 字符翻译"). Beyond the seed's list it maps the primes
-// ′ → ' and ″ → " (models type 5'10" for 5′10″; NFKC alone would give ′′), and the hyphens
-// U+2010, U+2011 → '-'.
+// to ASCII. Beyond the usual quotes, dashes and spaces it maps the primes ′ → ' and ″ → "
+// (models type 5'10" for 5′10″; NFKC alone would give ′′), and the hyphens U+2010, U+2011
+// → '-'.
 func translateRune(r rune) rune {
 	switch r {
 	case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032': // ‘ ’ ‚ ‛ ′

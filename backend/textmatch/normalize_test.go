@@ -88,7 +88,7 @@ func TestNormalizedAligned(t *testing.T) {
 	}
 }
 
-// referenceNormalize is the seed's normalization chain written plainly, without span
+// referenceNormalize is Layer 1's normalization chain written plainly, without span
 // tracking: translate, whole-string NFKC, translate again, strip line ends, fold CJK–Latin
 // spaces.
 func referenceNormalize(s string) string {
@@ -205,10 +205,9 @@ func FuzzNormalize(f *testing.F) {
 	})
 }
 
-// TestLayer1CodePoints checks every dash and space that seed 000 lists for Layer 1
-// ("Unicode 破折号 → -", "特殊空格 → 空格"): each normalizes to the ASCII character, an
-// old_str typed with the ASCII character replaces the text written with the code point,
-// and the other way round.
+// TestLayer1CodePoints checks every dash and special space that Layer 1 maps to ASCII:
+// each normalizes to the ASCII character, an old_str typed with the ASCII character
+// replaces the text written with the code point, and the other way round.
 func TestLayer1CodePoints(t *testing.T) {
 	tests := []struct {
 		name string

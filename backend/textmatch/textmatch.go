@@ -1,5 +1,5 @@
-// Package textmatch finds the text that update_artifact replaces (seed 000, "update_artifact
-// (分层模糊匹配)"). The model sends old_str and new_str; Replace locates old_str in the artifact
+// Package textmatch finds the text that update_artifact replaces (layered fuzzy matching).
+// The model sends old_str and new_str; Replace locates old_str in the artifact
 // content in three layers, tried in order, and replaces exactly one place or explains why it
 // cannot. Ambiguity is always an error, never a guess.
 //
@@ -50,7 +50,7 @@ const (
 	maxCandidateRunes = 200
 )
 
-// Update types recorded in the artifact version (seed 000, ArtifactVersion.update_type).
+// Update types recorded in the artifact version.
 const (
 	// UpdateExact is the update type of a Layer 0 or Layer 1 replacement.
 	UpdateExact = "update"
@@ -77,8 +77,8 @@ type Result struct {
 }
 
 // Replace replaces the one place in content that oldStr designates with newStr, trying
-// Layer 0 (exact), Layer 1 (normalized) and Layer 2 (approximate) in that order (seed 000,
-// update_artifact). newStr is inserted verbatim.
+// Layer 0 (exact), Layer 1 (normalized) and Layer 2 (approximate) in that order. newStr is
+// inserted verbatim.
 //
 // On failure Result is zero and the error is a *MatchError whose Kind is ErrEmptyOld,
 // ErrInvalidUTF8, ErrAmbiguous, ErrNotFound, ErrTooLong or ErrTimeout, and whose Error text

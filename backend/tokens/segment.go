@@ -5,10 +5,10 @@ import (
 	"unicode"
 )
 
-// Segmenting (security issue, item 7). tiktoken-go splits a text into pieces with its
-// pre-tokenizer regular expression and byte-pair-merges each piece in time quadratic in
-// the piece's length: one unbroken run of 100k letters took 11 s, 10 MB never finished.
-// Counts are therefore taken segment by segment:
+// Segmenting. tiktoken-go splits a text into pieces with its pre-tokenizer regular
+// expression and byte-pair-merges each piece in time quadratic in the piece's length: one
+// unbroken run of 100k letters took 11 s, 10 MB never finished. Counts are therefore taken
+// segment by segment:
 //
 //   - A text is cut only at boundaries (see boundary) where both pre-tokenizers in use,
 //     cl100k_base and o200k_base, always end a piece whatever precedes or follows, so

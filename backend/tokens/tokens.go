@@ -1,8 +1,8 @@
-// Package tokens counts the tokens of a model request offline (issue 4, compaction):
-// tiktoken's cl100k and o200k BPE tables are compiled into the binary, compressed, and
-// decoded on the first counter for a model that needs them, then encoded as
-// pkoukk/tiktoken-go does (see bpe.go), and every count is corrected by the prompt tokens the endpoint reports, because
-// DeepSeek, Qwen or a local model tokenize differently from OpenAI.
+// Package tokens counts the tokens of a model request offline: tiktoken's cl100k and
+// o200k BPE tables are compiled into the binary, compressed, and decoded on the first
+// counter for a model that needs them, then encoded as pkoukk/tiktoken-go does (see
+// bpe.go), and every count is corrected by the prompt tokens the endpoint reports,
+// because DeepSeek, Qwen or a local model tokenize differently from OpenAI.
 package tokens
 
 import (

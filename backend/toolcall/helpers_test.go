@@ -19,8 +19,8 @@ func (f fakeTool) Execute(context.Context, map[string]any) tools.Result {
 	return tools.Fail("fakeTool %s is not executable", f.name)
 }
 
-// testTools mirrors the real tool contracts (DESIGN.md, "Tools") plus one tool with
-// boolean and number parameters.
+// testTools mirrors the real tool contracts (docs/ARCHITECTURE.md, "Contracts other code
+// relies on") plus one tool with boolean and number parameters.
 var testTools = []tools.Tool{
 	fakeTool{name: "web_search", desc: "Search the web.", params: []tools.Param{
 		{Name: "query", Type: "string", Description: "What to search for.", Required: true},

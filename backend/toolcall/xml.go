@@ -11,7 +11,7 @@ import (
 	"artifactflow/backend/tools"
 )
 
-// Tag names of the xml format (DESIGN.md, "Tool-call formats").
+// Tag names of the xml format.
 const (
 	tagToolCall = "tool_call"
 	tagName     = "name"

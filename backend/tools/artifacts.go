@@ -12,11 +12,11 @@ import (
 )
 
 // MetaArtifact is the Result.Metadata key holding the events.ArtifactSnapshot after a
-// successful artifact operation (seed 000, ToolResult.metadata["artifact_snapshot"]).
+// successful artifact operation.
 const MetaArtifact = "artifact_snapshot"
 
 // ArtifactTools returns create_artifact, update_artifact, rewrite_artifact and
-// read_artifact bound to the run's write-back cache m (seed 000, Operations).
+// read_artifact bound to the run's write-back cache m.
 func ArtifactTools(m *artifact.Manager) []Tool {
 	return []Tool{createArtifact{m}, updateArtifact{m}, rewriteArtifact{m}, readArtifact{m}}
 }

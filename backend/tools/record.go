@@ -9,8 +9,7 @@ import (
 	"artifactflow/backend/declared"
 )
 
-// RecordArtifactName is the name of the record_artifact tool (seed 002,
-// ToolNames.RECORD_ARTIFACT).
+// RecordArtifactName is the name of the record_artifact tool.
 const RecordArtifactName = "record_artifact"
 
 // MetaDeclared is the Result.Metadata key holding the []declared.Change a successful
@@ -25,15 +24,15 @@ type Declarer interface {
 	Upsert(ctx context.Context, conversationID string, inputs []declared.Input, strict bool) ([]declared.Change, error)
 }
 
-// RecordArtifact is the record_artifact tool (seed 002, RecordArtifactParams): the lead
-// registers one resource the user will want to open again — a link, a file in the
-// conversation's workspace folder or a managed item — as a declared artifact of the
-// conversation. Parameters (camelCase as seed 002's JSON): title (required), exactly one
-// of url, workspacePath and managedId, and optionally kind, description, mimeType and
-// metadata (an object of strings, numbers, booleans and null). A storage parameter is
-// accepted for models that send seed 002's full shape but never "published".
+// RecordArtifact is the record_artifact tool: the lead registers one resource the user
+// will want to open again — a link, a file in the conversation's workspace folder or a
+// managed item — as a declared artifact of the conversation. Parameters (camelCase, as
+// the local API's JSON): title (required), exactly one of url, workspacePath and managedId,
+// and optionally kind, description, mimeType and metadata (an object of strings,
+// numbers, booleans and null). A storage parameter is accepted for models that send the
+// local API's full shape but never "published".
 //
-// Seed 002 rules it keeps: one artifact per call; the input is validated by the declared
+// Rules it keeps: one artifact per call; the input is validated by the declared
 // store with strict set, so bad input (a file: or javascript: URL, two locations, storage
 // published, a control character in the title ...) is a tool error "<field>: <message>"
 // and declares nothing; the source is "tool" with the toolCallId and toolName
@@ -71,8 +70,8 @@ func (RecordArtifact) Params() []Param {
 	}
 }
 
-// Execute records the artifact (see RecordArtifact). On success Data is seed 002's
-// llmContent as JSON, {"recorded": true, "title", "location", "note"}, and
+// Execute records the artifact (see RecordArtifact). On success Data is the model's
+// result as JSON, {"recorded": true, "title", "location", "note"}, and
 // Metadata[MetaDeclared] holds the changes.
 func (t RecordArtifact) Execute(ctx context.Context, p map[string]any) Result {
 	info, ok := CallFrom(ctx)

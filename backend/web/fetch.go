@@ -54,11 +54,11 @@ type Page struct {
 	Truncated   bool   // the body was longer than MaxBytes and was cut
 }
 
-// Fetcher downloads web pages for web_fetch (seed 001, crawl_agent) and converts them to
-// text. Unless AllowPrivate is set, it refuses non-public addresses (see IsBlockedIP):
-// literal IPs before any connection, resolved addresses at connect time (so DNS rebinding
-// cannot pass), and every redirect target. Environment proxies are never used, so they
-// cannot bypass the guard. A Fetcher is safe for concurrent use.
+// Fetcher downloads web pages for web_fetch and converts them to text. Unless
+// AllowPrivate is set, it refuses non-public addresses (see IsBlockedIP): literal IPs
+// before any connection, resolved addresses at connect time (so DNS rebinding cannot
+// pass), and every redirect target. Environment proxies are never used, so they cannot
+// bypass the guard. A Fetcher is safe for concurrent use.
 type Fetcher struct {
 	cfg    FetcherConfig
 	client *http.Client

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Search provider errors callers branch on (issue 9, item 1). Every search error wraps the
-// relevant one, and its message starts with the provider's id ("brave search: …").
+// Search provider errors callers branch on. Every search error wraps the relevant one, and
+// its message starts with the provider's id ("brave search: …").
 var (
 	// ErrUnknownProvider means SearchConfig.Provider is not one of Providers()' ids.
 	ErrUnknownProvider = errors.New("unknown search provider")

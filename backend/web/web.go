@@ -1,7 +1,7 @@
-// Package web is the web layer behind the web_search and web_fetch tools (seed 001:
-// search_agent and crawl_agent). It holds the search providers (NewSearcher), a page fetcher that
-// turns HTML, PDF and text into Markdown or plain text behind an SSRF guard, and Truncate
-// for the tools' length limits.
+// Package web is the web layer behind the web_search and web_fetch tools (search_agent and
+// crawl_agent). It holds the search providers (NewSearcher), a page fetcher that turns
+// HTML, PDF and text into Markdown or plain text behind an SSRF guard, and Truncate for
+// the tools' length limits.
 package web
 
 import "errors"

@@ -1,5 +1,5 @@
 // Opens the 10,000-event fixture conversation (bench/fixture) in browser mode and measures
-// open-to-first-paint for `make bench` (bench/cmd/measure, issue 11):
+// open-to-first-paint for `make bench` (bench/cmd/measure):
 //
 //   node bench/openconv/open.mjs URL TITLE LAST_QUESTION [RUNS]
 //

@@ -1,11 +1,11 @@
-// Failures in the page (issue 9, item 2) against the real Go backend in browser mode,
-// driven by app/citations_e2e_test.go (TestBrowserE2ESearchFailed): node
-// e2e/citations-failed.mjs URL, with AF_QUESTION (asked) and AF_PROBLEM (the settings' reason
-// search is not ready, e.g. "needs an API key"). Search is set to a provider without its key,
-// so the banner says so before anything runs and offers the settings; after a run whose only
-// search failed, the answer's footer shows the failure as a warning, the activity summary
-// counts it, the banner says every search failed, and [2] (never recorded) is an unresolved
-// chip. Saves /tmp/ui-citations-failed.png. Exits non-zero on the first failure.
+// Failures in the page against the real Go backend in browser mode, driven by
+// app/citations_e2e_test.go (TestBrowserE2ESearchFailed): node e2e/citations-failed.mjs URL,
+// with AF_QUESTION (asked) and AF_PROBLEM (the settings' reason search is not ready, e.g.
+// "needs an API key"). Search is set to a provider without its key, so the banner says so
+// before anything runs and offers the settings; after a run whose only search failed, the
+// answer's footer shows the failure as a warning, the activity summary counts it, the banner
+// says every search failed, and [2] (never recorded) is an unresolved chip. Saves
+// /tmp/ui-citations-failed.png. Exits non-zero on the first failure.
 import { assert, checker, launch } from './browser.mjs';
 
 const url = process.argv[2];

@@ -1,12 +1,11 @@
-// Numbered citations in the page (issue 9, items 2 and 3) against the real Go backend in
-// browser mode, driven by app/citations_e2e_test.go (TestBrowserE2ECitations): node
-// e2e/citations.mjs URL, with AF_QUESTION (asked), AF_SOURCE1_URL and AF_SOURCE1_TITLE (the
-// fetched page, source 1), AF_SOURCE2_TITLE (the result only listed, source 2). The
-// scripted lead answers and writes its report citing [1] and [2]. Checks the chips, the
-// hover card (inside the window), keyboard focus and Enter, the answer's Sources list, the
-// activity summary, the panel's Sources tab and its filter, and chips in the report.
-// Saves /tmp/ui-citations.png, ui-citations-tab.png and ui-citations-dark.png. Exits
-// non-zero on the first failure.
+// Numbered citations in the page against the real Go backend in browser mode, driven by
+// app/citations_e2e_test.go (TestBrowserE2ECitations): node e2e/citations.mjs URL, with
+// AF_QUESTION (asked), AF_SOURCE1_URL and AF_SOURCE1_TITLE (the fetched page, source 1),
+// AF_SOURCE2_TITLE (the result only listed, source 2). The scripted lead answers and writes
+// its report citing [1] and [2]. Checks the chips, the hover card (inside the window),
+// keyboard focus and Enter, the answer's Sources list, the activity summary, the panel's
+// Sources tab and its filter, and chips in the report. Saves /tmp/ui-citations.png,
+// ui-citations-tab.png and ui-citations-dark.png. Exits non-zero on the first failure.
 import { assert, checker, launch } from './browser.mjs';
 
 const url = process.argv[2];

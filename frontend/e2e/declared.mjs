@@ -1,11 +1,10 @@
-// The artifact panel's "Links & files" and document deletion (issue 8, items 9 and 10)
-// against the real Go backend in browser mode, driven by app/declared_e2e_test.go
-// (TestBrowserE2EDeclared): node e2e/declared.mjs URL, with AF_CONV_TITLE (the seeded
-// conversation's title), AF_LINK_URL and AF_LINK_TITLE (a declared link), AF_MISSING_PATH
-// (a declared workspace file that does not exist), AF_MARKUP_TITLE (a link whose title is
-// markup) and AF_DOC_TITLE (a document to delete). Nothing leaves the machine: the link's
-// host is answered by the test itself. Saves /tmp/ui-declared.png. Exits non-zero on the
-// first failure.
+// The artifact panel's "Links & files" and document deletion against the real Go backend
+// in browser mode, driven by app/declared_e2e_test.go (TestBrowserE2EDeclared): node
+// e2e/declared.mjs URL, with AF_CONV_TITLE (the seeded conversation's title), AF_LINK_URL
+// and AF_LINK_TITLE (a declared link), AF_MISSING_PATH (a declared workspace file that
+// does not exist), AF_MARKUP_TITLE (a link whose title is markup) and AF_DOC_TITLE (a
+// document to delete). Nothing leaves the machine: the link's host is answered by the
+// test itself. Saves /tmp/ui-declared.png. Exits non-zero on the first failure.
 import { readFileSync } from 'node:fs';
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
@@ -187,7 +186,7 @@ await check('deleting a document asks first, then it leaves the panel, also afte
   assert((await links.locator('.declared-item', { hasText: markupTitle }).count()) === 0, 'the removed link is back after a reload');
 });
 
-// A script beside the app, as seed 002's clients are: it finds the local API through
+// A script beside the app, as the local API's clients are: it finds the local API through
 // <data-dir>/api.json (AF_API_JSON), POSTs a link while the conversation is open, and the
 // row appears live (no reload); its DELETE removes it live too.
 await check('a script posting through api.json adds a row live; its DELETE removes it', async () => {

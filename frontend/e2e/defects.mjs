@@ -1,13 +1,14 @@
-// The defects of issue 10 (item 5) against the real Go backend in browser mode, driven by
+// Fixed defects against the real Go backend in browser mode, driven by
 // app/defects_e2e_test.go (TestBrowserE2EDefects): node e2e/defects.mjs URL with AF_QUESTION
 // (asked) and AF_FACT (in research_report). The scripted lead writes research_report, titled
-// "Moon distance", and answers "Answer N" for its Nth run. Checks, in a new conversation:
-// the file chip reads the artifact's title; an artifact tool row expands to the artifact,
-// not its <artifact> wrapper; the history explains the run's draft (v1) behind its one stored
-// version (v2); the task plan opens with history and export like any artifact; Regenerate and then edit-and-resend leave no phantom copy of
-// the question with a "Starting…" line, also after switching conversations; "Jump to latest"
-// shows while scrolled up; sending while scrolled up scrolls to the new question. Saves
-// /tmp/ui-defects.png and /tmp/ui-defects-follow.png. Exits non-zero on the first failure.
+// "Moon distance", and answers "Answer N" for its Nth run. Checks, in a new conversation: the
+// file chip reads the artifact's title; an artifact tool row expands to the artifact, not its
+// <artifact> wrapper; the history explains the run's draft (v1) behind its one stored version
+// (v2); the task plan opens with history and export like any artifact; Regenerate and then
+// edit-and-resend leave no phantom copy of the question with a "Starting…" line, also after
+// switching conversations; "Jump to latest" shows while scrolled up; sending while scrolled
+// up scrolls to the new question. Saves /tmp/ui-defects.png and /tmp/ui-defects-follow.png.
+// Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];

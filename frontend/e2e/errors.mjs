@@ -1,11 +1,11 @@
-// Typed errors in the window (issue 10 item 2) against the real Go backend in browser mode,
-// driven by app/errors_e2e_test.go (TestBrowserE2EErrors): node e2e/errors.mjs URL with
-// AF_QUESTION. The backend's model endpoint is a closed port. Checks: a rejected bound call
-// carries the AppError JSON (code not_found) through the shim; the failed run shows the
-// error box chosen by its code (model_unreachable) with "Open settings", which opens the
-// settings, and "Retry"; the sidebar marks the conversation "Failed"; opening a
-// conversation deleted behind the page's back shows the not_found wording. Saves
-// /tmp/ui-errors.png. Exits non-zero on the first failure.
+// Typed errors in the window against the real Go backend in browser mode, driven by
+// app/errors_e2e_test.go (TestBrowserE2EErrors): node e2e/errors.mjs URL with AF_QUESTION.
+// The backend's model endpoint is a closed port. Checks: a rejected bound call carries the
+// AppError JSON (code not_found) through the shim; the failed run shows the error box
+// chosen by its code (model_unreachable) with "Open settings", which opens the settings,
+// and "Retry"; the sidebar marks the conversation "Failed"; opening a conversation deleted
+// behind the page's back shows the not_found wording. Saves /tmp/ui-errors.png. Exits
+// non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];

@@ -1,4 +1,4 @@
-// Everyday actions of issue 10 (item 4) against the real Go backend in browser mode, driven
+// Everyday actions against the real Go backend in browser mode, driven
 // by app/everyday_e2e_test.go (TestBrowserE2EEveryday): node e2e/everyday.mjs URL with
 // AF_ANSWER (the scripted answer: a [1] citation, "Moon" four times, a python code block)
 // and AF_REPORT (the report lunar_report, with the word "perilune" and literal <b> markup).

@@ -1,5 +1,5 @@
 // Extends the fake backend (e2e/fake-backend.js, installed before this script) with what the
-// artifact UI of issue 3 calls: ArtifactService.Versions / Version / Save / Restore / Export /
+// artifact UI calls: ArtifactService.Versions / Version / Save / Restore / Export /
 // Upload / UploadPaths, shaped like app/types.go and with the backend's conflict and upload
 // rules (backend/artifact). Versions of the scripted runs are recorded when a run ends, as
 // the engine's flush does. Test hooks on window.__fake:

@@ -2,12 +2,13 @@
 // addInitScript AFTER e2e/fake-backend.js, it wraps the window.go.app services that script
 // defines: conversations of its own (a message tree with branches, a compacted conversation,
 // a long one, one with recovered drafts, one for live runs) answer here; everything else is
-// passed on to fake-backend.js. It adds what issue 4 bound: ChatService.Queue / Respond /
-// Regenerate, Send with edit_of, ConversationService.SwitchBranch / Search / History,
-// ArtifactService.Drafts / KeepDraft / DiscardDraft, and the context/tool settings. Runs it
-// starts emit events shaped like backend/events/events.go, in the engine's order (tool_start,
-// permission_request, permission_result, tool_complete; queued_message at once, user_input at
-// the lead's next round). Calls are recorded in window.__fake.calls like fake-backend.js's.
+// passed on to fake-backend.js. It adds the conversation features' bound methods:
+// ChatService.Queue / Respond / Regenerate, Send with edit_of,
+// ConversationService.SwitchBranch / Search / History, ArtifactService.Drafts / KeepDraft /
+// DiscardDraft, and the context/tool settings. Runs it starts emit events shaped like
+// backend/events/events.go, in the engine's order (tool_start, permission_request,
+// permission_result, tool_complete; queued_message at once, user_input at the lead's next
+// round). Calls are recorded in window.__fake.calls like fake-backend.js's.
 (() => {
   'use strict';
   const EVENT = 'run:event';
@@ -528,7 +529,7 @@
     return reply(null);
   });
 
-  // Context settings per model, as SettingsService keeps them (issue 4: a threshold per model).
+  // Context settings per model, as SettingsService keeps them (a threshold per model).
   const modelCtx = {};
   const ctxOf = (model) => {
     const m = modelCtx[model] || {};

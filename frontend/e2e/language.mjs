@@ -1,7 +1,7 @@
-// The language switch (issue 10, item 1) against the real Go backend in browser mode,
-// driven by app/browser/language_e2e_test.go (TestBrowserE2ELanguage): node e2e/language.mjs
-// URL, with AF_QUESTION (asked; the scripted research answers it and writes a report).
-// Checks, each in a fresh browser profile where it says so:
+// The language switch against the real Go backend in browser mode, driven by
+// app/browser/language_e2e_test.go (TestBrowserE2ELanguage): node e2e/language.mjs URL, with
+// AF_QUESTION (asked; the scripted research answers it and writes a report). Checks, each in
+// a fresh browser profile where it says so:
 //   1. a zh-CN system locale with no stored choice starts in Chinese;
 //   2. an en-US profile starts in English, runs the research (screenshot
 //      /tmp/ui-language-en.png), switches to 中文 in Settings and every area (sidebar,

@@ -1,13 +1,12 @@
-// The layout the user controls (issue 10, item 3) against the real Go backend in browser
-// mode, driven by app/layout_e2e_test.go (TestBrowserE2ELayout): node e2e/layout.mjs URL,
-// with AF_QUESTION (asked; the scripted research writes the report AF_REPORT_TITLE, whose
-// text holds AF_FACT). Checks: dragging the panel's splitter widens the panel; the
-// sidebar's splitter moves with the arrow keys and a double-click restores its width;
-// Ctrl+B and Ctrl+J hide and show the sidebar and the panel, and so do the header's
-// buttons; the report's Reader fills the window and Esc closes it; after a reload the
-// widths, a hidden panel and the open conversation are all back; on a zoomed page a drag
-// follows the pointer. Saves /tmp/ui-layout-*.png.
-// Exits non-zero on the first failure.
+// The layout the user controls against the real Go backend in browser mode, driven by
+// app/layout_e2e_test.go (TestBrowserE2ELayout): node e2e/layout.mjs URL, with
+// AF_QUESTION (asked; the scripted research writes the report AF_REPORT_TITLE, whose text
+// holds AF_FACT). Checks: dragging the panel's splitter widens the panel; the sidebar's
+// splitter moves with the arrow keys and a double-click restores its width; Ctrl+B and
+// Ctrl+J hide and show the sidebar and the panel, and so do the header's buttons; the
+// report's Reader fills the window and Esc closes it; after a reload the widths, a hidden
+// panel and the open conversation are all back; on a zoomed page a drag follows the
+// pointer. Saves /tmp/ui-layout-*.png. Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];

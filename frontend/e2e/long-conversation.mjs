@@ -1,14 +1,13 @@
-// The virtualized exchange list (issue 11, item 2) against the real Go backend in browser
-// mode, driven by app/browser/longconv_e2e_test.go (TestBrowserE2ELongConversation) on
-// bench/fixture's 10,000-event conversation: node e2e/long-conversation.mjs URL, with
-// AF_TITLE (the conversation) and AF_EXCHANGES (how many it has). Checks: it opens at its
-// newest exchange; scrolling up loads older pages until the list is virtualized, and then
-// only a few exchanges are in the page while older pages still load at the top; "Jump to
-// latest" brings the newest back; Ctrl+F finds a question that is not rendered (every
-// loaded exchange renders while the bar is open) and Enter scrolls to it; after Esc the
-// list is windowed again; with AF_QUESTION, asking it while scrolled up scrolls to it and the
-// finished answer leaves the view at the end. Saves /tmp/ui-long-*.png. Exits non-zero on
-// the first failure.
+// The virtualized exchange list against the real Go backend in browser mode, driven by
+// app/browser/longconv_e2e_test.go (TestBrowserE2ELongConversation) on bench/fixture's
+// 10,000-event conversation: node e2e/long-conversation.mjs URL, with AF_TITLE (the
+// conversation) and AF_EXCHANGES (how many it has). Checks: it opens at its newest exchange;
+// scrolling up loads older pages until the list is virtualized, and then only a few exchanges
+// are in the page while older pages still load at the top; "Jump to latest" brings the newest
+// back; Ctrl+F finds a question that is not rendered (every loaded exchange renders while the
+// bar is open) and Enter scrolls to it; after Esc the list is windowed again; with
+// AF_QUESTION, asking it while scrolled up scrolls to it and the finished answer leaves the
+// view at the end. Saves /tmp/ui-long-*.png. Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];

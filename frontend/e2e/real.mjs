@@ -1,9 +1,9 @@
 // The same UI against the real Go backend in browser mode (`artifactflow serve`), driven by
 // app/browser_test.go (TestBrowserE2E): node e2e/real.mjs URL, with AF_QUESTION (asked),
-// AF_ANSWER (expected in the final answer) and AF_FACT (expected in research_report).
-// After the run it edits research_report in the UI, compares the two versions and uploads
-// a file by a synthetic drop (issue 3). Saves /tmp/ui-real.png, ui-real-diff.png and
-// ui-real-upload.png. Exits non-zero on the first failure.
+// AF_ANSWER (expected in the final answer) and AF_FACT (expected in research_report). After
+// the run it edits research_report in the UI, compares the two versions and uploads a file
+// by a synthetic drop. Saves /tmp/ui-real.png, ui-real-diff.png and ui-real-upload.png.
+// Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 import { dropFiles } from './ui-artifacts.mjs';
 

@@ -1,12 +1,12 @@
-// Remote images and "Load images" (issue 10, item 7) against the real Go backend in
-// browser mode, driven by app/images_e2e_test.go (TestBrowserE2ERemoteImages): node
-// e2e/remote-images.mjs URL, with AF_IMAGE_URL (an image on the test's own server, which
-// counts requests; AF_IMAGE_COUNT_URL answers the count). A question quoting the image in
-// markdown gets an answer that repeats it (the scripted model echoes); the answer shows
-// "Load images" and the image server has had no request; after the click it has.
-// Browser mode's page CSP (img-src 'self' data: blob:) would block any remote image even
-// after the click, so this page runs with CSP bypassed, as the desktop window (which has
-// no CSP) does. Exits non-zero on the first failure.
+// Remote images and "Load images" against the real Go backend in browser mode, driven by
+// app/images_e2e_test.go (TestBrowserE2ERemoteImages): node e2e/remote-images.mjs URL,
+// with AF_IMAGE_URL (an image on the test's own server, which counts requests;
+// AF_IMAGE_COUNT_URL answers the count). A question quoting the image in markdown gets an
+// answer that repeats it (the scripted model echoes); the answer shows "Load images" and
+// the image server has had no request; after the click it has. Browser mode's page CSP
+// (img-src 'self' data: blob:) would block any remote image even after the click, so this
+// page runs with CSP bypassed, as the desktop window (which has no CSP) does. Exits
+// non-zero on the first failure.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

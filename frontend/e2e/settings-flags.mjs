@@ -1,11 +1,10 @@
-// Settings and command-line flags (issue 10, item 6) against the real Go backend in
-// browser mode, driven by app/settings_e2e_test.go (TestBrowserE2ESettingsFlags): node
-// e2e/settings-flags.mjs URL, with the backend started as `serve --model x --base-url …`
-// over a config.json that stores another model. The Settings dialog shows the flag's model
-// read-only with "Set by --model for this session", says the same of the base URL, and
-// Save stores the user's own change (the tool-call mode) while config.json keeps its model
-// (the Go test reads it afterwards). Saves /tmp/ui-settings-flags.png. Exits non-zero on
-// the first failure.
+// Settings and command-line flags against the real Go backend in browser mode, driven by
+// app/settings_e2e_test.go (TestBrowserE2ESettingsFlags): node e2e/settings-flags.mjs URL,
+// with the backend started as `serve --model x --base-url …` over a config.json that
+// stores another model. The Settings dialog shows the flag's model read-only with "Set by
+// --model for this session", says the same of the base URL, and Save stores the user's own
+// change (the tool-call mode) while config.json keeps its model (the Go test reads it
+// afterwards). Saves /tmp/ui-settings-flags.png. Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];

@@ -1,7 +1,7 @@
-// UI checks of the artifact features (issue 3): preview with highlighted code, source with
-// line numbers, version history, compare (side by side and inline), restore, edit + save,
-// a conflicting save, export, the upload limit setting, and uploads by drop and by the
-// "Add files" button. Run from e2e/ui.mjs against the fake backend (fake-backend.js +
+// UI checks of the artifact features: preview with highlighted code, source with line
+// numbers, version history, compare (side by side and inline), restore, edit + save, a
+// conflicting save, export, the upload limit setting, and uploads by drop and by the "Add
+// files" button. Run from e2e/ui.mjs against the fake backend (fake-backend.js +
 // fake-artifacts.js). Screenshots: /tmp/ui-history.png, ui-diff.png, ui-diff-inline.png,
 // ui-edit-conflict.png, ui-upload.png (+ dark and 960x600 variants).
 import { readFile } from 'node:fs/promises';

@@ -1,8 +1,8 @@
-// UI check of the conversation features (issue 4, item 10) in headless Chromium: serves dist/
-// with `vite preview`, installs e2e/fake-backend.js and then e2e/fake-conversation.js (which
-// adds branches, history paging, search, queued messages, permissions and drafts), and
-// asserts what a user relies on. Screenshots go to /tmp/ui4-*.png (light and dark, 1280x860
-// and the 960x600 minimum). Exits non-zero on the first failure.
+// UI check of the conversation features in headless Chromium: serves dist/ with `vite
+// preview`, installs e2e/fake-backend.js and then e2e/fake-conversation.js (which adds
+// branches, history paging, search, queued messages, permissions and drafts), and asserts
+// what a user relies on. Screenshots go to /tmp/ui4-*.png (light and dark, 1280x860 and the
+// 960x600 minimum). Exits non-zero on the first failure.
 //
 //   npm run e2e                      (builds first, runs e2e/ui.mjs, then this)
 //   node e2e/ui-conversation.mjs     (uses the existing dist/)

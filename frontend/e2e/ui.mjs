@@ -314,7 +314,7 @@ await check('rename and delete from the item menu', async () => {
   await page.getByRole('button', { name: /^Local analytics engines/ }).first().waitFor({ state: 'detached' });
 });
 
-// Versions, compare, edit, restore, export and uploads (issue 3): e2e/ui-artifacts.mjs.
+// Versions, compare, edit, restore, export and uploads: e2e/ui-artifacts.mjs.
 await artifactChecks({ page, check, shot, calls });
 
 await check('dark theme', async () => {

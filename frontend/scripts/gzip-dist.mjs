@@ -1,6 +1,6 @@
 // Writes every file of dist (the vite build), gzip-compressed, to distgz: dist/x.js becomes
-// distgz/x.js.gz. The Go binaries embed distgz instead of dist (0.4 MB instead of 2.2 MB,
-// issue 11) and read it through app/gzfs as the plain files; dist stays as it is for the
+// distgz/x.js.gz. The Go binaries embed distgz instead of dist (0.4 MB instead of 2.2 MB)
+// and read it through app/gzfs as the plain files; dist stays as it is for the
 // tests that serve it from disk. `npm run build` runs it after vite build.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

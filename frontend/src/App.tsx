@@ -46,7 +46,7 @@ function useSetup() {
  * reloaded when a conversation is opened and when a run in it ends.
  */
 export default function App() {
-  useZoom(); // Ctrl/Cmd + − 0 (issue 10, item 4)
+  useZoom(); // Ctrl/Cmd + − 0
   const { runs, dispatch, reloadTick, reload } = useRuns();
   const list = useConversationList(runs, reloadTick);
   useLaunchMark(!list.loading); // make bench's launch-to-usable mark (launchMark.ts)

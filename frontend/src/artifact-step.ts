@@ -1,5 +1,5 @@
-// What an artifact tool row in the activity shows when expanded (issue 10, item 5): the
-// artifact's title, id, version and text instead of the <artifact …> wrapper the model read
+// What an artifact tool row in the activity shows when expanded: the artifact's title, id,
+// version and text instead of the <artifact …> wrapper the model read
 // (backend/tools/artifacts.go: artifactResult and read_artifact).
 
 import { i18n } from './i18n';

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
-// The artifact UI in both languages (issue 10, i18n): the version selector's labels, the
-// history's notes, the activity's artifact verbs and the diff read English by default and
-// Simplified Chinese once the UI's language is zh-CN.
+// The artifact UI in both languages: the version selector's labels, the history's notes,
+// the activity's artifact verbs and the diff read English by default and Simplified
+// Chinese once the UI's language is zh-CN.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
-// The chat column in both languages (issue 10, i18n): the composer, an exchange's figures and
-// added messages, and the activity notes the run reducer writes show English by default and
-// Simplified Chinese once the UI's language is zh-CN, with counts in the right plural form.
+// The chat column in both languages: the composer, an exchange's figures and added messages,
+// and the activity notes the run reducer writes show English by default and Simplified
+// Chinese once the UI's language is zh-CN, with counts in the right plural form.
 import { act, createRef } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

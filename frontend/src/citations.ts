@@ -1,8 +1,8 @@
-// Numbered citations (issue 9, item 3): the conversation's sources (backend/sources, one
-// number per URL or local file, stable for the conversation), the `[n]`, `[n, m]` and
-// `[n-m]` markers agents write, the footer the engine appends to every answer, and the
-// tally of searches and fetches (item 2). Pure functions and one DOM transform; the chips'
-// hover card and clicks live in components/Citations.tsx.
+// Numbered citations: the conversation's sources (backend/sources, one number per URL or
+// local file, stable for the conversation), the `[n]`, `[n, m]` and `[n-m]` markers agents
+// write, the footer the engine appends to every answer, and the tally of searches and
+// fetches. Pure functions and one DOM transform; the chips' hover card and clicks
+// live in components/Citations.tsx.
 
 import type { Source } from './api/conversations';
 import { clip } from './format';

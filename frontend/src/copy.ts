@@ -1,6 +1,6 @@
-// The logic of the copy buttons (issue 10, item 4): what each one puts on the clipboard and
-// how long its "Copied" confirmation shows. Components: CopyButton (answers, artifacts) and
-// the code-block buttons that renderMarkdown adds (markdown.ts, handled in Markdown.tsx).
+// The logic of the copy buttons: what each one puts on the clipboard and how long its
+// "Copied" confirmation shows. Components: CopyButton (answers, artifacts) and the
+// code-block buttons that renderMarkdown adds (markdown.ts, handled in Markdown.tsx).
 
 import { i18n } from './i18n';
 

@@ -146,7 +146,7 @@ describe('Links & files list', () => {
       }
     });
     observer.observe(document, { childList: true, subtree: true });
-    // An image link: still icon, title and host only (seed 002: no remote preview).
+    // An image link: still icon, title and host only (no remote preview).
     const image = art({ id: 'img', kind: 'image', title: 'Chart', url: 'https://cdn.example.org/chart.png' });
     await render(<DeclaredList conversationId="c1" items={[image, LINK]} onRemoved={() => undefined} />);
     await click(rowButton(0));

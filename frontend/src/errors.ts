@@ -1,11 +1,11 @@
 // The error codes of the backend (app.AppError, app/errors.go) and what the page does with
-// them (issue 10 item 2). A bound method's error arrives as the JSON text of an AppError,
+// them. A bound method's error arrives as the JSON text of an AppError,
 // {"code","message","detail"?,"fields"?,"retryable"?}: in the window as the message of the
 // rejected Error (Wails' ErrorFormatter is app.FormatBoundError), in browser mode the same
 // (the shim throws an Error with that JSON). AppError's Error() text, "<code>: <message>",
-// is read too, but only for a code this list knows, so a Go error chain such as
-// "store: not found" never passes for a code. The page switches on these codes only,
-// never on message text. What the page says about a code is in the `errors` catalogue
+// is read too, but only for a code this list knows, so a Go error chain such as "store:
+// not found" never passes for a code. The page switches on these codes only, never on
+// message text. What the page says about a code is in the `errors` catalogue
 // (errorMessage, runErrorTitle, runErrorHint), in the UI's language; the backend's own
 // (English) text is shown only as the detail.
 

@@ -403,7 +403,7 @@ describe('visibleText', () => {
   });
 });
 
-describe('applyEvent: conversation events (issue 4)', () => {
+describe('applyEvent: conversation events', () => {
   const lead = (add: ReturnType<typeof script>['add']) => {
     add('metadata', '', { content: 'Q', model: 'm', tool_call_mode: 'native', parent_id: 'm0' });
     add('agent_start', 'lead_agent', { round: 0 });

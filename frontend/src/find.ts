@@ -1,4 +1,4 @@
-// Find in the conversation (Ctrl+F, issue 10 item 4): the matches of a query in the text
+// Find in the conversation (Ctrl+F): the matches of a query in the text
 // the page shows, as DOM Ranges, so they can be highlighted with the CSS Custom Highlight
 // API without changing the (React-owned) DOM.
 

@@ -10,7 +10,7 @@ const families = (value: string): string[] => value.split(',').map((f) => f.trim
 
 const GENERIC = new Set(['monospace', 'ui-monospace', 'sans-serif', 'serif', 'system-ui', 'ui-sans-serif']);
 
-describe('the monospace font stack (issue 10: code in a proportional CJK font under zh-CN)', () => {
+describe('the monospace font stack (never code in a proportional CJK font under zh-CN)', () => {
   const all = Object.entries(sheets);
 
   it('finds the stylesheets with their text', () => {

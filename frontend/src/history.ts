@@ -1,6 +1,6 @@
-// Paging through a conversation's stored history (seed 004, ConversationService.History):
-// pure functions that merge pages into one window of events without loss or duplication,
-// rebuild runs from them, and decide which messages of the branch the window covers.
+// Paging through a conversation's stored history: pure functions that merge pages into
+// one window of events without loss or duplication, rebuild runs from them, and decide
+// which messages of the branch the window covers.
 
 import { applyEvents, emptyRunsState, type RunEvent, type RunState } from './events';
 

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-// The sources, workspace and tool UI in Chinese (issue 10, item 1): each piece rendered or
-// called with the UI in zh-CN says it in Chinese, and in English again after switching back.
+// The sources, workspace and tool UI in Chinese: each piece rendered or called with the UI
+// in zh-CN says it in Chinese, and in English again after switching back.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

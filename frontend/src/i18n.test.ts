@@ -1,5 +1,5 @@
-// The catalogue check (issue 10, i18n): every key the source uses is in both languages, both
-// languages have the same keys and placeholders, and Chinese values are translated.
+// The catalogue check: every key the source uses is in both languages, both languages have
+// the same keys and placeholders, and Chinese values are translated.
 import { describe, expect, it } from 'vitest';
 import { catalogues, i18n, LANGUAGES, resolveLanguage, systemLanguage } from './i18n';
 

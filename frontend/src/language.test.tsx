@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-// The language switch (issue 10, item 1): Settings' Language select switches the UI at once,
-// remembers the choice locally and in the backend; on start the backend's choice wins.
+// The language switch: Settings' Language select switches the UI at once, remembers the
+// choice locally and in the backend; on start the backend's choice wins.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -1,8 +1,8 @@
-// The UI language's copy in the backend (issue 10, item 1). i18n.ts keeps the choice in
-// localStorage for a fast first paint; config.json keeps it too (SettingsService.SetLanguage),
-// so the agents know the language the user reads and a new profile (browser mode, another
-// WebView) starts in it. On start the page applies the backend's choice when it differs
-// from the local one; choosing in Settings switches the UI at once and stores it in both.
+// The UI language's copy in the backend. i18n.ts keeps the choice in localStorage for a fast
+// first paint; config.json keeps it too (SettingsService.SetLanguage), so the agents know the
+// language the user reads and a new profile (browser mode, another WebView) starts in it. On
+// start the page applies the backend's choice when it differs from the local one; choosing in
+// Settings switches the UI at once and stores it in both.
 
 import { toApiError } from './api/call';
 import { getSettings, setLanguage } from './api/settings';

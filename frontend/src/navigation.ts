@@ -1,10 +1,10 @@
-// The app's window never navigates away from the app (security issue, item 5). Links of any
-// kind (<a>, image-map <area>, SVG <a>), form submissions and window.open are intercepted in
-// the page: web and mail links open in the system browser (runtime.BrowserOpenURL), anything
-// else (relative URLs, javascript:, data:, file: ...) goes nowhere. Wails v2 offers no
-// navigation-policy hook on Linux (WebKitGTK's decide-policy is not exposed), so the page is
-// where navigation is refused; in browser mode the server's Content-Security-Policy
-// (form-action 'none', base-uri 'none', frame-src 'none') backs this up.
+// The app's window never navigates away from the app. Links of any kind (<a>, image-map
+// <area>, SVG <a>), form submissions and window.open are intercepted in the page: web and
+// mail links open in the system browser (runtime.BrowserOpenURL), anything else (relative
+// URLs, javascript:, data:, file: ...) goes nowhere. Wails v2 offers no navigation-policy
+// hook on Linux (WebKitGTK's decide-policy is not exposed), so the page is where navigation
+// is refused; in browser mode the server's Content-Security-Policy (form-action 'none',
+// base-uri 'none', frame-src 'none') backs this up.
 
 import { isExternalUrl, openExternal } from './api/runtime';
 

@@ -1,5 +1,5 @@
-// The question being sent, shown with a "Starting…" line until its exchange shows up
-// (issue 10, item 5: the phantom question).
+// The question being sent, shown with a "Starting…" line until its exchange shows up, and
+// not after it (no phantom copy of the question).
 
 /**
  * A question the user sent whose exchange the page may not list yet. conversationId is null

@@ -1,6 +1,6 @@
-// Settings' "Load remote images: Ask / Always" as the Markdown component reads it (issue
-// 10, item 7): one value for the page, fetched from the settings once and updated when the
-// settings dialog saves, so every rendered answer, artifact and page text follows it.
+// Settings' "Load remote images: Ask / Always" as the Markdown component reads it: one
+// value for the page, fetched from the settings once and updated when the settings dialog
+// saves, so every rendered answer, artifact and page text follows it.
 
 import { useEffect, useSyncExternalStore } from 'react';
 import { getSettings, type RemoteImages } from './api/settings';

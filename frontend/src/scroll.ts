@@ -1,5 +1,5 @@
-// When the conversation view follows the newest content (issue 10, item 3: auto-scroll to the
-// new question on send, "Jump to latest" while scrolled up).
+// When the conversation view follows the newest content (auto-scroll to the new question on
+// send, "Jump to latest" while scrolled up).
 
 /** How close to the bottom, in CSS pixels, still counts as "at the bottom". */
 export const BOTTOM_SLACK_PX = 48;

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-// The sidebar and the branch navigator in both languages (issue 10, i18n): the same component
-// shows English by default and Simplified Chinese once the UI's language is zh-CN.
+// The sidebar and the branch navigator in both languages: the same component shows English by
+// default and Simplified Chinese once the UI's language is zh-CN.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

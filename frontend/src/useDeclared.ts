@@ -1,6 +1,6 @@
-// The open conversation's declared artifacts (seed 002) for the panel's "Links & files":
-// a snapshot from the store (ArtifactService.ListDeclared) when the conversation opens,
-// after a reconnect and when the window comes back into view, kept live in between by
+// The open conversation's declared artifacts for the panel's "Links & files": a snapshot
+// from the store (ArtifactService.ListDeclared) when the conversation opens, after a
+// reconnect and when the window comes back into view, kept live in between by
 // artifact_changed events.
 
 import { useCallback, useEffect, useRef, useState } from 'react';

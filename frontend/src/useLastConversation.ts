@@ -21,12 +21,12 @@ function writeLast(id: string | null): void {
 }
 
 /**
- * Reopens the conversation that was open when the window was last used (issue 10, item 3).
- * The id read at start is opened (through `open`) once the first conversation list has
- * loaded (`loaded` true), if that list still holds it and nothing was opened meanwhile;
- * from then on the open conversation's id (`selectedId`; null: none, which forgets it) is
- * stored on every change. Before that decision nothing is written, so the start's empty
- * selection does not erase the id.
+ * Reopens the conversation that was open when the window was last used. The id read at
+ * start is opened (through `open`) once the first conversation list has loaded (`loaded`
+ * true), if that list still holds it and nothing was opened meanwhile; from then on the
+ * open conversation's id (`selectedId`; null: none, which forgets it) is stored on every
+ * change. Before that decision nothing is written, so the start's empty selection does not
+ * erase the id.
  */
 export function useLastConversation(selectedId: string | null, ids: readonly string[], loaded: boolean, open: (id: string) => void): void {
   const initial = useRef<string>(readLast());

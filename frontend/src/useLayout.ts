@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 
 /**
- * The window's column layout the user controls (issue 10, item 3): the widths of the
- * sidebar and of the artifacts panel in CSS pixels, null for the default, and whether each
- * is collapsed. Stored in localStorage under LAYOUT_KEY, so it survives restarts.
+ * The window's column layout the user controls: the widths of the sidebar and of the
+ * artifacts panel in CSS pixels, null for the default, and whether each is collapsed.
+ * Stored in localStorage under LAYOUT_KEY, so it survives restarts.
  */
 export interface Layout {
   /** The sidebar's width in px; null: the default for the window's width. */

@@ -1,7 +1,7 @@
-// The open conversation's numbered sources (issue 9, item 3) for the citation chips and the
-// panel's Sources tab: a snapshot from the store (ConversationService.Sources) when the
-// conversation opens, after a reconnect and when a run starts or ends, kept live in between
-// by source_added events.
+// The open conversation's numbered sources for the citation chips and the panel's Sources
+// tab: a snapshot from the store (ConversationService.Sources) when the conversation opens,
+// after a reconnect and when a run starts or ends, kept live in between by source_added
+// events.
 
 import { useEffect, useRef, useState } from 'react';
 import { listSources, normalizeSource, type Source } from './api/conversations';

@@ -1,7 +1,6 @@
-// The open conversation's workspace folder and the progress of its local-file index
-// (issue 9, item 6), for the workspace bar: a status from the store when the conversation
-// opens, after a reconnect and when a pass ends, kept live in between by index_progress
-// events.
+// The open conversation's workspace folder and the progress of its local-file index, for
+// the workspace bar: a status from the store when the conversation opens, after a
+// reconnect and when a pass ends, kept live in between by index_progress events.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { toApiError } from './api/call';

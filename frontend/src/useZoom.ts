@@ -1,7 +1,7 @@
-// Zoom of the whole UI (issue 10, item 4): Ctrl/Cmd + and − step through ZOOM_LEVELS,
-// Ctrl/Cmd 0 resets; the level is remembered in localStorage. WebKitGTK (the Linux window)
-// has no zoom shortcut of its own, and a browser's zoom would not be remembered by the app,
-// so the page does it with CSS `zoom` on the root element, which both engines support.
+// Zoom of the whole UI: Ctrl/Cmd + and − step through ZOOM_LEVELS, Ctrl/Cmd 0 resets; the
+// level is remembered in localStorage. WebKitGTK (the Linux window) has no zoom shortcut of
+// its own, and a browser's zoom would not be remembered by the app, so the page does it
+// with CSS `zoom` on the root element, which both engines support.
 
 import { useEffect } from 'react';
 

@@ -87,7 +87,7 @@ describe('version choices and compare defaults', () => {
   });
 });
 
-describe('a run\'s live drafts (issue 10: "v4" with a history of only "v4 Created")', () => {
+describe('a run\'s live drafts (never "v4" with a history of only "v4 Created")', () => {
   it('calls the live version a draft, in a label short enough for the selector, and explains it in the title', () => {
     const [live] = versionChoices([], { version: 4, unsaved: true });
     expect(live?.label).toBe('v4 · draft');

@@ -87,10 +87,10 @@ export interface VersionChoice {
 }
 
 /**
- * What the selector and the history say about a run's live version (issue 10, item 5), in the
- * UI's language: during a run the in-memory version goes up by one per change (the model reads
- * and cites those numbers), but the run stores only its final state, as one version under the
- * last number, when it ends. So the live number is a draft, not a version the history will list.
+ * What the selector and the history say about a run's live version, in the UI's language:
+ * during a run the in-memory version goes up by one per change (the model reads and cites
+ * those numbers), but the run stores only its final state, as one version under the last
+ * number, when it ends. So the live number is a draft, not a version the history will list.
  */
 export function draftExplained(): string {
   return i18n.t('artifacts:version.draftExplained');

@@ -1,6 +1,7 @@
-// Browser mode shim (DESIGN.md, "Browser mode"): defines window.go and window.runtime on
-// top of the HTTP API of `artifactflow serve`, so the Wails-generated bindings and the
-// whole frontend run unchanged in a plain browser. Served only by `serve`.
+// Browser mode shim (contract in docs/ARCHITECTURE.md, "Contracts other code relies on"):
+// defines window.go and window.runtime on top of the HTTP API of `artifactflow serve`, so
+// the Wails-generated bindings and the whole frontend run unchanged in a plain browser.
+// Served only by `serve`.
 //
 // Authorization: the URL printed by `serve` carries ?token=. This script, the first one the
 // page runs, keeps the token in sessionStorage (this tab, this origin only), removes it from

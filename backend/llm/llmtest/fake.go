@@ -15,12 +15,12 @@ import (
 )
 
 // Fake is an in-memory llm.Model that answers from the same Handler as Server, without
-// HTTP (issue 11, item 3: engine tests should not pay for the wire in every case). The
-// handler sees the request as the server would decode it (llm.WireRequest), and a reply is
-// played back as the client would assemble it from the server's stream: reasoning, then
-// content in chunks of ChunkSize runes (DefaultChunkSize when 0) through onDelta, tool
-// calls, the finish reason ("tool_calls" or "stop" when empty), and Usage (the server's
-// fake count when nil).
+// HTTP (engine tests should not pay for the wire in every case). The handler sees the
+// request as the server would decode it (llm.WireRequest), and a reply is played back as
+// the client would assemble it from the server's stream: reasoning, then content in chunks
+// of ChunkSize runes (DefaultChunkSize when 0) through onDelta, tool calls, the finish
+// reason ("tool_calls" or "stop" when empty), and Usage (the server's fake count when
+// nil).
 //
 // A reply that only the wire can play fails the test (t.Errorf) and the call (an error
 // wrapping llm.ErrUnavailable): a non-200 Status, BreakAfter, Delay, NoChoices, Hang,

@@ -1,8 +1,8 @@
 // ArtifactService (app/artifacts.go): the conversation's documents (list, content, versions,
 // saving and restoring an edit, export, uploads, deletion), recovered drafts, and the
-// artifact panel's declared "Links & files" (seed 002). Each function is one bound call
-// through callService plus the normalization of its answer; declaredArtifact, artifactChange
-// and applyDeclaredChange also read the artifact_changed events of the same data.
+// artifact panel's declared "Links & files". Each function is one bound call through
+// callService plus the normalization of its answer; declaredArtifact, artifactChange and
+// applyDeclaredChange also read the artifact_changed events of the same data.
 
 import * as ArtifactService from '../../wailsjs/go/app/ArtifactService';
 import { app, type events } from '../../wailsjs/go/models';
@@ -237,20 +237,20 @@ export async function discardDraft(conversationId: string, artifactId: string, m
   await call('DiscardDraft', () => ArtifactService.DiscardDraft(conversationId, artifactId, messageId));
 }
 
-/** How a declared artifact is stored (seed 002); other values may come from newer backends. */
+/** How a declared artifact is stored; other values may come from newer backends. */
 export type DeclaredStorage = 'workspace' | 'managed' | 'external_url' | 'published';
 
 /**
- * A declared artifact (events.DeclaredArtifact, seed 002's DaemonSessionArtifact): a link or
- * a file in the conversation's workspace that a tool (record_artifact), a hook or a local
- * client registered. `title` and `description` are plain text from outside the app: render
- * them as text, never as HTML or Markdown. `url` is set for links, `workspacePath` (relative
- * to the workspace folder) for workspace files. `status` is "available" or "missing";
- * `missingReason` says why it is missing. Unknown enumeration values are kept as strings.
- * Times are RFC 3339; `sizeBytes` is null when unknown. `kind`: html, image, video, audio,
- * pdf, notebook, file, link, other; `status`: available or missing; `source`: tool, hook or
- * client (or newer values, kept as strings). The tool call id, client flag and metadata of
- * the Go type are not read by the UI.
+ * A declared artifact (events.DeclaredArtifact): a link or a file in the conversation's
+ * workspace that a tool (record_artifact), a hook or a local client registered. `title` and
+ * `description` are plain text from outside the app: render them as text, never as HTML or
+ * Markdown. `url` is set for links, `workspacePath` (relative to the workspace folder) for
+ * workspace files. `status` is "available" or "missing"; `missingReason` says why it is
+ * missing. Unknown enumeration values are kept as strings. Times are RFC 3339; `sizeBytes`
+ * is null when unknown. `kind`: html, image, video, audio, pdf, notebook, file, link, other;
+ * `status`: available or missing; `source`: tool, hook or client (or newer values, kept as
+ * strings). The tool call id, client flag and metadata of the Go type are not read by the
+ * UI.
  */
 export type DeclaredArtifact = Omit<Model<events.DeclaredArtifact>, 'toolCallId' | 'clientRetained' | 'metadata' | 'sizeBytes'> & {
   sizeBytes: number | null;

@@ -1,5 +1,5 @@
-// What the panel's "Links & files" shows and does for a declared artifact (seed 002): where
-// it points, what can be copied, and the state of its item menu and messages.
+// What the panel's "Links & files" shows and does for a declared artifact: where it points,
+// what can be copied, and the state of its item menu and messages.
 
 import { useEffect, useLayoutEffect, type Dispatch, type RefObject, type SetStateAction } from 'react';
 import type { DeclaredArtifact } from '../api/artifacts';
@@ -7,8 +7,8 @@ import { i18n } from '../i18n';
 
 /**
  * The web address of a declared artifact that may be opened in the system browser: its
- * `url` when that parses as http(s), else "" (seed 002: only http and https links; a
- * `file:` or any other scheme is never opened from the panel).
+ * `url` when that parses as http(s), else "" (only http and https links; a `file:` or
+ * any other scheme is never opened from the panel).
  */
 export function webUrl(a: DeclaredArtifact): string {
   if (a.url === '' || a.storage === 'workspace') return '';
@@ -22,7 +22,7 @@ export function webUrl(a: DeclaredArtifact): string {
 
 /**
  * Where a declared artifact points, as shown under its title: the host of a link (never
- * fetched: seed 002 shows icon, title and host only), the workspace-relative path of a
+ * fetched: icon, title and host only), the workspace-relative path of a
  * workspace file, "kept by a client" (in the UI's language) otherwise.
  */
 export function locationText(a: DeclaredArtifact): string {

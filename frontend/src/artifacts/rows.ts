@@ -3,7 +3,7 @@
 import type { ArtifactSummary } from '../api/artifacts';
 import type { LiveArtifact } from '../events';
 
-/** The id of the task plan artifact (seed 000). */
+/** The id of the task plan artifact. */
 export const TASK_PLAN_ID = 'task_plan';
 
 /** One artifact row: the stored summary merged with the live snapshot, if any. */

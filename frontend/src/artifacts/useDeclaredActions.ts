@@ -1,5 +1,5 @@
-// What the panel's "Links & files" does with a declared artifact (seed 002): open it, copy
-// its link or path, reveal its file, remove it after a confirmation.
+// What the panel's "Links & files" does with a declared artifact: open it, copy its link
+// or path, reveal its file, remove it after a confirmation.
 
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';

@@ -1,10 +1,10 @@
-// The conversation's exchange list (issue 11: a 10,000-event conversation opens in
-// ≤ 300 ms, the list virtualized). Up to VIRTUALIZE_ABOVE exchanges are rendered as they
-// always were; above that only those in and near the view are (TanStack Virtual, each
-// exchange measured as it renders), so older pages loaded by scrolling up cost nothing
-// until they are looked at. While the find bar (Ctrl+F) is open every exchange is rendered,
-// so find, which searches the page's text, still reaches all loaded ones; what the reader
-// was looking at stays in place across the switch.
+// The conversation's exchange list (a 10,000-event conversation opens in ≤ 300 ms, the list
+// virtualized). Up to VIRTUALIZE_ABOVE exchanges are rendered as they always were; above
+// that only those in and near the view are (TanStack Virtual, each exchange measured as it
+// renders), so older pages loaded by scrolling up cost nothing until they are looked at.
+// While the find bar (Ctrl+F) is open every exchange is rendered, so find, which searches
+// the page's text, still reaches all loaded ones; what the reader was looking at stays in
+// place across the switch.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { nearBottom } from '../scroll';

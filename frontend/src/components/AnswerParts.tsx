@@ -12,10 +12,10 @@ import { AlertIcon, ChevronIcon, Spinner } from './icons';
 import { Markdown } from './Markdown';
 
 /**
- * The footer of a finished answer (issue 9): the line saying which searches and fetches
- * failed, as a warning, and the sources the answer cited, each with its chip (hover card,
- * click to open) and the engine's Markdown line (a link to the page, site and date; for a
- * file its path and page).
+ * The footer of a finished answer: the line saying which searches and fetches failed, as
+ * a warning, and the sources the answer cited, each with its chip (hover card, click to
+ * open) and the engine's Markdown line (a link to the page, site and date; for a file its
+ * path and page).
  */
 export function AnswerFooter({ parts }: { parts: AnswerParts }) {
   const { t } = useTranslation('chat');

@@ -29,7 +29,7 @@ export interface ArtifactPanelProps {
   onChanged: () => void;
   /** Files picked with "Add files" (uploaded to this conversation, or a new one). */
   onAddFiles: (files: File[]) => void;
-  /** The conversation's declared artifacts (seed 002), oldest first; the section hides when empty. */
+  /** The conversation's declared artifacts, oldest first; the section hides when empty. */
   declared?: DeclaredArtifact[];
   /** A declared artifact was removed by the user. */
   onDeclaredRemoved?: (artifactId: string) => void;
@@ -45,8 +45,8 @@ export interface ArtifactPanelProps {
  * of the conversation (declared artifacts, DeclaredList), and the viewer of the selected
  * artifact (preview, source, history, edit, compare, export, delete). Any document, the task
  * plan included, can be deleted after a confirmation that says what goes with it. A second
- * tab, Sources, lists the conversation's numbered sources (of the nearest
- * CitationProvider) with a filter box (issue 9); arrow keys move between the tabs.
+ * tab, Sources, lists the conversation's numbered sources (of the nearest CitationProvider)
+ * with a filter box; arrow keys move between the tabs.
  */
 export function ArtifactPanel({
   conversationId,

@@ -16,12 +16,11 @@ export interface ArtifactReaderProps {
 }
 
 /**
- * An artifact read full-window (issue 10, item 3): the whole window shows the artifact in a
- * readable column, above everything but citation cards. It is a dialog (a <dialog>
- * shown non-modally, so citation cards, which live at the end of the body, still show
- * above it): focus moves into it and Tab stays inside; Esc (unless something inside used
- * it, such as an open citation card) and the Close button close it, and focus returns to
- * where it was.
+ * An artifact read full-window: the whole window shows the artifact in a readable column,
+ * above everything but citation cards. It is a dialog (a <dialog> shown non-modally, so
+ * citation cards, which live at the end of the body, still show above it): focus moves into
+ * it and Tab stays inside; Esc (unless something inside used it, such as an open citation
+ * card) and the Close button close it, and focus returns to where it was.
  */
 export function ArtifactReader({ title, meta, children, onClose }: ArtifactReaderProps) {
   const { t } = useTranslation('artifacts');

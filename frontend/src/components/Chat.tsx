@@ -63,7 +63,7 @@ export interface ChatViewProps {
 
 const NO_TITLES: Readonly<Record<string, string>> = {};
 
-/** The search banner's reasons: web search not set up, or every search of the last finished run failed (issue 9, item 2). */
+/** The search banner's reasons: web search not set up, or every search of the last finished run failed. */
 function searchBanner(ready: boolean, problem: string, lastRun: RunState | undefined): SearchBannerReason[] {
   const lastWeb = lastRun !== undefined && lastRun.status !== 'running' ? runWeb(lastRun) : null;
   const banner: SearchBannerReason[] = [];

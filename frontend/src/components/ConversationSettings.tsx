@@ -15,8 +15,8 @@ import { formatCount, formatNumber } from '../format';
 // i18n-keys: settings:tools.web_search settings:tools.web_fetch settings:tools.create_artifact settings:tools.update_artifact
 // i18n-keys: settings:tools.rewrite_artifact settings:tools.read_artifact settings:tools.call_subagent
 /**
- * The tools a user can set to auto or confirm (DESIGN.md "Contracts"), with the catalogue
- * key of what they do (settings:tools.<name>).
+ * The tools a user can set to auto or confirm (docs/ARCHITECTURE.md, "Contracts other code
+ * relies on"), with the catalogue key of what they do (settings:tools.<name>).
  */
 export const TOOLS: readonly { name: string; what: string }[] = [
   { name: 'web_search', what: 'settings:tools.web_search' },
@@ -79,9 +79,9 @@ export const MODEL_CONTEXT_DELAY_MS = 250;
 /**
  * The model-context and tool-permission part of the settings dialog: context window
  * (tokens; empty = by model name) and compaction threshold (%) of `model`, the model typed
- * in the dialog (issue 4: a threshold per model; typing another model's name shows that
- * model's values after MODEL_CONTEXT_DELAY_MS), each tool auto or confirm, and how long a
- * confirm waits before it counts as denied (seconds).
+ * in the dialog (a threshold per model; typing another model's name shows that model's
+ * values after MODEL_CONTEXT_DELAY_MS), each tool auto or confirm, and how long a confirm
+ * waits before it counts as denied (seconds).
  */
 export function useConversationSettingsForm(disabled: boolean, model: string): ConversationSettingsForm {
   const [stored, setStored] = useState<ConversationSettings | null>(null);

@@ -19,15 +19,15 @@ export interface DeclaredListProps {
 }
 
 /**
- * The "Links & files" section of the artifact panel (issue 8, item 10): the conversation's
- * declared artifacts (seed 002), each a button showing its kind icon, title, host (links)
- * or workspace-relative path (files), source badge and, when missing, the reason, greyed.
+ * The "Links & files" section of the artifact panel: the conversation's declared
+ * artifacts, each a button showing its kind icon, title, host (links) or
+ * workspace-relative path (files), source badge and, when missing, the reason, greyed.
  * Click or Enter opens it: a link in the system browser (never previewed or fetched by the
  * app), a workspace file with the system's default application through the backend's
- * containment check (in browser mode, which never opens files, it says so instead). The
- * ⋯ button, a right-click, the Menu key or Shift+F10 open its menu:
- * copy the link or path, reveal the file in its folder, remove (after confirmation).
- * Titles and descriptions are plain text: React text nodes only.
+ * containment check (in browser mode, which never opens files, it says so instead). The ⋯
+ * button, a right-click, the Menu key or Shift+F10 open its menu: copy the link or path,
+ * reveal the file in its folder, remove (after confirmation). Titles and descriptions are
+ * plain text: React text nodes only.
  */
 export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListProps) {
   const { t } = useTranslation('artifacts');

@@ -11,11 +11,11 @@ export interface FindBarProps {
 }
 
 /**
- * Find in the conversation (issue 10, item 4): Ctrl/Cmd+F opens a bar over the
- * conversation (or focuses it again); typing highlights every match with the CSS Custom
- * Highlight API (no change to the page's DOM) and shows "3 / 12"; Enter goes to the next
- * match, Shift+Enter to the previous, both scrolling it into view; Esc closes the bar and
- * removes the highlights. Matches follow the conversation as it changes (a streaming answer).
+ * Find in the conversation: Ctrl/Cmd+F opens a bar over the conversation (or focuses it
+ * again); typing highlights every match with the CSS Custom Highlight API (no change to
+ * the page's DOM) and shows "3 / 12"; Enter goes to the next match, Shift+Enter to the
+ * previous, both scrolling it into view; Esc closes the bar and removes the highlights.
+ * Matches follow the conversation as it changes (a streaming answer).
  */
 export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
   const { t } = useTranslation('tools');

@@ -12,11 +12,11 @@ const CHOICES: readonly { value: LanguagePreference; key: 'language.en' | 'langu
 ];
 
 /**
- * The Language section of the settings dialog (issue 10, item 1): "System (English)" or
- * "System (中文)" — following the system locale, the parenthesis naming what it gives —,
- * "English" or "中文（简体）". A choice applies at once, without Save or a restart, and is
- * remembered (locally and in config.json, see chooseLanguage); a backend that refuses it
- * shows its error under the select.
+ * The Language section of the settings dialog: "System (English)" or "System (中文)" —
+ * following the system locale, the parenthesis naming what it gives —, "English" or
+ * "中文（简体）". A choice applies at once, without Save or a restart, and is remembered
+ * (locally and in config.json, see chooseLanguage); a backend that refuses it shows its
+ * error under the select.
  */
 export function LanguageSettings() {
   const { t } = useTranslation('settings');

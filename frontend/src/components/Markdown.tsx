@@ -31,8 +31,8 @@ export interface MarkdownProps {
    */
   cite?: boolean;
   /**
-   * Give every code block a copy button that copies the code only (issue 10, item 4);
-   * defaults to `highlight` (answers and artifacts, where code blocks are highlighted).
+   * Give every code block a copy button that copies the code only; defaults to
+   * `highlight` (answers and artifacts, where code blocks are highlighted).
    */
   copyCode?: boolean;
 }
@@ -84,9 +84,9 @@ function copyCodeBlock(target: EventTarget | null): boolean {
  * external links (http, https, mailto) in the system browser through runtime.BrowserOpenURL
  * and does nothing for all others (relative, fragment, javascript:, data:, file: ...); a form
  * submission, should one get past the sanitizer, is cancelled (see navigation.followLink).
- * Remote images load only with Settings' "Load remote images: Always" or after a click on
- * the "Load images" button shown under this text while it has blocked ones (issue 10, item
- * 7): the click is for this text only (one message, one artifact).
+ * Remote images load only with Settings' "Load remote images: Always" or after a click on the
+ * "Load images" button shown under this text while it has blocked ones: the click is for this
+ * text only (one message, one artifact).
  */
 export function Markdown({ source, className, highlight = false, cite = false, copyCode = highlight }: MarkdownProps) {
   const { t, i18n: lang } = useTranslation('tools');

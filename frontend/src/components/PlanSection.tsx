@@ -1,5 +1,5 @@
-// The artifact panel's task plan (seed 000): a rendered checklist with its progress, and
-// buttons to open it in the viewer or delete it.
+// The artifact panel's task plan: a rendered checklist with its progress, and buttons to
+// open it in the viewer or delete it.
 
 import { useTranslation } from 'react-i18next';
 import type { LoadedContent } from '../artifacts/useArtifactContent';

@@ -17,11 +17,12 @@ export interface RunErrorProps {
 }
 
 /**
- * The error box of a failed run (issue 10 item 2): a title and hint chosen by the error
- * code, the engine's error text as detail, and the code's fixes: "Open settings" for
- * model_auth, model_unreachable, model_rejected, model_not_configured, invalid_settings and
+ * The error box of a failed run: a title and hint chosen by the error code, the engine's
+ * error text as detail, and the code's fixes: "Open settings" for model_auth,
+ * model_unreachable, model_rejected, model_not_configured, invalid_settings and
  * search_failed (auth, not configured), "Retry" (regenerate) for rate limits, network
- * errors and failing endpoints (fixesFor). Title, hint and buttons are in the UI's language.
+ * errors and failing endpoints (fixesFor). Title, hint and buttons are in the UI's
+ * language.
  */
 export function RunError({ code, message, onOpenSettings, onRetry, retryDisabled }: RunErrorProps) {
   const { t } = useTranslation('errors');

@@ -72,10 +72,10 @@ function reasonKey(r: SearchBannerReason): string {
 }
 
 /**
- * The banner above the composer (issue 9, item 2): with web search not set up ("Tavily
- * needs an API key") or after a run whose every search failed, it says so and offers
- * "Open Settings"; the ✕ dismisses that reason, and the next one not dismissed (a new
- * failed run, a different problem) shows.
+ * The banner above the composer: with web search not set up ("Tavily needs an API
+ * key") or after a run whose every search failed, it says so and offers "Open
+ * Settings"; the ✕ dismisses that reason, and the next one not dismissed (a new failed
+ * run, a different problem) shows.
  */
 export function SearchBanner({ reasons, onOpenSettings }: SearchBannerProps) {
   const { t } = useTranslation('settings');

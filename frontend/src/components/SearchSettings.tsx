@@ -25,11 +25,11 @@ export interface SearchSettingsProps {
 }
 
 /**
- * The web search section (issue 9, item 1): the provider (DuckDuckGo by default; those that
- * need nothing say "no key needed"), the chosen provider's API key (never shown: "stored"
- * when one is, an empty field keeps it, a box removes it) with where to get one, SearXNG's
- * URL, Wikipedia's language, and a Test button that runs one search with what is typed and
- * shows the result inline.
+ * The web search section: the provider (DuckDuckGo by default; those that need nothing say
+ * "no key needed"), the chosen provider's API key (never shown: "stored" when one is, an
+ * empty field keeps it, a box removes it) with where to get one, SearXNG's URL, Wikipedia's
+ * language, and a Test button that runs one search with what is typed and shows the result
+ * inline.
  */
 export function SearchSettings(props: SearchSettingsProps) {
   const { providers, form, onChange, searxngUrl, onSearxngUrl, storedProvider, storedProblem, errors, disabled, setBy = {} } = props;

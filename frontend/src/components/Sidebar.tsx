@@ -160,9 +160,9 @@ export function Sidebar(p: SidebarProps) {
 }
 
 /**
- * The badge of a conversation whose latest run did not finish (issue 10 item 2): "Failed"
- * for a run that ended in error or was interrupted, "Stopped" for one the user cancelled;
- * nothing otherwise.
+ * The badge of a conversation whose latest run did not finish: "Failed" for a run that
+ * ended in error or was interrupted, "Stopped" for one the user cancelled; nothing
+ * otherwise.
  */
 export function RunBadge({ status }: { status: Conversation['last_status'] }) {
   const { t } = useTranslation('sidebar');

@@ -247,7 +247,8 @@ export function ArtifactBody({ kind, contentType, content }: { kind: PreviewKind
   const { t } = useTranslation('artifacts');
   switch (kind) {
     case 'html':
-      // HTML artifacts only in a sandboxed frame without scripts (DESIGN.md, "Frontend").
+      // HTML artifacts only in a sandboxed frame without scripts (docs/ARCHITECTURE.md,
+      // "Security").
       return <iframe className="html-frame" title={t('viewer.htmlFrame')} sandbox="" srcDoc={offlineHTML(content)} />;
     case 'markdown':
       return <Markdown source={content} className="doc" highlight cite />;

@@ -64,11 +64,11 @@ export interface WorkspaceBarProps {
 }
 
 /**
- * The research folder of the open conversation (issue 9, item 6): its name (full path on
- * hover), a "Choose folder…" button (the native dialog; in browser mode it is disabled
- * with an explanation), the index's progress while a pass runs ("Indexing 1,234 / 2,000
- * files", with a progress bar) and its counts when done, the files left out on demand, and
- * "Re-index". A chosen folder can be given up for the default one.
+ * The research folder of the open conversation: its name (full path on hover), a "Choose
+ * folder…" button (the native dialog; in browser mode it is disabled with an explanation),
+ * the index's progress while a pass runs ("Indexing 1,234 / 2,000 files", with a progress
+ * bar) and its counts when done, the files left out on demand, and "Re-index". A chosen
+ * folder can be given up for the default one.
  */
 export function WorkspaceBar({ conversationId, onConversation }: WorkspaceBarProps) {
   const { t } = useTranslation('workspace');

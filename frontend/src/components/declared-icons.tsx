@@ -1,4 +1,4 @@
-// Icons of the "Links & files" list (declared artifacts, seed 002): one per kind, plus the
+// Icons of the "Links & files" list (declared artifacts): one per kind, plus the
 // folder and trash of its menu and of document deletion. Inline SVG in the stroke style of
 // icons.tsx: no emoji (no emoji font is installed on the machines this runs on), and every
 // icon is decorative: the text beside it, or an aria-label, carries the meaning.
