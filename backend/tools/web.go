@@ -221,3 +221,9 @@ func (t WebFetch) Execute(ctx context.Context, p map[string]any) Result {
 	}
 	return res
 }
+
+// ReadOnly reports true: a WebSearch call touches none of the run's artifacts (tools.ReadOnly).
+func (WebSearch) ReadOnly() bool { return true }
+
+// ReadOnly reports true: a WebFetch call touches none of the run's artifacts (tools.ReadOnly).
+func (WebFetch) ReadOnly() bool { return true }
