@@ -25,8 +25,8 @@ func (s *SettingsService) Get() (SettingsView, error) {
 // Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
 // key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
 // alone (issue 4: a threshold per model; with no model, for every model without its own);
-// other models keep theirs. in.Search, in.Lead, in.SubAgents, in.ModelIdleTimeoutSeconds
-// and in.MaxAnswerMB replace the stored ones (search keys: see SearchInput); left out
+// other models keep theirs. in.Search, in.Lead, in.SubAgents, in.ModelIdleTimeoutSeconds,
+// in.MaxAnswerMB and in.MaxParallelToolCalls replace the stored ones (search keys: see SearchInput); left out
 // (nil), they are kept. What the dialog does not
 // edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
 // name the field ("lead.temperature: 3 is outside 0–2"). A field that a command-line flag or
@@ -67,6 +67,9 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	}
 	if in.MaxAnswerMB != nil {
 		next.MaxAnswerMB = *in.MaxAnswerMB
+	}
+	if in.MaxParallelToolCalls != nil {
+		next.MaxParallelToolCalls = *in.MaxParallelToolCalls
 	}
 	next = keepOverridden(next, c.settings, c.overrideSources()) // issue 10, item 6: flag values are never saved
 	c.mu.Unlock()
