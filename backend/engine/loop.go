@@ -380,7 +380,7 @@ func (rs *runState) startCall(ctx context.Context, cfg agent.Config, call toolca
 // a successful artifact operation: one for a document, one per change record_artifact
 // made), then runs the PostToolUse hooks matching the tool. call_subagent is routed: a new
 // instance of the sub-agent runs under the call's id (its events carry it as "instance")
-// and its final text is the result (seed 001); the outcome holds the instance's memory for
+// and its final text is the result; the outcome holds the instance's memory for
 // mergeMemory. A failed call is a failed Result for the model, never a run error; the
 // error return is only for cancellation and the sub-agent's fatal errors (model failure),
 // after a failed tool_complete.
