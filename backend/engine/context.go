@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,6 +80,10 @@ type historyBuilder struct {
 	callOrder []string
 }
 
+// callSubagentTool is how a call_subagent tool_start names its tool in its data; other
+// tool_starts (an artifact write's large content) are not decoded.
+var callSubagentTool = []byte(`"tool":"call_subagent"`)
+
 // openCall is one call of a recorded reply: its id, tool name and, once its tool_complete
 // was read, its result.
 type openCall struct {
@@ -108,7 +113,7 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 			continue
 		}
 		if ev.AgentName != h.agent {
-			if !h.lead && ev.Type == events.ToolStart {
+			if !h.lead && ev.Type == events.ToolStart && bytes.Contains(ev.Data, callSubagentTool) {
 				var d events.DataToolStart
 				if json.Unmarshal(ev.Data, &d) == nil && d.Tool == "call_subagent" {
 					h.callOrder = append(h.callOrder, d.CallID)
