@@ -387,8 +387,12 @@ func (rs *runState) startCall(ctx context.Context, cfg agent.Config, call toolca
 func (rs *runState) runCall(ctx context.Context, cfg agent.Config, tool tools.Tool, pc pendingCall) (callOutcome, error) {
 	call := pc.call
 	failed := func(err error) (callOutcome, error) {
+		why := err.Error()
+		if ctx.Err() != nil { // stopped, or ended by another call's failure: say which
+			why = context.Cause(ctx).Error()
+		}
 		rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
-			Success: false, Error: err.Error(), DurationMS: rs.e.cfg.Now().Sub(pc.start).Milliseconds()})
+			Success: false, Error: why, DurationMS: rs.e.cfg.Now().Sub(pc.start).Milliseconds()})
 		return callOutcome{}, err
 	}
 	if ctx.Err() != nil { // stopped while waiting for an earlier write of the reply

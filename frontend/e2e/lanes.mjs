@@ -2,8 +2,9 @@
 // driven by app/browser/lanes_e2e_test.go (TestBrowserE2ELanes): node e2e/lanes.mjs URL with
 // AF_QUESTION. The scripted lead sends three sub-agents in one reply; each streams its report
 // slowly. Checks: three lanes side by side, each under its call_subagent line, all three
-// streaming at once; when the run ends, every lane is done. Saves /tmp/ui-lanes.png and
-// /tmp/ui-lanes-done.png. Exits non-zero on the first failure.
+// streaming at once; when the run ends, every lane is done; Stop during a second research
+// (AF_SLOW_QUESTION, slow sub-agents) ends all three lanes. Saves /tmp/ui-lanes.png,
+// /tmp/ui-lanes-done.png and /tmp/ui-lanes-stopped.png. Exits non-zero on the first failure.
 import { assert, checker, launch } from './browser.mjs';
 
 const url = process.argv[2];
@@ -67,6 +68,48 @@ await check('when the run ends every lane is done, each with its report', async 
   }
   await page.screenshot({ path: '/tmp/ui-lanes-done.png' });
   console.log('     screenshot /tmp/ui-lanes-done.png');
+});
+
+await check('Stop during three streaming lanes ends them all', async () => {
+  const slow = process.env.AF_SLOW_QUESTION;
+  assert(slow, 'AF_SLOW_QUESTION not set');
+  await page.getByRole('textbox', { name: 'Research question' }).fill(slow);
+  await page.keyboard.press('Enter');
+  const last = page.locator('.exchange').last();
+  await page.waitForFunction(
+    () => {
+      const ex = [...document.querySelectorAll('.exchange')].at(-1);
+      const ls = [...(ex?.querySelectorAll('.lanes.parallel .lane') ?? [])];
+      return ls.length === 3 && ls.every((l) => (l.querySelector('.step-stream')?.textContent ?? '') !== '');
+    },
+    null,
+    { timeout: 60_000 },
+  );
+  await page.getByRole('button', { name: 'Stop' }).click();
+  // The run ends (its figures line) within a few seconds, every lane stopped, none running.
+  const state = () =>
+    page.evaluate(() => {
+      const ex = [...document.querySelectorAll('.exchange')].at(-1);
+      return {
+        running: ex?.querySelectorAll('.step-icon.running').length ?? -1,
+        stopped: ex?.querySelectorAll('.lane .step-icon.stopped').length ?? -1,
+        lanes: ex?.querySelectorAll('.lane').length ?? -1,
+        text: (ex?.textContent ?? '').slice(-300),
+      };
+    });
+  // The ended run's flow folds to its summary: open it again.
+  const activity = last.locator('.activity');
+  await last.locator('.figures').waitFor({ timeout: 10_000 });
+  if ((await activity.getAttribute('class'))?.includes('open') !== true) await activity.locator('.activity-head').click();
+  const until = Date.now() + 10_000;
+  let s = await state();
+  while (!(s.running === 0 && s.stopped >= 3) && Date.now() < until) {
+    await page.waitForTimeout(100);
+    s = await state();
+  }
+  assert(s.running === 0 && s.stopped >= 3, `after Stop: ${JSON.stringify(s)}`);
+  await page.screenshot({ path: '/tmp/ui-lanes-stopped.png' });
+  console.log('     screenshot /tmp/ui-lanes-stopped.png');
 });
 
 await check('no page errors', async () => {
