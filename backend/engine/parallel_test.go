@@ -582,3 +582,93 @@ func TestCrashMidReplyKeepsFinishedResults(t *testing.T) {
 		t.Fatalf("the next run told the model:\n%s\nwant:\n%s", strings.Join(told, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSubagentInstancesRebuiltLikeLive: two search_agent instances of one reply each search
+// and report, in native and xml mode; the memory the agent's next call gets in the run is
+// exactly what the history rebuilt from events gives (call order, tool results and all).
+func TestSubagentInstancesRebuiltLikeLive(t *testing.T) {
+	for _, mode := range []toolcall.Mode{toolcall.ModeNative, toolcall.ModeXML} {
+		t.Run(string(mode), func(t *testing.T) {
+			var mu sync.Mutex
+			var searchReqs []openai.ChatCompletionRequest
+			leadRound := 0
+			e, _, _, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+				last := req.Messages[len(req.Messages)-1]
+				if isAgent(req, "search_agent") {
+					mu.Lock()
+					searchReqs = append(searchReqs, req)
+					mu.Unlock()
+					if last.Role == openai.ChatMessageRoleTool || strings.Contains(last.Content, "<tool_result") {
+						return llmtest.Reply{Content: "report after searching"}
+					}
+					q := map[string]string{"query": last.Content}
+					if mode == toolcall.ModeXML {
+						return llmtest.Reply{Content: "Searching.\n" + toolcall.FormatXMLCall("web_search", q)}
+					}
+					return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "ws_" + strings.ReplaceAll(last.Content, " ", "_"), Name: "web_search", Arguments: jsonArgs(q)}}}
+				}
+				mu.Lock()
+				leadRound++
+				n := leadRound
+				mu.Unlock()
+				switch n {
+				case 1:
+					if mode == toolcall.ModeXML {
+						return llmtest.Reply{Content: toolcall.FormatXMLCall("call_subagent", map[string]string{"agent_name": "search_agent", "instruction": "task one"}) + "\n" +
+							toolcall.FormatXMLCall("call_subagent", map[string]string{"agent_name": "search_agent", "instruction": "task two"})}
+					}
+					return llmtest.Reply{ToolCalls: []llmtest.ToolCall{subagentCall("i1", "search_agent", "task one"), subagentCall("i2", "search_agent", "task two")}}
+				case 2:
+					if mode == toolcall.ModeXML {
+						return llmtest.Reply{Content: toolcall.FormatXMLCall("call_subagent", map[string]string{"agent_name": "search_agent", "instruction": "task three"})}
+					}
+					return llmtest.Reply{ToolCalls: []llmtest.ToolCall{subagentCall("i3", "search_agent", "task three")}}
+				}
+				return llmtest.Reply{Content: "done"}
+			}, func(d *Deps) { d.Mode = mode })
+			ctx := context.Background()
+			res, err := e.Ask(ctx, Request{Content: "research"})
+			if err != nil || res.Status != events.Complete {
+				t.Fatalf("run: %v %+v", err, res)
+			}
+			var third *openai.ChatCompletionRequest
+			for i := range searchReqs {
+				if last := searchReqs[i].Messages[len(searchReqs[i].Messages)-1]; last.Content == "task three" {
+					third = &searchReqs[i]
+				}
+			}
+			if third == nil {
+				t.Fatal("search_agent was never given task three")
+			}
+			var live []string
+			for _, m := range third.Messages[1 : len(third.Messages)-1] {
+				line := m.Role + "|" + m.ToolCallID + "|" + m.Content
+				for _, c := range m.ToolCalls {
+					line += "|" + c.ID + ":" + c.Function.Name
+				}
+				live = append(live, line)
+			}
+			if len(live) != 8 {
+				t.Fatalf("the memory before task three holds %d messages, want 8 (2 x task, call, result, report):\n%s", len(live), strings.Join(live, "\n"))
+			}
+			hist, err := e.history(ctx, res.ConversationID, res.MessageID, "search_agent", mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rebuilt []string
+			for _, m := range hist {
+				line := m.Role + "|" + m.ToolCallID + "|" + m.Content
+				for _, c := range m.ToolCalls {
+					line += "|" + c.ID + ":" + c.Name
+				}
+				rebuilt = append(rebuilt, line)
+			}
+			if len(rebuilt) < len(live) || strings.Join(rebuilt[:len(live)], "\n") != strings.Join(live, "\n") {
+				t.Fatalf("rebuilt memory differs from the live one:\nlive:\n%s\nrebuilt:\n%s", strings.Join(live, "\n"), strings.Join(rebuilt, "\n"))
+			}
+			if !strings.Contains(live[0], "task one") || !strings.Contains(live[4], "task two") {
+				t.Fatalf("instances not in call order:\n%s", strings.Join(live, "\n"))
+			}
+		})
+	}
+}
