@@ -298,17 +298,21 @@ func (s *ArtifactService) RemoveDeclared(conversationID, artifactID string) erro
 // (xdg-open, open, or rundll32 url.dll,FileProtocolHandler; run without a shell), after
 // the declared service has checked it again, now, by its own rules: the path, followed
 // through every symbolic link, must stay inside the conversation's workspace and the file
-// must exist. Links are opened by the page (the runtime's BrowserOpenURL), never here.
-// Browser mode refuses this method (desktopOnly): a page must not make the computer open
-// files. Errors: ErrDeclaredNotFound; ErrNotAFile for a link or managed artifact;
-// ErrFileUnavailable with the reason (missing, or a link that leaves the workspace);
-// ErrOpenFailed; store errors.
+// must exist. Only document and media types of an allow-list, as regular files without an
+// execute bit, are opened (opensAsDocument, docs/ARCHITECTURE.md "Security"); any other
+// file is shown in its folder instead and ErrRevealedInstead says so. Links are opened by
+// the page (the runtime's BrowserOpenURL), never here. Browser mode refuses this method
+// (desktopOnly): a page must not make the computer open files. Errors:
+// ErrDeclaredNotFound; ErrNotAFile for a link or managed artifact (ErrRevealedInstead, a
+// kind of it, for a file revealed instead of opened); ErrFileUnavailable with the reason
+// (missing, or a link that leaves the workspace); ErrOpenFailed; store errors.
 func (s *ArtifactService) OpenDeclared(conversationID, artifactID string) error {
 	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, false)
 }
 
-// RevealDeclared opens the folder holding a declared workspace file in the system's file
-// manager, with OpenDeclared's checks, refusals and errors.
+// RevealDeclared shows a declared workspace file in its folder in the system's file
+// manager (on macOS selected in Finder, open -R), with OpenDeclared's checks, refusals and
+// errors; the file itself is never opened.
 func (s *ArtifactService) RevealDeclared(conversationID, artifactID string) error {
 	return declaredFiles{core: s.core, launch: systemOpen}.open(conversationID, artifactID, true)
 }
@@ -393,7 +397,7 @@ func (s *ArtifactService) Export(conversationID, artifactID string, version int,
 	return ExportResult{Filename: res.Filename, MIME: res.MIME, SavedPath: path}, nil
 }
 
-// RevealExport opens the folder holding a file that Export saved in this session (the
+// RevealExport shows a file that Export saved in this session in its folder (the
 // SavedPath of its result) in the system's file manager: the exported notice's "Show in
 // folder" (issue 10, item 4). Only paths Export wrote are accepted, so a page cannot make
 // the computer open an arbitrary folder; browser mode refuses the method (desktopOnly).

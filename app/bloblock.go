@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"artifactflow/backend/filelock"
 )
 
 // BlobLockFile is the lock file, in the data dir, that uploads writing an original into
@@ -65,7 +67,7 @@ func (l *blobLock) TryLock() bool {
 		l.mu.Unlock()
 		return false
 	}
-	if busy, err := tryLockFile(f); err != nil || busy {
+	if busy, err := filelock.TryLock(f); err != nil || busy {
 		f.Close()
 		l.mu.Unlock()
 		return false
@@ -92,12 +94,12 @@ func (l *blobLock) lockFile() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	busy, err := tryLockFile(f)
+	busy, err := filelock.TryLock(f)
 	if err == nil && busy {
 		if l.contended != nil {
 			l.contended()
 		}
-		err = lockFile(f)
+		err = filelock.Lock(f)
 	}
 	if err != nil {
 		f.Close()
@@ -109,7 +111,7 @@ func (l *blobLock) lockFile() (*os.File, error) {
 // Unlock releases the file lock (closing the file releases it too) and the mutex.
 func (l *blobLock) Unlock() {
 	if l.f != nil {
-		if err := unlockFile(l.f); err != nil && l.log != nil {
+		if err := filelock.Unlock(l.f); err != nil && l.log != nil {
 			l.log.Warn("could not unlock the upload originals' lock file", "err", err)
 		}
 		l.f.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"artifactflow/backend/config"
@@ -118,21 +119,17 @@ func (s *ChatService) Respond(conversationID, requestID, decision string) error 
 	if decision != events.DecisionAlwaysAllow {
 		return nil
 	}
-	c := s.core
-	c.mu.Lock()
-	next := c.settings
-	perms := map[string]string{}
-	for k, v := range next.ToolPermissions {
-		perms[k] = v
-	}
-	perms[tool] = engine.PolicyAuto
-	next.ToolPermissions = perms
-	c.mu.Unlock()
-	if err := config.Save(c.dataDir, next); err != nil {
+	err = s.core.updateSettings(func(cur config.Settings) (config.Settings, error) {
+		perms := maps.Clone(cur.ToolPermissions) // the file as it is now: only this tool's entry changes
+		if perms == nil {
+			perms = map[string]string{}
+		}
+		perms[tool] = engine.PolicyAuto
+		cur.ToolPermissions = perms
+		return cur, nil
+	})
+	if err != nil {
 		return fmt.Errorf("app: the call was allowed, but saving \"always allow %s\" failed: %w", tool, err)
 	}
-	c.mu.Lock()
-	c.settings = next
-	c.mu.Unlock()
 	return nil
 }

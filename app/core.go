@@ -86,8 +86,20 @@ type Core struct {
 	workspace func(ctx context.Context, conversationID string) (string, error)
 	files     *localfiles.Manager // the local-file index's passes (workspace.go)
 
+	// cfgMu guards config.json's settings as this process last read or wrote them
+	// (settings_file.go): settings (as stored, without flags or defaults), the version's
+	// stamp and revision, the versions remembered by revision, and the stamp of a version
+	// that could not be read (logged once).
+	cfgMu        sync.Mutex
+	settings     config.Settings
+	cfgStamp     config.FileStamp
+	cfgRevision  string
+	cfgNext      int
+	cfgRevisions []settingsRevision
+	cfgBadStamp  config.FileStamp
+	cfgBadLogged bool
+
 	mu       sync.Mutex
-	settings config.Settings // as stored in config.json
 	dialogs  Dialogs
 	exported map[string]bool // paths Export saved to, for RevealExport (files.go)
 	sinks    map[int]EventSink
@@ -127,7 +139,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("app: create data dir %s: %w", opts.DataDir, err)
 	}
-	settings, err := config.Load(opts.DataDir)
+	settings, stamp, err := config.LoadStamped(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +150,11 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
 	}
-	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, settings: settings,
+	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db,
 		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
 		stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
 		follow: opts.FollowOtherRuns, followEvery: opts.FollowInterval, watchDone: make(chan struct{})}
+	c.rememberSettings(settings, stamp)
 	if c.followEvery <= 0 {
 		c.followEvery = DefaultFollowInterval
 	}
@@ -340,23 +353,20 @@ func (c *Core) emit(ev events.Event) {
 	}
 }
 
-// Settings returns the effective settings: config.json, with OPENAI_API_KEY (when set)
-// over its key, then the command-line flags over both, then defaults for what is still
-// empty.
+// Settings returns the effective settings: config.json as it is now (read again when
+// another process or the user changed it; while a changed file cannot be read, the version
+// read before), with OPENAI_API_KEY (when set) over its key, then the command-line flags
+// over both, then defaults for what is still empty.
 func (c *Core) Settings() config.Settings {
-	c.mu.Lock()
-	s := c.settings
-	c.mu.Unlock()
-	if key := os.Getenv("OPENAI_API_KEY"); key != "" {
-		s.APIKey = key
-	}
-	return s.Merge(c.overrides).WithDefaults()
+	s, _, _ := c.storedSettings() // the error is logged; the last good version is used
+	return c.effective(s)
 }
 
 // deps builds the model and web clients for one run from the effective settings: the
 // lead's model (Settings.Lead over the top-level model), the sub-agents' model
 // (Settings.SubAgents over the top-level model, else the lead's), each with its tool-call
-// mode, context and sampling (issue 9, item 7), and the chosen search provider. A provider
+// mode, context and sampling (issue 9, item 7), and each on its own endpoint (base URL
+// and key: config.Settings.AgentEndpoint), and the chosen search provider. A provider
 // that cannot be set up (a missing key or URL) does not stop the run: web_search answers
 // with the reason, which the answer's footer reports.
 func (c *Core) deps() (engine.Deps, error) {
@@ -365,9 +375,13 @@ func (c *Core) deps() (engine.Deps, error) {
 	if lead.Model == "" {
 		return engine.Deps{}, ErrNoModel
 	}
-	if sub.Model == "" { // only the lead's own model is set
-		sub = s.Agent(config.AgentModel{Model: lead.Model, ToolCallMode: s.SubAgents.ToolCallMode, ContextWindow: s.SubAgents.ContextWindow,
-			Temperature: s.SubAgents.Temperature, TopP: s.SubAgents.TopP, MaxTokens: s.SubAgents.MaxTokens})
+	if sub.Model == "" { // only the lead's own model is set: the sub-agents run it where the lead does
+		a := s.SubAgents
+		a.Model = lead.Model
+		if a.BaseURL == "" && a.APIKey == "" {
+			a.BaseURL, a.APIKey = s.Lead.BaseURL, s.Lead.APIKey
+		}
+		sub = s.Agent(a)
 	}
 	leadModel, err := c.agentModel(s, lead)
 	if err != nil {
@@ -393,13 +407,14 @@ func (c *Core) deps() (engine.Deps, error) {
 	return d, nil
 }
 
-// agentModel makes the client of one agent's model on the settings' endpoint.
+// agentModel makes the client of one agent's model on that agent's endpoint (a.BaseURL
+// with a.APIKey).
 func (c *Core) agentModel(s config.Settings, a config.AgentChoice) (engine.AgentModel, error) {
 	mode, err := toolcall.ParseMode(a.ToolCallMode)
 	if err != nil {
 		return engine.AgentModel{}, err
 	}
-	model, err := llm.New(ModelConfig(s, a.Model, c.log))
+	model, err := llm.New(ModelConfig(s, a, c.log))
 	if err != nil {
 		return engine.AgentModel{}, err
 	}
@@ -407,13 +422,14 @@ func (c *Core) agentModel(s config.Settings, a config.AgentChoice) (engine.Agent
 		CompactAt: float64(a.CompactAtPercent) / 100, Sampling: sampling(a)}, nil
 }
 
-// ModelConfig is the llm client configuration for model on the settings' endpoint: its
-// base URL and API key, and the settings' model call limits (ModelIdleTimeoutSeconds, the
-// idle timeout in seconds, and MaxAnswerMB, the cap on one answer in MiB; 0 leaves llm's
-// defaults). Every client of a research model is made from it, the agents' and eval's
-// judge alike, so a limit set in Settings holds for all of them.
-func ModelConfig(s config.Settings, model string, log *slog.Logger) llm.Config {
-	return llm.Config{BaseURL: s.BaseURL, APIKey: s.APIKey, Model: model, Logger: log,
+// ModelConfig is the llm client configuration for agent a's model (s.Agent's choice) on
+// a's endpoint: a.BaseURL, a.APIKey (config.Settings.AgentEndpoint: the agent's own, else
+// the top-level ones) and a.Model, with the settings' model call limits
+// (ModelIdleTimeoutSeconds, the idle timeout in seconds, and MaxAnswerMB, the cap on one
+// answer in MiB; 0 leaves llm's defaults). Every client of a research model is made from
+// it, the agents' and eval's judge alike, so a limit set in Settings holds for all of them.
+func ModelConfig(s config.Settings, a config.AgentChoice, log *slog.Logger) llm.Config {
+	return llm.Config{BaseURL: a.BaseURL, APIKey: a.APIKey, Model: a.Model, Logger: log,
 		IdleTimeout:    time.Duration(s.ModelIdleTimeoutSeconds) * time.Second,
 		MaxAnswerBytes: int64(s.MaxAnswerMB) << 20}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
+	"artifactflow/backend/localfiles"
 )
 
 // Sentinel errors of the panel's declared-artifact and delete calls (issue 8, items 9 and
@@ -27,8 +27,10 @@ var (
 	// not a file in the workspace (a link opens in the browser; a managed one has nothing
 	// to open).
 	ErrNotAFile = errors.New("not_a_file")
-	// ErrFileUnavailable: the workspace file does not exist now, or its path leads out of
-	// the workspace (a symbolic link); the message gives the declared service's reason.
+	// ErrFileUnavailable: the workspace file does not exist now, its path leads out of
+	// the workspace (a symbolic link), or, to open it, it is or leads to a hidden file or
+	// folder or into a dependency folder (localfiles.Excluded); the message gives the
+	// reason.
 	ErrFileUnavailable = errors.New("file_unavailable")
 	// ErrOpenFailed: the system's opener could not be started or reported a failure.
 	ErrOpenFailed = errors.New("open_failed")
@@ -42,9 +44,10 @@ func (c *Core) emitArtifactRemoved(conversationID string, last events.ArtifactSn
 		ArtifactID: last.ID, Reason: declared.ReasonExplicit})
 }
 
-// opener opens path (a file, or a folder) with the system's default application. Tests
-// inject a fake one so that nothing is launched.
-type opener func(ctx context.Context, path string) error
+// opener hands the file path to the system: with reveal false it opens it with its
+// default application; with reveal true it shows it in its folder in the file manager
+// (systemOpen). Tests inject a fake one so that nothing is launched.
+type opener func(ctx context.Context, path string, reveal bool) error
 
 // declaredFiles opens declared workspace files and their folders through launch.
 type declaredFiles struct {
@@ -52,23 +55,37 @@ type declaredFiles struct {
 	launch opener
 }
 
+// ErrRevealedInstead: Open was asked for a workspace file that is not a document type the
+// app opens (opensAsDocument), so its folder was shown instead. It is a kind of
+// ErrNotAFile (code not_a_file), so the page tells the user why nothing opened.
+var ErrRevealedInstead = fmt.Errorf("%w: shown in its folder instead", ErrNotAFile)
+
 // open checks artifactID of conversationID through the declared service and opens its
-// file (folder false) or the folder holding it (folder true).
+// file (folder false) or reveals it in its folder (folder true). A file that is not a
+// document type the app opens on this system (opensAsDocument: an allow-list of document
+// and media types, regular files without an execute bit) is revealed instead, and
+// ErrRevealedInstead says so.
 func (f declaredFiles) open(conversationID, artifactID string, folder bool) error {
 	ctx, cancel := f.core.ctx()
 	defer cancel()
-	p, err := f.locate(ctx, conversationID, artifactID)
+	p, err := f.locate(ctx, conversationID, artifactID, folder)
 	if err != nil {
 		return err
 	}
-	if folder {
-		p = filepath.Dir(p)
-	} else if runnable(p) {
-		return fmt.Errorf("%w: %s is a program or script; the app does not run it — use Reveal in folder and open it yourself if you trust it",
-			ErrNotAFile, filepath.Base(p))
+	reveal := folder
+	if !folder {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrFileUnavailable, filepath.Base(p), err)
+		}
+		reveal = !opensAsDocument(runtime.GOOS, filepath.Base(p), fi.Mode())
 	}
-	if err := f.launch(ctx, p); err != nil {
+	if err := f.launch(ctx, p, reveal); err != nil {
 		return fmt.Errorf("%w: %w", ErrOpenFailed, err)
+	}
+	if reveal && !folder {
+		return fmt.Errorf("%w: %s is not a document type the app opens (it could run a program); open it from there yourself if you trust it",
+			ErrRevealedInstead, filepath.Base(p))
 	}
 	return nil
 }
@@ -76,8 +93,12 @@ func (f declaredFiles) open(conversationID, artifactID string, folder bool) erro
 // locate asks the declared service to check a workspace artifact again, now
 // (declared.Service.Recheck: the same containment and realpath rules as on upsert), and
 // returns the absolute path of its file, so a file deleted or swapped for a symbolic link
-// a moment ago is refused. No rule is reimplemented here.
-func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID string) (string, error) {
+// a moment ago is refused. A file to open (folder false) must also pass the local files'
+// hidden-file rule on where it leads (localfiles.Resolve): "notes.md" linking to ".env",
+// or into .git or node_modules, is refused with ErrFileUnavailable saying so, while
+// Reveal in folder (folder true) still shows the folder holding the real file, for the
+// user to look at it there. No rule is reimplemented here.
+func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID string, folder bool) (string, error) {
 	got, err := f.core.Declared().Recheck(ctx, conversationID, artifactID)
 	if errors.Is(err, declared.ErrNoArtifact) {
 		return "", fmt.Errorf("%w: the conversation has no declared artifact %q", ErrDeclaredNotFound, artifactID)
@@ -102,35 +123,19 @@ func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID st
 	}
 	// Open what the path resolves to now (the check above just passed), so a link swapped
 	// in after it is not followed to somewhere else by the opener.
-	p := filepath.Join(ws, filepath.FromSlash(path.Clean(a.WorkspacePath)))
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
+	clean, real, target, err := declared.ResolveWorkspaceTarget(ws, a.WorkspacePath)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s cannot be opened: %w", ErrFileUnavailable, a.WorkspacePath, err)
 	}
-	return p, nil
-}
-
-// runnableExt are file types the system's opener would run instead of show (programs,
-// scripts, shortcuts, installers). A hook or client could declare "setup.exe" titled
-// "report.pdf"; opening such a file is left to the user (Reveal in folder).
-var runnableExt = map[string]bool{
-	".exe": true, ".com": true, ".bat": true, ".cmd": true, ".msi": true, ".msp": true, ".scr": true, ".pif": true,
-	".lnk": true, ".url": true, ".ps1": true, ".vbs": true, ".vbe": true, ".js": true, ".jse": true, ".wsf": true,
-	".wsh": true, ".hta": true, ".cpl": true, ".reg": true, ".jar": true, ".sh": true, ".bash": true, ".zsh": true,
-	".command": true, ".app": true, ".desktop": true, ".appimage": true, ".run": true, ".bin": true,
-	".py": true, ".pl": true, ".rb": true, ".deb": true, ".rpm": true, ".pkg": true, ".dmg": true,
-}
-
-// runnable reports whether opening p with the system's opener could run it: its extension
-// is in runnableExt, or (outside Windows) it is a regular file with an execute bit.
-func runnable(p string) bool {
-	if runnableExt[strings.ToLower(filepath.Ext(p))] {
-		return true
+	if localfiles.Excluded(target) && !folder {
+		what := clean + " is a hidden file or in a dependency folder"
+		if target != clean {
+			what = fmt.Sprintf("%s is a link to %s, a hidden file or a file in a dependency folder", clean, target)
+		}
+		return "", fmt.Errorf("%w: %s; the app does not open those (they can hold passwords and keys) — Reveal in folder shows where it is",
+			ErrFileUnavailable, what)
 	}
-	if runtime.GOOS == "windows" {
-		return false
-	}
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	return real, nil
 }
 
 // notAFile explains why an artifact of storage st has no file to open.
@@ -145,13 +150,13 @@ func notAFile(st string) error {
 // still running then has handed the file to an application.
 const openerWait = 3 * time.Second
 
-// systemOpen opens path with the system's default application: xdg-open on Linux and the
-// BSDs, open on macOS, rundll32 url.dll,FileProtocolHandler on Windows. The program runs
-// directly (os/exec, no shell), with path as one argument (always absolute here, so it
-// cannot read as an option). A failure it reports within openerWait is returned with the
-// end of its stderr; after that it is left running and reaped in the background.
-func systemOpen(ctx context.Context, p string) error {
-	name, args := openCommand(runtime.GOOS, p)
+// systemOpen opens path p with the system's default application (reveal false) or shows
+// it in its folder (reveal true), through openCommand. The program runs directly (os/exec,
+// no shell), with the path as one argument (always absolute here, so it cannot read as an
+// option). A failure it reports within openerWait is returned with the end of its stderr;
+// after that it is left running and reaped in the background.
+func systemOpen(ctx context.Context, p string, reveal bool) error {
+	name, args := openCommand(runtime.GOOS, p, reveal)
 	cmd := exec.Command(name, args...) // not CommandContext: the opener may outlive the call
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
@@ -176,8 +181,18 @@ func systemOpen(ctx context.Context, p string) error {
 	}
 }
 
-// openCommand is the program and arguments that open p on goos.
-func openCommand(goos, p string) (string, []string) {
+// openCommand is the program and arguments that open p on goos (a GOOS value) with its
+// default application, or, with reveal, show p in its folder: xdg-open on Linux and the
+// BSDs, rundll32 url.dll,FileProtocolHandler on Windows, each given the folder holding p;
+// on macOS "open -R p", which selects p in Finder and never opens the folder itself (open
+// on a folder named x.app would launch it as an application).
+func openCommand(goos, p string, reveal bool) (string, []string) {
+	if reveal {
+		if goos == "darwin" {
+			return "open", []string{"-R", p}
+		}
+		p = filepath.Dir(p)
+	}
 	switch goos {
 	case "darwin":
 		return "open", []string{p}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,7 +253,10 @@ func TestOpenDeclared(t *testing.T) {
 	)
 	lineage, later, link := ids[0], ids[1], ids[2]
 	var launched []string
-	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
+	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string, reveal bool) error {
+		if reveal {
+			p = "reveal " + p
+		}
 		launched = append(launched, p)
 		return nil
 	}}
@@ -263,7 +267,7 @@ func TestOpenDeclared(t *testing.T) {
 	if err := files.open(f.conv, lineage, true); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(f.ws, "reports", "lineage.html"), filepath.Join(f.ws, "reports")}
+	want := []string{filepath.Join(f.ws, "reports", "lineage.html"), "reveal " + filepath.Join(f.ws, "reports", "lineage.html")}
 	if strings.Join(launched, "|") != strings.Join(want, "|") {
 		t.Fatalf("launched %q, want %q", launched, want)
 	}
@@ -308,7 +312,7 @@ func TestOpenDeclared(t *testing.T) {
 		t.Errorf("after the swap ListDeclared shows %+v", as[1])
 	}
 	// A launcher failure is reported.
-	failing := declaredFiles{core: f.core, launch: func(context.Context, string) error { return errors.New("exit status 3") }}
+	failing := declaredFiles{core: f.core, launch: func(context.Context, string, bool) error { return errors.New("exit status 3") }}
 	if err := os.WriteFile(filepath.Join(f.ws, "reports", "lineage.html"), []byte("back"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -317,18 +321,29 @@ func TestOpenDeclared(t *testing.T) {
 	}
 }
 
-// TestOpenCommand: the opener runs without a shell, the path as one argument.
+// TestOpenCommand: the opener runs without a shell, the path as one argument; Reveal gives
+// the file manager the folder, or on macOS selects the file (open -R), so a folder named
+// like an application bundle is never opened.
 func TestOpenCommand(t *testing.T) {
 	p := "/w/a b;$(rm -rf x).html"
-	for goos, want := range map[string][]string{
-		"linux":   {"xdg-open", p},
-		"freebsd": {"xdg-open", p},
-		"darwin":  {"open", p},
-		"windows": {"rundll32", "url.dll,FileProtocolHandler", p},
+	bundled := "/w/Evil.app/readme.txt"
+	for _, c := range []struct {
+		goos, path string
+		reveal     bool
+		want       []string
+	}{
+		{"linux", p, false, []string{"xdg-open", p}},
+		{"freebsd", p, false, []string{"xdg-open", p}},
+		{"darwin", p, false, []string{"open", p}},
+		{"windows", p, false, []string{"rundll32", "url.dll,FileProtocolHandler", p}},
+		{"linux", p, true, []string{"xdg-open", "/w"}},
+		{"windows", p, true, []string{"rundll32", "url.dll,FileProtocolHandler", "/w"}},
+		{"darwin", p, true, []string{"open", "-R", p}},
+		{"darwin", bundled, true, []string{"open", "-R", bundled}},
 	} {
-		name, args := openCommand(goos, p)
-		if got := append([]string{name}, args...); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
-			t.Errorf("%s: %q, want %q", goos, got, want)
+		name, args := openCommand(c.goos, c.path, c.reveal)
+		if got := append([]string{name}, args...); strings.Join(got, "\x00") != strings.Join(c.want, "\x00") {
+			t.Errorf("%s %q reveal %v: %q, want %q", c.goos, c.path, c.reveal, got, c.want)
 		}
 	}
 }
@@ -381,39 +396,210 @@ func TestDeclaredServices(t *testing.T) {
 	}
 }
 
-// TestOpenDeclaredRefusesPrograms checks that a declared workspace file the system's
-// opener would run (a program, a script, a shortcut, or any file with an execute bit) is
-// not opened, whatever its title says, while Reveal in folder still works.
-func TestOpenDeclaredRefusesPrograms(t *testing.T) {
+// TestOpensAsDocument: on every system the app opens only the document and media types
+// of its allow-list, as regular files without an execute bit (outside Windows); every
+// other name, however the system would read it (Windows drops trailing dots and spaces,
+// and reads a colon as an alternate data stream), is only revealed in its folder.
+func TestOpensAsDocument(t *testing.T) {
+	systems := []string{"linux", "darwin", "windows"}
+	// Types a system's shell may run, install, mount or hand to a program that runs code.
+	revealed := []string{
+		"console.msc", "help.chm", "tool.appref-ms", "x.settingcontent-ms", "docs.library-ms", "q.search-ms",
+		"disk.iso", "disk.vhd", "app.application", "addin.xll", "explorer.scf", "driver.inf", "pkg.msix",
+		"pkg.appx", "get.appinstaller", "fix.diagcab", "start.jnlp", "gui.pyw", "mod.psm1", "comp.wsc",
+		"scriptlet.sct", "book.xlsm", "tool.exe.", "tool.exe ", "tool.exe::$DATA", "tool.exe. . .",
+		// what the former deny-list named
+		"setup.exe", "x.com", "x.bat", "x.cmd", "x.msi", "x.msp", "x.scr", "x.pif", "x.lnk", "x.url",
+		"x.ps1", "x.vbs", "x.vbe", "x.js", "x.jse", "x.wsf", "x.wsh", "x.hta", "x.cpl", "x.reg", "x.jar",
+		"x.sh", "x.bash", "x.zsh", "x.command", "x.app", "x.desktop", "x.AppImage", "x.run", "x.bin",
+		"x.py", "x.pl", "x.rb", "x.deb", "x.rpm", "x.pkg", "x.dmg",
+		// documents that may carry macros, or be read by a program as one
+		"memo.docm", "deck.pptm", "book.xlsb", "tmpl.dotm", "tmpl.xltm", "memo.doc", "book.xls", "deck.ppt",
+		"memo.rtf", "data.xml", "list.m3u", "media.asx", "clip.wmv",
+		// double extensions, no extension, odd names
+		"report.pdf.exe", "REPORT.PDF.EXE", "README", "", "report.pdf.lnk",
+	}
+	opened := []string{
+		"report.pdf", "REPORT.PDF", "notes.txt", "notes.md", "table.csv", "table.tsv", "data.json",
+		"lineage.html", "page.htm", "chart.svg", "photo.jpg", "photo.JPEG", "shot.png", "anim.gif",
+		"pic.webp", "scan.tiff", "song.mp3", "voice.ogg", "take.flac", "clip.mp4", "clip.webm", "clip.mov",
+		"memo.docx", "book.xlsx", "deck.pptx", "memo.odt", "sheet.ods", "talk.odp", "v1.2 results.pdf",
+	}
+	for _, goos := range systems {
+		for _, name := range revealed {
+			if opensAsDocument(goos, name, 0o644) {
+				t.Errorf("%s: %q would be opened; want it only revealed", goos, name)
+			}
+		}
+		for _, name := range opened {
+			if !opensAsDocument(goos, name, 0o644) {
+				t.Errorf("%s: %q is revealed; want it opened", goos, name)
+			}
+			// Not a regular file: a folder (a macOS bundle is one), a link, a device.
+			for _, m := range []fs.FileMode{fs.ModeDir | 0o755, fs.ModeSymlink | 0o777, fs.ModeDevice | 0o644, fs.ModeNamedPipe | 0o644} {
+				if opensAsDocument(goos, name, m) {
+					t.Errorf("%s: %q with mode %v would be opened", goos, name, m)
+				}
+			}
+		}
+	}
+	// Rules that differ by system.
+	for _, c := range []struct {
+		goos, name string
+		mode       fs.FileMode
+		want       bool
+	}{
+		// An execute bit makes any file a program on Linux and macOS (a .desktop entry or a
+		// binary named report.pdf); Windows has no such bit.
+		{"linux", "report.pdf", 0o755, false},
+		{"darwin", "report.pdf", 0o744, false},
+		{"linux", "notes.txt", 0o601, false},
+		{"windows", "report.pdf", 0o755, true},
+		// Windows drops trailing dots and spaces; elsewhere they are part of the name.
+		{"windows", "report.pdf.", 0o644, true},
+		{"windows", "report.pdf . ", 0o644, true},
+		{"linux", "report.pdf.", 0o644, false},
+		{"darwin", "report.pdf ", 0o644, false},
+		// A colon is an alternate data stream on Windows (here x.exe's stream "y.pdf"); a
+		// plain character of the name elsewhere.
+		{"windows", "x.exe:y.pdf", 0o644, false},
+		{"windows", "report.pdf::$DATA", 0o644, false},
+		{"linux", "x.exe:y.pdf", 0o644, true},
+		{"darwin", "meeting 10:30.txt", 0o644, true},
+	} {
+		if got := opensAsDocument(c.goos, c.name, c.mode); got != c.want {
+			t.Errorf("%s: %q mode %v opened = %v, want %v", c.goos, c.name, c.mode, got, c.want)
+		}
+	}
+}
+
+// TestOpenDeclaredRevealsWhatIsNotADocument: Open on a declared workspace file that is not
+// a document type the app opens (a program, a script, a shortcut, a help file, a disk image,
+// a macro document, or any file with an execute bit) shows it in its folder instead and
+// says why, whatever its title; Reveal in folder works for them all; documents open.
+func TestOpenDeclaredRevealsWhatIsNotADocument(t *testing.T) {
 	f := newDeclaredFixture(t)
-	for name, mode := range map[string]os.FileMode{"setup.exe": 0o644, "run.sh": 0o644, "tool": 0o755, "notes.txt": 0o644} {
+	files := map[string]os.FileMode{
+		"setup.exe": 0o644, "run.sh": 0o644, "tool": 0o755, "console.msc": 0o644, "help.chm": 0o644,
+		"disk.iso": 0o644, "book.xlsm": 0o644, "tool.exe.": 0o644, "report.pdf": 0o755,
+		"notes.txt": 0o644, "Deck.PPTX": 0o644,
+	}
+	var inputs []declared.Input
+	var names []string
+	for name, mode := range files {
 		if err := os.WriteFile(filepath.Join(f.ws, "reports", name), []byte("x"), mode); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.Chmod(filepath.Join(f.ws, "reports", name), mode); err != nil { // past the umask
+			t.Fatal(err)
+		}
+		names = append(names, name)
+		inputs = append(inputs, declared.Input{Title: "report.pdf", WorkspacePath: "reports/" + name, Source: declared.SourceHook})
 	}
-	ids := f.add(t,
-		declared.Input{Title: "report.pdf", WorkspacePath: "reports/setup.exe", Source: declared.SourceHook},
-		declared.Input{Title: "Run", WorkspacePath: "reports/run.sh", Source: declared.SourceClient},
-		declared.Input{Title: "Tool", WorkspacePath: "reports/tool", Source: declared.SourceTool},
-		declared.Input{Title: "Notes", WorkspacePath: "reports/notes.txt", Source: declared.SourceTool},
-	)
-	var launched []string
-	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string) error {
-		launched = append(launched, filepath.Base(p))
+	ids := f.add(t, inputs...)
+	type call struct {
+		name   string
+		reveal bool
+	}
+	var launched []call
+	df := declaredFiles{core: f.core, launch: func(_ context.Context, p string, reveal bool) error {
+		launched = append(launched, call{filepath.Base(p), reveal})
 		return nil
 	}}
-	for _, id := range ids[:3] {
-		if err := files.open(f.conv, id, false); !errors.Is(err, ErrNotAFile) || !strings.Contains(err.Error(), "does not run it") {
-			t.Errorf("open %s: %v, want a refusal", id, err)
+	for i, name := range names {
+		document := name == "notes.txt" || name == "Deck.PPTX"
+		launched = nil
+		err := df.open(f.conv, ids[i], false)
+		if document {
+			if err != nil || len(launched) != 1 || launched[0] != (call{name, false}) {
+				t.Errorf("open %s: launched %+v, %v; want it opened", name, launched, err)
+			}
+			continue
 		}
-		if err := files.open(f.conv, id, true); err != nil {
-			t.Errorf("reveal %s: %v", id, err)
+		if !errors.Is(err, ErrRevealedInstead) || !errors.Is(err, ErrNotAFile) || !strings.Contains(err.Error(), "shown in its folder instead") {
+			t.Errorf("open %s: %v, want ErrRevealedInstead", name, err)
+		}
+		if len(launched) != 1 || launched[0] != (call{name, true}) {
+			t.Errorf("open %s: launched %+v, want only a reveal", name, launched)
+		}
+		launched = nil
+		if err := df.open(f.conv, ids[i], true); err != nil || len(launched) != 1 || launched[0] != (call{name, true}) {
+			t.Errorf("reveal %s: launched %+v, %v", name, launched, err)
 		}
 	}
-	if err := files.open(f.conv, ids[3], false); err != nil {
-		t.Fatal(err)
+}
+
+// TestOpenDeclaredRefusesLinksToHiddenFiles: a declared workspace file that is, or leads
+// through a symbolic link to, a hidden file or folder or a dependency folder (relative to
+// the workspace) is not opened, with a message saying where it leads; Reveal in folder
+// still shows the folder holding the real file; a link to an ordinary file opens that file.
+func TestOpenDeclaredRefusesLinksToHiddenFiles(t *testing.T) {
+	f := newDeclaredFixture(t)
+	for p, c := range map[string]string{".env": "AWS_SECRET=x\n", ".secrets/key.md": "key\n", ".git/config": "[core]\n",
+		"node_modules/pkg/README.md": "dep\n"} {
+		full := filepath.Join(f.ws, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if want := "reports reports reports notes.txt"; strings.Join(launched, " ") != want {
-		t.Errorf("launched %q, want %q", launched, want)
+	links := map[string]string{"env.txt": ".env", "pub": ".secrets", "notes.md": ".env", "cfg.txt": ".git/config",
+		"lib.md": "node_modules/pkg/README.md", "deps": "node_modules/pkg", "ok.html": "reports/lineage.html"}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(f.ws, name)); err != nil {
+			t.Skipf("symbolic links unavailable: %v", err)
+		}
+	}
+	tests := []struct {
+		path, says, folder string
+	}{
+		{"env.txt", "env.txt is a link to .env", ""},
+		{"pub/key.md", "pub/key.md is a link to .secrets/key.md", ".secrets"},
+		{"notes.md", "notes.md is a link to .env", ""},
+		{"cfg.txt", "cfg.txt is a link to .git/config", ".git"},
+		{"lib.md", "lib.md is a link to node_modules/pkg/README.md", "node_modules/pkg"},
+		{"deps/README.md", "deps/README.md is a link to node_modules/pkg/README.md", "node_modules/pkg"},
+		{".env", ".env is a hidden file", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			id := f.add(t, declared.Input{Title: "Notes", WorkspacePath: tc.path, Source: declared.SourceTool})[0]
+			var launched []string
+			var revealed []bool
+			files := declaredFiles{core: f.core, launch: func(_ context.Context, p string, reveal bool) error {
+				launched = append(launched, p)
+				revealed = append(revealed, reveal)
+				return nil
+			}}
+			err := files.open(f.conv, id, false)
+			if !errors.Is(err, ErrFileUnavailable) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "Reveal in folder") {
+				t.Errorf("open %s = %v; want ErrFileUnavailable saying %q", tc.path, err, tc.says)
+			}
+			if len(launched) != 0 {
+				t.Fatalf("opened %q", launched)
+			}
+			if err := files.open(f.conv, id, true); err != nil {
+				t.Fatalf("reveal %s: %v", tc.path, err)
+			}
+			// Reveal shows the real file in its folder (the file manager gets the file, to
+			// select it where the system can), never opening it.
+			if want := filepath.Join(f.ws, filepath.FromSlash(tc.folder)); len(launched) != 1 || filepath.Dir(launched[0]) != want || !revealed[0] {
+				t.Errorf("revealed %q (reveal %v), want a file in %q revealed", launched, revealed, want)
+			}
+		})
+	}
+	id := f.add(t, declared.Input{Title: "Ok", WorkspacePath: "ok.html", Source: declared.SourceTool})[0]
+	var launched []string
+	files := declaredFiles{core: f.core, launch: func(_ context.Context, p string, reveal bool) error {
+		if reveal {
+			t.Errorf("an ordinary HTML file was revealed, not opened")
+		}
+		launched = append(launched, p)
+		return nil
+	}}
+	if err := files.open(f.conv, id, false); err != nil || len(launched) != 1 || launched[0] != filepath.Join(f.ws, "reports", "lineage.html") {
+		t.Errorf("open of a link to an ordinary file = %q, %v", launched, err)
 	}
 }

@@ -50,9 +50,11 @@ const (
 	// and the window's start-error page show it), or from a call whose query reached a
 	// damaged page later (SQLite's SQLITE_CORRUPT in Detail).
 	CodeDatabaseCorrupt = "database_corrupt"
-	// CodeSettingsFileInvalid: config.json cannot be read (config.ErrBadFile); Message
-	// names the file, the line and column and the way out. At start, and from saving
-	// settings after the file was broken by hand while the app ran (the file is kept).
+	// CodeSettingsFileInvalid: config.json cannot be read (config.ErrBadFile): broken JSON,
+	// or a hook whose program is not an absolute path or a name on PATH; Message names the
+	// file, the line and column or the hook, and the way out. At start, and from reading
+	// (SettingsService.Get) or saving settings after the file was broken by hand while the
+	// app ran (the file is kept, and the last good settings stay in use).
 	CodeSettingsFileInvalid = "settings_file_invalid"
 )
 
@@ -152,6 +154,8 @@ func ToAppError(err error) *AppError {
 			ae = mk(CodeModelRateLimited, "The model endpoint is rate limiting requests: wait a moment and retry.")
 		case is(llm.ErrIdleTimeout):
 			ae = mk(CodeModelUnreachable, "The model stopped sending its answer for longer than the idle timeout: retry, or raise the timeout in Settings → Model call limits.")
+		case is(llm.ErrEmptyAnswer):
+			ae = mk(CodeModelUnavailable, "The model sent an empty answer: retry, or choose another model in Settings.")
 		case is(llm.ErrTimeout):
 			ae = mk(CodeModelUnreachable, "The model endpoint did not start answering in time: check that it is running, or retry.")
 		case st == 0 && !is(llm.ErrStreamBroken, llm.ErrEmptyAnswer):

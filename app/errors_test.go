@@ -48,6 +48,7 @@ func TestToAppErrorSentinels(t *testing.T) {
 		{llm.ErrTimeout, CodeModelUnreachable, true},
 		{llm.ErrStreamBroken, CodeModelUnavailable, true},
 		{llm.ErrEmptyAnswer, CodeModelUnavailable, true},
+		{engine.ErrEmptyAnswer, CodeModelUnavailable, true},
 		{llm.ErrRejected, CodeModelRejected, false},
 		{llm.ErrTooLarge, CodeModelTooLarge, false},
 		{web.ErrAuth, CodeSearchFailed, false},
@@ -55,6 +56,7 @@ func TestToAppErrorSentinels(t *testing.T) {
 		{web.ErrNotConfigured, CodeSearchFailed, false},
 		{artifact.ErrTooLarge, CodeFileTooLarge, false},
 		{ErrNotAFile, CodeNotAFile, false},
+		{ErrRevealedInstead, CodeNotAFile, false},
 		{ErrFileUnavailable, CodeFileUnavailable, false},
 		{ErrOpenFailed, CodeOpenFailed, false},
 		{declared.ErrValidation, CodeValidation, false},
@@ -96,6 +98,16 @@ func TestToAppErrorSentinels(t *testing.T) {
 	own := &AppError{Code: CodeConflict, Message: "mine"}
 	if got := ToAppError(fmt.Errorf("x: %w", own)); got != own {
 		t.Fatalf("wrapped AppError became %+v", got)
+	}
+}
+
+// TestEmptyAnswerMessage: a run that failed on an empty answer says so to the user,
+// rather than blaming the endpoint.
+func TestEmptyAnswerMessage(t *testing.T) {
+	for _, err := range []error{llm.ErrEmptyAnswer, fmt.Errorf("lead_agent: %w", engine.ErrEmptyAnswer)} {
+		if ae := ToAppError(err); ae.Code != CodeModelUnavailable || !strings.Contains(ae.Message, "empty answer") {
+			t.Errorf("ToAppError(%q) = %+v, want model_unavailable saying the answer was empty", err, ae)
+		}
 	}
 }
 

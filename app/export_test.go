@@ -67,9 +67,15 @@ func TestExportStartsInWorkspace(t *testing.T) {
 
 	// Show in folder: the exported file's folder, nothing else.
 	var opened []string
-	launch := func(_ context.Context, p string) error { opened = append(opened, p); return nil }
-	if err := core.revealExport(out.SavedPath, launch); err != nil || len(opened) != 1 || opened[0] != ws {
-		t.Fatalf("reveal export: opened %q, %v; want [%s]", opened, err, ws)
+	launch := func(_ context.Context, p string, reveal bool) error {
+		if !reveal {
+			t.Errorf("Show in folder opened %s instead of revealing it", p)
+		}
+		opened = append(opened, p)
+		return nil
+	}
+	if err := core.revealExport(out.SavedPath, launch); err != nil || len(opened) != 1 || opened[0] != out.SavedPath {
+		t.Fatalf("reveal export: revealed %q, %v; want [%s]", opened, err, out.SavedPath)
 	}
 	other := filepath.Join(t.TempDir(), "x.txt")
 	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {

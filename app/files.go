@@ -52,7 +52,7 @@ func (c *Core) revealExport(path string, launch opener) error {
 	}
 	ctx, cancel := c.ctx()
 	defer cancel()
-	if err := launch(ctx, filepath.Dir(path)); err != nil {
+	if err := launch(ctx, path, true); err != nil {
 		return fmt.Errorf("%w: %w", ErrOpenFailed, err)
 	}
 	return nil

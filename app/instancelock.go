@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"artifactflow/backend/filelock"
 	"artifactflow/backend/store"
 )
 
@@ -47,7 +48,7 @@ func holdInstanceLock(dataDir, id string) (*instanceLock, error) {
 	// a moment to see whether the owner lives): try a few times.
 	var busy bool
 	for try := 0; try < 20; try++ {
-		if busy, err = tryLockFile(f); err != nil || !busy {
+		if busy, err = filelock.TryLock(f); err != nil || !busy {
 			break
 		}
 		time.Sleep(time.Millisecond)
@@ -68,7 +69,7 @@ func (l *instanceLock) release(log *slog.Logger) {
 	if l == nil {
 		return
 	}
-	_ = unlockFile(l.f)
+	_ = filelock.Unlock(l.f)
 	l.f.Close()
 	if err := os.Remove(l.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		log.Warn("could not remove this process's lock file", "path", l.path, "err", err)
@@ -108,7 +109,7 @@ func ownerProbe(dataDir, self string) store.OwnerProbe {
 		if err != nil {
 			return false, false
 		}
-		busy, err := tryLockFile(f)
+		busy, err := filelock.TryLock(f)
 		if err != nil {
 			f.Close()
 			return false, false
@@ -117,7 +118,7 @@ func ownerProbe(dataDir, self string) store.OwnerProbe {
 			f.Close()
 			return true, true
 		}
-		_ = unlockFile(f)
+		_ = filelock.Unlock(f)
 		f.Close()
 		return false, true
 	}

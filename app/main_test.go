@@ -11,7 +11,11 @@ import (
 // TestMain points every search provider but SearXNG (whose URL each test sets) at a
 // local stand-in before any test runs: since DuckDuckGo became the default, a run without
 // a SearXNG URL would otherwise search the real web.
+//
+// It also makes FindLocalServers look for no server, so that no test probes the real
+// ports of this computer; a test that needs servers sets its stand-ins.
 func TestMain(m *testing.M) {
+	localServers = nil
 	os.Exit(apptest.RunWithSearchStandIn(m, func(endpoints map[string]string) { searchEndpoints = endpoints }))
 }
 

@@ -51,14 +51,16 @@ func (l *lockedBuffer) String() string {
 // alone: not in the SQLite database or its -wal / -shm files, nor in any other file of the
 // data directory (drafts, blobs, api.json), nor in the stored events, the slog output
 // (app logger and slog.Default, at debug level), the settings view, the conversation list,
-// the dialog's check results or the AppError the page is shown.
+// the dialog's check results or the AppError the page is shown. The same holds for a key
+// stored for one agent section (the lead's), refused and quoted back likewise.
 func TestSecretsStayOut(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	const (
 		modelKey  = "sk-proj-MODELKEY-7c1e0b9a44d2f3"
+		leadKey   = "sk-proj-LEADKEY-91e4c2d7b0a355"
 		searchKey = "BSA-SEARCHKEY-5d8f2a61c09e7b"
 	)
-	secrets := []string{modelKey, searchKey, "MODELKEY-7c1e0b9a44d2f3", "SEARCHKEY-5d8f2a61c09e7b"}
+	secrets := []string{modelKey, leadKey, searchKey, "MODELKEY-7c1e0b9a44d2f3", "LEADKEY-91e4c2d7b0a355", "SEARCHKEY-5d8f2a61c09e7b"}
 
 	// The search provider answers 401 quoting the token it was given.
 	var seenToken sync.Map
@@ -83,6 +85,10 @@ func TestSecretsStayOut(t *testing.T) {
 			if apptest.AgentOf(req) == "" || llmtest.LastUserContains(req, "refuse me") {
 				return llmtest.Reply{Status: http.StatusUnauthorized,
 					ErrorMessage: "Incorrect API key provided: " + modelKey + ". You sent Authorization: Bearer " + modelKey}
+			}
+			if apptest.AgentOf(req) == "lead_agent" && llmtest.LastUserContains(req, "refuse the lead") {
+				return llmtest.Reply{Status: http.StatusUnauthorized,
+					ErrorMessage: "Incorrect API key provided: " + leadKey + ". You sent Authorization: Bearer " + leadKey}
 			}
 			return research(req, call)
 		}
@@ -161,6 +167,29 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	if !searchFailed {
 		t.Fatal("no failed web_search in the research run: the search key was never refused")
+	}
+	// The lead's own key (a key per agent section): a run the endpoint refuses it for.
+	if _, err := svc.Save(SettingsInput{Lead: &AgentModelSettings{APIKey: leadKey}}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := os.ReadFile(filepath.Join(w.DataDir, config.ConfigFile)); err != nil || !bytes.Contains(cfg, []byte(leadKey)) {
+		t.Fatalf("config.json does not hold the lead's key (%v): the test would prove nothing", err)
+	}
+	leadRefused, res3 := runToEnd(t, core, "refuse the lead, please")
+	if leadRefused.Type != events.Error || json.Unmarshal(leadRefused.Data, &term) != nil || term.Code != CodeModelAuth {
+		t.Fatalf("the run refusing the lead's key ended %s %s; want an error with code %s", leadRefused.Type, leadRefused.Data, CodeModelAuth)
+	}
+	show("terminal event (lead's key)", leadRefused)
+	show("AppError (lead's key)", ToAppError(fmt.Errorf("%s", term.Error)))
+	evs, err := (&ConversationService{core}).Events(res3.ConversationID, res3.MessageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		show("stored event (lead's key)", ev)
+	}
+	if _, ok := seenAuth.Load("Bearer " + leadKey); !ok {
+		t.Fatal("the model endpoint never got the lead's key: the test would prove nothing")
 	}
 	show("connection test", svc.TestConnection("", "", "", false))
 	show("search test", svc.TestSearch(config.ProviderBrave, "", ""))

@@ -11,95 +11,70 @@ import (
 	"artifactflow/app/internal/text"
 	"artifactflow/backend/config"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/localserver"
 	"artifactflow/backend/web"
 )
 
 // SettingsService reads and saves the settings.
 type SettingsService struct{ core *Core }
 
-// Get returns the effective settings; the API key itself is never returned.
+// Get returns the effective settings as config.json holds them now (another process's
+// save or the user's hand edit shows at once; flags still override), with the revision
+// that Save's input names; the API key itself is never returned. Errors: a config.json
+// changed by hand so that it cannot be read (config.ErrBadFile, settings_file_invalid,
+// naming the file and the problem).
 func (s *SettingsService) Get() (SettingsView, error) {
-	return s.core.settingsView(), nil
+	return s.core.settingsView()
 }
 
-// Save validates in and writes config.json (mode 0600). An empty APIKey keeps the stored
-// key unless ClearAPIKey is set. ContextWindow and CompactAtPercent are stored for in.Model
-// alone (issue 4: a threshold per model; with no model, for every model without its own);
-// other models keep theirs. in.Search, in.Lead, in.SubAgents, in.ModelIdleTimeoutSeconds,
-// in.MaxAnswerMB and in.MaxParallelToolCalls replace the stored ones (search keys: see SearchInput); left out
-// (nil), they are kept. What the dialog does not
-// edit (hooks, other models' context) is kept as stored. Errors wrap config.ErrInvalid and
-// name the field ("lead.temperature: 3 is outside 0–2"). A field that a command-line flag or
-// OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever in
-// says (issue 10, item 6); every other saved value is used from the next run on.
+// Save writes the dialog's changes to config.json (mode 0600): only the fields in changes
+// differs from what the dialog was shown, the settings of in.Revision (SettingsView.Revision;
+// "" or a revision this process no longer remembers: config.json as it is now), over the
+// file as it is now, under its lock across processes (applyDialog, config.Update). So a
+// field another process saved meanwhile, or the user edited by hand (hooks, a removed
+// hook, keys this version does not know), is kept unless the user changed that field
+// here. An empty APIKey keeps the stored key unless ClearAPIKey is set. ContextWindow and
+// CompactAtPercent are the typed model's (a threshold per model; with no model, every
+// model's without its own); other models keep theirs. in.Search, in.Lead, in.SubAgents,
+// in.ToolPermissions, in.ModelIdleTimeoutSeconds, in.MaxAnswerMB and
+// in.MaxParallelToolCalls left out (nil) change nothing (search keys: see SearchInput).
+// Errors wrap config.ErrInvalid and name the field ("lead.temperature: 3 is outside 0–2"),
+// or are config.ErrBadFile for a config.json that cannot be read (it is not replaced). A
+// field that a command-line flag or OPENAI_API_KEY sets this session (SettingsView.SetBy)
+// keeps its stored value whatever in says, so a flag's value is never saved; every other
+// saved value is used from the next run on.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
-	c.mu.Lock()
-	next := c.settings // hooks are edited in config.json; the dialog keeps them
-	next.BaseURL, next.Model, next.ToolCallMode = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.Model), in.ToolCallMode
-	next.SearxngURL, next.AllowPrivateNetwork = strings.TrimSpace(in.SearxngURL), in.AllowPrivateNetwork
-	next.MaxUploadMB, next.ToolPermissions, next.PermissionTimeoutSeconds = in.MaxUploadMB, in.ToolPermissions, in.PermissionTimeoutSeconds
-	if in.Search != nil {
-		next.Search = applySearch(next.Search, *in.Search)
-	}
-	if in.Lead != nil {
-		next.Lead = in.Lead.config()
-	}
-	if in.SubAgents != nil {
-		next.SubAgents = in.SubAgents.config()
-	}
-	if next.Model != "" {
-		next = next.WithModelContext(next.Model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
-	} else { // no model chosen yet: the values apply to every model without its own
-		next.ContextWindow, next.CompactAtPercent = in.ContextWindow, in.CompactAtPercent
-	}
-	if in.ToolPermissions == nil {
-		next.ToolPermissions = c.settings.ToolPermissions // a form without the field keeps them
-	}
-	if key := strings.TrimSpace(in.APIKey); key != "" {
-		next.APIKey = key
-	} else if in.ClearAPIKey {
-		next.APIKey = ""
-	}
-	next.LoadRemoteImages = in.LoadRemoteImages
-	if in.ModelIdleTimeoutSeconds != nil {
-		next.ModelIdleTimeoutSeconds = *in.ModelIdleTimeoutSeconds
-	}
-	if in.MaxAnswerMB != nil {
-		next.MaxAnswerMB = *in.MaxAnswerMB
-	}
-	if in.MaxParallelToolCalls != nil {
-		next.MaxParallelToolCalls = *in.MaxParallelToolCalls
-	}
-	next = keepOverridden(next, c.settings, c.overrideSources()) // issue 10, item 6: flag values are never saved
-	c.mu.Unlock()
-	if err := config.Save(c.dataDir, next); err != nil {
+	src := c.overrideSources()
+	base, known := c.settingsAt(in.Revision)
+	err := c.updateSettings(func(cur config.Settings) (config.Settings, error) {
+		if !known {
+			base = cur
+		}
+		return applyDialog(cur, c.effective(base), in, src), nil
+	})
+	if err != nil {
 		return SettingsView{}, err
 	}
-	c.mu.Lock()
-	c.settings = next
-	c.mu.Unlock()
-	return c.settingsView(), nil
+	return c.settingsView()
 }
 
 // SetLanguage stores the UI language chosen in Settings ("" = follow the system, "en" or
-// "zh-CN"; issue 10, item 1) in config.json, leaving every other setting as stored. The
-// window switches its language at once and calls this so the choice survives a new
-// profile (browser mode) and the agents know it: the lead answers in it when a question's
-// own language is unclear. Another value is invalid_settings naming the language field.
+// "zh-CN"; issue 10, item 1) in config.json, changing nothing else there (the file as it
+// is now, under its lock: config.Update). The window switches its language at once and
+// calls this so the choice survives a new profile (browser mode) and the agents know it:
+// the lead answers in it when a question's own language is unclear. Another value is
+// invalid_settings naming the language field.
 func (s *SettingsService) SetLanguage(lang string) (SettingsView, error) {
 	c := s.core
-	c.mu.Lock()
-	next := c.settings
-	next.Language = lang
-	c.mu.Unlock()
-	if err := config.Save(c.dataDir, next); err != nil {
+	err := c.updateSettings(func(cur config.Settings) (config.Settings, error) {
+		cur.Language = lang
+		return cur, nil
+	})
+	if err != nil {
 		return SettingsView{}, fmt.Errorf("settings: save language: %w", err)
 	}
-	c.mu.Lock()
-	c.settings.Language = lang
-	c.mu.Unlock()
-	return c.settingsView(), nil
+	return c.settingsView()
 }
 
 // ModelContext returns the context settings that apply to model, which need not be the
@@ -118,6 +93,9 @@ const (
 	// testSearchTimeout bounds SettingsService.TestSearch (one search, with at most one
 	// retry after a 429).
 	testSearchTimeout = 45 * time.Second
+	// findLocalServersTimeout bounds SettingsService.FindLocalServers as a whole (each
+	// probe has its own 300 ms; Ollama's may take two).
+	findLocalServersTimeout = 2 * time.Second
 )
 
 // EndpointPreset is a well-known OpenAI-compatible endpoint the dialog offers (issue 9,
@@ -130,19 +108,73 @@ type EndpointPreset struct {
 	NeedsKey     bool   `json:"needs_key"`
 }
 
-// presets are the endpoints of the README's "Using it" table, in its order.
+// presets are the endpoints of the README's "Using it" table, in its order: hosted APIs
+// through their OpenAI-compatible endpoints (each base URL as the provider's own
+// documentation gives it, without a trailing slash: the client adds "/chat/completions"),
+// then local servers on their usual ports (the ones FindLocalServers probes).
 var presets = []EndpointPreset{
 	{Name: "OpenAI", BaseURL: "https://api.openai.com/v1", ExampleModel: "gpt-4.1-mini", NeedsKey: true},
 	{Name: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", ExampleModel: "deepseek-chat", NeedsKey: true},
 	{Name: "Qwen (DashScope)", BaseURL: "https://dashscope.aliyuncs.com/compatible-mode/v1", ExampleModel: "qwen-plus", NeedsKey: true},
+	{Name: "OpenRouter", BaseURL: "https://openrouter.ai/api/v1", ExampleModel: "openai/gpt-4.1-mini", NeedsKey: true},
+	{Name: "SiliconFlow", BaseURL: "https://api.siliconflow.cn/v1", ExampleModel: "Qwen/Qwen3-8B", NeedsKey: true},
+	{Name: "SiliconFlow (international)", BaseURL: "https://api.siliconflow.com/v1", ExampleModel: "Qwen/Qwen3-8B", NeedsKey: true},
+	{Name: "Moonshot (Kimi)", BaseURL: "https://api.moonshot.cn/v1", ExampleModel: "kimi-k2.5", NeedsKey: true},
+	{Name: "Moonshot (Kimi, international)", BaseURL: "https://api.moonshot.ai/v1", ExampleModel: "kimi-k2.5", NeedsKey: true},
+	{Name: "Zhipu (GLM)", BaseURL: "https://open.bigmodel.cn/api/paas/v4", ExampleModel: "glm-4.7", NeedsKey: true},
+	{Name: "Z.ai (GLM, international)", BaseURL: "https://api.z.ai/api/paas/v4", ExampleModel: "glm-4.7", NeedsKey: true},
+	{Name: "Groq", BaseURL: "https://api.groq.com/openai/v1", ExampleModel: "llama-3.3-70b-versatile", NeedsKey: true},
+	{Name: "Together AI", BaseURL: "https://api.together.ai/v1", ExampleModel: "openai/gpt-oss-20b", NeedsKey: true},
+	{Name: "Google Gemini", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", ExampleModel: "gemini-2.5-flash", NeedsKey: true},
+	{Name: "Anthropic", BaseURL: "https://api.anthropic.com/v1", ExampleModel: "claude-sonnet-4-5", NeedsKey: true},
 	{Name: "Ollama", BaseURL: "http://localhost:11434/v1", ExampleModel: "qwen3:8b"},
 	{Name: "LM Studio", BaseURL: "http://localhost:1234/v1", ExampleModel: "the loaded model"},
+	{Name: "llama.cpp", BaseURL: "http://localhost:8080/v1", ExampleModel: "the loaded model"},
 	{Name: "vLLM", BaseURL: "http://localhost:8000/v1", ExampleModel: "the served model"},
 }
 
-// Presets returns the endpoint presets: OpenAI, DeepSeek, Qwen (DashScope), Ollama, LM
-// Studio and vLLM, each with its base URL and an example model.
+// Presets returns the endpoint presets, each with its base URL, an example model and
+// whether it needs a key: OpenAI, DeepSeek, Qwen (DashScope), OpenRouter, SiliconFlow,
+// Moonshot (Kimi), Zhipu (GLM) and Z.ai, Groq, Together AI, Google Gemini and Anthropic
+// (their OpenAI-compatible endpoints), then Ollama, LM Studio, llama.cpp and vLLM.
 func (s *SettingsService) Presets() []EndpointPreset { return slices.Clone(presets) }
+
+// LocalServer is a model server found on this computer (FindLocalServers): its name
+// ("Ollama", "LM Studio", "llama.cpp", "vLLM"), the base URL to use
+// ("http://127.0.0.1:11434/v1") and the ids of the models it lists, sorted (empty when it
+// has none loaded).
+type LocalServer struct {
+	Name    string   `json:"name"`
+	BaseURL string   `json:"base_url"`
+	Models  []string `json:"models"`
+}
+
+// localServers are the servers FindLocalServers looks for (localserver.Candidates in the
+// app); tests set stand-ins (SetLocalServerCandidates) so that none probes the real ports.
+var localServers = localserver.Candidates()
+
+// SetLocalServerCandidates replaces the servers FindLocalServers looks for (name, port on
+// 127.0.0.1, whether it is Ollama): the tests of the settings dialog point it at stand-in
+// servers, or at none. It must not be called while a Core runs.
+func SetLocalServerCandidates(c []localserver.Candidate) { localServers = slices.Clone(c) }
+
+// FindLocalServers looks for model servers on this computer, for the dialog's "Find local
+// servers" and the first launch (no model set): Ollama on port 11434, LM Studio 1234,
+// llama.cpp 8080 and vLLM 8000, on 127.0.0.1 only, never another address. Each is asked
+// GET /v1/models (Ollama also GET /api/tags when that fails), all at once, each request
+// given 300 ms; the ones that answer with a model list come back in that order, with their
+// models (localserver.Find). A server that is not running, answers something else or is
+// too slow is left out; none found is an empty list, never an error. No key is sent.
+func (s *SettingsService) FindLocalServers() []LocalServer {
+	ctx, cancel := context.WithTimeout(context.Background(), findLocalServersTimeout)
+	defer cancel()
+	found := localserver.Find(ctx, localServers, localserver.DefaultTimeout)
+	out := make([]LocalServer, len(found))
+	for i, f := range found {
+		out[i] = LocalServer{Name: f.Name, BaseURL: f.BaseURL, Models: f.Models}
+	}
+	return out
+}
 
 // ModelInfo is one model an endpoint lists (GET {base}/models): its id and owner.
 type ModelInfo struct {

@@ -101,7 +101,6 @@ func TestSettingsFlagsAreNotSaved(t *testing.T) {
 	if err := config.Save(plain.dataDir, got); err != nil {
 		t.Fatal(err)
 	}
-	plain.settings = got
 	ps := &SettingsService{plain}
 	pv, _ := ps.Get()
 	if len(pv.SetBy) != 0 || pv.Model != "saved-model" {

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +24,7 @@ import (
 	"artifactflow/backend/config"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/llm/llmtest"
+	"artifactflow/backend/localserver"
 	"artifactflow/backend/web"
 )
 
@@ -71,8 +74,9 @@ func TestSettingsRoundTripNewFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Settings{BaseURL: in.BaseURL, APIKey: "sk-model", Model: "qwen3:8b", ToolCallMode: "native", SearxngURL: in.SearxngURL,
-		MaxUploadMB: 20, PermissionTimeoutSeconds: 120, Models: map[string]config.ModelContext{"qwen3:8b": {CompactAtPercent: 80}},
+	// The tool-call mode, upload limit, permission wait and threshold sent are the defaults
+	// the empty settings showed: unchanged, so not written (they stay defaults).
+	want := config.Settings{BaseURL: in.BaseURL, APIKey: "sk-model", Model: "qwen3:8b", SearxngURL: in.SearxngURL,
 		Search:    config.SearchSettings{Provider: "brave", Keys: map[string]string{"brave": "BSA-SECRET-1", "tavily": "tvly-SECRET-2"}, Language: "de"},
 		Lead:      config.AgentModel{Model: "qwen3:32b", ToolCallMode: "xml", ContextWindow: 64_000, Temperature: fptr(0), TopP: fptr(0.9), MaxTokens: 4000},
 		SubAgents: config.AgentModel{Model: "qwen3:4b", Temperature: fptr(0.7)},
@@ -207,12 +211,12 @@ func TestPresetsMatchREADME(t *testing.T) {
 	}
 	var rows []string
 	for _, line := range strings.Split(string(readme), "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "| ") && strings.Contains(l, "/v1`") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "| ") && strings.Contains(l, " | `http") {
 			rows = append(rows, l)
 		}
 	}
 	ps := (&SettingsService{}).Presets()
-	if len(ps) != 6 || len(rows) != len(ps) {
+	if len(ps) != 18 || len(rows) != len(ps) {
 		t.Fatalf("%d presets, %d README rows: %q", len(ps), len(rows), rows)
 	}
 	for i, p := range ps {
@@ -264,7 +268,8 @@ func TestSettingsListModels(t *testing.T) {
 // TestConnection send the stored key only to the stored base URL's scheme, host and port
 // (written in any case, with a trailing slash); to another host, port or scheme they send
 // no key and a 401 says why; a typed key is sent wherever it is typed for; and "Remove the
-// stored key" (noStoredKey) sends none even to the stored endpoint.
+// stored key" (noStoredKey) sends none even to the stored endpoint. A key stored for an
+// agent's own endpoint goes to that endpoint's origin and nowhere else.
 func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 	var mu sync.Mutex
 	var auth []string
@@ -292,9 +297,12 @@ func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 		storedBase  string // the stored base URL ("" = the stored server's /v1)
 		base, key   string
 		noStoredKey bool
+		subBase     string // the sub-agents' own stored base URL, with the key sk-sub
 		wantAuth    string
 		note        bool // the 401 says the stored key was kept back
 	}{
+		{name: "a sub-agent's stored key to its own endpoint", base: other.URL + "/v1", subBase: other.URL + "/v1", wantAuth: "Bearer sk-sub"},
+		{name: "a sub-agent's stored key nowhere else", base: "http://localhost:" + port + "/v1", subBase: other.URL + "/v1", note: true},
 		{name: "the stored base URL", base: "", wantAuth: "Bearer sk-stored"},
 		{name: "same origin written otherwise", base: "HTTP://LocalHost:" + port + "/v1/", storedBase: "http://localhost:" + port + "/v1", wantAuth: "Bearer sk-stored"},
 		{name: "another port", base: other.URL + "/v1", note: true},
@@ -308,7 +316,11 @@ func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			storedBase := cmp.Or(tc.storedBase, stored.URL+"/v1")
-			if err := config.Save(dir, config.Settings{BaseURL: storedBase, APIKey: "sk-stored", Model: "m1"}); err != nil {
+			st := config.Settings{BaseURL: storedBase, APIKey: "sk-stored", Model: "m1"}
+			if tc.subBase != "" {
+				st.SubAgents = config.AgentModel{BaseURL: tc.subBase, APIKey: "sk-sub"}
+			}
+			if err := config.Save(dir, st); err != nil {
 				t.Fatal(err)
 			}
 			_, svc := newSettingsCore(t, dir)
@@ -332,7 +344,7 @@ func TestSettingsStoredKeyOnlyToItsOrigin(t *testing.T) {
 				if strings.Contains(msg, note) != tc.note {
 					t.Errorf("error %q: want the note %q: %v", msg, note, tc.note)
 				}
-				if strings.Contains(msg, "sk-stored") {
+				if strings.Contains(msg, "sk-stored") || strings.Contains(msg, "sk-sub") {
 					t.Errorf("error quotes the stored key: %s", msg)
 				}
 			}
@@ -504,5 +516,66 @@ func TestDepsPerAgent(t *testing.T) {
 	}
 	if sub := d.SubAgents; sub.Name != "small" || sub.ContextWindow != 8192 || sub.CompactAt != 0.6 {
 		t.Fatalf("sub-agents on small: %+v", sub)
+	}
+}
+
+// TestPresetsHostedAPIs: the hosted APIs' OpenAI-compatible endpoints are offered with
+// the base URLs their documentation gives, each needing a key, and every preset's base
+// URL is an http(s) URL the client can append "/chat/completions" to (no trailing slash).
+func TestPresetsHostedAPIs(t *testing.T) {
+	want := map[string]string{
+		"OpenRouter":      "https://openrouter.ai/api/v1",
+		"SiliconFlow":     "https://api.siliconflow.cn/v1",
+		"Moonshot (Kimi)": "https://api.moonshot.cn/v1",
+		"Zhipu (GLM)":     "https://open.bigmodel.cn/api/paas/v4",
+		"Groq":            "https://api.groq.com/openai/v1",
+		"Together AI":     "https://api.together.ai/v1",
+		"Google Gemini":   "https://generativelanguage.googleapis.com/v1beta/openai",
+		"Anthropic":       "https://api.anthropic.com/v1",
+	}
+	got := map[string]EndpointPreset{}
+	for _, p := range (&SettingsService{}).Presets() {
+		got[p.Name] = p
+		if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || strings.HasSuffix(p.BaseURL, "/") {
+			t.Errorf("preset %s: base URL %q", p.Name, p.BaseURL)
+		}
+	}
+	for name, base := range want {
+		if p, ok := got[name]; !ok || p.BaseURL != base || !p.NeedsKey || p.ExampleModel == "" {
+			t.Errorf("preset %s = %+v (present %v); want base URL %s, a key needed and an example model", name, p, ok, base)
+		}
+	}
+}
+
+// TestFindLocalServers: the bound method offers the local servers that answer with their
+// models (here a stand-in answering like LM Studio on a loopback port) and leaves out a
+// closed port; with none answering it is an empty list, which the page gets as [].
+func TestFindLocalServers(t *testing.T) {
+	lm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-8b"}]}`))
+	}))
+	t.Cleanup(lm.Close)
+	u, _ := url.Parse(lm.URL)
+	port, _ := strconv.Atoi(u.Port())
+	closed := httptest.NewServer(http.NotFoundHandler())
+	cu, _ := url.Parse(closed.URL)
+	closedPort, _ := strconv.Atoi(cu.Port())
+	closed.Close()
+	t.Cleanup(func() { localServers = nil })
+
+	svc := &SettingsService{}
+	localServers = []localserver.Candidate{{Name: "Ollama", Port: closedPort, Ollama: true}, {Name: "LM Studio", Port: port}}
+	got := svc.FindLocalServers()
+	want := []LocalServer{{Name: "LM Studio", BaseURL: "http://127.0.0.1:" + u.Port() + "/v1", Models: []string{"qwen3-8b"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("FindLocalServers = %+v; want %+v", got, want)
+	}
+	localServers = localServers[:1]
+	if b, _ := json.Marshal(svc.FindLocalServers()); string(b) != "[]" {
+		t.Fatalf("FindLocalServers with none answering = %s; want []", b)
 	}
 }

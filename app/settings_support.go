@@ -8,7 +8,7 @@ import (
 	neturl "net/url"
 	"os"
 	"regexp"
-	"slices"
+
 	"strings"
 
 	"artifactflow/backend/config"
@@ -27,10 +27,16 @@ func modelContextView(s config.Settings, model string) ModelContextView {
 	return v
 }
 
-func (c *Core) settingsView() SettingsView {
-	s := c.Settings()
+// settingsView is the dialog's view of config.json as it is now (storedSettings), with
+// its revision. Errors: storedSettings'.
+func (c *Core) settingsView() (SettingsView, error) {
+	stored, rev, err := c.storedSettings()
+	if err != nil {
+		return SettingsView{}, err
+	}
+	s := c.effective(stored)
 	mc := modelContextView(s, s.Model)
-	v := SettingsView{BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
+	v := SettingsView{Revision: rev, BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
 		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
@@ -44,7 +50,7 @@ func (c *Core) settingsView() SettingsView {
 		v.ToolPermissions = map[string]string{}
 	}
 	c.searchView(s, &v)
-	return v
+	return v, nil
 }
 
 // SearchView is the stored search choice as the dialog shows it: Provider is the provider
@@ -87,8 +93,17 @@ type SearchInput struct {
 // ToolCallMode "" the model and mode above, ContextWindow 0 that model's context window
 // (tokens); Temperature (0–2), TopP (0–1) and MaxTokens (tokens per answer, 0 = unset) are
 // sent to the model only when set (null / 0 = not sent).
+//
+// BaseURL is the agent's own endpoint ("" = the base URL above); APIKey is a key typed for
+// it (input only: the view never carries a key; "" keeps the stored one), APIKeySet says
+// that one is stored, and ClearAPIKey (input only) removes it. Without a key of its own the
+// agent uses the key above when its endpoint has the same scheme, host and port, else none.
 type AgentModelSettings struct {
 	Model         string   `json:"model"`
+	BaseURL       string   `json:"base_url"`
+	APIKey        string   `json:"api_key,omitempty"`
+	APIKeySet     bool     `json:"api_key_set"`
+	ClearAPIKey   bool     `json:"clear_api_key,omitempty"`
 	ToolCallMode  string   `json:"tool_call_mode"`
 	ContextWindow int      `json:"context_window"`
 	Temperature   *float64 `json:"temperature"`
@@ -97,35 +112,13 @@ type AgentModelSettings struct {
 }
 
 func agentSettingsOf(a config.AgentModel) AgentModelSettings {
-	return AgentModelSettings{Model: a.Model, ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
+	return AgentModelSettings{Model: a.Model, BaseURL: a.BaseURL, APIKeySet: a.APIKey != "", ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
 }
 
 func (a AgentModelSettings) config() config.AgentModel {
-	return config.AgentModel{Model: strings.TrimSpace(a.Model), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
+	return config.AgentModel{Model: strings.TrimSpace(a.Model), BaseURL: strings.TrimSpace(a.BaseURL), APIKey: strings.TrimSpace(a.APIKey), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
-}
-
-// applySearch lays the dialog's search input over the stored search settings: provider
-// and language replaced, keys cleared then typed keys stored (empty ones keep the stored
-// key).
-func applySearch(s config.SearchSettings, in SearchInput) config.SearchSettings {
-	s.Provider = strings.ToLower(strings.TrimSpace(in.Provider))
-	s.Language = strings.TrimSpace(in.Language)
-	for _, id := range in.ClearKeys {
-		s = s.WithKey(id, "")
-	}
-	ids := make([]string, 0, len(in.Keys))
-	for id := range in.Keys {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		if key := strings.TrimSpace(in.Keys[id]); key != "" {
-			s = s.WithKey(id, key)
-		}
-	}
-	return s
 }
 
 // searchView is the search part of the settings view for the effective settings s.
@@ -177,53 +170,49 @@ func (f failedSearcher) Search(context.Context, string, int) ([]web.SearchResult
 }
 
 // endpoint returns the base URL and key a check of the dialog uses: baseURL, else the
-// effective one; apiKey when one is typed, else the effective (stored) key, but only when
-// noStoredKey is false and baseURL has the effective base URL's origin (sameKeyOrigin), so
-// that the stored key never goes to a server it was not given for (a preset picked or a
-// URL typed in the dialog). withheld is the effective base URL's host when the stored key
+// effective one; apiKey when one is typed, else a stored key (the effective top-level key,
+// else the lead's or the sub-agents' own), but only when noStoredKey is false and baseURL
+// has the origin of the endpoint that key was stored for (sameKeyOrigin), so that a stored
+// key never goes to a server it was not given for (a preset picked or a URL typed in the
+// dialog). withheld is the host of the first stored key's endpoint when every stored key
 // was kept back because the origins differ, else "" (for withheldNote).
 func (c *Core) endpoint(baseURL, apiKey string, noStoredKey bool) (url, key, withheld string) {
 	st := c.Settings()
 	if baseURL = strings.TrimSpace(baseURL); baseURL == "" {
 		baseURL = st.BaseURL
 	}
-	if key = strings.TrimSpace(apiKey); key != "" || noStoredKey || st.APIKey == "" {
+	if key = strings.TrimSpace(apiKey); key != "" || noStoredKey {
 		return baseURL, key, ""
 	}
-	if !sameKeyOrigin(baseURL, st.BaseURL) {
-		return baseURL, "", originHost(st.BaseURL)
+	// The stored keys, each with the endpoint it was given for: the top-level one, then
+	// the lead's and the sub-agents' own (an agent's key without its own base URL belongs
+	// to the top-level endpoint).
+	stored := [][2]string{{st.BaseURL, st.APIKey}}
+	for _, a := range []config.AgentModel{st.Lead, st.SubAgents} {
+		if k := strings.TrimSpace(a.APIKey); k != "" {
+			u := strings.TrimSpace(a.BaseURL)
+			if u == "" {
+				u = st.BaseURL
+			}
+			stored = append(stored, [2]string{u, k})
+		}
 	}
-	return baseURL, st.APIKey, ""
-}
-
-// origin is the scheme, host and port of an http(s) URL: lower case, the host without a
-// trailing dot, the port made explicit (80 for http, 443 for https).
-type origin struct{ scheme, host, port string }
-
-// originOf returns raw's origin; ok is false unless raw is an absolute http(s) URL with a
-// host.
-func originOf(raw string) (o origin, ok bool) {
-	u, err := neturl.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return origin{}, false
+	for _, e := range stored {
+		if e[1] != "" && sameKeyOrigin(baseURL, e[0]) {
+			return baseURL, e[1], ""
+		}
 	}
-	o = origin{scheme: strings.ToLower(u.Scheme), host: strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), port: u.Port()}
-	if o.host == "" || (o.scheme != "http" && o.scheme != "https") {
-		return origin{}, false
+	for _, e := range stored {
+		if e[1] != "" {
+			return baseURL, "", originHost(e[0])
+		}
 	}
-	if o.port == "" {
-		o.port = map[string]string{"http": "80", "https": "443"}[o.scheme]
-	}
-	return o, true
+	return baseURL, "", ""
 }
 
 // sameKeyOrigin reports whether the http(s) URLs a and b have the same scheme, host and port
-// (case, a trailing slash or dot and a default port written out make no difference).
-func sameKeyOrigin(a, b string) bool {
-	oa, okA := originOf(a)
-	ob, okB := originOf(b)
-	return okA && okB && oa == ob
-}
+// (config.SameOrigin: case, a trailing slash or dot and a default port make no difference).
+func sameKeyOrigin(a, b string) bool { return config.SameOrigin(a, b) }
 
 // originHost is the host (and port, when written) of the http(s) URL raw as the note on a
 // withheld key names it, or raw itself when it is not such a URL.
@@ -282,46 +271,6 @@ func (c *Core) overrideSources() map[string]string {
 	set("lead.model", "--lead-model", o.Lead.Model != "")
 	set("sub_agents.model", "--sub-model", o.SubAgents.Model != "")
 	return src
-}
-
-// keepOverridden returns next, the settings the dialog is saving, with every field that a
-// flag (or OPENAI_API_KEY) sets this session put back to its stored value: the dialog
-// shows such a field read-only with the flag's value, and that value must never reach
-// config.json (issue 10, item 6). Fields without an override are next's.
-func keepOverridden(next, stored config.Settings, src map[string]string) config.Settings {
-	if src["api_key"] != "" {
-		next.APIKey = stored.APIKey
-	}
-	if src["base_url"] != "" {
-		next.BaseURL = stored.BaseURL
-	}
-	if src["model"] != "" {
-		next.Model = stored.Model
-	}
-	if src["tool_call_mode"] != "" {
-		next.ToolCallMode = stored.ToolCallMode
-	}
-	if src["searxng_url"] != "" {
-		next.SearxngURL = stored.SearxngURL
-	}
-	if src["allow_private_network"] != "" {
-		next.AllowPrivateNetwork = stored.AllowPrivateNetwork
-	}
-	if src["search.provider"] != "" {
-		next.Search.Provider = stored.Search.Provider
-	}
-	for field := range src {
-		if id, ok := strings.CutPrefix(field, "search.keys."); ok {
-			next.Search = next.Search.WithKey(id, stored.Search.Key(id))
-		}
-	}
-	if src["lead.model"] != "" {
-		next.Lead.Model = stored.Lead.Model
-	}
-	if src["sub_agents.model"] != "" {
-		next.SubAgents.Model = stored.SubAgents.Model
-	}
-	return next
 }
 
 // SetSearchEndpoints points the web search providers named in endpoints (provider id →

@@ -100,6 +100,9 @@ type ArtifactView struct {
 // SettingsView is the settings as shown in the settings dialog. The API key itself is
 // never sent to the UI; APIKeySet tells whether one is stored.
 type SettingsView struct {
+	// Revision names the version of config.json this view shows, for SettingsInput.Revision:
+	// an opaque string, meaningful only to the process that made it.
+	Revision            string `json:"revision"`
 	BaseURL             string `json:"base_url"`
 	APIKeySet           bool   `json:"api_key_set"`
 	Model               string `json:"model"`
@@ -169,6 +172,9 @@ type ModelContextView struct {
 // SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
 // ClearAPIKey removes it.
 type SettingsInput struct {
+	// Revision is the SettingsView.Revision the dialog was opened on: Save writes only the
+	// fields whose values differ from that view's ("" or unknown: from config.json's now).
+	Revision            string `json:"revision,omitempty"`
 	BaseURL             string `json:"base_url"`
 	APIKey              string `json:"api_key"`
 	ClearAPIKey         bool   `json:"clear_api_key"`

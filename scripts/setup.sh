@@ -9,18 +9,22 @@
 # is missing or older than go.mod asks, Debian's golang-go is installed only to download that
 # release as the Go module it is published as (golang.org/toolchain@v0.0.1-go<version>.<os>-<arch>,
 # through the go command's own GOPROXY) and unpack it in ~/.local/go<version>.
-# Node: Vite 7 needs Node 20.19+ (Debian 12 has 18). When node is missing or older, Debian's
-# nodejs+npm install the npm packages node-linux-<arch> and npm into ~/.local/node<major>
+# Node: 22.13+ (react-i18next 18 and i18next need Node 22, and on that line Vite 7 needs 22.12,
+# ESLint 10 and jsdom 22.13; Node 20 is end-of-life; Debian 12 and Ubuntu 24.04 have 18). When
+# node is missing or older, Debian's nodejs+npm install the npm packages node-linux-<arch> and
+# npm into ~/.local/node<major>
 # (through npm's default registry). node-linux-<arch> repackages the Node.js release binary
 # but is not published by the Node.js project; npm checks the tarball against the
 # registry's integrity hash, nothing more. Where you can reach nodejs.org, its tarball (or
 # your distribution's backports) is the better source.
 # The Makefile puts both bin directories first on PATH (see `path` above).
+# apt-get waits up to 10 minutes for another package manager to finish (a fresh Ubuntu runs
+# unattended-upgrades in its first minutes) instead of failing at once (apt_get, apt_update).
 set -euo pipefail
 mode=${1:-run}
 cd "$(dirname "$0")/.."
 
-NODE_MIN=20.19.0   # Vite 7
+NODE_MIN=22.13.0   # react-i18next 18 (>=22), Vite 7 (22.12+), ESLint 10 and jsdom (22.13+)
 NODE_MAJOR=22      # what is installed when node is older: node-linux-<arch>@22
 NPM_MAJOR=11
 LOCAL="${HOME:-/root}/.local"
@@ -91,12 +95,37 @@ if [ "$mode" = test ]; then
   fi
 fi
 
+# How long apt-get waits for a lock another package manager holds, in seconds.
+APT_LOCK_WAIT=600
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+# apt-get as root, non-interactive (through env: sudo drops the caller's environment), with
+# English messages, waiting up to APT_LOCK_WAIT seconds for the dpkg lock (DPkg::Lock::Timeout,
+# apt 1.9.11+; older apt ignores the option).
+apt_get() { $SUDO env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -o "DPkg::Lock::Timeout=$APT_LOCK_WAIT" "$@"; }
+# apt-get update also locks the package lists, a lock DPkg::Lock::Timeout does not wait for:
+# while it fails on a lock, try again every second, up to APT_LOCK_WAIT seconds in all. Any
+# other failure ends setup at once, with apt-get's messages.
+apt_update() {
+  local deadline=$((SECONDS + APT_LOCK_WAIT)) out said=""
+  until out=$(apt_get update -qq 2>&1); do
+    case $out in *"Could not get lock"*) ;; *) printf '%s\n' "$out" >&2; return 1 ;; esac
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      printf '%s\n' "$out" >&2
+      echo "setup: another package manager held the package lists for ${APT_LOCK_WAIT}s; rerun when it is done" >&2
+      return 1
+    fi
+    [ -n "$said" ] || echo "setup: another package manager is using apt (unattended-upgrades?); waiting up to ${APT_LOCK_WAIT}s"
+    said=1
+    sleep 1
+  done
+  [ -z "$out" ] || printf '%s\n' "$out"
+}
+
 if [ ${#pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${pkgs[*]}"
-  SUDO=""
-  [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+  apt_update
+  apt_get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 fi
 
 if [ $go_ok = 0 ]; then
@@ -133,7 +162,7 @@ if [ $node_ok = 0 ]; then
     ppc64le) arch=ppc64le ;; s390x) arch=s390x ;;
     *) echo "setup: no Node.js $NODE_MIN+ for $(uname -m); install one and rerun" >&2; exit 1 ;;
   esac
-  echo "setup: Vite needs Node.js $NODE_MIN+, PATH has ${node_was:-none}; installing node-linux-$arch@$NODE_MAJOR and npm@$NPM_MAJOR into $NODE_HOME"
+  echo "setup: the frontend needs Node.js $NODE_MIN+, PATH has ${node_was:-none}; installing node-linux-$arch@$NODE_MAJOR and npm@$NPM_MAJOR into $NODE_HOME"
   mkdir -p "$LOCAL"
   ntmp=$(mktemp -d "$LOCAL/.node-install.XXXXXX") && chmod 755 "$ntmp"
   trap 'rm -rf "$ntmp"' EXIT

@@ -238,6 +238,8 @@ var browserReviewed = []string{
 	"SettingsService/Get", "SettingsService/ModelContext", "SettingsService/Save",
 	"SettingsService/ListModels", "SettingsService/Presets", "SettingsService/TestConnection", "SettingsService/TestSearch",
 	"SettingsService/SetLanguage",
+	// FindLocalServers takes no argument: it asks fixed ports of 127.0.0.1 for model lists.
+	"SettingsService/FindLocalServers",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision

@@ -284,7 +284,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	}
 	var grader *judgeModel
 	if judge {
-		c, err := llm.New(app.ModelConfig(s, lead.Model, core.Logger()))
+		c, err := llm.New(app.ModelConfig(s, lead, core.Logger()))
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "artifactflow: eval: judge: %v\n", text.OneLine(err))
 			return ExitError

@@ -12,7 +12,10 @@ import (
 
 // TestMain points every search provider but SearXNG (whose URL each test sets) at a
 // local stand-in before any test runs, so that no test searches the real web.
+//
+// "Find local servers" looks for none, so that no test probes this computer's real ports.
 func TestMain(m *testing.M) {
+	app.SetLocalServerCandidates(nil)
 	os.Exit(apptest.RunWithSearchStandIn(m, app.SetSearchEndpoints))
 }
 

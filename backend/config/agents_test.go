@@ -89,6 +89,7 @@ func TestSearchProviderInEffect(t *testing.T) {
 // adds none.
 func TestOldConfigLoadsAndSavesWhole(t *testing.T) {
 	dir := t.TempDir()
+	onPath(t, "notify-send")
 	old := `{
   "base_url": "http://localhost:11434/v1",
   "api_key": "sk-old",
@@ -219,5 +220,47 @@ func TestSearchKeysNeverPrinted(t *testing.T) {
 	}
 	if got := s.Search.WithKey("brave", "").Keys; got != nil {
 		t.Fatalf("removing the only key left %v", got)
+	}
+}
+
+// TestAgentEndpoint: an agent's own base URL and key win; without its own key an agent
+// gets the top-level key only on the top-level endpoint's origin (a key never goes to a
+// server it was not given for); without its own base URL it uses the top-level one.
+func TestAgentEndpoint(t *testing.T) {
+	s := Settings{BaseURL: "https://api.example.com/v1", APIKey: "sk-top"}
+	tests := []struct {
+		name             string
+		a                AgentModel
+		wantURL, wantKey string
+	}{
+		{"nothing of its own", AgentModel{}, "https://api.example.com/v1", "sk-top"},
+		{"own key on the top-level endpoint", AgentModel{APIKey: "sk-agent"}, "https://api.example.com/v1", "sk-agent"},
+		{"own endpoint and key", AgentModel{BaseURL: "http://127.0.0.1:11434/v1", APIKey: "k2"}, "http://127.0.0.1:11434/v1", "k2"},
+		{"own endpoint elsewhere, no key: none sent", AgentModel{BaseURL: "http://127.0.0.1:11434/v1"}, "http://127.0.0.1:11434/v1", ""},
+		{"own endpoint on the same origin: the top-level key", AgentModel{BaseURL: "https://API.example.com:443/other/"}, "https://API.example.com:443/other/", "sk-top"},
+		{"same host, other scheme: none sent", AgentModel{BaseURL: "http://api.example.com/v1"}, "http://api.example.com/v1", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u, k := s.AgentEndpoint(tc.a)
+			if u != tc.wantURL || k != tc.wantKey {
+				t.Errorf("AgentEndpoint(%+v) = %q, %q; want %q, %q", tc.a, u, k, tc.wantURL, tc.wantKey)
+			}
+			if c := s.Agent(tc.a); c.BaseURL != tc.wantURL || c.APIKey != tc.wantKey {
+				t.Errorf("Agent(%+v) endpoint = %q, %q; want %q, %q", tc.a, c.BaseURL, c.APIKey, tc.wantURL, tc.wantKey)
+			}
+		})
+	}
+}
+
+// TestValidateAgentEndpoint: an agent's base URL must be an http(s) URL, named by its field.
+func TestValidateAgentEndpoint(t *testing.T) {
+	err := Settings{SubAgents: AgentModel{BaseURL: "localhost:11434"}, Lead: AgentModel{APIKey: "sk x\n"}}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "sub_agents.base_url: must be an absolute http(s) URL") ||
+		!strings.Contains(err.Error(), "lead.api_key: has leading or trailing spaces") {
+		t.Fatalf("Validate = %v", err)
+	}
+	if strings.Contains(err.Error(), "sk x") {
+		t.Fatalf("the error quotes the key: %v", err)
 	}
 }

@@ -4,10 +4,8 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,8 +51,9 @@ type Settings struct {
 	PermissionTimeoutSeconds int `json:"permission_timeout_seconds,omitempty"`
 	// Hooks are the commands run on hook events (issue 8; see Hooks and Hook): after each
 	// tool call (PostToolUse) and after each run (Stop). They run as the user, without a
-	// shell; a hand-edited config.json is not validated on load, so the engine skips
-	// entries that would fail Validate.
+	// shell. Load refuses a config.json with a hook whose program is neither an absolute
+	// path nor a program found on PATH (HookProgram); otherwise a hand-edited config.json
+	// is not validated on load, so the engine skips entries that would fail Validate.
 	Hooks Hooks `json:"hooks,omitempty"`
 	// Search chooses the web search provider, its keys and Wikipedia's language (issue 9;
 	// see SearchSettings and SearchProvider).
@@ -431,28 +430,6 @@ func DataDir(flagValue string) (string, error) {
 	return filepath.Join(base, "ArtifactFlow"), nil
 }
 
-// Load reads dir/config.json. A missing file gives zero Settings and no error; a file that
-// is not valid JSON, or has a value of the wrong type, gives a *FileError (wrapping
-// ErrBadFile) naming the file, the line and column and the way out; the file is left
-// untouched (and Save will not write over it). A leading UTF-8 byte-order mark is skipped. A file
-// written before per-model context settings, with context_window or compact_at_percent and
-// a model, has them moved into that model's entry in Models.
-func Load(dir string) (Settings, error) {
-	path := filepath.Join(dir, ConfigFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Settings{}, nil
-	}
-	if err != nil {
-		return Settings{}, fmt.Errorf("config: read %s: %w", path, err)
-	}
-	s, err := decodeFile(path, b)
-	if err != nil {
-		return Settings{}, err
-	}
-	return s.migrateModelContext(), nil
-}
-
 // migrateModelContext moves the Settings-wide context window and threshold that the
 // settings dialog wrote before per-model settings into the entry of the model chosen then.
 func (s Settings) migrateModelContext() Settings {
@@ -466,51 +443,4 @@ func (s Settings) migrateModelContext() Settings {
 	s = s.WithModelContext(model, ModelContext{s.ContextWindow, s.CompactAtPercent})
 	s.ContextWindow, s.CompactAtPercent = 0, 0
 	return s
-}
-
-// Save writes s to dir/config.json with mode 0600 (it holds the API key), creating dir
-// with mode 0700. The write goes to a temporary file renamed into place, so a crash never
-// leaves a half-written config.
-//
-// Save never replaces a config.json that Load cannot read: it returns Load's *FileError
-// (ErrBadFile) and leaves the file as it is, so the user's hand edit can be fixed.
-func Save(dir string, s Settings) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if _, err := Load(dir); errors.Is(err, ErrBadFile) {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("config: create %s: %w", dir, err)
-	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("config: encode: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".config-*.json")
-	if err != nil {
-		return fmt.Errorf("config: write %s: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("config: chmod: %w", err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("config: write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("config: sync: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("config: close: %w", err)
-	}
-	path := filepath.Join(dir, ConfigFile)
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("config: replace %s: %w", path, err)
-	}
-	return nil
 }

@@ -14,35 +14,47 @@ import (
 // such a file, so a failed load never leads to the user's file being replaced.
 var ErrBadFile = errors.New("config: the settings file cannot be read")
 
-// FileError is the error Load (and Save, which will not write over a file Load refuses)
-// returns for a config.json that cannot be read. Its text names the file, the line and
-// column of the problem and the way out, e.g. "the settings file /x/config.json is not
-// valid JSON at line 3, column 5 (invalid character '}' looking for beginning of object
-// key string): fix it in a text editor, or move it aside to start with default settings;
-// it was not changed". It wraps ErrBadFile and encoding/json's error.
+// FileError is the error Load (and Update and Save, which will not write over a file Load
+// refuses) returns for a config.json that cannot be read. Its text names the file, where
+// the problem is and the way out, e.g. "the settings file /x/config.json is not valid JSON
+// at line 3, column 5 (invalid character '}' looking for beginning of object key string):
+// fix it in a text editor, or move it aside to start with default settings; it was not
+// changed", or, for a hook whose program could come from a workspace folder, "the settings
+// file /x/config.json has a hook whose program is neither an absolute path nor a program
+// found on PATH: hooks.Stop[0] ("notify"): "tools/notify.sh" is a relative path, …: fix it
+// in a text editor, …". It wraps ErrBadFile and Err.
 type FileError struct {
 	// Path is config.json's path.
 	Path string
-	// Line and Column locate the problem, both from 1; Column counts characters (runes).
+	// Line and Column locate a JSON problem, both from 1; Column counts characters (runes).
+	// Both are 0 when Problem is set.
 	Line, Column int
 	// Syntax is true for text that is not JSON, false for JSON with a value of the wrong
 	// type (e.g. a string where a number belongs).
 	Syntax bool
-	// Err is encoding/json's error.
+	// Problem, when not "", is a rule of the settings that the file, although JSON of the
+	// right shape, breaks, naming the setting: its hooks whose programs are not an
+	// absolute path or a program found on PATH (HookProgram), "; "-separated.
+	Problem string
+	// Err is encoding/json's error, or for a Problem an error wrapping ErrHookProgram.
 	Err error
 }
 
 // Error returns the message for the user (see FileError).
 func (e *FileError) Error() string {
+	const way = "fix it in a text editor, or move it aside to start with default settings; it was not changed"
+	if e.Problem != "" {
+		return fmt.Sprintf("the settings file %s %s: %s", e.Path, e.Problem, way)
+	}
 	what := "is not valid JSON"
 	if !e.Syntax {
 		what = "has a value of the wrong type"
 	}
-	return fmt.Sprintf("the settings file %s %s at line %d, column %d (%s): fix it in a text editor, or move it aside to start with default settings; it was not changed",
-		e.Path, what, e.Line, e.Column, strings.TrimPrefix(e.Err.Error(), "json: "))
+	return fmt.Sprintf("the settings file %s %s at line %d, column %d (%s): %s",
+		e.Path, what, e.Line, e.Column, strings.TrimPrefix(e.Err.Error(), "json: "), way)
 }
 
-// Unwrap returns ErrBadFile and encoding/json's error.
+// Unwrap returns ErrBadFile and Err.
 func (e *FileError) Unwrap() []error { return []error{ErrBadFile, e.Err} }
 
 // utf8BOM is the byte-order mark some Windows editors put at the start of a UTF-8 file.
@@ -50,8 +62,9 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // decodeFile decodes the contents b of the settings file at path (a leading UTF-8 BOM is
 // skipped; a file of only blanks holds nothing, so it reads as no settings, like a missing
-// one). A decoding error gives a *FileError locating it; the error of an unknown shape is
-// wrapped with ErrBadFile.
+// one). A decoding error gives a *FileError locating it, and so does a hook whose program
+// HookProgram refuses (naming the hook); the error of an unknown shape is wrapped with
+// ErrBadFile.
 func decodeFile(path string, b []byte) (Settings, error) {
 	b = bytes.TrimPrefix(b, utf8BOM)
 	var s Settings
@@ -60,6 +73,16 @@ func decodeFile(path string, b []byte) (Settings, error) {
 	}
 	err := json.Unmarshal(b, &s)
 	if err == nil {
+		if problems := hookProgramProblems(s.Hooks); len(problems) > 0 {
+			texts := make([]string, len(problems))
+			for i, p := range problems {
+				texts[i] = p.String()
+			}
+			list := strings.Join(texts, "; ")
+			return Settings{}, &FileError{Path: path,
+				Problem: "has a hook whose program is neither an absolute path nor a program found on PATH: " + list,
+				Err:     fmt.Errorf("%w: %s", ErrHookProgram, list)}
+		}
 		return s, nil
 	}
 	var syn *json.SyntaxError

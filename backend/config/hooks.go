@@ -1,7 +1,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,9 +46,12 @@ type Hooks map[string][]Hook
 // Hook is one command run on a hook event.
 //
 // Command is the program and its arguments (argv), run without a shell: no globbing,
-// no variables, no pipes; a program without a path separator is looked up in PATH, and
-// a relative path is taken from the conversation's workspace folder, which is the
-// command's working directory (an absolute path is the safe choice). Matcher selects
+// no variables, no pipes. The program (Command[0]) is an absolute path, or a bare name
+// (no path separator) looked up in PATH (HookProgram). A relative path such as
+// "tools/notify.sh" is refused: the hook's working directory is the conversation's
+// workspace folder, whose files a downloaded repository or an agent may have written, so
+// it would run a program of theirs. Load refuses a config.json with such a hook, or with
+// a bare name PATH does not have; Validate refuses the relative path. Matcher selects
 // PostToolUse entries by tool name: "" or "*" matches every tool, anything else is a Go
 // regular expression (RE2 syntax) that must match the whole name, so an exact name such as
 // "web_fetch" matches only that tool and "web_.*" both web tools; Stop entries take no
@@ -119,6 +126,8 @@ func hookProblems(ev string, i int, e Hook) []string {
 		problems = append(problems, at+"command: must name a program, as [\"/path/to/program\", \"arg\", ...]")
 	case slices.ContainsFunc(e.Command, func(a string) bool { return strings.ContainsRune(a, 0) }):
 		problems = append(problems, at+"command: an argument contains a NUL character")
+	case !filepath.IsAbs(e.Command[0]) && !bareProgram(e.Command[0]):
+		problems = append(problems, at+"command: "+relativeProgram(e.Command[0]))
 	}
 	if e.TimeoutSeconds < 0 || e.TimeoutSeconds > MaxHookTimeoutSeconds || e.TimeoutSeconds != e.TimeoutSeconds {
 		problems = append(problems, fmt.Sprintf("%stimeout_seconds: %v is outside 0–%d (0 means %d)", at, e.TimeoutSeconds,
@@ -134,6 +143,95 @@ func hookProblems(ev string, i int, e Hook) []string {
 	if e.Name != "" && (utf8.RuneCountInString(e.Name) > MaxHookNameRunes || strings.TrimSpace(e.Name) == "" ||
 		strings.IndexFunc(e.Name, unicode.IsControl) >= 0) {
 		problems = append(problems, fmt.Sprintf("%sname: must be one line of 1–%d characters", at, MaxHookNameRunes))
+	}
+	return problems
+}
+
+// ErrHookProgram is wrapped by HookProgram's errors, and by Load's *FileError for a
+// config.json with a hook whose program it refuses.
+var ErrHookProgram = errors.New("a hook's program must be an absolute path or a program name found on PATH")
+
+// HookProgram returns the file a hook whose Command[0] is name runs: name itself when it
+// is an absolute path; for a bare name (no path separator, no drive), the absolute path
+// exec.LookPath finds in PATH. Anything else is refused, above all a relative path such
+// as "tools/notify.sh", which the hook's working directory, the conversation's workspace
+// folder, would resolve to a file a downloaded repository or an agent may have written; so
+// is a bare name that PATH does not have, or has only in a folder relative to the current
+// one. The errors wrap ErrHookProgram and say which of these it is.
+func HookProgram(name string) (string, error) {
+	path, problem := hookProgram(name)
+	if problem != "" {
+		return "", fmt.Errorf("%w: %s", ErrHookProgram, problem)
+	}
+	return path, nil
+}
+
+// hookProgram is HookProgram, giving its refusal as a sentence ("" when name is fine).
+func hookProgram(name string) (path, problem string) {
+	switch {
+	case filepath.IsAbs(name):
+		return name, ""
+	case !bareProgram(name):
+		return "", relativeProgram(name)
+	}
+	path, err := exec.LookPath(name)
+	switch {
+	case errors.Is(err, exec.ErrDot) || (err == nil && !filepath.IsAbs(path)):
+		return "", fmt.Sprintf("program %q is found on PATH only in a folder relative to the current one; give its absolute path", name)
+	case err != nil:
+		return "", fmt.Sprintf("program %q is not found on PATH; give its absolute path, or install it", name)
+	}
+	return path, ""
+}
+
+// bareProgram reports whether name is a program name without a folder: not empty, with no
+// path separator ("/", and on Windows a backslash too) and no drive ("C:").
+func bareProgram(name string) bool {
+	return name != "" && !strings.ContainsRune(name, '/') && !strings.ContainsRune(name, os.PathSeparator) &&
+		filepath.VolumeName(name) == ""
+}
+
+// relativeProgram is the refusal of a program given by a relative path.
+func relativeProgram(name string) string {
+	return fmt.Sprintf("%q is a relative path, which would run a program from the conversation's workspace folder; "+
+		"give an absolute path, or a program name found on PATH", name)
+}
+
+// hookProgramProblem is a hook entry whose program hookProgram refuses: at is
+// "hooks.<event>[<i>]", name the entry's Name or its program's base name (as the runner
+// shows it), why the refusal.
+type hookProgramProblem struct{ at, name, why string }
+
+// String is the problem as Load's error names it: hooks.<event>[<i>] ("<name>"): <why>.
+func (p hookProgramProblem) String() string { return fmt.Sprintf("%s (%q): %s", p.at, p.name, p.why) }
+
+// hookProgramProblems checks the program of every entry of h that names one (an entry
+// without a program is left out by the runner, as Validate would refuse it) with
+// hookProgram, and returns the refused entries. Events come in HookEvents order, unknown
+// ones after them, sorted.
+func hookProgramProblems(h Hooks) []hookProgramProblem {
+	events := slices.Clone(HookEvents)
+	var other []string
+	for ev := range h {
+		if !slices.Contains(HookEvents, ev) {
+			other = append(other, ev)
+		}
+	}
+	slices.Sort(other)
+	var problems []hookProgramProblem
+	for _, ev := range append(events, other...) {
+		for i, e := range h[ev] {
+			if len(e.Command) == 0 || strings.TrimSpace(e.Command[0]) == "" {
+				continue
+			}
+			if _, why := hookProgram(e.Command[0]); why != "" {
+				name := strings.TrimSpace(e.Name)
+				if name == "" {
+					name = filepath.Base(e.Command[0])
+				}
+				problems = append(problems, hookProgramProblem{at: fmt.Sprintf("hooks.%s[%d]", ev, i), name: name, why: why})
+			}
+		}
 	}
 	return problems
 }

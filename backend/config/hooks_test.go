@@ -13,6 +13,7 @@ import (
 // the documented keys and read back unchanged.
 func TestHooksRoundTrip(t *testing.T) {
 	dir := t.TempDir()
+	onPath(t, "audit")
 	in := Settings{Model: "m", Hooks: Hooks{
 		HookPostToolUse: {
 			{Name: "links", Matcher: "web_fetch", Command: []string{"/usr/local/bin/links", "--json"}, TimeoutSeconds: 2.5},
@@ -64,6 +65,9 @@ func TestHooksValidate(t *testing.T) {
 		{"matcher on Stop", Hooks{HookStop: {{Matcher: "web_fetch", Command: ok}}}, "hooks.Stop[0].matcher"},
 		{"unknown event", Hooks{"PreToolUse": {{Command: ok}}}, "hooks.PreToolUse"},
 		{"bad name", Hooks{HookStop: {{Name: "two\nlines", Command: ok}}}, "hooks.Stop[0].name"},
+		{"bare program name", Hooks{HookStop: {{Command: []string{"notify-send", "done"}}}}, ""},
+		{"relative program", Hooks{HookStop: {{Command: ok}, {Command: []string{"tools/notify.sh"}}}}, "hooks.Stop[1].command"},
+		{"dot program", Hooks{HookPostToolUse: {{Command: []string{"./notify"}}}}, "hooks.PostToolUse[0].command"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,25 +52,41 @@ func CleanWorkspacePath(p string) (string, error) {
 // The result is a check made now: a caller that opens the real path right away opens
 // what was checked, not what a link swapped in later points to.
 func ResolveWorkspacePath(workspace, rel string) (clean, real string, err error) {
+	clean, real, _, err = ResolveWorkspaceTarget(workspace, rel)
+	return clean, real, err
+}
+
+// ResolveWorkspaceTarget is ResolveWorkspacePath that also says where rel leads: target is
+// real relative to the workspace folder (the folder's own links resolved too), as a clean
+// slash path, "." when rel leads to the folder itself. rel "notes.md", a link to ".env",
+// has target ".env"; "pub/key.md" under a link "pub" to ".secrets" has ".secrets/key.md".
+// Rules about which files may be read (local files leave out hidden and dependency
+// folders) are applied to target, since a link's own name says nothing of what it opens.
+// Errors: those of ResolveWorkspacePath; target is "" with any error.
+func ResolveWorkspaceTarget(workspace, rel string) (clean, real, target string, err error) {
 	clean, err = CleanWorkspacePath(rel)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	root := resolveRoot(workspace)
 	if root.err != nil {
-		return clean, "", fmt.Errorf("workspace folder: %w", root.err)
+		return clean, "", "", fmt.Errorf("workspace folder: %w", root.err)
 	}
 	real, exists, err := realPath(filepath.Join(root.real, filepath.FromSlash(clean)), root.dirs)
 	if err != nil {
-		return clean, "", fmt.Errorf("check %s: %w", clean, err)
+		return clean, "", "", fmt.Errorf("check %s: %w", clean, err)
 	}
 	if !within(root.real, real) {
-		return clean, "", fmt.Errorf("%s: %w", clean, ErrOutsideWorkspace)
+		return clean, "", "", fmt.Errorf("%s: %w", clean, ErrOutsideWorkspace)
 	}
 	if !exists {
-		return clean, "", fmt.Errorf("%s: %w", clean, ErrNotInWorkspace)
+		return clean, "", "", fmt.Errorf("%s: %w", clean, ErrNotInWorkspace)
 	}
-	return clean, real, nil
+	t, err := filepath.Rel(root.real, real)
+	if err != nil {
+		return clean, "", "", fmt.Errorf("check %s: %w", clean, err)
+	}
+	return clean, real, filepath.ToSlash(t), nil
 }
 
 // RealWorkspace returns the workspace folder with every symbolic link in it resolved

@@ -68,6 +68,15 @@ func TestResolveWorkspacePath(t *testing.T) {
 			t.Errorf("%q: %q, %q, %v; want %q and an error wrapping %v", tc.rel, clean, real, err, tc.clean, tc.want)
 		}
 	}
+	// Where a path leads, relative to the workspace: a link is judged by its target.
+	for rel, want := range map[string]string{"inner.md": "sub/a.md", "sub/./a.md": "sub/a.md", "sub": "sub"} {
+		if _, _, target, err := ResolveWorkspaceTarget(ws, rel); err != nil || target != want {
+			t.Errorf("target of %q = %q, %v; want %q", rel, target, err, want)
+		}
+	}
+	if _, _, target, err := ResolveWorkspaceTarget(ws, "escape.txt"); !errors.Is(err, ErrOutsideWorkspace) || target != "" {
+		t.Errorf("target of a link leading outside = %q, %v", target, err)
+	}
 	if _, _, err := ResolveWorkspacePath(ws, "loop1"); err == nil || errors.Is(err, ErrNotInWorkspace) {
 		t.Errorf("a link loop: %v, want the loop reported", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
@@ -19,9 +20,9 @@ import (
 const summaryPrefix = "This conversation was compacted to stay within the model's context window. Here is a summary of everything before this point:\n\n"
 
 // history rebuilds an agent's view of the earlier runs on the conversation path up to and
-// including parentID (seed 000/001, ContextManager.build; seed 004): the message_events of
-// those runs, filtered to the agent, scanned back to the agent's latest successful
-// compaction_summary. The lead sees each user message, its own model replies and the
+// including parentID: the message_events of those runs, filtered to the agent, scanned
+// back to the agent's latest successful compaction_summary, which starts it with the
+// summary and the messages that compaction kept verbatim. The lead sees each user message, its own model replies and the
 // results of all their calls in call order, queued user input and the final answers; a
 // sub-agent sees the instructions it was given and its own rounds (those of instances that
 // ran at once, in call order). Runs that ended early are closed so the history stays a
@@ -35,7 +36,7 @@ func (e *Engine) history(ctx context.Context, conversationID, parentID, agentNam
 	if err != nil {
 		return nil, fmt.Errorf("engine: load conversation path: %w", err)
 	}
-	h := &historyBuilder{agent: agentName, lead: agentName == e.lead.Name, mode: mode}
+	h := &historyBuilder{agent: agentName, lead: agentName == e.lead.Name, mode: mode, boundary: -1}
 	if mode == toolcall.ModeXML {
 		h.tools = e.parseTools(agentName)
 	}
@@ -72,6 +73,10 @@ type historyBuilder struct {
 	xmlCalls []string
 	// compacted: a compaction summary replaced the history (an instance's builder).
 	compacted bool
+	// boundary is len(msgs) right after the latest compaction boundary, -1 before any: a
+	// sub-agent's instruction recorded just after a compaction that kept it is not added
+	// twice.
+	boundary int
 	// inst holds the builders of the sub-agent instances of the message being read, by
 	// instance id (first seen first in instOrder); callOrder lists the ids of the lead's
 	// call_subagent calls as their tool_start events came, which is call order.
@@ -147,7 +152,7 @@ func (h *historyBuilder) instance(id string) *historyBuilder {
 	}
 	b, ok := h.inst[id]
 	if !ok {
-		b = &historyBuilder{agent: h.agent, mode: h.mode, tools: h.tools}
+		b = &historyBuilder{agent: h.agent, mode: h.mode, tools: h.tools, boundary: -1}
 		h.inst[id] = b
 		h.instOrder = append(h.instOrder, id)
 	}
@@ -176,7 +181,7 @@ func (h *historyBuilder) mergeInstances() {
 		b := h.inst[id]
 		b.close("the run ended before this call finished")
 		if b.compacted {
-			h.msgs = slices.Clone(b.msgs)
+			h.msgs, h.boundary = slices.Clone(b.msgs), b.boundary
 			continue
 		}
 		h.msgs = append(h.msgs, b.msgs...)
@@ -191,6 +196,9 @@ func (h *historyBuilder) event(ev events.Event) (answered, ok bool) {
 	case events.AgentStart:
 		var d events.DataAgentStart
 		if json.Unmarshal(ev.Data, &d) == nil && d.Instruction != "" && !h.lead {
+			if n := len(h.msgs); n == h.boundary && h.msgs[n-1].Role == llm.RoleUser && h.msgs[n-1].Content == d.Instruction {
+				break // compacted in its first round: the boundary kept it
+			}
 			h.close("the run moved on")
 			h.add(llm.Message{Role: llm.RoleUser, Content: d.Instruction})
 		}
@@ -218,6 +226,9 @@ func (h *historyBuilder) event(ev events.Event) (answered, ok bool) {
 				}
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: c.Name, Arguments: argumentsJSON(c.Params)})
 				h.open = append(h.open, openCall{id: id, name: c.Name})
+			}
+			if len(msg.ToolCalls) > 0 && d.ReasoningContent {
+				msg.ReasoningContent = d.Reasoning // sent back with the calls (llm.Message)
 			}
 		}
 		h.add(msg)
@@ -267,9 +278,13 @@ func (h *historyBuilder) event(ev events.Event) (answered, ok bool) {
 		h.open, h.xmlCalls = nil, nil
 		h.msgs = []llm.Message{{Role: llm.RoleUser, Content: summaryPrefix + d.Summary}}
 		h.compacted = true
-		if d.Kept != "" {
+		switch {
+		case len(d.KeptMessages) > 0:
+			h.msgs = append(h.msgs, keptMessages(d.KeptMessages, h.mode)...)
+		case d.Kept != "":
 			h.add(llm.Message{Role: llm.RoleUser, Content: d.Kept})
 		}
+		h.boundary = len(h.msgs)
 	}
 	return false, false
 }
@@ -312,4 +327,65 @@ func argumentsJSON(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(map[string]string{"raw": string(raw)})
 	return string(b)
+}
+
+// keptMessages returns the messages a compaction kept (events.DataCompactionSummary), as
+// the agent sees them in mode. Native tool calls and results recorded by a run in native
+// mode are rendered as xml calls and <tool_result> blocks in xml mode (a "tool" message is
+// not valid there); xml-mode messages are plain user and assistant messages, valid in both.
+func keptMessages(kept []events.KeptMessage, mode toolcall.Mode) []llm.Message {
+	var out []llm.Message
+	names := map[string]string{} // tool call id -> tool name, for xml results
+	for _, k := range kept {
+		m := llm.Message{Role: k.Role, Content: k.Content, ToolCallID: k.ToolCallID}
+		for _, c := range k.ToolCalls {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			names[c.ID] = c.Name
+		}
+		if mode != toolcall.ModeXML {
+			out = append(out, m)
+			continue
+		}
+		switch {
+		case m.Role == llm.RoleAssistant && len(m.ToolCalls) > 0:
+			text := []string{m.Content}
+			for _, c := range m.ToolCalls {
+				text = append(text, toolcall.FormatXMLCall(c.Name, xmlParams(c.Arguments)))
+			}
+			out = append(out, llm.Message{Role: llm.RoleAssistant, Content: strings.TrimSpace(strings.Join(text, "\n"))})
+		case m.Role == llm.RoleTool:
+			res := tools.Result{Success: true, Data: m.Content}
+			if msg, failed := strings.CutPrefix(m.Content, "Error: "); failed {
+				res = tools.Result{Error: msg}
+			}
+			block := toolcall.FormatXMLResult(names[m.ToolCallID], res)
+			if n := len(out); n > 0 && isXMLResults(out[n-1]) {
+				out[n-1].Content += "\n" + block // the results of one reply go in one message
+			} else {
+				out = append(out, llm.Message{Role: llm.RoleUser, Content: block})
+			}
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// xmlParams renders a native call's JSON arguments as xml call parameters: strings as
+// they are, other values as JSON; arguments that are not a JSON object go in "raw".
+func xmlParams(args string) map[string]string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) != nil {
+		return map[string]string{"raw": args}
+	}
+	out := make(map[string]string, len(obj))
+	for k, v := range obj {
+		var str string
+		if json.Unmarshal(v, &str) == nil {
+			out[k] = str
+		} else {
+			out[k] = string(v)
+		}
+	}
+	return out
 }

@@ -225,6 +225,10 @@ type Result struct {
 	// source numbers the answer cites, in order of first use (issue 9).
 	Web   *events.WebTally
 	Cited []int
+	// Cut is "length" or "content_filter" when the lead's final answer was cut off by the
+	// output token limit or the provider's content filter (Response then ends with a note
+	// saying so), else "".
+	Cut string
 }
 
 // Run is one run in progress. Wait blocks until it has written its terminal event.

@@ -15,6 +15,7 @@ import (
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
 	"artifactflow/backend/events"
+	"artifactflow/backend/exfil"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/sources"
 	"artifactflow/backend/toolcall"
@@ -24,6 +25,24 @@ import (
 // errTruncatedCall is given to the model when its tool call was cut off by the output
 // token limit (finish_reason "length").
 var errTruncatedCall = errors.New("your message was cut off at the output token limit before the tool call was complete, so it was not executed; send a shorter call (for long content, create the artifact with the first part and add the rest with update_artifact)")
+
+// ErrEmptyAnswer: the lead's final answer was empty (no text, or only white space): the
+// run fails rather than completing with nothing to show. It is a kind of
+// llm.ErrEmptyAnswer, so it maps to the same error code (model_unavailable: trying again
+// may help); the error says whether the model was cut off.
+var ErrEmptyAnswer = fmt.Errorf("engine: the model's final answer is empty: %w", llm.ErrEmptyAnswer)
+
+// cutNote is the note appended to a final answer that finishReason says was not finished
+// ("length": the output token limit; "content_filter": the provider's filter), or "".
+func cutNote(finishReason string) string {
+	switch finishReason {
+	case "length":
+		return "[This answer is incomplete: the model stopped at its output token limit.]"
+	case "content_filter":
+		return "[This answer is incomplete: the provider's content filter stopped the model.]"
+	}
+	return ""
+}
 
 // flushTimeout bounds the end-of-run flush, which runs even when the run was cancelled.
 const flushTimeout = 30 * time.Second
@@ -53,6 +72,9 @@ type runState struct {
 	stuck map[string]bool
 	web   webTally // the run's web_search and web_fetch calls (sources.go)
 	files string   // the lead's <local_files> text; "" when the conversation has none (files.go)
+	// leadCut is the finish reason that cut the lead's final answer ("length" or
+	// "content_filter"), "" when it was finished.
+	leadCut string
 }
 
 // runTools is the registry of every tool a run offers its agents (each agent gets its
@@ -75,9 +97,17 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 		all = append(all, record)
 	}
 	all = append(all, tools.CallSubagent{Agents: subagents})
-	all = append(all, tools.WebSearch{S: deps.Searcher, Sources: deps.Sources}, tools.WebFetch{F: deps.Fetcher, Sources: deps.Sources})
+	// One guard per run, shared by every agent of it: what any of them read from local
+	// files, no web_fetch of the run may carry away (exfil; docs/ARCHITECTURE.md,
+	// "Security"). It is nil, and costs nothing, when the run has no local files.
+	var guard *exfil.Guard
+	if deps.Files != nil {
+		guard = exfil.New(0)
+	}
+	all = append(all, tools.WebSearch{S: deps.Searcher, Sources: deps.Sources}, tools.WebFetch{F: deps.Fetcher, Sources: deps.Sources, Guard: guard})
 	if deps.Files != nil { // only when the conversation has local files (prepareFiles)
-		all = append(all, tools.SearchFiles{Index: deps.Files, Sources: deps.Sources}, tools.ReadFile{Index: deps.Files, Sources: deps.Sources})
+		all = append(all, tools.SearchFiles{Index: deps.Files, Sources: deps.Sources, Guard: guard},
+			tools.ReadFile{Index: deps.Files, Sources: deps.Sources, Guard: guard})
 	}
 	return tools.NewRegistry(all...)
 }
@@ -136,6 +166,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	saveCtx := context.WithoutCancel(ctx)
 	res.Web, res.Cited = rs.web.result(), sources.Cited(answer)
 	if res.Status == events.Complete {
+		res.Cut = rs.leadCut
 		answer, res.Cited = rs.finishAnswer(saveCtx, answer) // a stopped or failed run keeps its text as it was
 		res.Response = answer
 	}
@@ -151,7 +182,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	}
 	res.Duration = e.cfg.Now().Sub(started)
 	data := events.DataTerminal{Response: answer, FlushFailed: failedIDs, Usage: rs.usage,
-		DurationMS: res.Duration.Milliseconds(), Steps: rs.steps, Web: res.Web, Cited: res.Cited}
+		DurationMS: res.Duration.Milliseconds(), Steps: rs.steps, Web: res.Web, Cited: res.Cited, Cut: res.Cut}
 	switch res.Status {
 	case events.Error:
 		data.Error = errText
@@ -260,6 +291,15 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 					continue
 				}
 			}
+			if text, err = finalText(cfg.Name, lead, text, resp.FinishReason); err != nil {
+				return "", nil, err
+			}
+			if lead {
+				rs.leadCut = ""
+				if cutNote(resp.FinishReason) != "" {
+					rs.leadCut = resp.FinishReason
+				}
+			}
 			rs.em.emit(ctx, events.AgentComplete, cfg.Name, events.DataAgentComplete{Content: text})
 			return text, msgs, nil
 		}
@@ -277,6 +317,28 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		msgs = append(msgs, toolMessages(am.Mode, resp, calls, results)...)
 		rs.checkpoint(ctx)
 	}
+}
+
+// finalText is an agent's final answer as the run gives it on (text is already trimmed):
+// an answer the model did not finish (finish reason "length" or "content_filter") ends
+// with a note saying so, which the user sees in the lead's answer and the lead sees in a
+// sub-agent's call_subagent result. An empty answer is an error for the lead
+// (ErrEmptyAnswer) and a note to the lead from a sub-agent.
+func finalText(agentName string, lead bool, text, finishReason string) (string, error) {
+	note := cutNote(finishReason)
+	if text == "" {
+		if lead {
+			if finishReason != "" {
+				return "", fmt.Errorf("%s (finish_reason %s): %w", agentName, finishReason, ErrEmptyAnswer)
+			}
+			return "", fmt.Errorf("%s: %w", agentName, ErrEmptyAnswer)
+		}
+		text = fmt.Sprintf("(%s gave an empty answer.)", agentName)
+	}
+	if note != "" {
+		text += "\n\n" + note
+	}
+	return text, nil
 }
 
 // takeInput appends the user's queued messages to msgs as one user message and records
@@ -352,7 +414,8 @@ func (rs *runState) call(ctx context.Context, agentName string, req llm.Request)
 		calls = append(calls, events.ToolCall{ID: c.ID, Name: c.Name, Params: rawJSON(c.Arguments)})
 	}
 	rs.em.emit(ctx, events.LLMComplete, agentName, events.DataLLMComplete{Content: resp.Content, Reasoning: resp.Reasoning,
-		ToolCalls: calls, Usage: resp.Usage, Model: resp.Model, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+		ToolCalls: calls, Usage: resp.Usage, Model: resp.Model, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds(),
+		ReasoningContent: resp.ReasoningContent != "" && resp.ReasoningContent == resp.Reasoning})
 	return resp, nil
 }
 
@@ -488,7 +551,7 @@ func toolMessages(mode toolcall.Mode, resp llm.Response, calls []toolcall.Call, 
 			{Role: llm.RoleUser, Content: xmlResults(callNames(calls), results)},
 		}
 	}
-	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content}
+	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ReasoningContent: resp.ReasoningContent}
 	for _, c := range calls {
 		assistant.ToolCalls = append(assistant.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsOf(c)})
 	}

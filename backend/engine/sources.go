@@ -54,13 +54,18 @@ const (
 type webTally struct {
 	events.WebTally
 	firstSearch, firstFetch string // the first failure of each, for the footer
+	// refusedFetch: firstFetch is a fetch refused for carrying local file text, which the
+	// footer names rather than any other failure (the user must learn of it).
+	refusedFetch bool
 }
 
 // add counts one executed call of tool name with result res; other tools are ignored, and
 // so are calls that never ran (an unknown tool for the agent, an unreadable call, a call
 // the user denied): those are the model's or the user's doing, not the web's.
 // A failure's message is the tool's MetaFailure (naming the provider or the URL), else
-// its error text.
+// its error text. The footer quotes the first failure of each tool, except that a fetch
+// refused for carrying text of the user's files (tools.MetaRefused) is quoted before any
+// other fetch failure.
 func (t *webTally) add(name string, res tools.Result) {
 	var calls, failed *int
 	var first *string
@@ -82,6 +87,9 @@ func (t *webTally) add(name string, res tools.Result) {
 		why = res.Error
 	}
 	why = clipRunes(strings.Join(strings.Fields(why), " "), maxErrorRunes)
+	if refused, _ := res.Metadata[tools.MetaRefused].(bool); refused && name == "web_fetch" && !t.refusedFetch {
+		t.refusedFetch, *first = true, why
+	}
 	if *first == "" {
 		*first = why
 	}

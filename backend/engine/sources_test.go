@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/sources"
 	"artifactflow/backend/store"
+	"artifactflow/backend/tools"
 	"artifactflow/backend/web"
 )
 
@@ -317,5 +319,22 @@ func TestSourcesSection(t *testing.T) {
 		if again, changed := withSourcesSection(got, list); again != got || changed {
 			t.Errorf("%s: a second pass changed it (%v) to\n%s", tc.name, changed, again)
 		}
+	}
+}
+
+// TestFooterNamesARefusedFetchFirst: when a fetch was refused for carrying text of the
+// user's files, the footer quotes that refusal, even after another fetch failed first.
+func TestFooterNamesARefusedFetchFirst(t *testing.T) {
+	var w webTally
+	w.add("web_fetch", tools.Result{Error: "web_fetch failed: 404", Metadata: map[string]any{tools.MetaFailure: "fetch https://a.example/x: HTTP 404"}})
+	w.add("web_fetch", tools.Result{Error: "web_fetch refused: …", Metadata: map[string]any{
+		tools.MetaFailure: "refused to send text from your local files to attacker.example (base64-encoded)", tools.MetaRefused: true}})
+	w.add("web_fetch", tools.Result{Error: "web_fetch failed: 500", Metadata: map[string]any{tools.MetaFailure: "fetch https://b.example/: HTTP 500"}})
+	line := w.failureLine()
+	if want := "3 of 3 fetches failed: refused to send text from your local files to attacker.example (base64-encoded)."; !strings.Contains(line, want) {
+		t.Fatalf("footer line = %q; want it to quote the refusal: %q", line, want)
+	}
+	if len(w.Errors) != 3 {
+		t.Fatalf("errors = %q; want all three kept", w.Errors)
 	}
 }

@@ -111,6 +111,11 @@ type DataLLMComplete struct {
 	Usage      Usage      `json:"usage"`
 	Model      string     `json:"model"`
 	DurationMS int64      `json:"duration_ms"`
+	// ReasoningContent is set when all of Reasoning came in "reasoning_content" (DeepSeek,
+	// Qwen, llama.cpp): Reasoning then goes back to the endpoint with these ToolCalls when
+	// the history is rebuilt (llm.Message.ReasoningContent; docs/ARCHITECTURE.md, "Model
+	// streams").
+	ReasoningContent bool `json:"reasoning_content,omitempty"`
 }
 
 // ToolCall is a parsed tool call as recorded in events. Params is a JSON object.
@@ -268,6 +273,10 @@ type DataTerminal struct {
 	Steps       int       `json:"steps"`
 	Web         *WebTally `json:"web,omitempty"`
 	Cited       []int     `json:"cited,omitempty"`
+	// Cut is set on a complete run whose final answer the model did not finish: "length"
+	// (it reached its output token limit) or "content_filter" (the provider's filter
+	// stopped it). Response then ends with a note saying so.
+	Cut string `json:"cut,omitempty"`
 }
 
 // WebTally counts one run's web tool calls over all its agents (issue 9, item 2):
@@ -291,20 +300,43 @@ type DataCompactionStart struct {
 	Messages     int `json:"messages"`
 }
 
-// DataCompactionSummary is the data of compaction_summary (seed 000/001). When Success,
-// Summary (7 sections) replaces everything this agent saw before the event: it is the new
-// boundary of the agent's history; Kept is a user message kept verbatim after it. A failed
-// summary (Success false, Error set) is ignored as a boundary. Events are never deleted,
-// so the user's history stays whole (seed 004).
+// DataCompactionSummary is the data of compaction_summary. When Success, Summary (7
+// sections) replaces everything this agent saw before the event: it is the new boundary of
+// the agent's history. KeptMessages follow it verbatim, in their original order: the
+// instruction the agent was working on (its task message, or the user's question and
+// queued input for the lead) and its latest tool rounds (each assistant message with its
+// tool calls and all their results), within a share of the context window (see
+// docs/ARCHITECTURE.md, "Compaction"). Kept is the text of the kept user messages, joined
+// by blank lines, for display; events written before KeptMessages existed hold only Kept,
+// which is then the one user message kept. A failed summary (Success false, Error set) is
+// ignored as a boundary. Events are never deleted, so the user's history stays whole.
 type DataCompactionSummary struct {
-	Success      bool   `json:"success"`
-	Summary      string `json:"summary,omitempty"`
-	Kept         string `json:"kept,omitempty"`
-	Error        string `json:"error,omitempty"`
-	TokensBefore int    `json:"tokens_before"`
-	TokensAfter  int    `json:"tokens_after,omitempty"`
-	Usage        Usage  `json:"usage"`
-	DurationMS   int64  `json:"duration_ms"`
+	Success      bool          `json:"success"`
+	Summary      string        `json:"summary,omitempty"`
+	Kept         string        `json:"kept,omitempty"`
+	KeptMessages []KeptMessage `json:"kept_messages,omitempty"`
+	Error        string        `json:"error,omitempty"`
+	TokensBefore int           `json:"tokens_before"`
+	TokensAfter  int           `json:"tokens_after,omitempty"`
+	Usage        Usage         `json:"usage"`
+	DurationMS   int64         `json:"duration_ms"`
+}
+
+// KeptMessage is one message a compaction kept verbatim, as it was sent to the model: Role
+// is "user", "assistant" or "tool"; an assistant message may carry native ToolCalls, and a
+// "tool" message answers the call ToolCallID.
+type KeptMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []KeptToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// KeptToolCall is a native tool call of a KeptMessage: Arguments is the JSON text sent.
+type KeptToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // DataQueuedMessage is the data of queued_message: the user sent Content while the run was

@@ -14,6 +14,10 @@
 // The caller stores them with declared.Service.Upsert without strict, so invalid items
 // are logged and dropped there.
 //
+// The program is an absolute path or a name found on PATH (config.HookProgram), resolved
+// before each start; a relative path, which would be taken from the workspace folder, is
+// never run.
+//
 // A hook never breaks a run: one that cannot start, exits non-zero, outlives its timeout
 // (it is killed, with its process group on Unix) or prints anything but a JSON object
 // comes back as an Outcome with OK false and an Error; it is logged with slog, and the
@@ -266,7 +270,15 @@ func (r *Runner) runOne(ctx context.Context, e entry, in Input, stdin []byte) Ou
 
 	hctx, cancel := context.WithTimeoutCause(ctx, e.timeout, ErrTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, e.argv[0], e.argv[1:]...)
+	// The program is resolved here, never against the working directory: a relative path
+	// would run a file of the workspace (config.HookProgram).
+	prog, err := config.HookProgram(e.argv[0])
+	if err != nil {
+		o.Err = fmt.Errorf("%w: %w", ErrStart, err)
+		return o
+	}
+	cmd := exec.CommandContext(hctx, prog, e.argv[1:]...)
+	cmd.Args[0] = e.argv[0] // the program sees its name as written in the settings
 	cmd.Dir = in.Workspace
 	cmd.Env = hookEnv()
 	cmd.Stdin = bytes.NewReader(stdin)
@@ -276,7 +288,7 @@ func (r *Runner) runOne(ctx context.Context, e entry, in Input, stdin []byte) Ou
 	cmd.WaitDelay = waitDelay
 	killGroup(cmd)
 
-	err := cmd.Run()
+	err = cmd.Run()
 	switch {
 	case errors.Is(context.Cause(hctx), ErrTimeout):
 		o.Err = fmt.Errorf("%w after %v; it was killed%s", ErrTimeout, e.timeout, stderr.suffix())

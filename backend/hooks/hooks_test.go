@@ -275,3 +275,66 @@ func TestHookEnvironment(t *testing.T) {
 		t.Errorf("the hook lost the rest of the environment:\n%s", env)
 	}
 }
+
+// TestProgramNeverFromTheWorkspace: a hook's program runs from an absolute path or PATH,
+// never from the conversation's workspace folder, the hook's working directory, whose
+// files a downloaded repository may have put there. A relative path such as
+// "tools/notify.sh" is left out with an error naming the entry, and a bare name runs the
+// program PATH has even when the workspace holds a file of that name.
+func TestProgramNeverFromTheWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "workspaces", "c")
+	bin := filepath.Join(dir, "bin")
+	for _, d := range []string{filepath.Join(ws, "tools"), bin} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := filepath.Join(dir, "workspace-program-ran")
+	script(t, filepath.Join(ws, "tools"), "notify.sh", "touch "+ran)
+	script(t, ws, "notify", "touch "+ran)
+	fromPath := filepath.Join(dir, "path-program-ran")
+	script(t, bin, "notify", "touch "+fromPath)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	tests := []struct {
+		name    string
+		command string
+		wantErr string // "" = the entry is kept
+		want    string // the file the program that ran touched; "" = none ran
+	}{
+		{"relative path", "tools/notify.sh", "hooks.Stop[0].command", ""},
+		{"dot path", "./notify", "hooks.Stop[0].command", ""},
+		{"bare name", "notify", "", fromPath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(ran)
+			os.Remove(fromPath)
+			r, err := New(config.Hooks{config.HookStop: {{Command: []string{tt.command}}}}, Options{Workspace: workspaceIn(dir)})
+			outs := r.Run(context.Background(), Input{HookEventName: config.HookStop, ConversationID: "c"})
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("the workspace's program ran")
+			}
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			if tt.wantErr != "" && (!errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), tt.wantErr) ||
+				!strings.Contains(err.Error(), "relative path")) {
+				t.Fatalf("New error = %v, want %s refused as a relative path", err, tt.wantErr)
+			}
+			if tt.want == "" {
+				if len(outs) != 0 {
+					t.Fatalf("outcomes = %+v, want none", outs)
+				}
+				return
+			}
+			if len(outs) != 1 || !outs[0].OK {
+				t.Fatalf("outcomes = %+v, want the PATH program's", outs)
+			}
+			if _, err := os.Stat(tt.want); err != nil {
+				t.Fatalf("the PATH program did not run: %v", err)
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ type assembler struct {
 	think     thinkSplitter
 	content   strings.Builder
 	reasoning strings.Builder
+	rcontent  strings.Builder // the reasoning sent as reasoning_content
 	calls     []*callParts
 	last      *callParts // the call the latest tool-call delta went to
 	usage     events.Usage
@@ -44,9 +45,17 @@ type callParts struct {
 // finish_reason, and the chunk's model and usage when present. A chunk that would take the
 // answer's text (content, reasoning, tool-call ids, names and arguments) past maxSize
 // bytes is refused whole with a *tooLargeError; one that takes the answer past
-// maxToolCalls calls ends it with one too (the try is then abandoned).
+// maxToolCalls calls ends it with one too (the try is then abandoned). Reasoning is read
+// from reasoning_content only; addChunk also takes the other fields servers use.
 func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) error {
-	if err := a.admit(chunk); err != nil {
+	return a.addChunk(streamChunk{ChatCompletionStreamResponse: chunk})
+}
+
+// addChunk is add for a chunk decoded by decodeChunk, whose choice 0 may carry its
+// reasoning in another field than reasoning_content (see reasoningOf).
+func (a *assembler) addChunk(c streamChunk) error {
+	chunk := c.ChatCompletionStreamResponse
+	if err := a.admit(c); err != nil {
 		return err
 	}
 	a.chunks++
@@ -62,7 +71,8 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) error {
 			continue
 		}
 		reasoning, content := a.think.feed(ch.Delta.Content)
-		a.emit(ch.Delta.ReasoningContent+reasoning, content)
+		a.rcontent.WriteString(ch.Delta.ReasoningContent)
+		a.emit(c.reasoning(ch.Delta)+reasoning, content)
 		for _, tc := range ch.Delta.ToolCalls {
 			a.addToolCall(tc)
 			if len(a.calls) > maxToolCalls {
@@ -77,13 +87,13 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) error {
 }
 
 // admit counts the text of chunk's choice 0 into size, refusing it past maxSize.
-func (a *assembler) admit(chunk openai.ChatCompletionStreamResponse) error {
+func (a *assembler) admit(c streamChunk) error {
 	n := a.size
-	for _, ch := range chunk.Choices {
+	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue
 		}
-		n += int64(len(ch.Delta.Content) + len(ch.Delta.ReasoningContent))
+		n += int64(len(ch.Delta.Content) + len(c.reasoning(ch.Delta)))
 		for _, tc := range ch.Delta.ToolCalls {
 			n += int64(len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments))
 		}
@@ -175,12 +185,13 @@ func (a *assembler) response(reqModel string) Response {
 		model = reqModel
 	}
 	return Response{
-		Content:      a.content.String(),
-		Reasoning:    a.reasoning.String(),
-		ToolCalls:    calls,
-		Usage:        a.usage,
-		FinishReason: a.finish,
-		Model:        model,
+		Content:          a.content.String(),
+		Reasoning:        a.reasoning.String(),
+		ReasoningContent: a.rcontent.String(),
+		ToolCalls:        calls,
+		Usage:            a.usage,
+		FinishReason:     a.finish,
+		Model:            model,
 	}
 }
 

@@ -140,7 +140,7 @@ func TestAssemblerIgnoresOtherChoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := a.response("requested-model")
-	want := Response{Content: "mine", Reasoning: "why", Model: "served-model"}
+	want := Response{Content: "mine", Reasoning: "why", ReasoningContent: "why", Model: "served-model"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}

@@ -214,15 +214,17 @@ func (c *Client) MaxAnswerBytes() int64 { return c.maxAnswer }
 
 // Stream sends req as one streamed chat completion (stream_options.include_usage set,
 // req.Tools as function tools) and assembles the Response: content and reasoning text
-// (reasoning_content deltas, and a leading <think>...</think> block of the content), tool
-// calls assembled from their deltas by index, usage, finish reason and model.
+// (from reasoning_content, reasoning or reasoning_details deltas, and a leading
+// <think>...</think> block of the content), tool calls assembled from their deltas by
+// index, usage, finish reason and model.
 //
 // onDelta (nil allowed) is called from this goroutine for each text piece as it arrives,
 // and with Delta{Reset: true} before a retry of a stream that broke after delivering text.
 //
 // Failures are retried up to MaxTries tries with exponential backoff when they are HTTP 429,
-// any 5xx, a network error (including an http.Client timeout), an error event inside the
-// stream, a stream that ends before both [DONE] and a finish_reason (either one makes
+// any 5xx, a network error (including an http.Client timeout), an error the server sends
+// inside a 2xx answer that the request did not cause (see eventFilter and
+// streamError.kind: one it caused is not retried and wraps ErrRejected), a stream that ends before both [DONE] and a finish_reason (either one makes
 // it complete; a stream cut after finish_reason keeps its answer, usage then being zero),
 // a timeout (Config.FirstByteTimeout, Config.IdleTimeout), or an empty answer: [DONE]
 // after no content, reasoning, tool call or finish_reason at all.
@@ -299,7 +301,8 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 	var (
 		tap                 *doneTap
 		guard               *bodyGuard
-		status, contentType string // of the response, for notStreamFailure
+		filter              *eventFilter // nil for an error status
+		status, contentType string       // of the response, for notStreamFailure
 	)
 	ocfg := c.ocfg
 	ocfg.HTTPClient = doerFunc(func(r *http.Request) (*http.Response, error) {
@@ -321,6 +324,13 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 		}
 		tap = &doneTap{ReadCloser: body}
 		resp.Body = tap
+		if guard != nil {
+			filter = newEventFilter(tap)
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{filter, tap}
+		}
 		return resp, nil
 	})
 	stream, err := openai.NewClientWithConfig(ocfg).CreateChatCompletionStream(tctx, creq)
@@ -337,9 +347,13 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 
 	a := assembler{onDelta: onDelta, maxSize: c.maxAnswer}
 	for {
-		chunk, err := stream.Recv()
+		raw, err := stream.RecvRaw()
+		var chunk streamChunk
 		if err == nil {
-			if err := a.add(chunk); err != nil {
+			chunk, err = decodeChunk(raw)
+		}
+		if err == nil {
+			if err := a.addChunk(chunk); err != nil {
 				return Response{}, a.delivered, limitFailure(tctx, guard, err)
 			}
 			if ctx.Err() != nil { // stop now, even if the rest of the stream is buffered
@@ -349,6 +363,11 @@ func (c *Client) try(ctx context.Context, creq openai.ChatCompletionRequest, zer
 		}
 		if f := limitFailure(tctx, guard, err); f != nil {
 			return Response{}, a.delivered, f
+		}
+		if filter != nil && filter.streamErr != nil {
+			// Checked before finish_reason: OpenRouter ends a stream cut at the token
+			// limit with finish_reason "length" and then the error that explains it.
+			return Response{}, a.delivered, c.inStreamFailure(filter.streamErr)
 		}
 		if errors.Is(err, io.EOF) && tap.done() || a.finish != "" {
 			if !errors.Is(err, io.EOF) {
@@ -393,6 +412,9 @@ func (c *Client) chatRequest(req Request) (creq openai.ChatCompletionRequest, ze
 			return openai.ChatCompletionRequest{}, nil, fmt.Errorf("llm: message %d has no role: %w", i, ErrRejected)
 		}
 		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
+			msgs[i].ReasoningContent = m.ReasoningContent // see Message
+		}
 		for _, tc := range m.ToolCalls {
 			args := tc.Arguments
 			if args == "" {

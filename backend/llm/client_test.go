@@ -117,7 +117,7 @@ func TestStreamSuccess(t *testing.T) {
 			name:    "reasoning_content kept apart from content",
 			replies: []llmtest.Reply{{Reasoning: "The user wants the answer to everything.", Content: "It is 42.", Usage: &usage}},
 			want: llm.Response{Content: "It is 42.", Reasoning: "The user wants the answer to everything.",
-				Usage: usage, FinishReason: "stop", Model: testModel},
+				ReasoningContent: "The user wants the answer to everything.", Usage: usage, FinishReason: "stop", Model: testModel},
 			wantCalls: 1, minContent: 2, minReasoning: 5,
 		},
 		{

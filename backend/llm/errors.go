@@ -19,11 +19,12 @@ var (
 	// ErrConfig: New was given an unusable Config (bad BaseURL, empty Model, negative limits).
 	ErrConfig = errors.New("llm: invalid config")
 	// ErrUnavailable: every try failed with a transient failure (HTTP 429, a 5xx, a network
-	// error, an error event inside the stream, a broken stream, a timeout or an empty
-	// answer); trying later may work.
+	// error, an error inside the stream that the request did not cause, a broken stream, a
+	// timeout or an empty answer); trying later may work.
 	ErrUnavailable = errors.New("llm: endpoint unavailable")
 	// ErrRejected: the request was refused and retrying it unchanged cannot help, either by
-	// the endpoint (a 4xx other than 429: bad key, unknown model, invalid request; the
+	// the endpoint (a 4xx other than 429: bad key, unknown model, invalid request; or an
+	// error inside a 2xx answer with such a code or saying the request was invalid; the
 	// error includes the server's message) or before sending (no messages, a message
 	// without a role, a request go-openai refuses or cannot encode).
 	ErrRejected = errors.New("llm: request rejected")
@@ -134,7 +135,8 @@ func (c *Client) openFailure(err error) *failure {
 }
 
 // streamFailure classifies an error that ended a stream before it was complete: an error
-// event sent inside the stream is transient; anything else breaks the stream.
+// go-openai read from the stream itself is transient (eventFilter normally reads such
+// errors first; see inStreamFailure); anything else breaks the stream.
 func (c *Client) streamFailure(err error) *failure {
 	if apiErr := (*openai.APIError)(nil); errors.As(err, &apiErr) {
 		return &failure{kind: ErrUnavailable, what: "error event in stream", msg: c.clean(apiErr.Message)}
@@ -144,6 +146,24 @@ func (c *Client) streamFailure(err error) *failure {
 		msg = "stream ended without [DONE] or finish_reason"
 	}
 	return &failure{kind: ErrStreamBroken, what: "stream broken", msg: c.clean(msg)}
+}
+
+// inStreamFailure is the failure for an error the server sent inside a 2xx answer (see
+// eventFilter): its own message, key redacted; not retried when the request caused it
+// (streamError.kind); code is the error's code when that is an HTTP status, so
+// HTTPStatus tells a rate limit or a refused key inside a stream as well.
+func (c *Client) inStreamFailure(se *streamError) *failure {
+	what := "error event in stream"
+	if se.body {
+		what = "error body with a 2xx status"
+	}
+	msg := se.message
+	if se.code != 0 {
+		msg = fmt.Sprintf("%s (code %d)", msg, se.code)
+	} else if se.codeStr != "" {
+		msg = fmt.Sprintf("%s (code %s)", msg, se.codeStr)
+	}
+	return &failure{kind: se.kind(), what: what, msg: c.clean(msg), code: se.httpCode()}
 }
 
 // notStreamFailure is the failure for a 2xx answer whose body has no "data:" line at all

@@ -19,11 +19,19 @@ const (
 
 // Message is one chat message sent to the model. ToolCalls is set on assistant messages in
 // native mode; ToolCallID is set on tool messages answering one of them.
+//
+// ReasoningContent is the reasoning an assistant message's reply carried in
+// "reasoning_content" (Response.ReasoningContent). It is sent back, as
+// "reasoning_content", only on an assistant message with ToolCalls: DeepSeek's thinking
+// mode refuses (400) a later request whose tool-call turns lack it, and ignores it on
+// other turns. Reasoning that came in another field ("reasoning", "reasoning_details",
+// <think>) is never sent back, nor on other messages.
 type Message struct {
-	Role       string     `json:"role"`
-	Content    string     `json:"content"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Role             string     `json:"role"`
+	Content          string     `json:"content"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
 }
 
 // ToolCall is one native tool call: Arguments is the raw JSON text the model produced
@@ -69,9 +77,10 @@ type Sampling struct {
 // IsZero reports whether no sampling parameter is set.
 func (s Sampling) IsZero() bool { return s.Temperature == nil && s.TopP == nil && s.MaxTokens == 0 }
 
-// Delta is one streamed piece of a call: answer content, or reasoning (reasoning_content
-// from DeepSeek/Qwen, or a leading <think>...</think> block), or a reset. Client.Stream sets
-// exactly one of the three in each Delta it delivers.
+// Delta is one streamed piece of a call: answer content, or reasoning (from the delta's
+// reasoning_content, reasoning or reasoning_details, or a leading <think>...</think> block
+// of the content), or a reset. Client.Stream sets exactly one of the three in each Delta it
+// delivers.
 type Delta struct {
 	Content   string
 	Reasoning string
@@ -82,14 +91,17 @@ type Delta struct {
 }
 
 // Response is the assembled result of one streamed call. Usage is what the endpoint
-// reported in its usage chunk (zero if it sent none).
+// reported in its usage chunk (zero if it sent none). Reasoning is all the reasoning text,
+// whichever field or tag carried it; ReasoningContent is the part of it that came in
+// "reasoning_content", which Message.ReasoningContent sends back with tool calls.
 type Response struct {
-	Content      string
-	Reasoning    string
-	ToolCalls    []ToolCall
-	Usage        events.Usage
-	FinishReason string
-	Model        string
+	Content          string
+	Reasoning        string
+	ReasoningContent string
+	ToolCalls        []ToolCall
+	Usage            events.Usage
+	FinishReason     string
+	Model            string
 }
 
 // Model is what the engine needs from a chat model: one streamed completion. onDelta is

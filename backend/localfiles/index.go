@@ -19,10 +19,12 @@
 //     default) is recorded as skipped, as is one the extractor finds binary or unreadable;
 //     files of other types are not looked at;
 //   - symbolic links are resolved by the containment rules of declared workspace files
-//     (declared.ResolveWorkspacePath): one that leads outside the folder is never followed
-//     (recorded as skipped); one to a file inside is read under the link's path; one to a
-//     folder inside is walked once, after the real folders, unless that folder was walked
-//     already, so a link loop ends;
+//     (declared.ResolveWorkspaceTarget): one that leads outside the folder is never
+//     followed (recorded as skipped), nor is one whose target, relative to the folder, has
+//     a hidden or dependency-folder segment (notes.md -> .env, pub -> .secrets,
+//     cfg.txt -> .git/config; recorded as skipped, see Resolve); one to a file inside is
+//     read under the link's path; one to a folder inside is walked once, after the real
+//     folders, unless that folder was walked already, so a link loop ends;
 //   - at most Options.MaxFiles (DefaultMaxFiles) files are considered, in path order.
 //
 // Failures are per file: counted, listed (Index.Unindexed) and never fatal to the pass.
@@ -555,11 +557,15 @@ func (w *walker) dir(ctx context.Context, real, rel string) {
 // link handles a symbolic link (or a Windows junction) at index path rel.
 func (w *walker) link(rel string) {
 	name := path.Base(rel)
-	_, real, err := declared.ResolveWorkspacePath(w.root, rel)
+	_, real, err := Resolve(w.root, rel)
 	switch {
 	case errors.Is(err, declared.ErrOutsideWorkspace):
 		w.add(candidate{rel: rel, ext: extOf(name), status: store.FileSkipped,
 			reason: "a symbolic link leading outside the workspace (not followed)"})
+		return
+	case errors.Is(err, ErrExcludedTarget):
+		w.add(candidate{rel: rel, ext: extOf(name), status: store.FileSkipped,
+			reason: "a symbolic link to a hidden file or folder, or into a dependency folder (not followed)"})
 		return
 	case err != nil:
 		return // dangling inside, a loop of links, unreadable: nothing to index

@@ -36,8 +36,9 @@ var (
 	ErrNotText = errors.New("not a readable text file")
 	// ErrNotIndexedFile: the path names no file of the conversation's index: a hidden file
 	// or folder (a name starting with "."), a dependency or cache folder (node_modules,
-	// venv, …), the real top-level "@uploads" folder, or a file no pass has recorded (new
-	// since the last pass, or the conversation's folder not indexed yet).
+	// venv, …), the real top-level "@uploads" folder, a symbolic link leading to one of
+	// those, or a file no pass has recorded (new since the last pass, or the
+	// conversation's folder not indexed yet).
 	ErrNotIndexedFile = errors.New("not an indexed file of the workspace")
 )
 
@@ -66,9 +67,10 @@ type Excerpt struct {
 // the last pass over the conversation's current folder (so it is one a pass takes: not
 // hidden, not in a dependency folder, of a type the extractor reads), and a path with a
 // hidden or dependency-folder segment is refused before the disk is looked at. The path is
-// also checked by the containment rules of declared workspace files
-// (declared.ResolveWorkspacePath) every time, so a file swapped for a link leading
-// outside is refused even when its text is indexed. The text comes from the index when the
+// also checked every time by the containment rules of declared workspace files and by the
+// hidden-file rule on where it leads (Resolve), so a file swapped for a link leading
+// outside, or to a hidden file (notes.md -> .env), is refused even when its row or text
+// is indexed. The text comes from the index when the
 // file is indexed and unchanged (same size and modification time); a file the pass
 // skipped and that is unchanged is refused with the pass's reason; a file changed since,
 // or one that failed, is read with the same extractor the index uses.
@@ -93,8 +95,10 @@ func (ix *Index) Read(ctx context.Context, conversationID, p string, offset, lim
 	if err != nil {
 		return Excerpt{}, fmt.Errorf("localfiles: workspace of %q: %w", conversationID, err)
 	}
-	clean, real, err := declared.ResolveWorkspacePath(ws, p)
+	clean, real, err := Resolve(ws, p)
 	switch {
+	case errors.Is(err, ErrExcludedTarget):
+		return Excerpt{}, fmt.Errorf("%w: %s is a symbolic link to a hidden file or folder or into a dependency folder, which are never read", ErrNotIndexedFile, clean)
 	case errors.Is(err, declared.ErrBadWorkspacePath):
 		return Excerpt{}, fmt.Errorf("%w: %w; give a path relative to the workspace folder, as search_files shows it", ErrOutside, err)
 	case errors.Is(err, declared.ErrOutsideWorkspace):

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"artifactflow/backend/declared"
 	"artifactflow/backend/store"
 )
 
@@ -45,6 +46,9 @@ type Hit struct {
 // match their inflections (index finds indexing). Case and diacritics are ignored. FTS
 // syntax in a query is searched for as text.
 //
+// Passages of a workspace file whose path now leads, through a symbolic link, to a hidden
+// file or folder, into a dependency folder or outside the folder are left out (showable).
+//
 // Errors: ErrEmptyQuery (nothing to search for); a database failure. A conversation whose
 // files were never indexed has no hits (and no error).
 func (ix *Index) Search(ctx context.Context, conversationID, query string, limit int) ([]Hit, error) {
@@ -73,8 +77,17 @@ func (ix *Index) Search(ctx context.Context, conversationID, query string, limit
 	}
 	terms := store.QueryTerms(query)
 	perFile := map[string]int{}
+	shown := map[string]bool{}
 	var hits, extra []Hit
 	for _, c := range chunks {
+		ok, known := shown[c.Path]
+		if !known {
+			ok = showable(root.Workspace, c.Path)
+			shown[c.Path] = ok
+		}
+		if !ok {
+			continue
+		}
 		h := hitOf(c, terms)
 		if perFile[c.Path] >= maxPerFile {
 			extra = append(extra, h)
@@ -88,6 +101,22 @@ func (ix *Index) Search(ctx context.Context, conversationID, query string, limit
 		hits = hits[:limit]
 	}
 	return hits, nil
+}
+
+// showable reports whether the text indexed for path p of the folder ws may be shown now:
+// an upload always; a workspace file unless its path, followed through its links now, is
+// hidden or in a dependency folder (Resolve: an index written before a link was swapped
+// in, or by an older version that followed such links, must not hand out that text) or
+// leads outside the folder. A file that is gone keeps its passages until the next pass.
+func showable(ws, p string) bool {
+	if strings.HasPrefix(p, UploadsDir+"/") {
+		return true
+	}
+	if Excluded(p) {
+		return false
+	}
+	_, _, err := Resolve(ws, p)
+	return !errors.Is(err, ErrExcludedTarget) && !errors.Is(err, declared.ErrOutsideWorkspace)
 }
 
 // hitOf turns a matching chunk into a hit: the snippet starts a little before the first

@@ -92,7 +92,10 @@ type DB struct {
 
 // Open opens (creating if needed) the database file at path and brings its schema up to date.
 //
-// The parent directory is created with mode 0700. The connection uses WAL, foreign_keys=ON,
+// The parent directory is created with mode 0700. Outside Windows the database file is
+// created with mode 0600 and an existing one, with its -wal and -shm, loses every permission
+// of group and others (createPrivate, privateFiles), whatever the folder's mode or the
+// umask; SQLite gives the -wal and -shm it creates the database file's mode. The connection uses WAL, foreign_keys=ON,
 // synchronous=NORMAL and BEGIN IMMEDIATE transactions; reads wait up to BusyTimeout for a
 // lock, writes go through one connection of their own (see the package comment). Open
 // checks that foreign keys and WAL are really in effect. Pending embedded migrations are applied in order,
@@ -134,6 +137,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, err // found read-only: nothing checkpointed into the damaged file
 		}
 	}
+	createPrivate(abs)
+	privateFiles(abs)
 	sqlDB, err := sql.Open("sqlite3", dsn(abs, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"artifactflow/backend/exfil"
 	"artifactflow/backend/localfiles"
 	"artifactflow/backend/sources"
 )
@@ -22,10 +23,12 @@ type FileIndex interface {
 // the conversation's index has files): full-text search over the conversation's workspace
 // folder and uploads. Index runs the search; Sources, when set, numbers every file found
 // in the conversation's source list (kind "file", location its path), so the agent can
-// cite it as [n].
+// cite it as [n]. Guard, when set, remembers the passages shown, so that web_fetch
+// refuses addresses carrying them (the run's exfil.Guard, shared with WebFetch).
 type SearchFiles struct {
 	Index   FileIndex
 	Sources sources.Recorder
+	Guard   *exfil.Guard
 }
 
 // Name returns "search_files".
@@ -80,6 +83,7 @@ func (t SearchFiles) Execute(ctx context.Context, p map[string]any) Result {
 	var recorded []sources.Source
 	numbers := map[string]int{}
 	for _, h := range hits {
+		t.Guard.Remember(h.Snippet)
 		n, known := numbers[h.Path]
 		if !known {
 			src, ok := record(ctx, t.Sources, sources.Source{Kind: sources.KindFile, Location: h.Path, Title: path.Base(h.Path),
@@ -124,10 +128,12 @@ func where(page, line int) string {
 // conversation's workspace folder by the containment rules of declared workspace files and
 // to the files its index holds (never hidden or dependency folders; localfiles.Index.Read).
 // Sources, when set, records the file as a fetched source and the result starts with its
-// number.
+// number. Guard, when set, remembers the text read, so that web_fetch refuses addresses
+// carrying it (the run's exfil.Guard, shared with WebFetch).
 type ReadFile struct {
 	Index   FileIndex
 	Sources sources.Recorder
+	Guard   *exfil.Guard
 }
 
 // Name returns "read_file".
@@ -176,6 +182,7 @@ func (t ReadFile) Execute(ctx context.Context, p map[string]any) Result {
 	if err != nil {
 		return Fail("read_file: %v", err)
 	}
+	t.Guard.Remember(ex.Text)
 	var b strings.Builder
 	src, numbered := record(ctx, t.Sources, sources.Source{Kind: sources.KindFile, Location: ex.Path, Title: ex.Title,
 		Excerpt: sources.Excerpt(ex.Text), Fetched: true})

@@ -48,9 +48,11 @@ func newDuckDuckGo(api *apiClient, base, language string) (*duckDuckGo, error) {
 // Search posts q=query to the HTML endpoint and returns at most count results from the
 // page (count as for every provider: 0 or less means DefaultSearchCount, at most
 // MaxSearchCount). Redirect links (//duckduckgo.com/l/?uddg=…) are unwrapped to the target
-// URL; ads are skipped. Errors: ErrEmptyQuery; ErrRateLimited when DuckDuckGo serves its bot
+// URL; ads are skipped. DuckDuckGo's end-of-results and no-results pages give no results
+// and no error (see parseDDG). Errors: ErrEmptyQuery; ErrRateLimited when DuckDuckGo serves its bot
 // check (the "anomaly" captcha page) instead of results; an error for a page that has
-// neither results nor DuckDuckGo's "No results" notice; the HTTP errors of apiClient.send.
+// neither results nor DuckDuckGo's "No results" notice or end-of-results block; the HTTP
+// errors of apiClient.send.
 func (d *duckDuckGo) Search(ctx context.Context, query string, count int) ([]SearchResult, error) {
 	q := strings.TrimSpace(query)
 	if q == "" {
@@ -82,7 +84,7 @@ func (d *duckDuckGo) Search(ctx context.Context, query string, count int) ([]Sea
 		return nil, d.api.fail([]error{ErrRateLimited},
 			"%v: DuckDuckGo answered with its bot check (a captcha page) instead of results; wait a few minutes or choose another provider in Settings → Search", ErrRateLimited)
 	}
-	if len(page.results) == 0 && !page.noResults {
+	if len(page.results) == 0 && !page.noResults && !page.end {
 		return nil, d.api.fail(nil, "the answer (HTTP %d) holds no results and no \"No results\" notice: DuckDuckGo may have changed its page or refused the request", resp.status)
 	}
 	list := newResultList(ProviderDuckDuckGo, n)
@@ -95,7 +97,8 @@ func (d *duckDuckGo) Search(ctx context.Context, query string, count int) ([]Sea
 // ddgPage is what parseDDG finds on a results page.
 type ddgPage struct {
 	results   []ddgResult
-	noResults bool // DuckDuckGo's own "No results." block is present
+	noResults bool // DuckDuckGo's "No results." notice is present: the page has no hits
+	end       bool // DuckDuckGo's end-of-results block (the hand-over to Google) is present
 	challenge bool // the page is the bot check (anomaly modal / challenge form)
 }
 
@@ -109,8 +112,16 @@ type ddgResult struct {
 // testdata/search/duckduckgo.html): each hit is a div with class "result" holding
 // a.result__a (title; href often //duckduckgo.com/l/?uddg=<escaped target>),
 // .result__snippet and, in .result__extras__url, a span with the date when DuckDuckGo knows
-// one; ads carry class "result--ad"; an empty search has an element of class "no-results";
-// the bot check has a form#challenge-form and elements of class "anomaly-modal__…".
+// one; ads carry class "result--ad"; the bot check has a form#challenge-form and elements of
+// class "anomaly-modal__…".
+//
+// A search with no (more) results answers with a block of class "result--no-result" holding
+// the "No results." notice (class "no-results") and, beside it, a result-shaped block
+// titled "EOF" whose link is the same query on Google. Such a page gives zero results:
+// once the notice is present nothing on the page is a hit, and a block linking to a Google
+// search page is never one (it is that hand-over; DuckDuckGo does not list search engines'
+// result pages as hits), so it is dropped on any page and marks the end of the results;
+// organic results beside it are kept.
 func parseDDG(body []byte) ddgPage {
 	var page ddgPage
 	// html.Parse accepts any input, a cut one too; err is for I/O and for elements nested
@@ -132,15 +143,15 @@ func parseDDG(body []byte) ddgPage {
 			if ddgHasClass(classes, "no-results") || ddgHasClass(classes, "result--no-result") {
 				page.noResults = true
 			}
-			if ddgHasClass(classes, "result") {
+			if ddgHasClass(classes, "result") && !ddgHasClass(classes, "result--no-result") {
 				if !ddgHasClass(classes, "result--ad") {
-					if r, ok := ddgHit(n); ok {
+					if r, ok := ddgHit(n); ok && isGoogleSearch(r.url) {
+						page.end = true
+					} else if ok {
 						page.results = append(page.results, r)
 					}
 				}
-				if !ddgHasClass(classes, "result--no-result") {
-					return // a result holds no further results
-				}
+				return // a result holds no further results
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -148,7 +159,22 @@ func parseDDG(body []byte) ddgPage {
 		}
 	}
 	walk(doc)
+	if page.noResults {
+		page.results = nil
+	}
 	return page
+}
+
+// isGoogleSearch reports whether target is a Google web search page (host google.<tld> or
+// www.google.<tld>, path /search): the link of DuckDuckGo's end-of-results block.
+func isGoogleSearch(target string) bool {
+	u, err := url.Parse(target)
+	if err != nil || strings.TrimSuffix(u.Path, "/") != "/search" {
+		return false
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	name, _, ok := strings.Cut(host, ".")
+	return ok && name == "google"
 }
 
 // ddgHit reads one result block; false when it has no usable link (ads that escaped the

@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +53,101 @@ func TestParseDDGSpecialPages(t *testing.T) {
 	for _, body := range []string{"", "<html><body><p>Service unavailable</p></body></html>", "\x00\xff<<<>>>"} {
 		if p := parseDDG([]byte(body)); p.challenge || p.noResults || len(p.results) != 0 {
 			t.Errorf("page %q: %+v, want nothing recognised", body, p)
+		}
+	}
+}
+
+// TestParseDDGRealPages reads results pages that html.duckduckgo.com served to another
+// project (testdata/search/README.md): every organic block is a result, with a title, a
+// snippet and its target unwrapped from the redirect; the ad is left out; a page with
+// results is neither an end-of-results nor a no-results page.
+func TestParseDDGRealPages(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		n     int
+		first ddgResult
+	}{
+		{file: "duckduckgo_real_openclaw.html", n: 10,
+			first: ddgResult{title: "OpenClaw — Personal AI Assistant", url: "https://openclaw.ai/",
+				snippet: "OpenClaw The AI that actually does things. Clears your inbox, sends emails, manages your calendar, checks you in for flights. All from WhatsApp, Telegram, or any chat app you already use. New OpenClaw Partners with VirusTotal for Skill Security →"}},
+		{file: "duckduckgo_real_openai_news.html", n: 10},
+		{file: "duckduckgo_real_weather_jakarta.html", n: 10},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			body := fixture(t, tc.file)
+			p := parseDDG(body)
+			if p.challenge || p.noResults || p.end {
+				t.Fatalf("challenge %v, noResults %v, end %v on a page with results", p.challenge, p.noResults, p.end)
+			}
+			if len(p.results) != tc.n {
+				t.Fatalf("%d results, want %d (one per organic block)", len(p.results), tc.n)
+			}
+			if tc.first.url != "" && p.results[0] != tc.first {
+				t.Errorf("first result = %+v\nwant %+v", p.results[0], tc.first)
+			}
+			targets := map[string]bool{} // every redirect target on the page
+			for _, m := range regexp.MustCompile(`uddg=([^&"]+)`).FindAllStringSubmatch(string(body), -1) {
+				if u, err := url.QueryUnescape(m[1]); err == nil {
+					targets[u] = true
+				}
+			}
+			for _, r := range p.results {
+				if r.title == "" || r.snippet == "" || !targets[r.url] {
+					t.Errorf("result %+v: want a title, a snippet and a redirect target of the page", r)
+				}
+			}
+		})
+	}
+}
+
+// TestParseDDGEndOfResults: DuckDuckGo answers a query it has no (more) results for with
+// its "No results." block and, beside it, a block titled "EOF" that links to the same
+// query on Google. That page holds zero results, and a search on it returns none without
+// an error. duckduckgo_eof.html is constructed (not recorded): the chrome of a real page
+// with its results replaced by those two blocks; the inline variants place the blocks
+// differently, as DuckDuckGo's markup is not known for certain.
+func TestParseDDGEndOfResults(t *testing.T) {
+	eof := `<div class="result results_links results_links_deep web-result"><div class="links_main links_deep result__body">` +
+		`<h2 class="result__title"><a rel="nofollow" class="result__a" href="http://www.google.com/search?q=openclaw">EOF</a></h2>` +
+		`<a class="result__snippet" href="http://www.google.com/search?q=openclaw"></a></div></div>`
+	noResults := `<div class="no-results">No  results.</div>`
+	for _, tc := range []struct{ name, body string }{
+		{"saved page", string(fixture(t, "duckduckgo_eof.html"))},
+		{"EOF beside the no-results block", `<div id="links" class="results"><div class="result results_links results_links_deep result--no-result">` + noResults + `</div>` + eof + `</div>`},
+		{"EOF inside the no-results block", `<div id="links" class="results"><div class="result results_links results_links_deep result--no-result">` + noResults + eof + `</div></div>`},
+		{"EOF link without the result class", `<div class="result result--no-result">` + noResults + `<h2><a class="result__a" href="https://www.google.com/search?q=x&amp;hl=en">EOF</a></h2></div>`},
+		{"EOF block alone", `<div id="links" class="results">` + eof + `</div>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parseDDG([]byte(tc.body))
+			if len(p.results) != 0 || p.challenge || !p.noResults && !p.end {
+				t.Errorf("results %+v, challenge %v, noResults %v, end %v; want no results on an end-of-results page", p.results, p.challenge, p.noResults, p.end)
+			}
+		})
+	}
+
+	spec := specFor(t, ProviderDuckDuckGo)
+	ps := newProviderServer(t, reply{body: fixture(t, "duckduckgo_eof.html")})
+	s, _ := newSpecSearcher(t, spec, ps)
+	got, err := s.Search(context.Background(), "openclaw", 10)
+	if err != nil || len(got) != 0 {
+		t.Errorf("Search on the end-of-results page = %+v, %v; want no results and no error", got, err)
+	}
+}
+
+// TestParseDDGKeepsResultsBesideEOF: the end-of-results block is dropped, and the organic
+// results of a page it ends (a real page with the block appended) are kept.
+func TestParseDDGKeepsResultsBesideEOF(t *testing.T) {
+	body := strings.Replace(string(fixture(t, "duckduckgo_real_openclaw.html")), `<div class="nav-link">`,
+		`<div class="result results_links results_links_deep web-result"><div class="links_main links_deep result__body">`+
+			`<h2 class="result__title"><a rel="nofollow" class="result__a" href="http://www.google.com/search?q=openclaw">EOF</a></h2></div></div><div class="nav-link">`, 1)
+	p := parseDDG([]byte(body))
+	if !p.end || p.noResults || len(p.results) != 10 {
+		t.Fatalf("end %v, noResults %v, %d results; want the end marked and the page's 10 organic results", p.end, p.noResults, len(p.results))
+	}
+	for _, r := range p.results {
+		if strings.Contains(r.url, "google.com") || r.title == "EOF" {
+			t.Errorf("the end-of-results block came back as %+v", r)
 		}
 	}
 }

@@ -159,6 +159,12 @@ export interface DataTerminal {
   steps?: number;
   web?: WebTally;
   cited?: number[];
+  /**
+   * Set on a complete run whose final answer the model did not finish: "length" (its
+   * output token limit) or "content_filter" (the provider's filter); `response` then ends
+   * with a note saying so.
+   */
+  cut?: 'length' | 'content_filter';
 }
 
 /** data of compaction_start: the agent's context passed `threshold` of a `window`-token context. */

@@ -19,6 +19,7 @@ proto.close ??= function (this: HTMLDialogElement) {
 };
 
 const stored = {
+  revision: 'core-1.1',
   base_url: 'http://localhost:11434/v1', api_key_set: false, model: 'qwen3:8b', tool_call_mode: 'native', searxng_url: '',
   allow_private_network: false, max_upload_mb: 20, data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
   effective_context_window: 32768, compact_at_percent: 80, tool_permissions: {}, permission_timeout_seconds: 120,
@@ -31,8 +32,8 @@ const stored = {
     { id: 'tavily', name: 'Tavily', needs_key: true, needs_url: false, key_url: 'https://tavily.com', key_stored: false },
   ],
   search_ready: true, search_problem: '',
-  lead: { model: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
-  sub_agents: { model: 'qwen3:4b', tool_call_mode: '', context_window: 0, temperature: 0.3, top_p: null, max_tokens: 0 },
+  lead: { model: '', base_url: '', api_key_set: false, tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
+  sub_agents: { model: 'qwen3:4b', base_url: '', api_key_set: false, tool_call_mode: '', context_window: 0, temperature: 0.3, top_p: null, max_tokens: 0 },
 };
 
 let root: Root | null = null;
@@ -52,6 +53,7 @@ const makeService = () => ({
     ListModels: vi.fn(() => Promise.resolve([{ id: 'llama3.1:8b', owned_by: 'library' }, { id: 'qwen3:8b', owned_by: 'library' }])),
     TestConnection: vi.fn((_b: string, _k: string, model: string) => Promise.resolve({ ok: true, latency_ms: 840, error: '', endpoint: 'x', model })),
     TestSearch: vi.fn((provider: string) => Promise.resolve({ ok: true, provider, results: 2, latency_ms: 420 })),
+    FindLocalServers: vi.fn(() => Promise.resolve([] as Loose[])),
 });
 let svc: ReturnType<typeof makeService>;
 
@@ -206,6 +208,17 @@ describe('settings dialog', () => {
     expect(input.searxng_url).toBe('http://localhost:8888');
   });
 
+  it('sends back the revision it shows, and the one of its last save after that', async () => {
+    // The backend writes only the fields changed since the version the dialog was opened on.
+    svc.Save.mockImplementation((input: Loose) => Promise.resolve({ ...stored, ...input, revision: 'core-1.2' }));
+    await open();
+    type(field('Model'), 'llama3.1:8b');
+    await save();
+    expect(svc.Save.mock.calls.at(-1)?.[0]).toMatchObject({ revision: 'core-1.1', model: 'llama3.1:8b' });
+    await save();
+    expect(svc.Save.mock.calls.at(-1)?.[0]).toMatchObject({ revision: 'core-1.2' });
+  });
+
   it('saves the per-agent models, and refuses out-of-range values next to their field', async () => {
     await open();
     expect(field('Sub-agents: model').value).toBe('qwen3:4b');
@@ -243,5 +256,67 @@ describe('settings dialog', () => {
     expect(topP.getAttribute('aria-invalid')).toBe('true');
     expect(host.querySelector('.form-error')).toBeNull();
     expect(host.querySelector(`#${topP.getAttribute('aria-describedby') ?? 'none'}`)?.textContent).toBe('1.5 is outside 0–1');
+  });
+
+  it('looks for local servers by itself at first launch, and one click fills the base URL and model', async () => {
+    svc.Get.mockResolvedValue({ ...stored, base_url: 'https://api.openai.com/v1', model: '' });
+    svc.FindLocalServers.mockResolvedValue([
+      { name: 'Ollama', base_url: 'http://127.0.0.1:11434/v1', models: ['llama3.2:3b', 'qwen3:8b'] },
+      { name: 'LM Studio', base_url: 'http://127.0.0.1:1234/v1', models: [] },
+    ]);
+    await open();
+    await wait(0);
+    expect(svc.FindLocalServers).toHaveBeenCalledTimes(1);
+    const servers = [...host.querySelectorAll('[data-local-server]')].map((li) => li.getAttribute('data-local-server'));
+    expect(servers).toEqual(['Ollama', 'LM Studio']);
+    const use = host.querySelector<HTMLButtonElement>('button[aria-label="Use qwen3:8b on Ollama"]');
+    if (!use) throw new Error('no button for qwen3:8b');
+    click(use);
+    expect(field('Base URL').value).toBe('http://127.0.0.1:11434/v1');
+    expect(field('Model').value).toBe('qwen3:8b');
+    // A server listing no model fills the base URL alone.
+    click(button('Use'));
+    expect(field('Base URL').value).toBe('http://127.0.0.1:1234/v1');
+    expect(field('Model').value).toBe('qwen3:8b');
+    await save();
+    expect(svc.Save.mock.calls.at(-1)?.[0]).toMatchObject({ base_url: 'http://127.0.0.1:1234/v1', model: 'qwen3:8b' });
+  });
+
+  it('looks for local servers only when asked once a model is set, and says when none answered', async () => {
+    await open();
+    await wait(0);
+    expect(svc.FindLocalServers).not.toHaveBeenCalled();
+    click(button('Find local servers'));
+    await wait(0);
+    expect(svc.FindLocalServers).toHaveBeenCalledTimes(1);
+    expect(host.textContent).toContain('No local model server answered on 127.0.0.1');
+  });
+
+  it('saves an agent’s own base URL and key, and never shows a stored one', async () => {
+    const view = { ...stored, lead: { ...stored.lead, base_url: 'https://api.deepseek.com/v1', api_key_set: true } };
+    svc.Get.mockResolvedValue(view);
+    svc.Save.mockResolvedValue(view);
+    await open();
+    const leadKey = field('Lead agent: API key');
+    expect(leadKey.type).toBe('password');
+    expect(leadKey.value).toBe('');
+    expect(leadKey.placeholder).toContain('Stored');
+    expect(field('Lead agent: base URL').value).toBe('https://api.deepseek.com/v1');
+    expect(field('Sub-agents: API key').placeholder).toBe('the key above (same server only)');
+    type(field('Sub-agents: base URL'), ' http://127.0.0.1:11434/v1 ');
+    type(field('Sub-agents: API key'), 'ollama-key');
+    await save();
+    let input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
+    expect(input.sub_agents).toMatchObject({ base_url: 'http://127.0.0.1:11434/v1', api_key: 'ollama-key' });
+    expect(input.lead).toMatchObject({ base_url: 'https://api.deepseek.com/v1' });
+    expect((input.lead as Loose).api_key).toBeUndefined(); // not sent: the stored key stays
+    expect((input.lead as Loose).clear_api_key).toBeUndefined();
+    // The lead's stored key removed (the view after the save still has one stored).
+    const clear = [...host.querySelectorAll<HTMLInputElement>('fieldset.agent-model input[type=checkbox]')].find((c) => c.closest('label')?.textContent.includes('Remove the stored key'));
+    if (!clear) throw new Error('no "Remove the stored key" box for the lead');
+    click(clear);
+    await save();
+    input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
+    expect(input.lead).toMatchObject({ clear_api_key: true });
   });
 });

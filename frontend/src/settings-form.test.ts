@@ -40,7 +40,7 @@ describe('number fields', () => {
 describe('agent sections', () => {
   it('turns empty fields into unset values', () => {
     expect(parseAgentTexts('lead', EMPTY_AGENT_TEXTS)).toEqual({
-      value: { model: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
+      value: { model: '', base_url: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 },
       errors: {},
     });
   });
@@ -48,7 +48,7 @@ describe('agent sections', () => {
   it('keeps a temperature of 0 as set, not as unset', () => {
     const p = parseAgentTexts('sub_agents', { ...EMPTY_AGENT_TEXTS, temperature: '0', top_p: '1', max_tokens: '4,000', window: '64000', model: ' qwen3:4b ', mode: 'xml' });
     expect(p.errors).toEqual({});
-    expect(p.value).toEqual({ model: 'qwen3:4b', tool_call_mode: 'xml', context_window: 64000, temperature: 0, top_p: 1, max_tokens: 4000 });
+    expect(p.value).toEqual({ model: 'qwen3:4b', base_url: '', tool_call_mode: 'xml', context_window: 64000, temperature: 0, top_p: 1, max_tokens: 4000 });
   });
 
   it('names each bad field as the backend does', () => {
@@ -59,9 +59,24 @@ describe('agent sections', () => {
   });
 
   it('shows stored settings as the texts that parse back to them', () => {
-    const stored = { model: 'deepseek-reasoner', tool_call_mode: 'native', context_window: 131072, temperature: 0, top_p: 0.95, max_tokens: 8000 };
+    const stored = { model: 'deepseek-reasoner', base_url: 'https://api.deepseek.com/v1', tool_call_mode: 'native', context_window: 131072, temperature: 0, top_p: 0.95, max_tokens: 8000 };
     expect(parseAgentTexts('lead', agentTexts(stored)).value).toEqual(stored);
     expect(agentTexts({ model: '', tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 })).toEqual(EMPTY_AGENT_TEXTS);
+  });
+
+  it('sends an agent’s own endpoint, a key only when typed, and its removal only when ticked', () => {
+    const stored = { model: '', base_url: 'http://127.0.0.1:11434/v1', api_key_set: true, tool_call_mode: '', context_window: 0, temperature: null, top_p: null, max_tokens: 0 };
+    const texts = agentTexts(stored);
+    expect(texts.api_key).toBe('');
+    expect(parseAgentTexts('sub_agents', texts).value).not.toHaveProperty('api_key');
+    expect(parseAgentTexts('sub_agents', texts).value).not.toHaveProperty('clear_api_key');
+    expect(parseAgentTexts('sub_agents', { ...texts, base_url: ' https://api.groq.com/openai/v1 ', api_key: ' gsk-1 ' }).value).toMatchObject({
+      base_url: 'https://api.groq.com/openai/v1',
+      api_key: 'gsk-1',
+    });
+    expect(parseAgentTexts('sub_agents', { ...texts, clear_key: true }).value).toMatchObject({ clear_api_key: true });
+    // A key typed wins over the removal, as for the key above.
+    expect(parseAgentTexts('sub_agents', { ...texts, clear_key: true, api_key: 'k' }).value).not.toHaveProperty('clear_api_key');
   });
 });
 
@@ -143,11 +158,11 @@ describe('buildSettingsInput', () => {
     searxng_url: '', allow_private_network: false, max_upload_mb: 20,
   };
   const stored: Settings = {
-    ...base, api_key_set: false, data_dir: '/d',
+    ...base, revision: 'r1', api_key_set: false, data_dir: '/d',
     search: { provider: 'brave', keys_stored: ['brave'], language: '' },
     search_providers: [], search_ready: true, search_problem: '', language: '',
-    lead: { model: 'qwen3:32b', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },
-    sub_agents: { model: '', tool_call_mode: 'xml', context_window: 0, temperature: null, top_p: null, max_tokens: 512 },
+    lead: { model: 'qwen3:32b', base_url: '', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },
+    sub_agents: { model: '', base_url: 'http://127.0.0.1:11434/v1', tool_call_mode: 'xml', context_window: 0, temperature: null, top_p: null, max_tokens: 512 },
     set_by: {}, load_remote_images: 'ask',
   };
 

@@ -16,6 +16,12 @@ export type AgentMode = '' | 'native' | 'xml';
 /** The per-agent model fields as typed (every text may be empty: inherit / unset). */
 export interface AgentTexts {
   model: string;
+  /** The agent's own base URL ("" = the one above). */
+  base_url: string;
+  /** A key typed for the agent's endpoint ("" keeps the stored one). */
+  api_key: string;
+  /** "Remove the stored key" ticked for the agent. */
+  clear_key: boolean;
   mode: AgentMode;
   window: string;
   temperature: string;
@@ -24,7 +30,7 @@ export interface AgentTexts {
 }
 
 /** An agent section with nothing set: everything as above, no sampling sent. */
-export const EMPTY_AGENT_TEXTS: AgentTexts = { model: '', mode: '', window: '', temperature: '', top_p: '', max_tokens: '' };
+export const EMPTY_AGENT_TEXTS: AgentTexts = { model: '', base_url: '', api_key: '', clear_key: false, mode: '', window: '', temperature: '', top_p: '', max_tokens: '' };
 
 /** Bounds the backend holds the agents' fields to (config.Validate). */
 export const AGENT_LIMITS = {
@@ -39,6 +45,9 @@ export function agentTexts(a: AgentModelSettings): AgentTexts {
   const mode: AgentMode = a.tool_call_mode === 'native' || a.tool_call_mode === 'xml' ? a.tool_call_mode : '';
   return {
     model: a.model,
+    base_url: a.base_url ?? '',
+    api_key: '',
+    clear_key: false,
     mode,
     window: a.context_window > 0 ? String(a.context_window) : '',
     temperature: a.temperature === null ? '' : String(a.temperature),
@@ -100,6 +109,9 @@ export function parseAgentTexts(kind: AgentKind, t: AgentTexts): ParsedAgent {
   return {
     value: {
       model: t.model.trim(),
+      base_url: t.base_url.trim(),
+      // A key typed replaces the stored one; none typed keeps it unless removal is ticked.
+      ...(t.api_key.trim() !== '' ? { api_key: t.api_key.trim() } : t.clear_key ? { clear_api_key: true } : {}),
       tool_call_mode: t.mode,
       context_window: window ?? 0,
       temperature: temperature ?? null,

@@ -90,7 +90,8 @@ func (f *Fake) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Del
 	if n <= 0 {
 		n = DefaultChunkSize
 	}
-	resp := llm.Response{Model: creq.Model, Reasoning: reply.Reasoning, Content: reply.Content}
+	// Reply.Reasoning is what the wire sends as reasoning_content (see Reply).
+	resp := llm.Response{Model: creq.Model, Reasoning: reply.Reasoning, ReasoningContent: reply.Reasoning, Content: reply.Content}
 	for _, part := range []struct {
 		text      string
 		reasoning bool

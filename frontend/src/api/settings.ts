@@ -15,10 +15,19 @@ const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callServic
  * (search and crawl). Empty fields inherit the model above: model "" and tool_call_mode ""
  * its name and mode, context_window 0 its window (tokens). temperature (0–2), top_p (0–1)
  * and max_tokens (per answer) are sent to the model only when set (null / 0 = unset).
+ * `base_url` is the agent's own endpoint ("" = the base URL above); `api_key` a key typed
+ * for it (sent on Save only; "" keeps the stored one; never in what Get returns),
+ * `api_key_set` whether one is stored, `clear_api_key` removes it on Save. Without its own
+ * key the agent uses the key above only on the same scheme, host and port.
  */
-export type AgentModelSettings = Omit<Model<app.AgentModelSettings>, 'temperature' | 'top_p'> & {
+export type AgentModelSettings = Omit<Model<app.AgentModelSettings>, 'temperature' | 'top_p' | 'base_url' | 'api_key' | 'api_key_set' | 'clear_api_key'> & {
   temperature: number | null;
   top_p: number | null;
+  /** Missing from an older backend: the base URL above. */
+  base_url?: string;
+  api_key?: string;
+  api_key_set?: boolean;
+  clear_api_key?: boolean;
 };
 
 /**
@@ -50,6 +59,8 @@ export type RemoteImages = 'ask' | 'always';
  * read-only and Save keeps their stored values (issue 10, item 6).
  * `load_remote_images`: remote images in markdown load after a click ("ask") or at once.
  * `language`: the UI language stored in config.json (language.ts applies it on start).
+ * `revision`: names the version of config.json shown (SettingsInput.revision sends it back,
+ * so Save writes only the fields changed since); "" from an older backend.
  */
 export type Settings = Omit<
   Model<app.SettingsView>,
@@ -91,6 +102,10 @@ export type SearchInput = Model<app.SearchInput>;
 
 /**
  * What the settings dialog saves (app.SettingsInput); empty api_key keeps the stored key.
+ * `revision`: the Settings.revision the dialog was opened on; the backend writes only the
+ * fields whose values differ from what that version showed, over config.json as it is now
+ * (another process's save or a hand edit of the other fields is kept). Left out, the
+ * comparison is with config.json as it is now.
  * `max_upload_mb` in MiB (1–1024; 0 = the default, 20). Left out: `search` and the agent
  * models keep the stored ones, `load_remote_images` is "ask", and the model-context and
  * tool fields (the conversation settings form adds them) keep theirs, and so do
@@ -99,6 +114,7 @@ export type SearchInput = Model<app.SearchInput>;
  */
 export type SettingsInput = Omit<
   Model<app.SettingsInput>,
+  | 'revision'
   | 'context_window'
   | 'compact_at_percent'
   | 'tool_permissions'
@@ -123,6 +139,7 @@ export type SettingsInput = Omit<
       | 'max_parallel_tool_calls'
     >
   > & {
+    revision?: string;
     search?: SearchInput;
     lead?: AgentModelSettings;
     sub_agents?: AgentModelSettings;
@@ -139,6 +156,8 @@ export function agentModelSettings(v: unknown): AgentModelSettings {
   const x = o(v);
   return {
     model: s(x.model),
+    base_url: s(x.base_url),
+    api_key_set: b(x.api_key_set),
     tool_call_mode: s(x.tool_call_mode),
     context_window: n(x.context_window),
     temperature: numOrNull(x.temperature),
@@ -170,6 +189,7 @@ function settings(v: unknown): Settings {
     sub_agents: agentModelSettings(x.sub_agents),
     set_by: Object.fromEntries(Object.entries(o(x.set_by)).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')),
     load_remote_images: x.load_remote_images === 'always' ? 'always' : 'ask',
+    revision: s(x.revision),
     base_url: s(x.base_url),
     api_key_set: b(x.api_key_set),
     model: s(x.model),
@@ -208,7 +228,11 @@ export async function setLanguage(language: string): Promise<Settings> {
 /** A well-known OpenAI-compatible endpoint (app.EndpointPreset); `needs_key`: the endpoint needs an API key (local servers do not). */
 export type EndpointPreset = Model<app.EndpointPreset>;
 
-/** The endpoint presets: OpenAI, DeepSeek, Qwen (DashScope), Ollama, LM Studio, vLLM (SettingsService.Presets). */
+/**
+ * The endpoint presets (SettingsService.Presets): hosted APIs through their OpenAI-compatible
+ * endpoints (OpenAI, DeepSeek, Qwen, OpenRouter, SiliconFlow, Moonshot, Zhipu, Groq, Together,
+ * Gemini, Anthropic …), then local servers (Ollama, LM Studio, llama.cpp, vLLM).
+ */
 export async function getPresets(): Promise<EndpointPreset[]> {
   return list(await call('Presets', () => SettingsService.Presets())).map((v) => {
     const x = o(v);
@@ -226,6 +250,27 @@ export async function listModels(baseUrl: string, apiKey: string, noStoredKey: b
   return list(await call('ListModels', () => SettingsService.ListModels(baseUrl, apiKey, noStoredKey)))
     .map((v) => s(o(v).id))
     .filter((id) => id !== '');
+}
+
+/**
+ * A model server found on this computer (app.LocalServer): its name ("Ollama"), the base
+ * URL to use ("http://127.0.0.1:11434/v1") and the ids of the models it lists, sorted.
+ */
+export type LocalServer = Model<app.LocalServer>;
+
+/**
+ * Looks for model servers on this computer (SettingsService.FindLocalServers): Ollama,
+ * LM Studio, llama.cpp and vLLM on their usual ports of 127.0.0.1, each given 300 ms.
+ * Resolves with the ones that answered with their models ([] when none did); a backend
+ * without the method rejects with code "unsupported".
+ */
+export async function findLocalServers(): Promise<LocalServer[]> {
+  return list(await call('FindLocalServers', () => SettingsService.FindLocalServers()))
+    .map((v) => {
+      const x = o(v);
+      return { name: s(x.name), base_url: s(x.base_url), models: asStrings(x.models) };
+    })
+    .filter((x) => x.base_url !== '');
 }
 
 /** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error. */

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset } from '../api/settings';
+import { findLocalServers, getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset, type LocalServer } from '../api/settings';
 import { connectionText, MODEL_LIMITS, presetOf, type AgentKind, type AgentMode, type AgentTexts, type ModelLimitTexts } from '../settings-form';
 import { Spinner } from './icons';
 import './settings.css';
@@ -174,6 +174,10 @@ export interface AgentModelFieldsProps {
   disabled: boolean;
   /** The note when a flag sets this agent's model for the session (setByNote); the field is then read-only. */
   modelSetBy?: string;
+  /** A key of the agent's own is stored (config.json); the key itself is never shown. */
+  apiKeySet?: boolean;
+  /** The base URL above, which the agent's own base URL field shows as its placeholder. */
+  inheritedBaseUrl?: string;
 }
 
 /**
@@ -182,7 +186,7 @@ export interface AgentModelFieldsProps {
  * accessible name starts with the agent ("Lead agent: temperature"), and its error (by the
  * backend's field name) is shown under it.
  */
-export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled, modelSetBy = '' }: AgentModelFieldsProps) {
+export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled, modelSetBy = '', apiKeySet = false, inheritedBaseUrl = '' }: AgentModelFieldsProps) {
   const { t } = useTranslation('settings');
   const title =
     kind === 'lead'
@@ -203,6 +207,7 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
     ) : null;
   };
   const same = inheritedModel !== '' ? t('agent.sameAsModel', { model: inheritedModel }) : t('agent.same');
+  const keyStored = apiKeySet && !texts.clear_key;
   const num = (field: 'window' | 'temperature' | 'top_p' | 'max_tokens', label: string, backendField: string, placeholder: string, unit?: string) => (
     <label className="field agent-num">
       <span className="label">{label}</span>
@@ -226,6 +231,45 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
       <legend>{title.legend}</legend>
       <p className="hint tools-intro">{t('agent.intro', { what: title.what })}</p>
       <div className="agent-grid">
+        <label className="field agent-model-name">
+          <span className="label">{t('agent.baseUrl')}</span>
+          <input
+            className="input"
+            type="url"
+            value={texts.base_url}
+            placeholder={inheritedBaseUrl !== '' ? t('agent.sameAsModel', { model: inheritedBaseUrl }) : t('agent.same')}
+            spellCheck={false}
+            autoComplete="off"
+            aria-label={t('agent.fieldAria', { agent: title.aria, field: t('agent.baseUrlField') })}
+            onChange={(e) => set('base_url', e.target.value)}
+            {...describe('base_url')}
+          />
+          <span className="hint">{t('agent.baseUrlHint')}</span>
+          {fieldError('base_url')}
+        </label>
+        <label className="field agent-model-name">
+          <span className="label">
+            {t('model.apiKey')}
+            {keyStored ? <span className="badge badge-ok">{t('stored')}</span> : null}
+          </span>
+          <input
+            className="input"
+            type="password"
+            value={texts.api_key}
+            autoComplete="off"
+            placeholder={keyStored ? t('storedKeep') : t('agent.keyAbove')}
+            aria-label={t('agent.fieldAria', { agent: title.aria, field: t('agent.apiKeyField') })}
+            onChange={(e) => set('api_key', e.target.value)}
+            {...describe('api_key')}
+          />
+          {apiKeySet ? (
+            <label className="check small">
+              <input type="checkbox" checked={texts.clear_key} onChange={(e) => set('clear_key', e.target.checked)} />
+              {t('removeStoredKey')}
+            </label>
+          ) : null}
+          {fieldError('api_key')}
+        </label>
         <label className="field agent-model-name">
           <span className="label">{t('model.model')}</span>
           <input
@@ -327,5 +371,114 @@ export function ModelLimitFields({ texts, onChange, errors, disabled }: ModelLim
         {field('parallel', 'max_parallel_tool_calls', t('limits.parallel'), t('limits.parallelUnit'), t('limits.parallelHint', { default: L.parallel.default }), L.parallel.default)}
       </div>
     </fieldset>
+  );
+}
+
+/** What "Find local servers" found: not asked yet, asking, the servers, or why it failed. */
+export type LocalServersState =
+  | { state: 'idle' }
+  | { state: 'finding' }
+  | { state: 'found'; servers: LocalServer[] }
+  | { state: 'failed'; error: string };
+
+/**
+ * "Find local servers" (SettingsService.FindLocalServers): `find` asks the backend to probe
+ * Ollama, LM Studio, llama.cpp and vLLM on 127.0.0.1; `auto` true asks once by itself as
+ * soon as it turns true (the first launch: no model set). A backend without the method
+ * leaves the state idle.
+ */
+export function useLocalServers(auto: boolean): { result: LocalServersState; find: () => void } {
+  const [asked, setAsked] = useState(0);
+  const [answer, setAnswer] = useState<{ id: number; r: LocalServersState }>({ id: 0, r: { state: 'idle' } });
+  // The probe wanted now: 1 for the first launch's own, 2, 3 … for each click; 0 none.
+  const id = asked > 0 ? asked + 1 : auto ? 1 : 0;
+  // The latest probe started: only its answer is shown (and typing a model meanwhile does not cancel it).
+  const latest = useRef(0);
+  useEffect(() => {
+    if (id <= latest.current) return;
+    latest.current = id;
+    findLocalServers().then(
+      (servers) => {
+        if (latest.current === id) setAnswer({ id, r: { state: 'found', servers } });
+      },
+      (e: unknown) => {
+        if (latest.current !== id) return;
+        const err = e as { code?: string; message?: string };
+        setAnswer({ id, r: err.code === 'unsupported' ? { state: 'idle' } : { state: 'failed', error: String(err.message ?? e) } });
+      },
+    );
+  }, [id]);
+  return { result: id > answer.id ? { state: 'finding' } : answer.r, find: () => setAsked((n) => n + 1) };
+}
+
+/** Props of LocalServers. */
+export interface LocalServersProps {
+  result: LocalServersState;
+  onFind: () => void;
+  /** Called when the user picks a server (and one of its models, "" when it lists none). */
+  onUse: (baseUrl: string, model: string) => void;
+  disabled?: boolean;
+}
+
+/** How many of a server's models are offered as buttons; the rest are in the model list. */
+const LOCAL_MODELS_SHOWN = 8;
+
+/**
+ * The "Find local servers" button and what it found: each server that answered with its
+ * base URL and one button per model (the first few), a click filling the base URL and the
+ * model; "Use" for a server listing no model fills the base URL alone.
+ */
+export function LocalServers({ result, onFind, onUse, disabled }: LocalServersProps) {
+  const { t } = useTranslation('settings');
+  return (
+    <div className="field local-servers">
+      <div className="test-row">
+        <button type="button" className="btn btn-sm" onClick={onFind} disabled={disabled || result.state === 'finding'}>
+          {result.state === 'finding' ? <Spinner size={12} /> : null}
+          {t('local.find')}
+        </button>
+        <span className="test-result" role="status" aria-live="polite">
+          {result.state === 'finding'
+            ? t('local.finding')
+            : result.state === 'failed'
+              ? result.error
+              : result.state === 'found' && result.servers.length === 0
+                ? t('local.none')
+                : ''}
+        </span>
+      </div>
+      {result.state === 'found' && result.servers.length > 0 ? (
+        <ul className="local-server-list" aria-label={t('local.found')}>
+          {result.servers.map((srv) => (
+            <li key={srv.base_url} data-local-server={srv.name}>
+              <span>
+                <strong>{srv.name}</strong> <code>{srv.base_url}</code>{' '}
+                <span className="muted">{t('local.models', { count: srv.models.length })}</span>
+              </span>
+              <span className="local-server-models">
+                {srv.models.length === 0 ? (
+                  <button type="button" className="btn btn-sm" onClick={() => onUse(srv.base_url, '')}>
+                    {t('local.use')}
+                  </button>
+                ) : (
+                  srv.models.slice(0, LOCAL_MODELS_SHOWN).map((m) => (
+                    <button
+                      key={m}
+                      type="button"
+                      className="btn btn-sm"
+                      aria-label={t('local.useModel', { model: m, server: srv.name })}
+                      onClick={() => onUse(srv.base_url, m)}
+                    >
+                      {m}
+                    </button>
+                  ))
+                )}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <span className="hint">{t('local.hint')}</span>
+    </div>
   );
 }

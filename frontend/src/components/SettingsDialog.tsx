@@ -19,7 +19,7 @@ import {
 import { Spinner } from './icons';
 import { Modal } from './Modal';
 import { useConversationSettingsForm } from './ConversationSettings';
-import { AgentModelFields, ModelLimitFields, useModelList, usePresets } from './ModelSettings';
+import { AgentModelFields, LocalServers, ModelLimitFields, useLocalServers, useModelList, usePresets } from './ModelSettings';
 import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './SettingsSections';
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
@@ -27,7 +27,7 @@ import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
 /** The agent fields errors can name, after "lead." or "sub_agents.". */
-const AGENT_FIELDS = ['model', 'tool_call_mode', 'context_window', 'temperature', 'top_p', 'max_tokens'] as const;
+const AGENT_FIELDS = ['model', 'base_url', 'api_key', 'tool_call_mode', 'context_window', 'temperature', 'top_p', 'max_tokens'] as const;
 
 /**
  * A settings field that validation errors can name: a top-level field, an agent's
@@ -238,7 +238,8 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     }
     setSaving(true);
     setError(null);
-    saveSettings(built.input).then(
+    // The version the dialog shows: only the fields changed since are written.
+    saveSettings({ ...built.input, revision: loaded?.revision ?? '' }).then(
       (s) => {
         extra.saved();
         setRemoteImages(s.load_remote_images);
@@ -295,6 +296,13 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
 export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const { t } = useTranslation('settings');
   const { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setLimits, setBy, errorMap } = useSettingsForm(onSaved);
+  // First launch (no model set): look for local servers at once; otherwise on "Find local servers".
+  const canUseLocal = !kit.locked('base_url');
+  const local = useLocalServers(canUseLocal && loaded !== null && loaded.model === '');
+  const useLocal = (baseUrl: string, model: string) => {
+    set('base_url', baseUrl);
+    if (model !== '' && !kit.locked('model')) set('model', model);
+  };
   return (
     <Modal
       title={t('title')}
@@ -331,12 +339,22 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         </datalist>
         <p className="hint">{t('applyNext')}</p>
         <LanguageSettings />
-        <ModelSection form={form} kit={kit} presets={presets} modelList={modelList} apiKeySet={loaded?.api_key_set === true} listId={MODELS_LIST_ID} />
+        <ModelSection
+          form={form}
+          kit={kit}
+          presets={presets}
+          modelList={modelList}
+          apiKeySet={loaded?.api_key_set === true}
+          listId={MODELS_LIST_ID}
+          localServers={canUseLocal ? <LocalServers result={local.result} onFind={local.find} onUse={useLocal} disabled={loaded === null} /> : null}
+        />
         <AgentModelFields
           kind="lead"
           texts={extraForm.lead}
           onChange={(t) => setAgent('lead', t)}
           modelSetBy={setByNote(setBy, 'lead.model')}
+          apiKeySet={loaded?.lead.api_key_set === true}
+          inheritedBaseUrl={form.base_url.trim()}
           inheritedModel={form.model.trim()}
           inheritedMode={form.tool_call_mode}
           listId={MODELS_LIST_ID}
@@ -348,6 +366,8 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           texts={extraForm.sub}
           onChange={(t) => setAgent('sub', t)}
           modelSetBy={setByNote(setBy, 'sub_agents.model')}
+          apiKeySet={loaded?.sub_agents.api_key_set === true}
+          inheritedBaseUrl={form.base_url.trim()}
           inheritedModel={form.model.trim()}
           inheritedMode={form.tool_call_mode}
           listId={MODELS_LIST_ID}

@@ -34,14 +34,16 @@ export interface ModelSectionProps {
   apiKeySet: boolean;
   /** The id of the datalist of the endpoint's models. */
   listId: string;
+  /** "Find local servers" and what it found (LocalServers), under the preset picker. */
+  localServers?: ReactNode;
 }
 
 /**
- * The Model fieldset: endpoint preset, base URL, API key (never shown; "stored" when one is,
+ * The Model fieldset: endpoint preset, "Find local servers" (when given), base URL, API key (never shown; "stored" when one is,
  * an empty field keeps it, a box removes it), model with the endpoint's models as suggestions,
  * Test connection and the tool-call mode.
  */
-export function ModelSection({ form, kit, presets, modelList, apiKeySet, listId }: ModelSectionProps) {
+export function ModelSection({ form, kit, presets, modelList, apiKeySet, listId, localServers = null }: ModelSectionProps) {
   const { t } = useTranslation('settings');
   const { set, fieldError, invalid, locked, lockNote } = kit;
   const keyStored = apiKeySet && !form.clear_api_key;
@@ -50,6 +52,7 @@ export function ModelSection({ form, kit, presets, modelList, apiKeySet, listId 
     <fieldset disabled={kit.disabled}>
       <legend>{t('model.legend')}</legend>
       {locked('base_url') ? null : <PresetPicker presets={presets} baseUrl={form.base_url} onPick={(p) => set('base_url', p.base_url)} />}
+      {localServers}
       <label className="field">
         <span className="label">{t('model.baseUrl')}</span>
         <input

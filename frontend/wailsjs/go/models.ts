@@ -2,6 +2,10 @@ export namespace app {
 	
 	export class AgentModelSettings {
 	    model: string;
+	    base_url: string;
+	    api_key?: string;
+	    api_key_set: boolean;
+	    clear_api_key?: boolean;
 	    tool_call_mode: string;
 	    context_window: number;
 	    temperature?: number;
@@ -15,6 +19,10 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.model = source["model"];
+	        this.base_url = source["base_url"];
+	        this.api_key = source["api_key"];
+	        this.api_key_set = source["api_key_set"];
+	        this.clear_api_key = source["clear_api_key"];
 	        this.tool_call_mode = source["tool_call_mode"];
 	        this.context_window = source["context_window"];
 	        this.temperature = source["temperature"];
@@ -344,6 +352,22 @@ export namespace app {
 	        this.size = source["size"];
 	    }
 	}
+	export class LocalServer {
+	    name: string;
+	    base_url: string;
+	    models: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new LocalServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.base_url = source["base_url"];
+	        this.models = source["models"];
+	    }
+	}
 	
 	export class ModelContextView {
 	    model: string;
@@ -521,6 +545,7 @@ export namespace app {
 	}
 	
 	export class SettingsInput {
+	    revision?: string;
 	    base_url: string;
 	    api_key: string;
 	    clear_api_key: boolean;
@@ -547,6 +572,7 @@ export namespace app {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.revision = source["revision"];
 	        this.base_url = source["base_url"];
 	        this.api_key = source["api_key"];
 	        this.clear_api_key = source["clear_api_key"];
@@ -587,6 +613,7 @@ export namespace app {
 		}
 	}
 	export class SettingsView {
+	    revision: string;
 	    base_url: string;
 	    api_key_set: boolean;
 	    model: string;
@@ -619,6 +646,7 @@ export namespace app {
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.revision = source["revision"];
 	        this.base_url = source["base_url"];
 	        this.api_key_set = source["api_key_set"];
 	        this.model = source["model"];

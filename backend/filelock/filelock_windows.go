@@ -1,6 +1,6 @@
 //go:build windows
 
-package app
+package filelock
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// tryLockFile takes an exclusive lock on f without waiting; busy reports that another
+// TryLock takes an exclusive lock on f without waiting; busy reports that another
 // holder has it.
-func tryLockFile(f *os.File) (busy bool, err error) {
+func TryLock(f *os.File) (busy bool, err error) {
 	ol := new(windows.Overlapped)
 	err = windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) || errors.Is(err, windows.ERROR_IO_PENDING) {
@@ -20,14 +20,14 @@ func tryLockFile(f *os.File) (busy bool, err error) {
 	return false, err
 }
 
-// lockFile takes an exclusive lock on f, waiting for it.
-func lockFile(f *os.File) error {
+// Lock takes an exclusive lock on f, waiting for it.
+func Lock(f *os.File) error {
 	ol := new(windows.Overlapped)
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
 }
 
-// unlockFile releases f's lock.
-func unlockFile(f *os.File) error {
+// Unlock releases f's lock.
+func Unlock(f *os.File) error {
 	ol := new(windows.Overlapped)
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 }
