@@ -395,7 +395,8 @@ func (c *Core) deps() (engine.Deps, error) {
 		ContextWindow: leadModel.ContextWindow, CompactAt: leadModel.CompactAt, SubAgents: &subModel,
 		Fetcher:     web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
-		Declared: c.declared, Workspace: c.workspace, Hooks: s.Hooks, Files: c.files,
+		MaxParallelToolCalls: s.MaxParallelToolCalls,
+		Declared:             c.declared, Workspace: c.workspace, Hooks: s.Hooks, Files: c.files,
 		Language: config.UILanguage(s.Language, os.Getenv)}
 	searcher, err := c.newSearcher(s, s.SearchProvider(), "", "")
 	if err != nil {

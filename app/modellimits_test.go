@@ -134,3 +134,46 @@ func runToEnd(t *testing.T, core *Core, content string) (events.Event, SendResul
 		return events.Event{}, res
 	}
 }
+
+// TestParallelToolCallsSetting: max_parallel_tool_calls is shown with its default (4),
+// saved from the dialog, refused with invalid_settings naming the field outside 1–16, kept
+// when a form leaves it out, and given to the engine for the next run.
+func TestParallelToolCallsSetting(t *testing.T) {
+	w := apptest.NewWorld(t, "native", nil)
+	core := newCore(t, w)
+	svc := &SettingsService{core}
+	ptr := func(v int) *int { return &v }
+	steps := []struct {
+		name     string
+		in       SettingsInput
+		badField string // "" = the save succeeds
+		want     int    // as shown and used after the step
+	}{
+		{"left out at first: the default", SettingsInput{}, "", config.DefaultMaxParallelToolCalls},
+		{"one at a time", SettingsInput{MaxParallelToolCalls: ptr(1)}, "", 1},
+		{"left out: kept", SettingsInput{}, "", 1},
+		{"too many", SettingsInput{MaxParallelToolCalls: ptr(17)}, "max_parallel_tool_calls", 1},
+		{"negative", SettingsInput{MaxParallelToolCalls: ptr(-2)}, "max_parallel_tool_calls", 1},
+		{"the most", SettingsInput{MaxParallelToolCalls: ptr(16)}, "", 16},
+		{"0: back to the default", SettingsInput{MaxParallelToolCalls: ptr(0)}, "", config.DefaultMaxParallelToolCalls},
+	}
+	for _, st := range steps {
+		_, err := svc.Save(st.in)
+		if st.badField != "" {
+			ae := ToAppError(err)
+			if ae == nil || ae.Code != CodeInvalidSettings || ae.Fields[st.badField] == "" {
+				t.Fatalf("%s: Save = %v (%+v); want invalid_settings naming %s", st.name, err, ae, st.badField)
+			}
+		} else if err != nil {
+			t.Fatalf("%s: Save: %v", st.name, err)
+		}
+		v, _ := svc.Get()
+		d, err := core.deps()
+		if err != nil {
+			t.Fatalf("%s: deps: %v", st.name, err)
+		}
+		if v.MaxParallelToolCalls != st.want || d.MaxParallelToolCalls != st.want {
+			t.Fatalf("%s: view shows %d, the engine gets %d; want %d", st.name, v.MaxParallelToolCalls, d.MaxParallelToolCalls, st.want)
+		}
+	}
+}

@@ -34,14 +34,15 @@ func (s *SettingsService) Get() (SettingsView, error) {
 // field another process saved meanwhile, or the user edited by hand (hooks, a removed
 // hook, keys this version does not know), is kept unless the user changed that field
 // here. An empty APIKey keeps the stored key unless ClearAPIKey is set. ContextWindow and
-// CompactAtPercent are the typed model's (issue 4: a threshold per model; with no model,
-// every model's without its own); other models keep theirs. in.Search, in.Lead,
-// in.SubAgents, in.ToolPermissions, in.ModelIdleTimeoutSeconds and in.MaxAnswerMB left
-// out (nil) change nothing (search keys: see SearchInput). Errors wrap config.ErrInvalid and
-// name the field ("lead.temperature: 3 is outside 0–2"), or are config.ErrBadFile for a
-// config.json that cannot be read (it is not replaced). A field that a command-line flag
-// or OPENAI_API_KEY sets this session (SettingsView.SetBy) keeps its stored value whatever
-// in says (issue 10, item 6); every other saved value is used from the next run on.
+// CompactAtPercent are the typed model's (a threshold per model; with no model, every
+// model's without its own); other models keep theirs. in.Search, in.Lead, in.SubAgents,
+// in.ToolPermissions, in.ModelIdleTimeoutSeconds, in.MaxAnswerMB and
+// in.MaxParallelToolCalls left out (nil) change nothing (search keys: see SearchInput).
+// Errors wrap config.ErrInvalid and name the field ("lead.temperature: 3 is outside 0–2"),
+// or are config.ErrBadFile for a config.json that cannot be read (it is not replaced). A
+// field that a command-line flag or OPENAI_API_KEY sets this session (SettingsView.SetBy)
+// keeps its stored value whatever in says, so a flag's value is never saved; every other
+// saved value is used from the next run on.
 func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 	c := s.core
 	src := c.overrideSources()

@@ -112,7 +112,8 @@ func (c *Core) effective(stored config.Settings) config.Settings {
 // OPENAI_API_KEY sets this session (src, Core.overrideSources) is never written: the
 // dialog shows the flag's value, which must not reach config.json. Maps change entry by
 // entry (a tool's permission, a model's context, a search key); nil parts of in (Search,
-// Lead, SubAgents, ToolPermissions, the model call limits) change nothing.
+// Lead, SubAgents, ToolPermissions, the model call limits, MaxParallelToolCalls) change
+// nothing.
 func applyDialog(cur, was config.Settings, in SettingsInput, src map[string]string) config.Settings {
 	setString := func(field, typed, shown string, dst *string) {
 		if src[field] == "" && typed != shown {
@@ -143,6 +144,9 @@ func applyDialog(cur, was config.Settings, in SettingsInput, src map[string]stri
 	}
 	if in.MaxAnswerMB != nil {
 		setInt(*in.MaxAnswerMB, was.MaxAnswerMB, &cur.MaxAnswerMB)
+	}
+	if in.MaxParallelToolCalls != nil {
+		setInt(*in.MaxParallelToolCalls, was.MaxParallelToolCalls, &cur.MaxParallelToolCalls)
 	}
 	if src["api_key"] == "" {
 		if key := strings.TrimSpace(in.APIKey); key != "" {

@@ -42,7 +42,7 @@ func (c *Core) settingsView() (SettingsView, error) {
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
 		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents), SetBy: c.overrideSources(),
 		LoadRemoteImages: s.LoadRemoteImages, Language: s.Language,
-		ModelIdleTimeoutSeconds: s.ModelIdleTimeoutSeconds, MaxAnswerMB: s.MaxAnswerMB}
+		ModelIdleTimeoutSeconds: s.ModelIdleTimeoutSeconds, MaxAnswerMB: s.MaxAnswerMB, MaxParallelToolCalls: s.MaxParallelToolCalls}
 	if v.LoadRemoteImages == "" {
 		v.LoadRemoteImages = config.LoadImagesAsk
 	}

@@ -153,6 +153,10 @@ type SettingsView struct {
 	// reasoning and tool-call text, in MiB (default 4). Both apply from the next run.
 	ModelIdleTimeoutSeconds int `json:"model_idle_timeout_seconds"`
 	MaxAnswerMB             int `json:"max_answer_mb"`
+	// MaxParallelToolCalls is how many tool calls of one model reply run at once (1–16,
+	// config default 4; artifact writes always run one at a time in call order). It
+	// applies from the next run.
+	MaxParallelToolCalls int `json:"max_parallel_tool_calls"`
 }
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
@@ -198,6 +202,9 @@ type SettingsInput struct {
 	// the default, 4): see SettingsView. Left out (nil), the stored values are kept.
 	ModelIdleTimeoutSeconds *int `json:"model_idle_timeout_seconds,omitempty"`
 	MaxAnswerMB             *int `json:"max_answer_mb,omitempty"`
+	// MaxParallelToolCalls (1–16; 0 = the default, 4): see SettingsView. Left out (nil),
+	// the stored value is kept.
+	MaxParallelToolCalls *int `json:"max_parallel_tool_calls,omitempty"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the

@@ -82,6 +82,12 @@ type Settings struct {
 	// in MiB (llm.Config.MaxAnswerBytes); past it the call fails as too large. 0 means
 	// DefaultMaxAnswerMB; else 1–MaxAnswerMBLimit. It applies from the next run.
 	MaxAnswerMB int `json:"max_answer_mb,omitempty"`
+	// MaxParallelToolCalls is how many tool calls of one model reply may run at once
+	// (web searches, page fetches, sub-agents; artifact writes always run one at a time in
+	// call order): 1 runs every call one after another. 0 means
+	// DefaultMaxParallelToolCalls; else 1–MaxParallelToolCallsLimit. It applies from the
+	// next run.
+	MaxParallelToolCalls int `json:"max_parallel_tool_calls,omitempty"`
 }
 
 // Bounds and defaults of the model call limits (Settings.ModelIdleTimeoutSeconds and
@@ -96,6 +102,11 @@ const (
 	// about 512 KiB of text).
 	DefaultMaxAnswerMB = 4
 	MaxAnswerMBLimit   = 64
+	// DefaultMaxParallelToolCalls and MaxParallelToolCallsLimit bound
+	// Settings.MaxParallelToolCalls (engine.DefaultMaxParallelToolCalls and
+	// engine.MaxParallelToolCallsLimit).
+	DefaultMaxParallelToolCalls = 4
+	MaxParallelToolCallsLimit   = 16
 )
 
 // Values of Settings.Language besides "" (follow the system locale).
@@ -216,8 +227,8 @@ const (
 // WithDefaults returns s with empty BaseURL and ToolCallMode filled in, Search.Provider
 // set to the provider in effect (SearchProvider), and MaxUploadMB set to
 // DefaultMaxUploadMB when it is 0 or negative and lowered to MaxUploadMBLimit when above
-// it. ModelIdleTimeoutSeconds and MaxAnswerMB get their defaults when 0 or negative and
-// are clamped to their bounds. Model has no default: the user must choose one for their endpoint. Lead and
+// it. ModelIdleTimeoutSeconds, MaxAnswerMB and MaxParallelToolCalls get their defaults
+// when 0 or negative and are clamped to their bounds. Model has no default: the user must choose one for their endpoint. Lead and
 // SubAgents are left as set: their empty fields inherit (Agent).
 func (s Settings) WithDefaults() Settings {
 	s.Search.Provider = s.SearchProvider()
@@ -247,6 +258,10 @@ func (s Settings) WithDefaults() Settings {
 	if s.MaxAnswerMB <= 0 {
 		s.MaxAnswerMB = DefaultMaxAnswerMB
 	}
+	if s.MaxParallelToolCalls <= 0 {
+		s.MaxParallelToolCalls = DefaultMaxParallelToolCalls
+	}
+	s.MaxParallelToolCalls = min(s.MaxParallelToolCalls, MaxParallelToolCallsLimit)
 	s.MaxAnswerMB = min(s.MaxAnswerMB, MaxAnswerMBLimit)
 	return s
 }
@@ -309,6 +324,9 @@ func (s Settings) Validate() error {
 	if v := s.ModelIdleTimeoutSeconds; v != 0 && (v < MinModelIdleTimeoutSeconds || v > MaxModelIdleTimeoutSeconds) {
 		problems = append(problems, fmt.Sprintf("model_idle_timeout_seconds: %d is outside %d–%d",
 			v, MinModelIdleTimeoutSeconds, MaxModelIdleTimeoutSeconds))
+	}
+	if s.MaxParallelToolCalls < 0 || s.MaxParallelToolCalls > MaxParallelToolCallsLimit {
+		problems = append(problems, fmt.Sprintf("max_parallel_tool_calls: %d is outside 1–%d", s.MaxParallelToolCalls, MaxParallelToolCallsLimit))
 	}
 	if s.MaxAnswerMB < 0 || s.MaxAnswerMB > MaxAnswerMBLimit {
 		problems = append(problems, fmt.Sprintf("max_answer_mb: %d is outside 1–%d", s.MaxAnswerMB, MaxAnswerMBLimit))

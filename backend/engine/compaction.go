@@ -110,7 +110,10 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	// Only the history can be summarized. Once a compaction in this run left the agent over
 	// the threshold (the system prompt, with the whole task plan, is most of it), compacting
 	// again before the history has grown would repeat every round for nothing.
-	if rs.stuck[agentName] {
+	rs.mu.Lock()
+	stuck := rs.stuck[agentName]
+	rs.mu.Unlock()
+	if stuck {
 		prompt, err := am.estimate(ctx, sys, toolDefs)
 		if err != nil {
 			return nil, err
@@ -134,7 +137,7 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	rs.usage = rs.usage.Add(resp.Usage)
+	rs.addUsage(resp.Usage)
 	summary := strings.TrimSpace(resp.Content)
 	data := events.DataCompactionSummary{TokensBefore: before, Usage: resp.Usage,
 		DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()}
@@ -161,8 +164,11 @@ func (rs *runState) compactIfNeeded(ctx context.Context, agentName, system strin
 	}
 	data.Success, data.Summary = true, summary
 	data.Kept, data.KeptMessages = keptRecord(out[1:])
-	rs.stuck[agentName] = data.TokensAfter > threshold
-	if rs.stuck[agentName] {
+	stuck = data.TokensAfter > threshold
+	rs.mu.Lock()
+	rs.stuck[agentName] = stuck
+	rs.mu.Unlock()
+	if stuck {
 		rs.e.cfg.Logger.Warn("compaction left the context over the threshold; the system prompt (task plan) is most of it",
 			"agent", agentName, "tokens_after", data.TokensAfter, "threshold", threshold)
 	}

@@ -354,7 +354,7 @@ func TestNoCompactionWhenThePromptFillsTheThreshold(t *testing.T) {
 func TestCompactionWhenASummaryMakesRoom(t *testing.T) {
 	// Sizes (tokens, threshold 3,200): system prompt with the plan ~2,600; the notes ~650,
 	// so after them the request passes the threshold while the history stays under 800.
-	plan := strings.Repeat("- [ ] check the measurement source and note it\n", 160)
+	plan := strings.Repeat("- [ ] check the measurement source and note it\n", 140)
 	notes := strings.Repeat("Lunar laser ranging reflects pulses off the Apollo mirrors. ", 55)
 	var leadCalls atomic.Int64
 	e, db, _, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"artifactflow/backend/events"
@@ -19,11 +22,12 @@ const summaryPrefix = "This conversation was compacted to stay within the model'
 // history rebuilds an agent's view of the earlier runs on the conversation path up to and
 // including parentID: the message_events of those runs, filtered to the agent, scanned
 // back to the agent's latest successful compaction_summary, which starts it with the
-// summary and the messages that compaction kept verbatim. The lead sees each user message, its own model replies and tool
-// results, queued user input and the final answers; a sub-agent sees the instructions it
-// was given and its own rounds. Runs that ended early are closed so the history stays a
-// valid conversation: an unanswered tool call gets a "not executed" result and a run with
-// no answer a note of how it ended.
+// summary and the messages that compaction kept verbatim. The lead sees each user message, its own model replies and the
+// results of all their calls in call order, queued user input and the final answers; a
+// sub-agent sees the instructions it was given and its own rounds (those of instances that
+// ran at once, in call order). Runs that ended early are closed so the history stays a
+// valid conversation: a call without a recorded result (a crash or a stop before it
+// finished) gets a "not executed" result and a run with no answer a note of how it ended.
 func (e *Engine) history(ctx context.Context, conversationID, parentID, agentName string, mode toolcall.Mode) ([]llm.Message, error) {
 	if parentID == "" {
 		return nil, nil
@@ -60,17 +64,36 @@ type historyBuilder struct {
 	lead  bool
 	mode  toolcall.Mode
 	msgs  []llm.Message
-	// open holds the tool call ids of the last assistant message still waiting for results
-	// (native mode); the first is the one that was executed.
-	open []string
-	// tools are the agent's tools, to read xml calls back from recorded replies, and
-	// ignored the names of the calls after the first in the last reply (xml mode).
-	tools   []tools.Tool
-	ignored []string
+	// tools are the agent's tools, to read xml calls back from recorded replies.
+	tools []tools.Tool
+	// open holds the calls of the last reply still waiting for results, in call order; in
+	// xml mode a reply's calls open only once its agent_complete says it routed to tools
+	// (xmlCalls holds them until then), and each gets its id from its tool_start.
+	open     []openCall
+	xmlCalls []string
+	// compacted: a compaction summary replaced the history (an instance's builder).
+	compacted bool
 	// boundary is len(msgs) right after the latest compaction boundary, -1 before any: a
 	// sub-agent's instruction recorded just after a compaction that kept it is not added
 	// twice.
 	boundary int
+	// inst holds the builders of the sub-agent instances of the message being read, by
+	// instance id (first seen first in instOrder); callOrder lists the ids of the lead's
+	// call_subagent calls as their tool_start events came, which is call order.
+	inst      map[string]*historyBuilder
+	instOrder []string
+	callOrder []string
+}
+
+// callSubagentTool is how a call_subagent tool_start names its tool in its data; other
+// tool_starts (an artifact write's large content) are not decoded.
+var callSubagentTool = []byte(`"tool":"call_subagent"`)
+
+// openCall is one call of a recorded reply: its id, tool name and, once its tool_complete
+// was read, its result.
+type openCall struct {
+	id, name string
+	res      *tools.Result
 }
 
 // parseTools returns tools with the names and parameters of agentName's tools, for reading
@@ -81,9 +104,13 @@ func (e *Engine) parseTools(agentName string) []tools.Tool {
 	return toolRegistry(nil, nil, Deps{Files: parseOnlyFiles{}}, tools.RecordArtifact{}).Subset(e.agents[agentName].Tools)
 }
 
-// message adds one run: the user's message (for the lead), then the agent's events.
+// message adds one run: the user's message (for the lead), then the agent's events. Events
+// of sub-agent instances (the "instance" key of their data) are read per instance, and
+// each instance's rounds are added, once the message is read, in the order of the lead's
+// calls that started them, as execCalls adds them to the agent's memory (mergeMemory).
 func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 	answered := false
+	h.inst, h.instOrder, h.callOrder = nil, nil, nil
 	for _, ev := range evs {
 		if ev.Type == events.Metadata && h.lead {
 			h.close("the run moved on")
@@ -91,85 +118,24 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 			continue
 		}
 		if ev.AgentName != h.agent {
+			if !h.lead && ev.Type == events.ToolStart && bytes.Contains(ev.Data, callSubagentTool) {
+				var d events.DataToolStart
+				if json.Unmarshal(ev.Data, &d) == nil && d.Tool == "call_subagent" {
+					h.callOrder = append(h.callOrder, d.CallID)
+				}
+			}
 			continue
 		}
-		switch ev.Type {
-		case events.AgentStart:
-			var d events.DataAgentStart
-			if json.Unmarshal(ev.Data, &d) == nil && d.Instruction != "" && !h.lead {
-				if n := len(h.msgs); n == h.boundary && h.msgs[n-1].Role == llm.RoleUser && h.msgs[n-1].Content == d.Instruction {
-					continue // compacted in its first round: the boundary kept it
-				}
-				h.close("the run moved on")
-				h.add(llm.Message{Role: llm.RoleUser, Content: d.Instruction})
-			}
-		case events.UserInput:
-			var d events.DataUserInput
-			if json.Unmarshal(ev.Data, &d) == nil && d.Content != "" {
-				h.close("the run moved on")
-				h.add(llm.Message{Role: llm.RoleUser, Content: d.Content})
-			}
-		case events.LLMComplete:
-			var d events.DataLLMComplete
-			if json.Unmarshal(ev.Data, &d) != nil {
-				continue
-			}
-			h.close("the run moved on")
-			msg := llm.Message{Role: llm.RoleAssistant, Content: d.Content}
-			h.ignored = nil
-			if h.mode == toolcall.ModeXML {
-				if calls := toolcall.ParseXML(d.Content, h.tools); len(calls) > 1 {
-					h.ignored = callNames(calls[1:])
-				}
-			} else {
-				for _, c := range d.ToolCalls {
-					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsJSON(c.Params)})
-					h.open = append(h.open, c.ID)
-				}
-				if len(msg.ToolCalls) > 0 && d.ReasoningContent {
-					msg.ReasoningContent = d.Reasoning // sent back with the calls (llm.Message)
-				}
-			}
-			if len(msg.ToolCalls) == 0 {
-				answered = true
-			}
-			h.add(msg)
-		case events.ToolComplete:
-			var d events.DataToolComplete
-			if json.Unmarshal(ev.Data, &d) != nil {
-				continue
-			}
-			res := tools.Result{Success: d.Success, Data: d.Result, Error: d.Error}
-			answered = false
-			if h.mode == toolcall.ModeXML {
-				h.add(llm.Message{Role: llm.RoleUser, Content: xmlResults(d.Tool, res, h.ignored)})
-				h.ignored = nil
-				continue
-			}
-			if len(h.open) == 0 {
-				continue
-			}
-			id := h.open[0]
-			h.open = h.open[1:]
-			h.add(llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: resultText(res)})
-			h.close(ignoredCallNote)
-		case events.CompactionSummary:
-			var d events.DataCompactionSummary
-			if json.Unmarshal(ev.Data, &d) != nil || !d.Success {
-				continue // a failed summary is no boundary
-			}
-			h.open, h.ignored = nil, nil
-			h.msgs = []llm.Message{{Role: llm.RoleUser, Content: summaryPrefix + d.Summary}}
-			switch {
-			case len(d.KeptMessages) > 0:
-				h.msgs = append(h.msgs, keptMessages(d.KeptMessages, h.mode)...)
-			case d.Kept != "":
-				h.add(llm.Message{Role: llm.RoleUser, Content: d.Kept})
-			}
-			h.boundary = len(h.msgs)
+		if id := instanceOf(ev.Data); id != "" && !h.lead {
+			h.instance(id).event(ev)
+			continue
+		}
+		if done, ok := h.event(ev); ok {
+			answered = done
 		}
 	}
 	h.close("the run ended before this call finished")
+	h.mergeInstances()
 	if h.lead && !answered && len(h.msgs) > 0 {
 		note := fmt.Sprintf("(no answer: that run ended with status %s", m.Status)
 		if m.Error != "" {
@@ -179,12 +145,176 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 	}
 }
 
+// instance returns the builder of the sub-agent instance id, creating it.
+func (h *historyBuilder) instance(id string) *historyBuilder {
+	if h.inst == nil {
+		h.inst = map[string]*historyBuilder{}
+	}
+	b, ok := h.inst[id]
+	if !ok {
+		b = &historyBuilder{agent: h.agent, mode: h.mode, tools: h.tools, boundary: -1}
+		h.inst[id] = b
+		h.instOrder = append(h.instOrder, id)
+	}
+	return b
+}
+
+// mergeInstances adds the rounds of the message's instances in call order (instances
+// whose call was not seen follow, in the order they were first seen): an instance's rounds
+// are appended, and the history of an instance that was compacted replaces the whole.
+func (h *historyBuilder) mergeInstances() {
+	if len(h.inst) == 0 {
+		return
+	}
+	order := make([]string, 0, len(h.instOrder))
+	for _, id := range h.callOrder {
+		if _, ok := h.inst[id]; ok && !slices.Contains(order, id) {
+			order = append(order, id)
+		}
+	}
+	for _, id := range h.instOrder {
+		if !slices.Contains(order, id) {
+			order = append(order, id)
+		}
+	}
+	for _, id := range order {
+		b := h.inst[id]
+		b.close("the run ended before this call finished")
+		if b.compacted {
+			h.msgs, h.boundary = slices.Clone(b.msgs), b.boundary
+			continue
+		}
+		h.msgs = append(h.msgs, b.msgs...)
+	}
+	h.inst, h.instOrder, h.callOrder = nil, nil, nil
+}
+
+// event reads one event of the agent. For llm_complete and tool_complete it also reports
+// whether the agent has answered (a reply without tool calls) as answered, ok true.
+func (h *historyBuilder) event(ev events.Event) (answered, ok bool) {
+	switch ev.Type {
+	case events.AgentStart:
+		var d events.DataAgentStart
+		if json.Unmarshal(ev.Data, &d) == nil && d.Instruction != "" && !h.lead {
+			if n := len(h.msgs); n == h.boundary && h.msgs[n-1].Role == llm.RoleUser && h.msgs[n-1].Content == d.Instruction {
+				break // compacted in its first round: the boundary kept it
+			}
+			h.close("the run moved on")
+			h.add(llm.Message{Role: llm.RoleUser, Content: d.Instruction})
+		}
+	case events.UserInput:
+		var d events.DataUserInput
+		if json.Unmarshal(ev.Data, &d) == nil && d.Content != "" {
+			h.close("the run moved on")
+			h.add(llm.Message{Role: llm.RoleUser, Content: d.Content})
+		}
+	case events.LLMComplete:
+		var d events.DataLLMComplete
+		if json.Unmarshal(ev.Data, &d) != nil {
+			return false, false
+		}
+		h.close("the run moved on")
+		msg := llm.Message{Role: llm.RoleAssistant, Content: d.Content}
+		h.xmlCalls = nil
+		if h.mode == toolcall.ModeXML {
+			h.xmlCalls = callNames(toolcall.ParseXML(d.Content, h.tools))
+		} else {
+			for i, c := range d.ToolCalls {
+				id := c.ID
+				if id == "" { // as toolcall.ParseNative names it
+					id = "call_" + strconv.Itoa(i+1)
+				}
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: c.Name, Arguments: argumentsJSON(c.Params)})
+				h.open = append(h.open, openCall{id: id, name: c.Name})
+			}
+			if len(msg.ToolCalls) > 0 && d.ReasoningContent {
+				msg.ReasoningContent = d.Reasoning // sent back with the calls (llm.Message)
+			}
+		}
+		h.add(msg)
+		return len(msg.ToolCalls) == 0, true
+	case events.AgentComplete:
+		var d events.DataAgentComplete
+		if h.mode == toolcall.ModeXML && json.Unmarshal(ev.Data, &d) == nil && d.Routing != "" {
+			for _, n := range h.xmlCalls {
+				h.open = append(h.open, openCall{name: n})
+			}
+		}
+		h.xmlCalls = nil
+	case events.ToolStart:
+		var d events.DataToolStart
+		if h.mode != toolcall.ModeXML || json.Unmarshal(ev.Data, &d) != nil {
+			break
+		}
+		for i := range h.open {
+			if h.open[i].id == "" {
+				h.open[i].id = d.CallID
+				break
+			}
+		}
+	case events.ToolComplete:
+		var d events.DataToolComplete
+		if json.Unmarshal(ev.Data, &d) != nil {
+			return false, false
+		}
+		res := tools.Result{Success: d.Success, Data: d.Result, Error: d.Error}
+		i := slices.IndexFunc(h.open, func(c openCall) bool { return c.id == d.CallID && c.res == nil })
+		if i < 0 { // a call recorded without its id: the first one still waiting
+			i = slices.IndexFunc(h.open, func(c openCall) bool { return c.res == nil })
+		}
+		if i < 0 {
+			return false, false
+		}
+		h.open[i].res, h.open[i].name = &res, d.Tool
+		if !slices.ContainsFunc(h.open, func(c openCall) bool { return c.res == nil }) {
+			h.close("")
+		}
+		return false, true
+	case events.CompactionSummary:
+		var d events.DataCompactionSummary
+		if json.Unmarshal(ev.Data, &d) != nil || !d.Success {
+			break // a failed summary is no boundary
+		}
+		h.open, h.xmlCalls = nil, nil
+		h.msgs = []llm.Message{{Role: llm.RoleUser, Content: summaryPrefix + d.Summary}}
+		h.compacted = true
+		switch {
+		case len(d.KeptMessages) > 0:
+			h.msgs = append(h.msgs, keptMessages(d.KeptMessages, h.mode)...)
+		case d.Kept != "":
+			h.add(llm.Message{Role: llm.RoleUser, Content: d.Kept})
+		}
+		h.boundary = len(h.msgs)
+	}
+	return false, false
+}
+
 func (h *historyBuilder) add(m llm.Message) { h.msgs = append(h.msgs, m) }
 
-// close answers every tool call still open, so the history is valid for native tool APIs.
+// close gives the model the results of the last reply's calls, in call order (one tool
+// message per call in native mode, one user message of <tool_result>s in xml mode, as
+// toolMessages does); a call without a recorded result gets "not executed: why", so the
+// history is valid for native tool APIs.
 func (h *historyBuilder) close(why string) {
-	for _, id := range h.open {
-		h.add(llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: "Error: not executed: " + why})
+	if len(h.open) == 0 {
+		return
+	}
+	names := make([]string, len(h.open))
+	results := make([]tools.Result, len(h.open))
+	for i, c := range h.open {
+		names[i] = c.name
+		if c.res != nil {
+			results[i] = *c.res
+		} else {
+			results[i] = tools.Fail("not executed: %s", why)
+		}
+	}
+	if h.mode == toolcall.ModeXML {
+		h.add(llm.Message{Role: llm.RoleUser, Content: xmlResults(names, results)})
+	} else {
+		for i, c := range h.open {
+			h.add(llm.Message{Role: llm.RoleTool, ToolCallID: c.id, Content: resultText(results[i])})
+		}
 	}
 	h.open = nil
 }

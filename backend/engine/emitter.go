@@ -75,12 +75,16 @@ func (e *emitter) writer() {
 
 // emit records one event: the sink gets it at once, the journal within JournalInterval,
 // and a terminal event is written before emit returns. A persistence failure is
-// remembered (see err) and the event still reaches the sink so the user sees it. ctx may
+// remembered (see err) and the event still reaches the sink so the user sees it. Under a
+// sub-agent instance's ctx (withInstance) the data gets "instance" as its first key. ctx may
 // be cancelled: the terminal events of a cancelled run must be written all the same.
 func (e *emitter) emit(ctx context.Context, t events.Type, agentName string, data any) events.Event {
 	raw, ok := data.(json.RawMessage)
 	if !ok {
 		raw = events.MustData(data)
+	}
+	if id := instanceFrom(ctx); id != "" {
+		raw = tagData(raw, id)
 	}
 	e.order.Lock()
 	defer e.order.Unlock()

@@ -1,8 +1,9 @@
-// Package engine runs research: one run = one user message (DESIGN.md, "Engine"; seed 001).
-// The loop builds the current agent's context, makes one streamed LLM call, parses at most
-// one tool call, executes it or routes to a sub-agent (whose final text returns to the lead
-// as the tool result), records events, and repeats until the lead answers without a tool
-// call, a round limit is hit, or the run is cancelled. Then it flushes the artifacts, saves
+// Package engine runs research: one run = one user message (docs/ARCHITECTURE.md, "What
+// happens in a research run"). The loop builds the current agent's context, makes one
+// streamed LLM call, parses its tool calls, executes all of them (concurrently where they
+// touch no artifact; a call_subagent runs an instance of the sub-agent, whose final text
+// returns to the lead as the tool result), records events, and repeats until the lead
+// answers without a tool call, a round limit is hit, or the run is cancelled. Then it flushes the artifacts, saves
 // the answer as the message's graph_response and writes one terminal event.
 package engine
 
@@ -69,6 +70,11 @@ type Deps struct {
 	// decision (0 means DefaultPermissionTimeout); no decision counts as deny.
 	Permissions       map[string]string
 	PermissionTimeout time.Duration
+	// MaxParallelToolCalls is how many calls of one reply may run at once (config
+	// max_parallel_tool_calls): 1 runs them one at a time in call order; 0 means
+	// DefaultMaxParallelToolCalls, above MaxParallelToolCallsLimit is clipped. Only calls
+	// of read-only tools overlap (tools.ReadOnly); see execCalls.
+	MaxParallelToolCalls int
 	// Declared is the declared-artifact store (seed 002). nil: the lead is not offered
 	// record_artifact and what hooks declare is dropped (logged).
 	Declared *declared.Service

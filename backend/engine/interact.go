@@ -105,8 +105,20 @@ type pendingPermission struct {
 // permission): permission_request, then a wait for Respond, the timeout (deny) or
 // cancellation, then permission_result. It returns a failed Result to give the model
 // when the call may not run, nil when it may, and an error only when the run is cancelled.
+// Requests of calls running at once queue: one is shown at a time, in the order they
+// asked, each with its full timeout from when it is shown; an "always allow" given to one
+// lets the queued calls of the same tool through without asking.
 func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.Call) (*tools.Result, error) {
-	if rs.deps.Permissions[call.Name] != PolicyConfirm || rs.allowed[call.Name] {
+	if rs.deps.Permissions[call.Name] != PolicyConfirm || rs.isAllowed(call.Name) {
+		return nil, nil
+	}
+	select {
+	case rs.permSlot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	defer func() { <-rs.permSlot }()
+	if rs.isAllowed(call.Name) { // allowed while this call waited for its turn
 		return nil, nil
 	}
 	timeout := rs.deps.PermissionTimeout
@@ -146,7 +158,9 @@ func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.
 	case events.DecisionApprove:
 		return nil, nil
 	case events.DecisionAlwaysAllow:
+		rs.mu.Lock()
 		rs.allowed[call.Name] = true
+		rs.mu.Unlock()
 		return nil, nil
 	case events.DecisionTimeout:
 		res := tools.Fail("the user did not answer the request to allow this %s call within %s, so it was not run; do not call %s again in this run: continue with what you have, and tell the user in your answer what you could not check", call.Name, timeout.Round(time.Second), call.Name)
@@ -155,4 +169,11 @@ func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.
 		res := tools.Fail("the user denied this %s call; do not call %s again in this run: continue with what you have, and tell the user in your answer what you could not check", call.Name, call.Name)
 		return &res, nil
 	}
+}
+
+// isAllowed reports whether the user allowed tool for the rest of the run.
+func (rs *runState) isAllowed(tool string) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.allowed[tool]
 }

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"artifactflow/backend/agent"
 	"artifactflow/backend/artifact"
@@ -48,8 +47,11 @@ func cutNote(finishReason string) string {
 // flushTimeout bounds the end-of-run flush, which runs even when the run was cancelled.
 const flushTimeout = 30 * time.Second
 
-// runState is the mutable state of one run, used only by the run goroutine.
+// runState is the mutable state of one run. The calls of one reply run on goroutines of
+// their own (execCalls): mu guards usage, steps, allowed, memory, stuck and web.
 type runState struct {
+	mu       sync.Mutex
+	permSlot chan struct{} // one permission request shown at a time (permit)
 	e        *Engine
 	deps     Deps
 	r        *Run
@@ -124,7 +126,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	var filesNote string
 	deps.Files, filesNote = e.prepareFiles(ctx, r.ConversationID, deps.Files)
 	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID, files: filesNote,
-		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}}
+		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}, permSlot: make(chan struct{}, 1)}
 	rs.setModels(deps)
 
 	history, err := e.history(ctx, r.ConversationID, parentID, e.lead.Name, deps.Mode)
@@ -267,8 +269,9 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 		}
 		if resp.FinishReason == "length" && len(calls) > 0 {
 			// A call cut off by the output token limit may parse after repair but hold
-			// truncated content; never execute it.
-			calls[0].Err = errTruncatedCall
+			// truncated content; never execute it. Only the last call of the reply can be
+			// cut off: the ones before it were followed by more of the reply.
+			calls[len(calls)-1].Err = errTruncatedCall
 		}
 		if final || len(calls) == 0 {
 			text := resp.Content
@@ -300,20 +303,18 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 			rs.em.emit(ctx, events.AgentComplete, cfg.Name, events.DataAgentComplete{Content: text})
 			return text, msgs, nil
 		}
-		call := calls[0]
 		done := events.DataAgentComplete{Content: resp.Content, Routing: "tool_call"}
-		if call.Name == "call_subagent" && call.Err == nil {
-			done.Routing = "subagent"
+		if call := calls[0]; call.Name == "call_subagent" && call.Err == nil {
+			done.Routing = "subagent" // the first call's routing; every call runs (execCalls)
 			done.Target, _ = call.Params["agent_name"].(string)
 		}
 		rs.em.emit(ctx, events.AgentComplete, cfg.Name, done)
 
-		result, err := rs.execTool(ctx, cfg, agentTools, call)
+		results, err := rs.execCalls(ctx, cfg, agentTools, calls)
 		if err != nil {
 			return "", nil, err
 		}
-		rs.steps++
-		msgs = append(msgs, toolMessages(am.Mode, resp, calls, result)...)
+		msgs = append(msgs, toolMessages(am.Mode, resp, calls, results)...)
 		rs.checkpoint(ctx)
 	}
 }
@@ -407,7 +408,7 @@ func (rs *runState) call(ctx context.Context, agentName string, req llm.Request)
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("%s: %w", agentName, err)
 	}
-	rs.usage = rs.usage.Add(resp.Usage)
+	rs.addUsage(resp.Usage)
 	calls := make([]events.ToolCall, 0, len(resp.ToolCalls))
 	for _, c := range resp.ToolCalls {
 		calls = append(calls, events.ToolCall{ID: c.ID, Name: c.Name, Params: rawJSON(c.Arguments)})
@@ -418,75 +419,93 @@ func (rs *runState) call(ctx context.Context, agentName string, req llm.Request)
 	return resp, nil
 }
 
-// execTool runs one tool call for the agent cfg and records tool_start / tool_complete
-// (and artifact_changed after a successful artifact operation: one for a document, one
-// per change record_artifact made), then runs the PostToolUse hooks matching the tool.
-// call_subagent is routed: the sub-agent runs and its final text is the result (seed
-// 001). A call without an id (xml mode) is given one, so the events, the tool's CallInfo
-// and the hooks name the same call. A failed call is a failed Result for the model, never
-// a run error; the error return is only for the sub-agent's fatal errors (model failure,
-// cancellation).
-func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools []tools.Tool, call toolcall.Call) (tools.Result, error) {
-	start := rs.e.cfg.Now()
-	if call.ID == "" {
-		call.ID = "call_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
-	}
-	params := call.Params
-	var paramsJSON json.RawMessage
-	if params != nil {
-		paramsJSON = events.MustData(params)
-	} else {
-		paramsJSON = rawJSON(call.Raw)
-	}
-	rs.em.emit(ctx, events.ToolStart, cfg.Name, events.DataToolStart{CallID: call.ID, Tool: call.Name, Params: paramsJSON})
+// pendingCall is a call of a reply taken up by execCalls: its tool_start is emitted.
+type pendingCall struct {
+	call       toolcall.Call
+	paramsJSON json.RawMessage
+	start      time.Time
+}
 
+// startCall records that the call (its id already set) is taken up: tool_start.
+func (rs *runState) startCall(ctx context.Context, cfg agent.Config, call toolcall.Call) pendingCall {
+	pc := pendingCall{call: call, start: rs.e.cfg.Now()}
+	if call.Params != nil {
+		pc.paramsJSON = events.MustData(call.Params)
+	} else {
+		pc.paramsJSON = rawJSON(call.Raw)
+	}
+	rs.em.emit(ctx, events.ToolStart, cfg.Name, events.DataToolStart{CallID: call.ID, Tool: call.Name, Params: pc.paramsJSON})
+	return pc
+}
+
+// runCall runs one call startCall took up for the agent cfg (tool is the agent's tool of
+// that name, nil when it has none) and records tool_complete (and artifact_changed after
+// a successful artifact operation: one for a document, one per change record_artifact
+// made), then runs the PostToolUse hooks matching the tool. call_subagent is routed: a new
+// instance of the sub-agent runs under the call's id (its events carry it as "instance")
+// and its final text is the result; the outcome holds the instance's memory for
+// mergeMemory. A failed call is a failed Result for the model, never a run error; the
+// error return is only for cancellation and the sub-agent's fatal errors (model failure),
+// after a failed tool_complete.
+func (rs *runState) runCall(ctx context.Context, cfg agent.Config, tool tools.Tool, pc pendingCall) (callOutcome, error) {
+	call := pc.call
+	failed := func(err error) (callOutcome, error) {
+		why := err.Error()
+		if ctx.Err() != nil { // stopped, or ended by another call's failure: say which
+			why = context.Cause(ctx).Error()
+		}
+		rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
+			Success: false, Error: why, DurationMS: rs.e.cfg.Now().Sub(pc.start).Milliseconds()})
+		return callOutcome{}, err
+	}
+	if ctx.Err() != nil { // stopped while waiting for an earlier write of the reply
+		return failed(context.Cause(ctx))
+	}
+	var o callOutcome
 	var res tools.Result
 	executed := false // the tool ran (not refused, unknown or unreadable)
-	tool := findTool(agentTools, call.Name)
 	switch {
 	case call.Err != nil && call.Name == "":
 		res = tools.Fail("could not read your tool call: %v", call.Err)
 	case call.Err != nil:
 		res = tools.Fail("could not read your call to %s: %v", call.Name, call.Err)
 	case tool == nil:
-		res = tools.Fail("unknown tool %q; the tools you can call are: %s", call.Name, toolNames(agentTools))
+		res = tools.Fail("unknown tool %q; the tools you can call are: %s", call.Name, toolNames(rs.reg.Subset(cfg.Tools)))
 	default:
 		denied, err := rs.permit(ctx, cfg.Name, call)
 		if err != nil {
-			rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
-				Success: false, Error: err.Error(), DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
-			return tools.Result{}, err
+			return failed(err)
 		}
 		if denied != nil {
 			res = *denied
 		} else {
 			executed = true
 			res = tool.Execute(tools.WithCall(ctx, tools.CallInfo{ConversationID: rs.r.ConversationID, MessageID: rs.r.MessageID,
-				CallID: call.ID, ToolName: call.Name, Agent: cfg.Name}), params)
+				CallID: call.ID, ToolName: call.Name, Agent: cfg.Name}), call.Params)
 		}
 	}
 	if call.Name == "call_subagent" && res.Success {
 		target, _ := res.Metadata[tools.MetaTarget].(string)
 		instr, _ := res.Metadata[tools.MetaInstruction].(string)
-		rs.em.emit(ctx, events.SubagentInstruction, cfg.Name, events.DataSubagentInstruction{Target: target, Instruction: instr})
+		rs.em.emit(ctx, events.SubagentInstruction, cfg.Name, events.DataSubagentInstruction{Target: target, Instruction: instr, CallID: call.ID})
 		hist, err := rs.subHistory(ctx, target)
 		var text string
 		if err == nil {
 			var mem []llm.Message
-			text, mem, err = rs.runAgent(ctx, rs.e.agents[target], hist, instr)
-			rs.memory[target] = mem
+			text, mem, err = rs.runAgent(withInstance(ctx, call.ID), rs.e.agents[target], hist, instr)
+			o.target, o.base, o.mem, o.ran = target, hist, mem, err == nil
 		}
 		if err != nil {
-			rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
-				Success: false, Error: err.Error(), DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
-			return tools.Result{}, err
+			return failed(err)
 		}
 		res = tools.OK(text)
 	}
 	rs.em.emit(ctx, events.ToolComplete, cfg.Name, events.DataToolComplete{CallID: call.ID, Tool: call.Name,
-		Success: res.Success, Result: res.Data, Error: res.Error, DurationMS: rs.e.cfg.Now().Sub(start).Milliseconds()})
+		Success: res.Success, Result: res.Data, Error: res.Error, DurationMS: rs.e.cfg.Now().Sub(pc.start).Milliseconds()})
 	if executed {
+		rs.mu.Lock()
 		rs.web.add(call.Name, res)
+		rs.mu.Unlock()
 	}
 	if snap, ok := res.Metadata[tools.MetaArtifact].(events.ArtifactSnapshot); ok {
 		rs.em.emit(ctx, events.ArtifactChanged, cfg.Name, events.DataArtifactChanged{Artifact: snap})
@@ -495,57 +514,63 @@ func (rs *runState) execTool(ctx context.Context, cfg agent.Config, agentTools [
 		emitDeclared(ctx, rs.em, cfg.Name, changes)
 	}
 	if tool != nil {
-		rs.postToolHooks(ctx, cfg.Name, call, paramsJSON, res)
+		rs.postToolHooks(ctx, cfg.Name, call, pc.paramsJSON, res)
 	}
-	return res, nil
+	o.res = res
+	return o, nil
+}
+
+// addUsage adds one model call's usage to the run's.
+func (rs *runState) addUsage(u events.Usage) {
+	rs.mu.Lock()
+	rs.usage = rs.usage.Add(u)
+	rs.mu.Unlock()
 }
 
 // subHistory returns a sub-agent's memory: what it did earlier in this run, or at its
 // first call the history of earlier runs rebuilt from their events.
 func (rs *runState) subHistory(ctx context.Context, name string) ([]llm.Message, error) {
-	if mem, ok := rs.memory[name]; ok {
+	rs.mu.Lock()
+	mem, ok := rs.memory[name]
+	rs.mu.Unlock()
+	if ok {
 		return mem, nil
 	}
 	return rs.e.history(ctx, rs.r.ConversationID, rs.parentID, name, rs.model(name).Mode)
 }
 
 // toolMessages returns the messages that record one round for the agent's next call, in
-// the agent's tool-call mode: the assistant's message and the result of the executed call.
-// In native mode every tool call id must be answered, so calls beyond the first (one tool
-// call per round, seed 001) get a "not executed" result.
-func toolMessages(mode toolcall.Mode, resp llm.Response, calls []toolcall.Call, res tools.Result) []llm.Message {
+// the agent's tool-call mode: the assistant's message and the results of its calls, in
+// call order (results[i] answers calls[i]; every call of a reply runs, execCalls).
+// Native: one tool message per call id. XML: one user message holding a <tool_result>
+// per call.
+func toolMessages(mode toolcall.Mode, resp llm.Response, calls []toolcall.Call, results []tools.Result) []llm.Message {
 	if mode == toolcall.ModeXML {
 		return []llm.Message{
 			{Role: llm.RoleAssistant, Content: resp.Content},
-			{Role: llm.RoleUser, Content: xmlResults(calls[0].Name, res, callNames(calls[1:]))},
+			{Role: llm.RoleUser, Content: xmlResults(callNames(calls), results)},
 		}
 	}
 	assistant := llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ReasoningContent: resp.ReasoningContent}
 	for _, c := range calls {
 		assistant.ToolCalls = append(assistant.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: argumentsOf(c)})
 	}
-	out := []llm.Message{assistant, {Role: llm.RoleTool, ToolCallID: calls[0].ID, Content: resultText(res)}}
-	for _, c := range calls[1:] {
-		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID,
-			Content: "Error: not executed: " + ignoredCallNote})
+	out := []llm.Message{assistant}
+	for i, c := range calls {
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: resultText(results[i])})
 	}
 	return out
 }
 
-// ignoredCallNote explains the failed result of each tool call after the first in one
-// reply: one tool call is executed per round (seed 001). The live loop and the history
-// rebuilt from events give the model the same text.
-const ignoredCallNote = "only one tool call is executed per message, so every call after the first was ignored; call it again in your next message if you still need it"
-
-// xmlResults renders the result of the executed call in xml mode, followed by a failed
-// result for each ignored call after it (named by ignored), so the model learns that only
-// the first call of a reply runs instead of believing the others ran.
-func xmlResults(name string, res tools.Result, ignored []string) string {
+// xmlResults renders the results of a reply's calls in xml mode, one <tool_result> per
+// call in call order: names[i] is the i-th call's tool, results[i] its result.
+func xmlResults(names []string, results []tools.Result) string {
 	var b strings.Builder
-	b.WriteString(toolcall.FormatXMLResult(name, res))
-	for _, n := range ignored {
-		b.WriteString("\n")
-		b.WriteString(toolcall.FormatXMLResult(n, tools.Fail("not executed: %s", ignoredCallNote)))
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(toolcall.FormatXMLResult(n, results[i]))
 	}
 	return b.String()
 }

@@ -151,11 +151,21 @@ type DataToolComplete struct {
 }
 
 // DataSubagentInstruction is the data of subagent_instruction, emitted by the lead when it
-// routes work to a sub-agent (seed 001, call_subagent).
+// routes work to a sub-agent (seed 001, call_subagent). CallID is the id of the lead's
+// call_subagent call, which is also the id of the sub-agent instance it starts: every
+// event of that instance carries it in its data as "instance" (InstanceKey), so the
+// instances of one reply, which run at once, can be told apart.
 type DataSubagentInstruction struct {
 	Target      string `json:"target"`
 	Instruction string `json:"instruction"`
+	CallID      string `json:"call_id,omitempty"`
 }
+
+// InstanceKey is the key, first in the data object of every event a sub-agent instance
+// emits (its rounds, tool calls, sources, permission requests, compactions), whose string
+// value names the instance: the call id of the lead's call_subagent that started it.
+// Events of the lead, and events recorded before instances existed, have no such key.
+const InstanceKey = "instance"
 
 // ArtifactSnapshot is the full state of one artifact as seen by the run (seed 000,
 // build_snapshot). Version is the in-memory version number.

@@ -79,7 +79,8 @@ func FormatXMLResult(name string, r tools.Result) string {
 
 // XMLInstructions returns the tool-use instructions appended to the system prompt in xml
 // mode (seed 001: tool instructions follow the role prompt): the exact call format, the
-// rule of at most one call per message and waiting for its result, the result format,
+// rule that independent calls go in one message and a call that needs another's result
+// waits for it, the result format (one <tool_result> per call, in call order),
 // then each tool with its description and parameters (name, type, required or optional,
 // description), and one example call for the first tool. It returns "" when ts is empty:
 // an agent without tools gets no instructions.
@@ -100,7 +101,7 @@ To call a tool, write this block in your reply:
 </tool_call>
 
 Rules:
-- Call at most one tool per message. End your message after the </tool_call> block and wait for its result; it comes back in the next message as <tool_result name="TOOL_NAME" success="true|false"><data>...</data><error>...</error></tool_result>.
+- When you need several calls that do not depend on each other (several searches, pages or sub-agent tasks), write all their <tool_call> blocks in one message: they run at the same time. A call that needs another call's result goes in a later message. End your message after the last </tool_call> block and wait for the results; they come back in the next message, one per call in the order of your calls, as <tool_result name="TOOL_NAME" success="true|false"><data>...</data><error>...</error></tool_result>.
 - Wrap every parameter value in <![CDATA[ and ]]> so it can hold any text, including <, > and &. Write numbers and booleans as plain text, such as 5 or true.
 - Use only the tools and parameter names listed below. Leave out optional parameters you do not need.
 - When you need no tool, answer directly, without a <tool_call> block.

@@ -85,8 +85,9 @@ func TestXMLInstructions(t *testing.T) {
 	got := XMLInstructions(ts)
 	for _, want := range []string{
 		"<tool_call>\n<name>TOOL_NAME</name>\n<params>\n<PARAMETER_NAME><![CDATA[value]]></PARAMETER_NAME>\n</params>\n</tool_call>",
-		"Call at most one tool per message",
-		"wait for its result",
+		"write all their <tool_call> blocks in one message",
+		"A call that needs another call's result goes in a later message",
+		"one per call in the order of your calls",
 		`<tool_result name="TOOL_NAME" success="true|false">`,
 		"### web_search\nSearch the web.\n",
 		"- query (string, required): What to search for.\n",

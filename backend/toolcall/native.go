@@ -48,11 +48,12 @@ func NativeDefs(ts []tools.Tool) []llm.ToolDef {
 }
 
 // NativeInstructions returns the short tool-use rule appended to the system prompt in
-// native mode, where the endpoint already carries the tool definitions (seed 001: one
-// tool call per agent round).
+// native mode, where the endpoint already carries the tool definitions: independent calls
+// go in one message (every call of a reply runs, the independent ones at once), a call
+// that needs another's result in a later one.
 func NativeInstructions() string {
-	return "Call at most one tool per message, then wait for its result before calling another. " +
-		"When you need no tool, answer directly without calling one."
+	return "When you need several tool calls that do not depend on each other, make them all in one message: they run at the same time and their results come back together, in the order of your calls. " +
+		"Make a call that needs another call's result in a later message. When you need no tool, answer directly without calling one."
 }
 
 // ParseNative decodes the native tool calls the llm package assembled, in order, one Call

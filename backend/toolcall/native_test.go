@@ -60,8 +60,11 @@ func TestNativeDefs(t *testing.T) {
 }
 
 func TestNativeInstructions(t *testing.T) {
-	if s := NativeInstructions(); !strings.Contains(s, "at most one tool per message") {
-		t.Errorf("NativeInstructions() = %q, want the one-call-per-message rule", s)
+	s := NativeInstructions()
+	for _, want := range []string{"make them all in one message", "in the order of your calls", "needs another call's result in a later message"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("NativeInstructions() = %q, want %q: independent calls together, dependent ones later", s, want)
+		}
 	}
 }
 

@@ -10,8 +10,8 @@
 //
 // Both parsers repair the common, unambiguous mistakes models make and report the rest
 // in Call.Err with a message written for the model, so the engine can send it back as a
-// failed tool result. Seed 001 executes at most one tool call per agent round; the
-// parsers still return every call they find, in order, and the engine takes the first.
+// failed tool result. The parsers return every call they find, in order; the engine runs
+// them all.
 package toolcall
 
 import (

@@ -213,3 +213,9 @@ func (t ReadFile) Execute(ctx context.Context, p map[string]any) Result {
 	}
 	return res
 }
+
+// ReadOnly reports true: a SearchFiles call touches none of the run's artifacts (tools.ReadOnly).
+func (SearchFiles) ReadOnly() bool { return true }
+
+// ReadOnly reports true: a ReadFile call touches none of the run's artifacts (tools.ReadOnly).
+func (ReadFile) ReadOnly() bool { return true }

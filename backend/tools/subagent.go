@@ -54,3 +54,6 @@ func (c CallSubagent) Execute(_ context.Context, p map[string]any) Result {
 	}
 	return Result{Success: true, Metadata: map[string]any{MetaTarget: name, MetaInstruction: instr}}
 }
+
+// ReadOnly reports true: a CallSubagent call touches none of the run's artifacts (tools.ReadOnly).
+func (CallSubagent) ReadOnly() bool { return true }

@@ -48,6 +48,25 @@ type Tool interface {
 	Execute(ctx context.Context, params map[string]any) Result
 }
 
+// ReadOnly is implemented by tools whose calls neither change nor read the run's
+// artifacts (documents and declared artifacts): they only read the web, the user's local
+// files, or delegate to a sub-agent that does. ReadOnly returning true lets the engine run
+// such calls concurrently with the other calls of the same reply (up to the run's limit);
+// every other call — a tool without the method, or returning false, such as the artifact
+// tools (read_artifact included: it reads what a write of the same reply may change) and
+// record_artifact — runs one at a time, in call order (docs/ARCHITECTURE.md, "Several
+// tool calls in one reply").
+type ReadOnly interface {
+	ReadOnly() bool
+}
+
+// IsReadOnly reports whether t declares itself read-only (ReadOnly); undeclared tools are
+// writes.
+func IsReadOnly(t Tool) bool {
+	ro, ok := t.(ReadOnly)
+	return ok && ro.ReadOnly()
+}
+
 // CallInfo is the context of one tool call, set by the engine on the ctx given to
 // Tool.Execute (WithCall): the run's conversation and message, the call's id as the model
 // sent it (native mode) or as the engine made it (xml mode), the tool's name and the

@@ -235,6 +235,12 @@ func (t WebFetch) Execute(ctx context.Context, p map[string]any) Result {
 	return res
 }
 
+// ReadOnly reports true: a WebSearch call touches none of the run's artifacts (tools.ReadOnly).
+func (WebSearch) ReadOnly() bool { return true }
+
+// ReadOnly reports true: a WebFetch call touches none of the run's artifacts (tools.ReadOnly).
+func (WebFetch) ReadOnly() bool { return true }
+
 // refused is web_fetch's failed Result for an address that carries text read from local
 // files (err from exfil.Guard.Check): the model is told why and what to do instead, the
 // activity shows the same text, and MetaFailure, for the answer's footer, names the host

@@ -126,6 +126,8 @@ export interface DataToolComplete {
 export interface DataSubagentInstruction {
   target: string;
   instruction: string;
+  /** The lead's call_subagent call id: the instance id every event of the sub-agent carries. */
+  call_id?: string;
 }
 
 /** Full state of one artifact as seen by the run (events.ArtifactSnapshot, seed 000). */
@@ -250,6 +252,12 @@ export interface AgentStep {
   round: number;
   /** Nesting level: 0 for the root (lead) agent, 1 for its sub-agents, and so on. */
   depth: number;
+  /**
+   * The sub-agent instance the round belongs to: the call id of the lead's call_subagent
+   * that started it (the events' data.instance); "" or absent for the lead, and for events
+   * recorded before instances existed. Instances of one reply run at once, as lanes.
+   */
+  instance?: string;
   /** The task a sub-agent was given (round 0 only; "" for the lead). */
   instruction: string;
   status: StepStatus;
@@ -277,6 +285,8 @@ export interface ToolStep {
   params: Record<string, unknown>;
   /** The depth of the agent that made the call; a sub-agent's steps nest under call_subagent. */
   depth: number;
+  /** The sub-agent instance that made the call (see AgentStep.instance). */
+  instance?: string;
   status: StepStatus;
   result: string;
   error: string;
@@ -298,6 +308,8 @@ export interface NoteStep {
    */
   parts?: TextPart[];
   depth: number;
+  /** The sub-agent instance the note belongs to (see AgentStep.instance). */
+  instance?: string;
   status: StepStatus;
   /** Longer text the line expands to (a compaction summary or its error); "" when none. */
   detail?: string;
@@ -357,6 +369,8 @@ export interface Compaction {
   /** Seq of compaction_start (or of the summary when its start was not seen). */
   seq: number;
   agent: string;
+  /** The sub-agent instance compacted (see AgentStep.instance); absent for the lead. */
+  instance?: string;
   /** running until compaction_summary; failed when the summary was not made (ignored as a boundary). */
   status: 'running' | 'done' | 'failed';
   tokensBefore: number;

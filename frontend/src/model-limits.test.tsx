@@ -34,8 +34,17 @@ const stored = {
 
 describe('model call limits, parsed', () => {
   it('keeps empty fields as the defaults (0) and whole numbers in range', () => {
-    expect(parseModelLimits({ idle: '', answer: '' })).toEqual({ value: { model_idle_timeout_seconds: 0, max_answer_mb: 0 }, errors: {} });
-    expect(parseModelLimits({ idle: ' 1,200 ', answer: '64' })).toEqual({ value: { model_idle_timeout_seconds: 1200, max_answer_mb: 64 }, errors: {} });
+    expect(parseModelLimits({ idle: '', answer: '' })).toEqual({ value: { model_idle_timeout_seconds: 0, max_answer_mb: 0, max_parallel_tool_calls: 0 }, errors: {} });
+    expect(parseModelLimits({ idle: ' 1,200 ', answer: '64', parallel: '16' })).toEqual({
+      value: { model_idle_timeout_seconds: 1200, max_answer_mb: 64, max_parallel_tool_calls: 16 },
+      errors: {},
+    });
+    expect(parseModelLimits({ idle: '', answer: '', parallel: '1' }).value.max_parallel_tool_calls).toBe(1);
+  });
+  it.each(['0', '17', 'two'])('refuses %j tool calls at once under max_parallel_tool_calls', (parallel) => {
+    const p = parseModelLimits({ idle: '', answer: '', parallel });
+    expect(Object.keys(p.errors)).toEqual(['max_parallel_tool_calls']);
+    expect(p.errors.max_parallel_tool_calls).toBe('enter a whole number of calls from 1 to 16, or leave it empty');
   });
   it.each([
     ['4', '', 'model_idle_timeout_seconds'],
@@ -50,9 +59,9 @@ describe('model call limits, parsed', () => {
     expect(p.errors[field]).toMatch(/^enter a whole number of (seconds|MB) from \d+ to [\d,]+, or leave it empty$/);
   });
   it('shows stored defaults (and an older backend without the fields) as empty fields', () => {
-    expect(modelLimitTexts({ model_idle_timeout_seconds: 300, max_answer_mb: 4 })).toEqual({ idle: '', answer: '' });
-    expect(modelLimitTexts({})).toEqual({ idle: '', answer: '' });
-    expect(modelLimitTexts({ model_idle_timeout_seconds: 45, max_answer_mb: 8 })).toEqual({ idle: '45', answer: '8' });
+    expect(modelLimitTexts({ model_idle_timeout_seconds: 300, max_answer_mb: 4, max_parallel_tool_calls: 4 })).toEqual({ idle: '', answer: '', parallel: '' });
+    expect(modelLimitTexts({})).toEqual({ idle: '', answer: '', parallel: '' });
+    expect(modelLimitTexts({ model_idle_timeout_seconds: 45, max_answer_mb: 8, max_parallel_tool_calls: 1 })).toEqual({ idle: '45', answer: '8', parallel: '1' });
   });
   it('goes into what Save sends, or stops it naming the field; the backend’s errors land on the fields', () => {
     const base: SettingsInput = { base_url: '', api_key: '', clear_api_key: false, model: 'm', tool_call_mode: 'native', searxng_url: '', allow_private_network: false, max_upload_mb: 20 };
@@ -61,7 +70,7 @@ describe('model call limits, parsed', () => {
     const bad = buildSettingsInput(base, '20', { ...extra, limits: { idle: '1', answer: '8' } });
     expect(bad.input).toBeNull();
     expect(Object.keys(bad.errors ?? {})).toEqual(['model_idle_timeout_seconds']);
-    expect(isSettingsField('model_idle_timeout_seconds') && isSettingsField('max_answer_mb')).toBe(true);
+    expect(isSettingsField('model_idle_timeout_seconds') && isSettingsField('max_answer_mb') && isSettingsField('max_parallel_tool_calls')).toBe(true);
     const e = new Error('{"code":"invalid_settings","message":"invalid settings: max_answer_mb: 65 is outside 1–64","fields":{"max_answer_mb":"65 is outside 1–64"}}');
     expect(parseSettingsErrors(e)).toEqual({ fields: { max_answer_mb: '65 is outside 1–64' }, general: '' });
   });
@@ -138,8 +147,12 @@ describe('settings dialog: model call limits', () => {
 
     type(idle, '45');
     expect(host.querySelector('#err-model_idle_timeout_seconds')).toBeNull();
+    const parallel = field('Tool calls at once');
+    expect(parallel.value).toBe('');
+    expect(parallel.placeholder).toBe('4');
+    type(parallel, '2');
     await submit();
     expect(save).toHaveBeenCalledTimes(1);
-    expect(save.mock.calls[0]?.[0]).toMatchObject({ model_idle_timeout_seconds: 45, max_answer_mb: 8 });
+    expect(save.mock.calls[0]?.[0]).toMatchObject({ model_idle_timeout_seconds: 45, max_answer_mb: 8, max_parallel_tool_calls: 2 });
   });
 });

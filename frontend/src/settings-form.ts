@@ -217,37 +217,45 @@ export function parseUploadLimit(text: string): number | null {
 }
 
 /**
- * Bounds of the model call limits (config.Settings): the idle timeout in seconds and the
- * answer size cap in MiB. An empty field means the default.
+ * Bounds of the model call limits (config.Settings): the idle timeout in seconds, the
+ * answer size cap in MiB and how many tool calls of one reply run at once. An empty field
+ * means the default.
  */
 export const MODEL_LIMITS = {
   idle: { min: 5, max: 3600, default: 300 },
   answer: { min: 1, max: 64, default: 4 },
+  parallel: { min: 1, max: 16, default: 4 },
 } as const;
 
-/** The model call limits as typed: idle timeout (seconds) and answer cap (MB); "" = the default. */
+/**
+ * The model call limits as typed: idle timeout (seconds), answer cap (MB) and tool calls at
+ * once; "" = the default. `parallel` may be missing (a form from before it): the default.
+ */
 export interface ModelLimitTexts {
   idle: string;
   answer: string;
+  parallel?: string;
 }
 
 /**
  * The texts the form shows for the stored limits: empty where the stored value is the
  * default (or missing, from an older backend), so the placeholder shows the default.
  */
-export function modelLimitTexts(s: { model_idle_timeout_seconds?: number; max_answer_mb?: number }): ModelLimitTexts {
+export function modelLimitTexts(s: { model_idle_timeout_seconds?: number; max_answer_mb?: number; max_parallel_tool_calls?: number }): ModelLimitTexts {
   const idle = s.model_idle_timeout_seconds ?? 0;
   const answer = s.max_answer_mb ?? 0;
+  const parallel = s.max_parallel_tool_calls ?? 0;
   return {
     idle: idle > 0 && idle !== MODEL_LIMITS.idle.default ? String(idle) : '',
     answer: answer > 0 && answer !== MODEL_LIMITS.answer.default ? String(answer) : '',
+    parallel: parallel > 0 && parallel !== MODEL_LIMITS.parallel.default ? String(parallel) : '',
   };
 }
 
 /** The result of parsing the limits: the fields to save (0 = the default), or errors by field name. */
 export interface ParsedModelLimits {
-  value: { model_idle_timeout_seconds: number; max_answer_mb: number };
-  /** By the backend's field names ("model_idle_timeout_seconds", "max_answer_mb"); empty when valid. */
+  value: { model_idle_timeout_seconds: number; max_answer_mb: number; max_parallel_tool_calls: number };
+  /** By the backend's field names ("model_idle_timeout_seconds", "max_answer_mb", "max_parallel_tool_calls"); empty when valid. */
   errors: Record<string, string>;
 }
 
@@ -259,5 +267,7 @@ export function parseModelLimits(t: ModelLimitTexts): ParsedModelLimits {
   if (idle === null) errors.model_idle_timeout_seconds = i18n.t('settings:validation.idleTimeout', { min: fmt(L.idle.min), max: fmt(L.idle.max) });
   const answer = parseWholeNumber(t.answer, L.answer.min, L.answer.max);
   if (answer === null) errors.max_answer_mb = i18n.t('settings:validation.answerCap', { min: fmt(L.answer.min), max: fmt(L.answer.max) });
-  return { value: { model_idle_timeout_seconds: idle ?? 0, max_answer_mb: answer ?? 0 }, errors };
+  const parallel = parseWholeNumber(t.parallel ?? '', L.parallel.min, L.parallel.max);
+  if (parallel === null) errors.max_parallel_tool_calls = i18n.t('settings:validation.parallelCalls', { min: fmt(L.parallel.min), max: fmt(L.parallel.max) });
+  return { value: { model_idle_timeout_seconds: idle ?? 0, max_answer_mb: answer ?? 0, max_parallel_tool_calls: parallel ?? 0 }, errors };
 }

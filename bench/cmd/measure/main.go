@@ -72,11 +72,16 @@ func main() {
 	winBin := flag.String("window-bin", "build/bin/artifactflow-window", "the window binary")
 	out := flag.String("out", "bench", "folder for results.json and results.md")
 	openOnly := flag.Bool("open-only", false, "measure only the opening of the 10,000-event conversation; print, write nothing")
+	researchOnly := flag.Bool("research-only", false, "measure only the research speed (parallel tool calls); print, write nothing")
 	flag.Parse()
 	if !builtWithFTS5 {
 		// Without the tag every fixture row would read "not measured: no such module: fts5".
 		fmt.Fprintln(os.Stderr, "measure: build with -tags sqlite_fts5 (go run -tags sqlite_fts5 ./bench/cmd/measure; make bench does)")
 		os.Exit(2)
+	}
+	if *researchOnly {
+		measureResearch(func(r Row) { fmt.Printf("%s: %s %s (%s)\n", r.Name, fmtVal(r), r.Unit, r.Note) })
+		return
 	}
 	if *openOnly {
 		measureOpen(*bin, func(r Row) { fmt.Printf("%s: %s %s (%s)\n", r.Name, fmtVal(r), r.Unit, r.Note) })
@@ -136,6 +141,7 @@ func main() {
 		}
 	}
 	measureOpen(*bin, add)
+	measureResearch(add)
 	res.LoadAvg += " -> " + loadavg()
 	if err := write(*out, res); err != nil {
 		fmt.Fprintln(os.Stderr, "measure:", err)
@@ -159,6 +165,57 @@ func measureOpen(bin string, add func(Row)) {
 	name, ns, allocs, err := goBench("./bench/fixture/", "^BenchmarkOpenConversation10k$", regexp.MustCompile(`^BenchmarkOpenConversation10k$`))
 	add(row("open a 10,000-event conversation, Go calls time (median of 5)", scale(ns, 1e-6), err, "ms", 0, name+"; Get, newest History page of 200, artifact list"))
 	add(row("open a 10,000-event conversation, Go calls allocations (median of 5)", allocs, err, "allocs", 0, name))
+}
+
+// researchBudget is the research-speed row's budget: three sub-agents asked in one reply
+// must take at most this share of the wall time of the same research asked one per reply.
+const researchBudget = 0.45
+
+// measureResearch adds the research-speed rows (BenchmarkResearchSpeed in backend/engine,
+// run once: the llmtest model server answering each reply in 0.6 s, pages served in 0.6 s):
+// the ratio of the two wall times against researchBudget, and each wall time.
+func measureResearch(add func(Row)) {
+	cmd := exec.Command("go", "test", "-tags", "sqlite_fts5", "-run", "^$", "-bench", "^BenchmarkResearchSpeed$", "-benchtime", "1x", "-count", "1", "./backend/engine/")
+	out, err := cmd.CombinedOutput()
+	var m map[string]float64
+	if err != nil {
+		err = fmt.Errorf("go test -bench BenchmarkResearchSpeed: %w\n%s", err, out)
+	} else {
+		m, err = benchMetrics(string(out), regexp.MustCompile(`^BenchmarkResearchSpeed$`))
+	}
+	together, oneByOne := m["together-s"], m["one-by-one-s"]
+	note := fmt.Sprintf("a lead reading 3 pages through crawl_agent, model replies 0.6 s over HTTP (llmtest server), pages 0.6 s (real fetcher): 3 sub-agents in one reply %.2f s, one per reply %.2f s; BenchmarkResearchSpeed", together, oneByOne)
+	add(row("research speed: 3 sub-agents in one reply / one per reply", m["ratio"], err, "ratio", researchBudget, note))
+	add(row("research speed: 3 sub-agents in one reply, wall time", together, err, "s", 0, "BenchmarkResearchSpeed together-s"))
+	add(row("research speed: one sub-agent per reply, wall time", oneByOne, err, "s", 0, "BenchmarkResearchSpeed one-by-one-s"))
+}
+
+// benchMetrics reads `go test -bench` output: the metrics of the first benchmark whose name
+// (without the -GOMAXPROCS suffix) matches want, each the median of its runs, by unit. A
+// benchmark that matches nothing gives an error wrapping errNotMeasured.
+func benchMetrics(out string, want *regexp.Regexp) (map[string]float64, error) {
+	var name string
+	all := map[string][]float64{}
+	for _, l := range strings.Split(out, "\n") {
+		m := benchLine.FindStringSubmatch(l)
+		if m == nil || !want.MatchString(m[1]) || (name != "" && m[1] != name) {
+			continue
+		}
+		name = m[1]
+		f := strings.Fields(m[2])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, _ := strconv.ParseFloat(f[i], 64)
+			all[f[i+1]] = append(all[f[i+1]], v)
+		}
+	}
+	if name == "" {
+		return nil, fmt.Errorf("no benchmark matching %s: %w", want, errNotMeasured)
+	}
+	out2 := make(map[string]float64, len(all))
+	for u, vs := range all {
+		out2[u] = median(vs)
+	}
+	return out2, nil
 }
 
 func row(name string, v float64, err error, unit string, budget float64, note string) Row {

@@ -116,3 +116,18 @@ func TestParseOpen(t *testing.T) {
 		t.Fatalf("note %q, want %q", got, want)
 	}
 }
+
+// TestBenchMetrics: the research-speed benchmark's custom metrics are read by unit, the
+// median over its runs; a benchmark that did not run is not measured.
+func TestBenchMetrics(t *testing.T) {
+	out := "BenchmarkResearchSpeed-2   \t       1\t11351320735 ns/op\t         8.009 one-by-one-s\t         0.3935 ratio\t         3.151 together-s\n" +
+		"BenchmarkResearchSpeed-2   \t       1\t11000000000 ns/op\t         8.5 one-by-one-s\t         0.40 ratio\t         3.4 together-s\n" +
+		"BenchmarkResearchSpeed-2   \t       1\t11000000000 ns/op\t         7.5 one-by-one-s\t         0.38 ratio\t         2.9 together-s\nPASS\n"
+	m, err := benchMetrics(out, regexp.MustCompile(`^BenchmarkResearchSpeed$`))
+	if err != nil || m["ratio"] != 0.3935 || m["together-s"] != 3.151 || m["one-by-one-s"] != 8.009 {
+		t.Fatalf("metrics %v, %v", m, err)
+	}
+	if _, err := benchMetrics("PASS\n", regexp.MustCompile(`^BenchmarkResearchSpeed$`)); !errors.Is(err, errNotMeasured) {
+		t.Fatalf("err = %v, want errNotMeasured", err)
+	}
+}

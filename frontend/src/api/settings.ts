@@ -77,11 +77,14 @@ export type Settings = Omit<
   | 'load_remote_images'
   | 'model_idle_timeout_seconds'
   | 'max_answer_mb'
+  | 'max_parallel_tool_calls'
 > & {
   search: SearchSettings;
   /** The model call limits (seconds, MiB); missing or 0 from an older backend: the defaults. */
   model_idle_timeout_seconds?: number;
   max_answer_mb?: number;
+  /** How many tool calls of one reply run at once (1–16); missing or 0 from an older backend: the default. */
+  max_parallel_tool_calls?: number;
   search_providers: SearchProvider[];
   lead: AgentModelSettings;
   sub_agents: AgentModelSettings;
@@ -106,8 +109,8 @@ export type SearchInput = Model<app.SearchInput>;
  * `max_upload_mb` in MiB (1–1024; 0 = the default, 20). Left out: `search` and the agent
  * models keep the stored ones, `load_remote_images` is "ask", and the model-context and
  * tool fields (the conversation settings form adds them) keep theirs, and so do
- * `model_idle_timeout_seconds` (5–3600 s) and `max_answer_mb` (1–64; 0 = the default for
- * either) when left out.
+ * `model_idle_timeout_seconds` (5–3600 s), `max_answer_mb` (1–64) and
+ * `max_parallel_tool_calls` (1–16; 0 = the default for each) when left out.
  */
 export type SettingsInput = Omit<
   Model<app.SettingsInput>,
@@ -122,11 +125,18 @@ export type SettingsInput = Omit<
   | 'load_remote_images'
   | 'model_idle_timeout_seconds'
   | 'max_answer_mb'
+  | 'max_parallel_tool_calls'
 > &
   Partial<
     Pick<
       Model<app.SettingsInput>,
-      'context_window' | 'compact_at_percent' | 'tool_permissions' | 'permission_timeout_seconds' | 'model_idle_timeout_seconds' | 'max_answer_mb'
+      | 'context_window'
+      | 'compact_at_percent'
+      | 'tool_permissions'
+      | 'permission_timeout_seconds'
+      | 'model_idle_timeout_seconds'
+      | 'max_answer_mb'
+      | 'max_parallel_tool_calls'
     >
   > & {
     revision?: string;
@@ -192,6 +202,7 @@ function settings(v: unknown): Settings {
     // 0 from an older backend without the model call limits: the form shows the defaults.
     model_idle_timeout_seconds: n(x.model_idle_timeout_seconds),
     max_answer_mb: n(x.max_answer_mb),
+    max_parallel_tool_calls: n(x.max_parallel_tool_calls),
   };
 }
 

@@ -1,7 +1,7 @@
 // Reducers of an agent's rounds: agent_start, llm_chunk, llm_complete and agent_complete.
 // The root (lead) agent's text is the run's candidate answer; a sub-agent's text stays in its step.
 import type { AgentStep, DataAgentComplete, DataAgentStart, DataLLMChunk, DataLLMComplete, RunEvent, RunState } from '../events';
-import { LEAD_AGENT, num, ownerOf, replaceStep, rootAgent, runningAgentStep, str, usageOf } from './run-util';
+import { instanceOf, LEAD_AGENT, num, ownerOf, replaceStep, rootAgent, runningAgentStep, str, usageOf } from './run-util';
 
 /** Applies one streamed delta (llm_chunk) to the root agent's answer or a sub-agent's step. */
 export function applyChunk(run: RunState, ev: RunEvent): RunState {
@@ -9,11 +9,12 @@ export function applyChunk(run: RunState, ev: RunEvent): RunState {
   const content = str(d.content);
   const reasoning = str(d.reasoning);
   const agent = ownerOf(run, ev.agent_name);
-  if (agent === rootAgent(run)) {
+  const instance = instanceOf(ev);
+  if (agent === rootAgent(run) && instance === '') {
     const base = d.reset === true ? { answer: '', reasoning: '' } : run;
     return { ...run, answer: base.answer + content, reasoning: base.reasoning + reasoning };
   }
-  const found = runningAgentStep(run.steps, agent);
+  const found = runningAgentStep(run.steps, agent, instance);
   if (!found) return run;
   const { i, step } = found;
   const base = d.reset === true ? { text: '', reasoning: '' } : step;
@@ -45,13 +46,18 @@ function archiveRootText(run: RunState, i: number, step: AgentStep, content: str
   };
 }
 
-/** agent_start: a new round of an agent, nested by the agent stack. */
+/**
+ * agent_start: a new round of an agent, nested by the agent stack; a round of a sub-agent
+ * instance (data.instance) goes in that instance's lane, one below the lead, and leaves the
+ * stack alone, since instances of one reply run at once.
+ */
 export function agentStart(run: RunState, ev: RunEvent): RunState {
   const d = ev.data as Partial<DataAgentStart>;
   const name = ev.agent_name || LEAD_AGENT;
+  const instance = instanceOf(ev);
   const at = run.agentStack.indexOf(name);
-  const agentStack = at >= 0 ? run.agentStack.slice(0, at + 1) : [...run.agentStack, name];
-  const depth = agentStack.length - 1;
+  const agentStack = instance !== '' ? run.agentStack : at >= 0 ? run.agentStack.slice(0, at + 1) : [...run.agentStack, name];
+  const depth = instance !== '' ? 1 : agentStack.length - 1;
   const { [name]: pending = '', ...pendingInstructions } = run.pendingInstructions;
   const step: AgentStep = {
     kind: 'agent',
@@ -59,6 +65,7 @@ export function agentStart(run: RunState, ev: RunEvent): RunState {
     agent: name,
     round: num(d.round),
     depth,
+    ...(instance !== '' ? { instance } : {}),
     instruction: str(d.instruction) || pending,
     status: 'running',
     text: '',
@@ -73,7 +80,7 @@ export function agentStart(run: RunState, ev: RunEvent): RunState {
   const steps = run.steps.map((s) =>
     s.kind !== 'agent'
       ? s
-      : s.agent === name && s.status === 'running'
+      : s.agent === name && (s.instance ?? '') === instance && s.status === 'running'
         ? { ...s, status: 'done' as const }
         : isRoot && s.depth === 0 && s.answered
           ? { ...s, answered: false }
@@ -95,9 +102,10 @@ export function llmComplete(initial: RunState, ev: RunEvent): RunState {
   let run = initial;
   const c = ev.data as Partial<DataLLMComplete>;
   const owner = ownerOf(run, ev.agent_name);
+  const instance = instanceOf(ev);
   const prompt = usageOf(c.usage).prompt_tokens;
-  if (owner === rootAgent(run) && prompt > 0) run = { ...run, contextTokens: prompt };
-  const found = runningAgentStep(run.steps, owner);
+  if (owner === rootAgent(run) && instance === '' && prompt > 0) run = { ...run, contextTokens: prompt };
+  const found = runningAgentStep(run.steps, owner, instance);
   if (!found) return run;
   const { i, step } = found;
   const content = str(c.content);
@@ -125,7 +133,8 @@ export function llmComplete(initial: RunState, ev: RunEvent): RunState {
 /** agent_complete: the round ends, with an answer or a routing (tool call, delegation). */
 export function agentComplete(run: RunState, ev: RunEvent): RunState {
   const c = ev.data as Partial<DataAgentComplete>;
-  const found = runningAgentStep(run.steps, ownerOf(run, ev.agent_name));
+  const instance = instanceOf(ev);
+  const found = runningAgentStep(run.steps, ownerOf(run, ev.agent_name), instance);
   if (!found) return run;
   const { i, step } = found;
   const routing = str(c.routing);
@@ -133,7 +142,7 @@ export function agentComplete(run: RunState, ev: RunEvent): RunState {
   const closed = { status: 'done' as const, routing, target: str(c.target) };
   if (step.depth !== 0) {
     // A sub-agent that answers returns control to the agent that called it.
-    const agentStack = routing === '' ? run.agentStack.slice(0, step.depth) : run.agentStack;
+    const agentStack = routing === '' && instance === '' ? run.agentStack.slice(0, step.depth) : run.agentStack;
     return {
       ...run,
       agentStack,

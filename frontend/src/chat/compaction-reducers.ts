@@ -4,7 +4,7 @@ import type { Compaction, DataCompactionStart, DataCompactionSummary, NoteStep, 
 import { formatCount } from '../format';
 import { i18n } from '../i18n';
 import { noteText } from './localize';
-import { depthOf, findLast, num, ownerOf, replaceStep, rootAgent, str } from './run-util';
+import { findLast, instanceOf, num, ownerOf, placeOf, replaceStep, rootAgent, str } from './run-util';
 
 /** compaction_start: an agent's context passed its threshold and is being summarised. */
 export function compactionStart(run: RunState, ev: RunEvent): RunState {
@@ -13,6 +13,7 @@ export function compactionStart(run: RunState, ev: RunEvent): RunState {
   const mark: Compaction = {
     seq: ev.seq,
     agent: owner,
+    ...(instanceOf(ev) !== '' ? { instance: instanceOf(ev) } : {}),
     status: 'running',
     tokensBefore: num(c.tokens_before),
     tokensAfter: 0,
@@ -29,7 +30,7 @@ export function compactionStart(run: RunState, ev: RunEvent): RunState {
     key: `n${String(ev.seq)}`,
     // i18n-keys: chat:notes.compacting chat:notes.compactingAgent
     ...noteText(owner === rootAgent(run) ? { key: 'chat:notes.compacting' } : { key: 'chat:notes.compactingAgent', params: { agent: owner } }),
-    depth: depthOf(run, owner),
+    ...placeOf(run, ev),
     status: 'running',
   };
   return { ...run, compactions: [...run.compactions, mark], steps: [...run.steps, note] };
@@ -49,7 +50,8 @@ export function compactionSummary(run: RunState, ev: RunEvent): RunState {
   const c = ev.data as Partial<DataCompactionSummary>;
   const owner = ownerOf(run, ev.agent_name);
   const ok = c.success === true;
-  const at = run.compactions.findLastIndex((m) => m.agent === owner && m.status === 'running');
+  const instance = instanceOf(ev);
+  const at = run.compactions.findLastIndex((m) => m.agent === owner && (m.instance ?? '') === instance && m.status === 'running');
   const base: Compaction =
     run.compactions[at] ??
     ({ seq: ev.seq, agent: owner, status: 'running', tokensBefore: 0, tokensAfter: 0, threshold: 0, window: 0, messages: 0, summary: '', kept: '', error: '', durationMs: 0 } satisfies Compaction);
@@ -68,12 +70,12 @@ export function compactionSummary(run: RunState, ev: RunEvent): RunState {
     kind: 'note',
     key: `n${String(mark.seq)}`,
     ...noteText(summaryParts(ok, mark, owner === rootAgent(run) ? '' : owner)),
-    depth: depthOf(run, owner),
+    ...placeOf(run, ev),
     status: ok ? 'done' : 'error',
     detail: ok ? mark.summary : mark.error,
   };
   const found = findLast(run.steps, (s): s is NoteStep => s.kind === 'note' && s.key === note.key);
   const steps = found ? replaceStep(run.steps, found.i, note) : [...run.steps, note];
-  const contextTokens = ok && owner === rootAgent(run) && mark.tokensAfter > 0 ? mark.tokensAfter : run.contextTokens;
+  const contextTokens = ok && owner === rootAgent(run) && instance === '' && mark.tokensAfter > 0 ? mark.tokensAfter : run.contextTokens;
   return { ...run, compactions, steps, contextTokens };
 }

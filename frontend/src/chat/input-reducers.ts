@@ -14,7 +14,7 @@ import type {
 } from '../events';
 import { clip, shortUrl } from '../format';
 import { noteText } from './localize';
-import { depthOf, findLast, num, obj, ownerOf, replaceStep, rootAgent, str } from './run-util';
+import { findLast, num, obj, ownerOf, placeOf, replaceStep, rootAgent, str } from './run-util';
 
 // i18n-keys: chat:notes.addedReached chat:notes.permissionWaiting
 const DECISIONS: readonly PermissionDecision[] = ['approve', 'deny', 'always_allow', 'timeout', 'cancelled'];
@@ -80,7 +80,7 @@ export function permissionRequest(run: RunState, ev: RunEvent): RunState {
     kind: 'note',
     key: `p${requestId}`,
     ...noteText({ key: 'chat:notes.permissionWaiting', params: { subject: permissionSubject(ask) } }),
-    depth: depthOf(run, owner),
+    ...placeOf(run, ev),
     status: 'running',
   };
   return { ...run, permissions: [...run.permissions, ask], steps: [...run.steps, note] };

@@ -1,6 +1,6 @@
 // Small helpers shared by the run reducers (src/chat/*-reducers.ts): lenient readers of event
 // data and lookups in a run's steps. Pure functions; nothing here renders or talks to the backend.
-import type { AgentStep, RunState, Step, StepStatus, Usage } from '../events';
+import type { AgentStep, RunEvent, RunState, Step, StepStatus, Usage } from '../events';
 
 /** The agent that owns a run when no agent_start has named one yet. */
 export const LEAD_AGENT = 'lead_agent';
@@ -44,10 +44,28 @@ export function findLast<T extends Step>(steps: readonly Step[], pred: (s: Step)
   return undefined;
 }
 
-/** The latest agent step of `agent` if it is still running. */
-export function runningAgentStep(steps: readonly Step[], agent: string): { i: number; step: AgentStep } | undefined {
-  const found = findLast(steps, (s): s is AgentStep => s.kind === 'agent' && s.agent === agent);
+/**
+ * The sub-agent instance an event belongs to: its data's `instance` (the call id of the lead's
+ * call_subagent that started it), '' for the lead's events and for events recorded before
+ * instances existed.
+ */
+export function instanceOf(ev: RunEvent): string {
+  return str(ev.data.instance);
+}
+
+/** The latest agent step of `agent` (in `instance`, '' for none) if it is still running. */
+export function runningAgentStep(steps: readonly Step[], agent: string, instance = ''): { i: number; step: AgentStep } | undefined {
+  const found = findLast(steps, (s): s is AgentStep => s.kind === 'agent' && s.agent === agent && (s.instance ?? '') === instance);
   return found?.step.status === 'running' ? found : undefined;
+}
+
+/**
+ * The nesting depth and lane of a new step for event `ev`: a sub-agent instance's steps sit
+ * one below the lead, in the instance's lane; other steps nest by the agent stack.
+ */
+export function placeOf(run: RunState, ev: RunEvent): { depth: number; instance?: string } {
+  const instance = instanceOf(ev);
+  return instance !== '' ? { depth: 1, instance } : { depth: depthOf(run, ownerOf(run, ev.agent_name)) };
 }
 
 /** A copy of `steps` with step `i` replaced. */

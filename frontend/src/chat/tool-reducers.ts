@@ -3,7 +3,7 @@
 import type { DataHookResult, DataSubagentInstruction, DataToolComplete, DataToolStart, NoteStep, RunEvent, RunState, TextPart, ToolStep } from '../events';
 import { i18n } from '../i18n';
 import { noteText } from './localize';
-import { depthOf, findLast, num, obj, ownerOf, replaceStep, str } from './run-util';
+import { findLast, num, obj, ownerOf, placeOf, replaceStep, str } from './run-util';
 
 /** tool_start: a tool call begins, nested under the agent that made it. */
 export function toolStart(run: RunState, ev: RunEvent): RunState {
@@ -16,7 +16,7 @@ export function toolStart(run: RunState, ev: RunEvent): RunState {
     agent: owner,
     tool: str(t.tool),
     params: obj(t.params),
-    depth: depthOf(run, owner),
+    ...placeOf(run, ev),
     status: 'running',
     result: '',
     error: '',
@@ -48,11 +48,14 @@ export function toolComplete(run: RunState, ev: RunEvent): RunState {
   };
 }
 
-/** subagent_instruction: remembers the task until the sub-agent's agent_start. */
+/**
+ * subagent_instruction: remembers the task until the sub-agent's agent_start. An instance's
+ * agent_start carries its own task (call_id set), so nothing needs remembering then.
+ */
 export function subagentInstruction(run: RunState, ev: RunEvent): RunState {
   const s = ev.data as Partial<DataSubagentInstruction>;
   const target = str(s.target);
-  if (target === '') return run;
+  if (target === '' || str(s.call_id) !== '') return run;
   return { ...run, pendingInstructions: { ...run.pendingInstructions, [target]: str(s.instruction) } };
 }
 
@@ -78,7 +81,7 @@ export function hookResult(run: RunState, ev: RunEvent): RunState {
     kind: 'note',
     key: `h${String(ev.seq)}`,
     ...noteText(...hookParts(h)),
-    depth: depthOf(run, ownerOf(run, ev.agent_name)),
+    ...placeOf(run, ev),
     status: ok ? 'done' : 'error',
     detail: ok ? '' : str(h.error),
   };

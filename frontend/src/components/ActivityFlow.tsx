@@ -2,6 +2,7 @@ import { Fragment, useState, type CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import { artifactStepView, type ArtifactStepView } from '../artifact-step';
 import { webSummary } from '../citations';
+import { flowItems, type Lane } from '../chat/lanes';
 import { runWeb, visibleText, type RunState, type Step } from '../events';
 import { clip, describeStep, formatDuration } from '../format';
 import { CheckIcon, ChevronIcon, Spinner, StoppedIcon, XIcon } from './icons';
@@ -87,6 +88,9 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
         : step.answered && step.depth === 0
           ? ''
           : clip(visibleText(step.text), 240);
+  // A sub-agent's round streams its text under its task while it runs (the end of it).
+  const live = step.kind === 'agent' && step.status === 'running' && step.depth > 0 ? visibleText(step.text) : '';
+  const stream = live.length > 240 ? `…${live.slice(-240)}` : live;
   const detailText =
     step.kind === 'tool'
       ? step.error || step.result
@@ -142,8 +146,34 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
         <div className="step-head">{body}</div>
       )}
       {note && !open ? <div className="step-note">{note}</div> : null}
+      {stream !== '' && stream !== note && !open ? (
+        <div className="step-note step-stream" aria-live="off">
+          {stream}
+        </div>
+      ) : null}
       {open && artifact ? <ArtifactDetail view={artifact} /> : null}
       {open && !artifact ? <pre className="step-detail-text">{clipDetail(detailText)}</pre> : null}
+    </li>
+  );
+}
+
+/**
+ * The lanes of sub-agent instances started together: one column per instance (they wrap to
+ * rows when the column is narrow), each headed by the lead's call_subagent line and
+ * streaming its own rounds and tool calls.
+ */
+function Lanes({ lanes, answer }: { lanes: Lane[]; answer: string }) {
+  const { t } = useTranslation('tools');
+  return (
+    <li className={`lanes${lanes.length > 1 ? ' parallel' : ''}`} aria-label={lanes.length > 1 ? t('activity.parallel', { count: lanes.length }) : undefined}>
+      {lanes.map((l) => (
+        <ol key={l.call.key} className="lane" data-instance={l.call.callId}>
+          <StepRow step={l.call} writing={false} />
+          {l.steps.map((s) => (
+            <StepRow key={s.key} step={s} writing={s.kind === 'agent' && s.depth === 0 && s.status === 'running' && answer !== ''} />
+          ))}
+        </ol>
+      ))}
     </li>
   );
 }
@@ -153,7 +183,8 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
  * (sub-agents under the lead), each with a spinner while running and a check, cross or stop
  * mark after. Lines with output expand to show it. The whole flow folds to a one-line
  * summary (agents, tool calls, searches and pages read with how many failed, duration;
- * the current step while running), its web part marked when any failed (issue 9).
+ * the current step while running), its web part marked when any failed (issue 9). Sub-agent
+ * instances run at once sit in parallel lanes (chat/lanes.ts).
  */
 export function ActivityFlow({ run, live }: ActivityFlowProps) {
   const { t } = useTranslation('tools');
@@ -197,13 +228,17 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
           <p className="activity-empty">{running ? t('activity.starting') : t('activity.none')}</p>
         ) : (
           <ol className="steps">
-            {run.steps.map((s) => (
-              <StepRow
-                key={s.key}
-                step={s}
-                writing={s.kind === 'agent' && s.depth === 0 && s.status === 'running' && run.answer !== ''}
-              />
-            ))}
+            {flowItems(run.steps).map((item) =>
+              item.kind === 'lanes' ? (
+                <Lanes key={item.key} lanes={item.lanes} answer={run.answer} />
+              ) : (
+                <StepRow
+                  key={item.step.key}
+                  step={item.step}
+                  writing={item.step.kind === 'agent' && item.step.depth === 0 && item.step.status === 'running' && run.answer !== ''}
+                />
+              ),
+            )}
           </ol>
         )
       ) : null}

@@ -319,7 +319,7 @@ export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheri
 export interface ModelLimitFieldsProps {
   texts: ModelLimitTexts;
   onChange: (t: ModelLimitTexts) => void;
-  /** Errors by the backend's field names ("model_idle_timeout_seconds", "max_answer_mb"). */
+  /** Errors by the backend's field names ("model_idle_timeout_seconds", "max_answer_mb", "max_parallel_tool_calls"). */
   errors: Record<string, string | undefined>;
   disabled: boolean;
 }
@@ -328,7 +328,8 @@ export interface ModelLimitFieldsProps {
  * The model call limits (issue 11): the idle timeout, in seconds, after which a call whose
  * answer has started but stalled fails, and the largest answer, in MB. Empty fields use the
  * defaults, shown as placeholders; each field's error (by the backend's field name) is shown
- * under it. They apply from the next run.
+ * under it. Beside them, how many tool calls of one reply run at once (1 = one at a time).
+ * They apply from the next run.
  */
 export function ModelLimitFields({ texts, onChange, errors, disabled }: ModelLimitFieldsProps) {
   const { t } = useTranslation('settings');
@@ -341,7 +342,7 @@ export function ModelLimitFields({ texts, onChange, errors, disabled }: ModelLim
           <input
             className="input"
             inputMode="numeric"
-            value={texts[key]}
+            value={texts[key] ?? ''}
             placeholder={String(placeholder)}
             aria-label={label}
             aria-invalid={Boolean(e)}
@@ -367,6 +368,7 @@ export function ModelLimitFields({ texts, onChange, errors, disabled }: ModelLim
       <div className="agent-grid">
         {field('idle', 'model_idle_timeout_seconds', t('limits.idle'), t('limits.idleUnit'), t('limits.idleHint', { default: L.idle.default }), L.idle.default)}
         {field('answer', 'max_answer_mb', t('limits.answer'), t('limits.answerUnit'), t('limits.answerHint', { default: L.answer.default }), L.answer.default)}
+        {field('parallel', 'max_parallel_tool_calls', t('limits.parallel'), t('limits.parallelUnit'), t('limits.parallelHint', { default: L.parallel.default }), L.parallel.default)}
       </div>
     </fieldset>
   );

@@ -43,13 +43,14 @@ export type SettingsField =
   | 'max_upload_mb'
   | 'model_idle_timeout_seconds'
   | 'max_answer_mb'
+  | 'max_parallel_tool_calls'
   | `${'lead' | 'sub_agents'}.${(typeof AGENT_FIELDS)[number]}`
   | 'search.provider'
   | 'search.language'
   | 'search.keys'
   | `search.keys.${string}`;
 
-const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb'] as const;
+const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb', 'max_parallel_tool_calls'] as const;
 
 /** Reports whether `name` is a field the dialog shows errors for (see SettingsField). */
 export function isSettingsField(name: string): name is SettingsField {
@@ -163,7 +164,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     lead: EMPTY_AGENT_TEXTS,
     sub: EMPTY_AGENT_TEXTS,
     search: { provider: 'duckduckgo', keys: {}, clear: [], language: '' },
-    limits: { idle: '', answer: '' },
+    limits: { idle: '', answer: '', parallel: '' },
   });
   // The upload limit as typed (validated on save; the backend accepts 1–1024).
   const [limitText, setLimitText] = useState(String(DEFAULT_MAX_UPLOAD_MB));
@@ -221,7 +222,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
   };
   const setLimits = (limits: ModelLimitTexts) => {
     setExtraForm((x) => ({ ...x, limits }));
-    clearErrors('model_idle_timeout_seconds', 'max_answer_mb');
+    clearErrors('model_idle_timeout_seconds', 'max_answer_mb', 'max_parallel_tool_calls');
   };
   const setSearch = (search: SearchForm) => {
     setExtraForm((x) => ({ ...x, search }));
@@ -373,7 +374,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           errors={errorMap}
           disabled={loaded === null}
         />
-        <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
+        <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '', parallel: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
         {loaded !== null && loaded.search_providers.length > 0 ? (
           <SearchSettings
             providers={loaded.search_providers}

@@ -564,6 +564,7 @@ export namespace app {
 	    load_remote_images: string;
 	    model_idle_timeout_seconds?: number;
 	    max_answer_mb?: number;
+	    max_parallel_tool_calls?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -590,6 +591,7 @@ export namespace app {
 	        this.load_remote_images = source["load_remote_images"];
 	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
 	        this.max_answer_mb = source["max_answer_mb"];
+	        this.max_parallel_tool_calls = source["max_parallel_tool_calls"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -636,6 +638,7 @@ export namespace app {
 	    language: string;
 	    model_idle_timeout_seconds: number;
 	    max_answer_mb: number;
+	    max_parallel_tool_calls: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -668,6 +671,7 @@ export namespace app {
 	        this.language = source["language"];
 	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
 	        this.max_answer_mb = source["max_answer_mb"];
+	        this.max_parallel_tool_calls = source["max_parallel_tool_calls"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
