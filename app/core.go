@@ -1,10 +1,10 @@
 // Package app is the layer the window, the browser mode and the command line share: the
 // four services bound to the page (ChatService in chat.go, ConversationService in
 // conversations.go, ArtifactService in artifacts.go, SettingsService in settings.go), which
-// validate input, call the backend and return plain structs (DESIGN.md, "Layout"), and the
-// Core they share. The command line (app/cli) and browser mode (app/browser) import it; it
-// imports no Wails package, so it tests with plain `go test`; events leave through the
-// EventSink interface.
+// validate input, call the backend and return plain structs (docs/ARCHITECTURE.md,
+// "Layout"), and the Core they share. The command line (app/cli) and browser mode
+// (app/browser) import it; it imports no Wails package, so it tests with plain `go test`;
+// events leave through the EventSink interface.
 package app
 
 import (
@@ -194,8 +194,8 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 
 // sweep marks runs interrupted whose process stopped (killed, crashed, or closed without
 // finishing them; its lock file says so, else its heartbeat): no run survives its process
-// (issue 4, crash safety). Then it removes the lock files of processes that are gone and
-// forgotten (removeDeadInstanceLocks).
+// (docs/ARCHITECTURE.md, "Crash safety"). Then it removes the lock files of processes that
+// are gone and forgotten (removeDeadInstanceLocks).
 func (c *Core) sweep(ctx context.Context) error {
 	staleBefore := time.Now().Add(-3 * c.beat)
 	ids, err := c.db.InterruptOrphanedRuns(ctx, c.instance, staleBefore, ownerProbe(c.dataDir, c.instance))
@@ -267,8 +267,8 @@ func (c *Core) DataDir() string { return c.dataDir }
 // line and browser mode to log beside it.
 func (c *Core) Logger() *slog.Logger { return c.log }
 
-// Declared returns the declared-artifact store (seed 002), shared by record_artifact, hooks,
-// the local API, the command line and the panel.
+// Declared returns the declared-artifact store, shared by record_artifact, hooks, the local
+// API, the command line and the panel.
 func (c *Core) Declared() *declared.Service { return c.declared }
 
 // Workspace returns the absolute path of a conversation's workspace folder: the folder the
@@ -362,13 +362,13 @@ func (c *Core) Settings() config.Settings {
 	return c.effective(s)
 }
 
-// deps builds the model and web clients for one run from the effective settings: the
-// lead's model (Settings.Lead over the top-level model), the sub-agents' model
-// (Settings.SubAgents over the top-level model, else the lead's), each with its tool-call
-// mode, context and sampling (issue 9, item 7), and each on its own endpoint (base URL
-// and key: config.Settings.AgentEndpoint), and the chosen search provider. A provider
-// that cannot be set up (a missing key or URL) does not stop the run: web_search answers
-// with the reason, which the answer's footer reports.
+// deps builds the model and web clients for one run from the effective settings: the lead's
+// model (Settings.Lead over the top-level model), the sub-agents' model (Settings.SubAgents
+// over the top-level model, else the lead's), each with its tool-call mode, context and
+// sampling, and each on its own endpoint (base URL and key: config.Settings.AgentEndpoint),
+// and the chosen search provider. A provider that cannot be set up (a missing key or URL)
+// does not stop the run: web_search answers with the reason, which the answer's footer
+// reports.
 func (c *Core) deps() (engine.Deps, error) {
 	s := c.Settings()
 	lead, sub := s.Agent(s.Lead), s.Agent(s.SubAgents)

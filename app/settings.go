@@ -60,11 +60,11 @@ func (s *SettingsService) Save(in SettingsInput) (SettingsView, error) {
 }
 
 // SetLanguage stores the UI language chosen in Settings ("" = follow the system, "en" or
-// "zh-CN"; issue 10, item 1) in config.json, changing nothing else there (the file as it
-// is now, under its lock: config.Update). The window switches its language at once and
-// calls this so the choice survives a new profile (browser mode) and the agents know it:
-// the lead answers in it when a question's own language is unclear. Another value is
-// invalid_settings naming the language field.
+// "zh-CN") in config.json, changing nothing else there (the file as it is now, under its
+// lock: config.Update). The window switches its language at once and calls this so the
+// choice survives a new profile (browser mode) and the agents know it: the lead answers in
+// it when a question's own language is unclear. Another value is invalid_settings naming
+// the language field.
 func (s *SettingsService) SetLanguage(lang string) (SettingsView, error) {
 	c := s.core
 	err := c.updateSettings(func(cur config.Settings) (config.Settings, error) {
@@ -83,7 +83,7 @@ func (s *SettingsService) ModelContext(model string) (ModelContextView, error) {
 	return modelContextView(s.core.Settings(), model), nil
 }
 
-// Bounds of the settings dialog's checks (issue 9, item 7: "a timeout").
+// Bounds of the settings dialog's checks: each has a timeout.
 const (
 	// listModelsTimeout bounds SettingsService.ListModels.
 	listModelsTimeout = 15 * time.Second
@@ -98,9 +98,9 @@ const (
 	findLocalServersTimeout = 2 * time.Second
 )
 
-// EndpointPreset is a well-known OpenAI-compatible endpoint the dialog offers (issue 9,
-// item 7; the README's table): a display name, the base URL it fills in, an example model
-// name, and whether the endpoint needs an API key (local servers do not).
+// EndpointPreset is a well-known OpenAI-compatible endpoint the dialog offers (the README's
+// table): a display name, the base URL it fills in, an example model name, and whether the
+// endpoint needs an API key (local servers do not).
 type EndpointPreset struct {
 	Name         string `json:"name"`
 	BaseURL      string `json:"base_url"`
@@ -183,15 +183,15 @@ type ModelInfo struct {
 }
 
 // ListModels returns the models the endpoint at baseURL offers (GET {baseURL}/models),
-// sorted by id, for the dialog's model field (issue 9: "the model field offers the
-// endpoint's /v1/models list"). baseURL "" means the stored one. apiKey "" means the
-// stored key, sent only to the stored base URL's origin (scheme, host and port) and never
-// when noStoredKey is set (the dialog's "Remove the stored key" is ticked); elsewhere no
-// key is sent, and a 401 or 403 says so ("no key sent: the stored key belongs to
-// api.openai.com"). The call gives up after 15 s. Errors name the endpoint and say what went
-// wrong (llm.ListModels): "llm: GET http://localhost:11434/v1/models: network error: dial
-// tcp 127.0.0.1:11434: connect: connection refused", a 401 with the server's message, a
-// timeout, or "not a model list" for a base URL that is not an API root.
+// sorted by id, for the dialog's model field, which offers the endpoint's /v1/models list.
+// baseURL "" means the stored one. apiKey "" means the stored key, sent only to the stored
+// base URL's origin (scheme, host and port) and never when noStoredKey is set (the dialog's
+// "Remove the stored key" is ticked); elsewhere no key is sent, and a 401 or 403 says so
+// ("no key sent: the stored key belongs to api.openai.com"). The call gives up after 15 s.
+// Errors name the endpoint and say what went wrong (llm.ListModels): "llm: GET
+// http://localhost:11434/v1/models: network error: dial tcp 127.0.0.1:11434: connect:
+// connection refused", a 401 with the server's message, a timeout, or "not a model list"
+// for a base URL that is not an API root.
 func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) ([]ModelInfo, error) {
 	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	ctx, cancel := context.WithTimeout(context.Background(), listModelsTimeout)
@@ -219,12 +219,11 @@ type ConnectionResult struct {
 	Model     string `json:"model"`
 }
 
-// TestConnection makes one streamed call with max_tokens 1 to the endpoint and model
-// (issue 9: "Test connection makes a one-token call and reports latency or the exact
-// error"), tried once. Empty arguments mean the stored base URL, key and model; the stored
-// key goes only to the stored base URL's origin and never when noStoredKey is set, as for
-// ListModels (a 401 or 403 then says that no key was sent). A failed call is a result with
-// OK false, not an error.
+// TestConnection makes one streamed call with max_tokens 1 to the endpoint and model and
+// reports the latency or the exact error, tried once. Empty arguments mean the stored base
+// URL, key and model; the stored key goes only to the stored base URL's origin and never
+// when noStoredKey is set, as for ListModels (a 401 or 403 then says that no key was sent).
+// A failed call is a result with OK false, not an error.
 func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStoredKey bool) ConnectionResult {
 	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	if model = strings.TrimSpace(model); model == "" {
@@ -258,9 +257,9 @@ type SearchTestResult struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// TestSearch runs one search for "test" through provider (issue 9: "a Test button per
-// provider"): with apiKey, or the provider's stored key when apiKey is ""; for SearXNG
-// with baseURL, or the stored SearXNG URL when baseURL is "" (baseURL is ignored for other
+// TestSearch runs one search for "test" through provider (the dialog's Test button per
+// provider): with apiKey, or the provider's stored key when apiKey is ""; for SearXNG with
+// baseURL, or the stored SearXNG URL when baseURL is "" (baseURL is ignored for other
 // providers). provider "" means the provider in effect. A failed search is a result with OK
 // false, not an error.
 func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTestResult {

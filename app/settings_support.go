@@ -88,11 +88,11 @@ type SearchInput struct {
 	Language  string            `json:"language"`
 }
 
-// AgentModelSettings is the model of one kind of agent (config.AgentModel; issue 9, item
-// 7): the lead, or the sub-agents (search and crawl). Empty fields inherit: Model "" and
-// ToolCallMode "" the model and mode above, ContextWindow 0 that model's context window
-// (tokens); Temperature (0–2), TopP (0–1) and MaxTokens (tokens per answer, 0 = unset) are
-// sent to the model only when set (null / 0 = not sent).
+// AgentModelSettings is the model of one kind of agent (config.AgentModel): the lead, or
+// the sub-agents (search and crawl). Empty fields inherit: Model "" and ToolCallMode "" the
+// model and mode above, ContextWindow 0 that model's context window (tokens); Temperature
+// (0–2), TopP (0–1) and MaxTokens (tokens per answer, 0 = unset) are sent to the model only
+// when set (null / 0 = not sent).
 //
 // BaseURL is the agent's own endpoint ("" = the base URL above); APIKey is a key typed for
 // it (input only: the view never carries a key; "" keeps the stored one), APIKeySet says
@@ -238,16 +238,16 @@ func withheldNote(err error, withheld string) error {
 }
 
 // SourceEnvAPIKey is the SettingsView.SetBy value of "api_key" when the key in use comes
-// from the OPENAI_API_KEY environment variable (issue 10, item 6).
+// from the OPENAI_API_KEY environment variable.
 const SourceEnvAPIKey = "OPENAI_API_KEY"
 
-// overrideSources returns what sets each setting this session instead of config.json
-// (issue 10, item 6: "Settings show which values come from flags"), keyed by the
-// SettingsView field's JSON name ("model", "base_url", "api_key", "tool_call_mode",
-// "searxng_url", "allow_private_network", "search.provider", "search.keys.<provider id>",
-// "lead.model", "sub_agents.model"): the flag as typed ("--model"), or SourceEnvAPIKey for
-// a key from the environment. A field not in the map comes from config.json (or its
-// default). The map is never nil.
+// overrideSources returns what sets each setting this session instead of config.json (the
+// dialog shows which values come from flags), keyed by the SettingsView field's JSON name
+// ("model", "base_url", "api_key", "tool_call_mode", "searxng_url",
+// "allow_private_network", "search.provider", "search.keys.<provider id>", "lead.model",
+// "sub_agents.model"): the flag as typed ("--model"), or SourceEnvAPIKey for a key from the
+// environment. A field not in the map comes from config.json (or its default). The map is
+// never nil.
 func (c *Core) overrideSources() map[string]string {
 	o := c.overrides
 	src := map[string]string{}

@@ -22,16 +22,16 @@ type ConversationSummary struct {
 	Snippet   string    `json:"snippet"`
 	// LastStatus is the status of the conversation's latest run (the active branch's last
 	// message): running, complete, cancelled, error, interrupted, or "" with no message.
-	// The sidebar badges error/interrupted as failed and cancelled as stopped (issue 10).
+	// The sidebar badges error/interrupted as failed and cancelled as stopped.
 	LastStatus string `json:"last_status"`
 }
 
 // MessageView is one user message and the answer it produced. Status is running,
 // complete, cancelled, error or interrupted; Error is set for error.
 //
-// SiblingIDs are the ids of the branches at this point of the message tree (seed 003): the
-// messages with the same parent ("" parent: the conversation's roots), oldest first, this
-// one included; SiblingIndex is this message's 0-based position in it. A navigator shows
+// SiblingIDs are the ids of the branches at this point of the message tree: the messages
+// with the same parent ("" parent: the conversation's roots), oldest first, this one
+// included; SiblingIndex is this message's 0-based position in it. A navigator shows
 // ‹ SiblingIndex+1 / len(SiblingIDs) › and calls ConversationService.SwitchBranch with a
 // neighbour's id.
 type MessageView struct {
@@ -54,7 +54,7 @@ type ConversationDetail struct {
 
 // SendRequest asks a research question. ConversationID empty starts a new conversation.
 //
-// Where the new message goes in the message tree (seed 003; at most one of the two):
+// Where the new message goes in the message tree (at most one of the two):
 //   - ParentID: the message to answer after; "" continues after the conversation's active
 //     branch (the usual send).
 //   - EditOf: the id of an earlier question this one replaces (edit and resend): the new
@@ -78,7 +78,8 @@ type SendResult struct {
 }
 
 // ArtifactSummary is one artifact in the panel's list. During a run it reflects the run's
-// in-memory cache (seed 000, "REST API 在执行期间的一致性"). Preview is the first 200 runes.
+// in-memory cache, so a read during the run sees its unflushed edits. Preview is the first
+// 200 runes.
 type ArtifactSummary struct {
 	ID          string    `json:"id"`
 	Title       string    `json:"title"`
@@ -121,11 +122,11 @@ type SettingsView struct {
 	ToolPermissions          map[string]string `json:"tool_permissions"`
 	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
 	DataDir                  string            `json:"data_dir"`
-	// Search is the web search choice (issue 9): the provider in effect, which providers
-	// have a stored key (never the keys) and Wikipedia's language. SearchProviders lists
-	// every provider for the dialog. SearchReady is false, with SearchProblem saying why
-	// in words ("… needs an API key: get one at … and enter it in Settings → Search"),
-	// when the provider in effect lacks its key or URL: every web_search would fail.
+	// Search is the web search choice: the provider in effect, which providers have a
+	// stored key (never the keys) and Wikipedia's language. SearchProviders lists every
+	// provider for the dialog. SearchReady is false, with SearchProblem saying why in words
+	// ("… needs an API key: get one at … and enter it in Settings → Search"), when the
+	// provider in effect lacks its key or URL: every web_search would fail.
 	Search          SearchView           `json:"search"`
 	SearchProviders []SearchProviderView `json:"search_providers"`
 	SearchReady     bool                 `json:"search_ready"`
@@ -137,16 +138,16 @@ type SettingsView struct {
 	// SetBy names, by field ("model", "base_url", "api_key", "tool_call_mode",
 	// "searxng_url", "allow_private_network", "search.provider", "search.keys.<id>",
 	// "lead.model", "sub_agents.model"), the command-line flag ("--model") or
-	// SourceEnvAPIKey that sets the field for this session (issue 10, item 6). The field
-	// shows that value, the dialog shows it read-only, and Save keeps the stored value.
-	// Fields not listed come from config.json. Never nil.
+	// SourceEnvAPIKey that sets the field for this session. The field shows that value, the
+	// dialog shows it read-only, and Save keeps the stored value. Fields not listed come
+	// from config.json. Never nil.
 	SetBy map[string]string `json:"set_by"`
 	// LoadRemoteImages is "ask" (remote images in markdown load after a click on "Load
-	// images") or "always" (config.Settings.LoadRemoteImages; issue 10, item 7).
+	// images") or "always" (config.Settings.LoadRemoteImages).
 	LoadRemoteImages string `json:"load_remote_images"`
 	// Language is the UI language chosen in Settings: "" (follow the system), "en" or
-	// "zh-CN" (config.Settings.Language; issue 10, item 1). SettingsService.SetLanguage
-	// changes it; Save keeps it.
+	// "zh-CN" (config.Settings.Language). SettingsService.SetLanguage changes it; Save
+	// keeps it.
 	Language string `json:"language"`
 	// ModelIdleTimeoutSeconds is the longest silence of the model endpoint, in seconds,
 	// once an answer streams (config default 300); MaxAnswerMB caps one answer's content,
@@ -161,7 +162,7 @@ type SettingsView struct {
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
 // (0 = by model name), EffectiveContextWindow the one in use, CompactAtPercent the
-// compaction threshold in percent of it (issue 4: a threshold per model).
+// compaction threshold in percent of it (a threshold per model).
 type ModelContextView struct {
 	Model                  string `json:"model"`
 	ContextWindow          int    `json:"context_window"`
@@ -255,9 +256,8 @@ type UploadResult struct {
 	Error          string `json:"error,omitempty"`
 }
 
-// HistoryRequest selects one page of a conversation's history (seed 004): the stored events
-// of the messages on its active branch, root first. Cursors are event seqs, exclusive, 0 =
-// none:
+// HistoryRequest selects one page of a conversation's history: the stored events of the
+// messages on its active branch, root first. Cursors are event seqs, exclusive, 0 = none:
 //   - AfterSeq > 0: the first Limit events after it (paging forward; AfterSeq = 0 with
 //     BeforeSeq = 0 and Latest false is the first page of the conversation).
 //   - BeforeSeq > 0 (and AfterSeq 0): the last Limit events before it (paging backward).

@@ -1,6 +1,7 @@
 // Package config resolves the data directory and reads and writes the settings file
-// (DESIGN.md, "Files"): data dir = --data-dir, else $ARTIFACTFLOW_HOME, else
-// os.UserConfigDir()/ArtifactFlow; it holds artifactflow.db and config.json (mode 0600).
+// (docs/ARCHITECTURE.md, "Contracts other code relies on"): data dir = --data-dir, else
+// $ARTIFACTFLOW_HOME, else os.UserConfigDir()/ArtifactFlow; it holds artifactflow.db and
+// config.json (mode 0600).
 package config
 
 import (
@@ -31,47 +32,45 @@ type Settings struct {
 	ToolCallMode        string `json:"tool_call_mode,omitempty"`
 	SearxngURL          string `json:"searxng_url,omitempty"`
 	AllowPrivateNetwork bool   `json:"allow_private_network,omitempty"`
-	// MaxUploadMB caps one uploaded file, in MiB (seed 000, upload bypass); 0 means
-	// DefaultMaxUploadMB.
+	// MaxUploadMB caps one uploaded file, in MiB; 0 means DefaultMaxUploadMB.
 	MaxUploadMB int `json:"max_upload_mb,omitempty"`
 	// ContextWindow is the context window in tokens for models without an entry in Models;
 	// 0 means a default by model name. Older config files kept the one model's window here;
 	// Load moves it into Models.
 	ContextWindow int `json:"context_window,omitempty"`
 	// CompactAtPercent is the share of the context window, in percent (50-95), past which
-	// an agent's context is compacted, for models without an entry in Models; 0 means 80
-	// (issue 4).
+	// an agent's context is compacted, for models without an entry in Models; 0 means 80.
 	CompactAtPercent int `json:"compact_at_percent,omitempty"`
-	// Models holds the context window and compaction threshold chosen for each model,
-	// keyed by the model name as the endpoint knows it (issue 4: "a threshold per model").
+	// Models holds the context window and compaction threshold chosen for each model, keyed
+	// by the model name as the endpoint knows it (a threshold per model).
 	Models map[string]ModelContext `json:"models,omitempty"`
 	// ToolPermissions maps a tool name to "auto" or "confirm"; tools not listed are auto.
 	ToolPermissions map[string]string `json:"tool_permissions,omitempty"`
 	// PermissionTimeoutSeconds bounds the wait for a confirm tool's approval; 0 means 120.
 	PermissionTimeoutSeconds int `json:"permission_timeout_seconds,omitempty"`
-	// Hooks are the commands run on hook events (issue 8; see Hooks and Hook): after each
-	// tool call (PostToolUse) and after each run (Stop). They run as the user, without a
-	// shell. Load refuses a config.json with a hook whose program is neither an absolute
-	// path nor a program found on PATH (HookProgram); otherwise a hand-edited config.json
-	// is not validated on load, so the engine skips entries that would fail Validate.
+	// Hooks are the commands run on hook events (see Hooks and Hook): after each tool call
+	// (PostToolUse) and after each run (Stop). They run as the user, without a shell. Load
+	// refuses a config.json with a hook whose program is neither an absolute path nor a
+	// program found on PATH (HookProgram); otherwise a hand-edited config.json is not
+	// validated on load, so the engine skips entries that would fail Validate.
 	Hooks Hooks `json:"hooks,omitempty"`
-	// Search chooses the web search provider, its keys and Wikipedia's language (issue 9;
-	// see SearchSettings and SearchProvider).
+	// Search chooses the web search provider, its keys and Wikipedia's language (see
+	// SearchSettings and SearchProvider).
 	Search SearchSettings `json:"search,omitzero"`
 	// Lead and SubAgents choose the lead agent's and the sub-agents' (search and crawl)
 	// model, tool-call mode, context window and sampling; empty fields inherit the
-	// top-level Model and ToolCallMode (issue 9, item 7; see AgentModel and Agent).
+	// top-level Model and ToolCallMode (see AgentModel and Agent).
 	Lead      AgentModel `json:"lead,omitzero"`
 	SubAgents AgentModel `json:"sub_agents,omitzero"`
 	// LoadRemoteImages says whether remote (http(s)) images in markdown are fetched:
 	// LoadImagesAsk ("" or "ask", the default) shows them only after the user clicks "Load
-	// images" on the message or artifact, LoadImagesAlways fetches them at once (issue 10,
-	// item 7; seed 002 warns that a remote image tells its server what was read).
+	// images" on the message or artifact, LoadImagesAlways fetches them at once (a remote
+	// image tells its server what was read).
 	LoadRemoteImages string `json:"load_remote_images,omitempty"`
 	// Language is the UI language chosen in Settings: "" follows the system locale,
-	// LanguageEnglish or LanguageChinese (issue 10, item 1). The window keeps its own copy
-	// for a fast first paint; this one tells the agents which language the user reads when a
-	// question's own language is unclear (LanguageName).
+	// LanguageEnglish or LanguageChinese. The window keeps its own copy for a fast first
+	// paint; this one tells the agents which language the user reads when a question's own
+	// language is unclear (LanguageName).
 	Language string `json:"language,omitempty"`
 	// ModelIdleTimeoutSeconds bounds each silence of the model endpoint once an answer has
 	// started streaming, in seconds: no byte for that long fails the call's try with a
@@ -210,7 +209,7 @@ func (s Settings) WithModelContext(model string, mc ModelContext) Settings {
 const (
 	DefaultBaseURL      = "https://api.openai.com/v1"
 	DefaultToolCallMode = "native"
-	// DefaultMaxUploadMB is the upload size limit when none is set (issue 3: 20 MB).
+	// DefaultMaxUploadMB is the upload size limit when none is set, in MiB.
 	DefaultMaxUploadMB = 20
 	// DefaultCompactAtPercent is the compaction threshold, in percent of the context window.
 	DefaultCompactAtPercent = 80

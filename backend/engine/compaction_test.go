@@ -47,12 +47,12 @@ func compactionRequests(srv modelLog) (compactions, others []openai.ChatCompleti
 	return compactions, others
 }
 
-// TestCompactionKeepsUserHistory (issue 4, seed 004): compaction replaces only the
-// model's context. After runs that compacted, the history the user pages through holds
-// every event the runs emitted (llm_chunk aside): each user message (metadata, and the
-// message queued during a run as queued_message and user_input), every tool_complete,
-// and the compaction_start / compaction_summary markers. The summarizer is asked for the 7
-// sections, with the user's words quoted, and is shown the user's words.
+// TestCompactionKeepsUserHistory: compaction replaces only the model's context. After runs
+// that compacted, the history the user pages through holds every event the runs emitted
+// (llm_chunk aside): each user message (metadata, and the message queued during a run as
+// queued_message and user_input), every tool_complete, and the compaction_start /
+// compaction_summary markers. The summarizer is asked for the 7 sections, with the user's
+// words quoted, and is shown the user's words.
 func TestCompactionKeepsUserHistory(t *testing.T) {
 	bigNotes := strings.Repeat("Lunar laser ranging measures the distance to the Moon. ", 300)
 	var leadCalls atomic.Int64
@@ -240,9 +240,9 @@ func (bigSearch) Search(_ context.Context, q string, _ int) ([]web.SearchResult,
 		Snippet: strings.Repeat("A long snippet about lunar ranging and its history. ", 250)}}, nil
 }
 
-// TestSubagentCompaction: a sub-agent's context is compacted on its own (issue 4): the
-// compaction events carry its name, its next call starts at its summary without the
-// long results, and the lead's context never sees the sub-agent's summary.
+// TestSubagentCompaction: a sub-agent's context is compacted on its own: the compaction
+// events carry its name, its next call starts at its summary without the long results, and
+// the lead's context never sees the sub-agent's summary.
 func TestSubagentCompaction(t *testing.T) {
 	const subSummary = "## 1. Primary request and intent\nFind moon facts.\n## 7. Next step\nAnswer."
 	var searches atomic.Int64

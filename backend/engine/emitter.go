@@ -12,9 +12,9 @@ import (
 	"artifactflow/backend/store"
 )
 
-// JournalInterval is how often a run's event journal is written (issue 4, crash safety:
-// events are journaled as they happen, batched, at most 200 ms late). Terminal events and
-// the end of every tool round are written at once.
+// JournalInterval is how often a run's event journal is written (crash safety: events are
+// journaled as they happen, batched, at most 200 ms late). Terminal events and the end of
+// every tool round are written at once.
 const JournalInterval = 100 * time.Millisecond
 
 // EventStore is what the emitter needs from the data layer; *store.DB satisfies it.
@@ -25,9 +25,10 @@ type EventStore interface {
 }
 
 // emitter stamps events with the run's ids, the next per-conversation seq and the time,
-// hands each to the sink at once and journals every type but llm_chunk (DESIGN.md,
-// "Events") in batches: a background writer flushes every JournalInterval, and sync
-// flushes on demand. It is owned by one run: close stops the writer after a last flush.
+// hands each to the sink at once and journals every type but llm_chunk
+// (docs/ARCHITECTURE.md, "Contracts other code relies on") in batches: a background writer
+// flushes every JournalInterval, and sync flushes on demand. It is owned by one run: close
+// stops the writer after a last flush.
 type emitter struct {
 	st             EventStore
 	sink           func(events.Event)

@@ -56,13 +56,13 @@ type Deps struct {
 	Fetcher  tools.Fetcher
 	// ContextWindow is the model's context window in tokens; 0 means a default by model
 	// name (tokens.ContextWindow). CompactAt is the share of it past which an agent's
-	// context is compacted; 0 means DefaultCompactAt (issue 4).
+	// context is compacted; 0 means DefaultCompactAt.
 	ContextWindow int
 	CompactAt     float64
 	// LeadSampling is sent with every request of the lead agent (unset fields are not
 	// sent). SubAgents is the model the sub-agents (search_agent, crawl_agent) call, with
-	// its own tool-call mode, context window, compaction threshold and sampling (issue 9,
-	// item 7); nil means they call the lead's model as the lead does. See AgentModel.
+	// its own tool-call mode, context window, compaction threshold and sampling; nil means
+	// they call the lead's model as the lead does. See AgentModel.
 	LeadSampling llm.Sampling
 	SubAgents    *AgentModel
 	// Permissions maps a tool name to PolicyConfirm when the user must approve each call;
@@ -75,34 +75,33 @@ type Deps struct {
 	// DefaultMaxParallelToolCalls, above MaxParallelToolCallsLimit is clipped. Only calls
 	// of read-only tools overlap (tools.ReadOnly); see execCalls.
 	MaxParallelToolCalls int
-	// Declared is the declared-artifact store (seed 002). nil: the lead is not offered
-	// record_artifact and what hooks declare is dropped (logged).
+	// Declared is the declared-artifact store. nil: the lead is not offered record_artifact
+	// and what hooks declare is dropped (logged).
 	Declared *declared.Service
 	// Workspace returns the absolute path of a conversation's workspace folder (it may not
 	// exist yet: it is created, mode 0700, before a hook runs in it). nil: hooks run in the
 	// app's working directory and are told workspace "".
 	Workspace func(ctx context.Context, conversationID string) (string, error)
-	// Hooks are the user's hook commands (issue 8, config.Hooks): PostToolUse after each
-	// tool call of any agent, Stop after the run's terminal event. Entries Validate would
-	// refuse are skipped with a warning. nil: no hooks.
+	// Hooks are the user's hook commands (config.Hooks): PostToolUse after each tool call
+	// of any agent, Stop after the run's terminal event. Entries Validate would refuse are
+	// skipped with a warning. nil: no hooks.
 	Hooks config.Hooks
-	// Sources numbers the sources the tools find (issue 9). nil, the normal case: each run
-	// records into Store and emits source_added; a test may set its own.
+	// Sources numbers the sources the tools find. nil, the normal case: each run records
+	// into Store and emits source_added; a test may set its own.
 	Sources sources.Recorder
-	// Files is the conversations' local-file index (issue 9, item 6); nil: no local files.
-	// At the start of each run Files.Prepare brings the conversation's index up to date (a
-	// bounded wait); when it holds files, search_agent is offered search_files, crawl_agent
-	// read_file, and the lead's system prompt gets a <local_files> block saying what is
-	// there (localfiles.Summary.Describe).
+	// Files is the conversations' local-file index; nil: no local files. At the start of
+	// each run Files.Prepare brings the conversation's index up to date (a bounded wait);
+	// when it holds files, search_agent is offered search_files, crawl_agent read_file, and
+	// the lead's system prompt gets a <local_files> block saying what is there
+	// (localfiles.Summary.Describe).
 	Files LocalFiles
 	// Language is the user's interface language, config.LanguageEnglish or
 	// config.LanguageChinese ("" when unknown; config.UILanguage). The lead's system prompt
-	// names it as the language to answer in when the question's own language is unclear
-	// (issue 10, item 1).
+	// names it as the language to answer in when the question's own language is unclear.
 	Language string
 }
 
-// Tool permission policies (issue 4, permission).
+// Tool permission policies.
 const (
 	PolicyAuto    = "auto"
 	PolicyConfirm = "confirm"
@@ -143,8 +142,7 @@ type Config struct {
 	Now        func() time.Time
 	Logger     *slog.Logger
 	// ErrorCode, when set, names a failed run's error with a stable code for its terminal
-	// error event (events.DataTerminal.Code; app.ErrorCode, issue 10 item 2). Nil leaves
-	// the code empty.
+	// error event (events.DataTerminal.Code; app.ErrorCode). Nil leaves the code empty.
 	ErrorCode func(error) string
 }
 
@@ -199,9 +197,9 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Request is one user message to run. ConversationID empty starts a new conversation;
-// ParentID empty continues after the conversation's active branch, unless Root is set:
-// then the message is a new root, a sibling of the conversation's first message (seed 003:
-// editing the first question starts a branch at the root).
+// ParentID empty continues after the conversation's active branch, unless Root is set: then
+// the message is a new root, a sibling of the conversation's first message (editing the
+// first question starts a branch at the root).
 type Request struct {
 	ConversationID string
 	ParentID       string
@@ -222,7 +220,7 @@ type Result struct {
 	Steps          int
 	Duration       time.Duration
 	// Web tallies the run's web_search and web_fetch calls (nil: none); Cited lists the
-	// source numbers the answer cites, in order of first use (issue 9).
+	// source numbers the answer cites, in order of first use.
 	Web   *events.WebTally
 	Cited []int
 	// Cut is "length" or "content_filter" when the lead's final answer was cut off by the
@@ -490,8 +488,7 @@ func (e *Engine) Active(conversationID string) *Run {
 	return e.runs[conversationID]
 }
 
-// Artifacts returns the run's write-back cache, for reads that must see unflushed edits
-// (seed 000, ArtifactManager.get_active).
+// Artifacts returns the run's write-back cache, for reads that must see unflushed edits.
 func (r *Run) Artifacts() *artifact.Manager { return r.artifacts }
 
 // Running returns the ids of conversations with a run in progress.

@@ -25,10 +25,10 @@ var (
 	ErrBadDecision = errors.New("decision must be approve, deny or always_allow")
 )
 
-// Inject queues a user message for the run going in conversationID (issue 4, inject): it
-// is recorded at once as queued_message and given to the lead at its next round (as
-// user_input). It returns the queued message's id. Errors: ErrEmptyMessage;
-// ErrNotRunning when there is no run or the lead has already answered.
+// Inject queues a user message for the run going in conversationID: it is recorded at once
+// as queued_message and given to the lead at its next round (as user_input). It returns the
+// queued message's id. Errors: ErrEmptyMessage; ErrNotRunning when there is no run or the
+// lead has already answered.
 func (e *Engine) Inject(conversationID, content string) (string, error) {
 	content = strings.TrimSpace(content)
 	if content == "" {
@@ -101,13 +101,13 @@ type pendingPermission struct {
 	tool string
 }
 
-// permit asks the user to approve call when its tool's policy is confirm (issue 4,
-// permission): permission_request, then a wait for Respond, the timeout (deny) or
-// cancellation, then permission_result. It returns a failed Result to give the model
-// when the call may not run, nil when it may, and an error only when the run is cancelled.
-// Requests of calls running at once queue: one is shown at a time, in the order they
-// asked, each with its full timeout from when it is shown; an "always allow" given to one
-// lets the queued calls of the same tool through without asking.
+// permit asks the user to approve call when its tool's policy is confirm:
+// permission_request, then a wait for Respond, the timeout (deny) or cancellation, then
+// permission_result. It returns a failed Result to give the model when the call may not
+// run, nil when it may, and an error only when the run is cancelled. Requests of calls
+// running at once queue: one is shown at a time, in the order they asked, each with its
+// full timeout from when it is shown; an "always allow" given to one lets the queued calls
+// of the same tool through without asking.
 func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.Call) (*tools.Result, error) {
 	if rs.deps.Permissions[call.Name] != PolicyConfirm || rs.isAllowed(call.Name) {
 		return nil, nil

@@ -64,8 +64,8 @@ type runState struct {
 	// counter (agentmodel.go); sub is lead unless Deps.SubAgents is set.
 	lead, sub *agentModel
 	allowed   map[string]bool // tools the user allowed for the rest of the run
-	// memory is each sub-agent's history within this run (seed 001, NodeMemory), loaded
-	// from earlier runs' events at its first call.
+	// memory is each sub-agent's history within this run, loaded from earlier runs' events
+	// at its first call.
 	memory map[string][]llm.Message
 	// stuck holds the agents whose last compaction in this run left them over the
 	// threshold (compactIfNeeded waits for more history before trying again).
@@ -78,10 +78,10 @@ type runState struct {
 }
 
 // runTools is the registry of every tool a run offers its agents (each agent gets its
-// subset): the artifact tools on the run's cache, record_artifact when deps.Declared is
-// set (seed 002; without a store it is not offered), call_subagent naming the sub-agents,
-// and the web tools. With zero arguments it gives the same names and parameters, for
-// reading recorded calls back (context.go).
+// subset): the artifact tools on the run's cache, record_artifact when deps.Declared is set
+// (without a store it is not offered), call_subagent naming the sub-agents, and the web
+// tools. With zero arguments it gives the same names and parameters, for reading recorded
+// calls back (context.go).
 func runTools(artifacts *artifact.Manager, subagents []string, deps Deps) *tools.Registry {
 	var record tools.Tool
 	if deps.Declared != nil {
@@ -113,7 +113,7 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 }
 
 // execute performs the run and always ends with a flush, the message's final state and
-// exactly one terminal event (seed 000: flush before the terminal event).
+// exactly one terminal event (the flush comes before the terminal event).
 func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, parentID, content string) Result {
 	started := e.cfg.Now()
 	subNames := make([]string, 0, len(e.cfg.Agents)-1)
@@ -202,13 +202,13 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	return res
 }
 
-// runAgent activates one agent until it answers without a tool call (seed 001): the lead
-// with the conversation history and the user's message, a sub-agent with the lead's
-// instruction. It returns the agent's final text and its messages including that answer
-// (its memory for a later call). The lead takes queued user messages at the start of each
-// round and, when it would answer with some still queued, goes on to answer them too.
-// Before each call the context is compacted when it passes the threshold. Errors: model
-// failures after retries, cancellation, and event persistence failures.
+// runAgent activates one agent until it answers without a tool call: the lead with the
+// conversation history and the user's message, a sub-agent with the lead's instruction. It
+// returns the agent's final text and its messages including that answer (its memory for a
+// later call). The lead takes queued user messages at the start of each round and, when it
+// would answer with some still queued, goes on to answer them too. Before each call the
+// context is compacted when it passes the threshold. Errors: model failures after retries,
+// cancellation, and event persistence failures.
 func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []llm.Message, input string) (string, []llm.Message, error) {
 	e := rs.e
 	lead := cfg.Name == e.lead.Name
@@ -341,9 +341,9 @@ func finalText(agentName string, lead bool, text, finishReason string) (string, 
 	return text, nil
 }
 
-// takeInput appends the user's queued messages to msgs as one user message and records
-// them as user_input (issue 4, inject). With final set and nothing queued, the queue
-// closes: a message sent from then on starts a new run.
+// takeInput appends the user's queued messages to msgs as one user message and records them
+// as user_input. With final set and nothing queued, the queue closes: a message sent from
+// then on starts a new run.
 func (rs *runState) takeInput(ctx context.Context, msgs []llm.Message, final bool) []llm.Message {
 	q := rs.r.takeQueue(final)
 	if len(q) == 0 {
@@ -359,10 +359,10 @@ func (rs *runState) takeInput(ctx context.Context, msgs []llm.Message, final boo
 	return append(slices.Clip(msgs), llm.Message{Role: llm.RoleUser, Content: content})
 }
 
-// checkpoint makes the completed tool round durable: the event journal is written and
-// the artifact cache saved as drafts, so a crash loses at most the round in flight
-// (issue 4). Failures are logged, not fatal: the run goes on and its final flush and
-// terminal event report what could not be saved.
+// checkpoint makes the completed tool round durable: the event journal is written and the
+// artifact cache saved as drafts, so a crash loses at most the round in flight. Failures
+// are logged, not fatal: the run goes on and its final flush and terminal event report what
+// could not be saved.
 func (rs *runState) checkpoint(ctx context.Context) {
 	rs.em.sync(ctx)
 	if err := rs.r.artifacts.Checkpoint(context.WithoutCancel(ctx)); err != nil {
@@ -370,8 +370,8 @@ func (rs *runState) checkpoint(ctx context.Context) {
 	}
 }
 
-// systemPrompt builds cfg's system prompt for this round (seed 000/001,
-// ContextManager.build): the lead sees the full task plan and the inventory.
+// systemPrompt builds cfg's system prompt for this round: the lead sees the full task plan
+// and the inventory.
 func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentTools []tools.Tool, final bool) (string, error) {
 	e := rs.e
 	pc := agent.PromptContext{Now: e.cfg.Now()}

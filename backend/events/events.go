@@ -1,4 +1,5 @@
-// Package events defines the one typed event that records a run (DESIGN.md, "Events").
+// Package events defines the one typed event that records a run (docs/ARCHITECTURE.md,
+// "Contracts other code relies on").
 //
 // Every event carries the conversation and message it belongs to, a per-conversation
 // monotonically increasing seq, the agent that produced it, a creation time and a JSON data
@@ -15,10 +16,10 @@ import (
 // --json output and the frontend; never rename them.
 type Type string
 
-// The event types of DESIGN.md, hook_result (issue 8, hooks) and source_added (issue 9: a
-// source entered the conversation's list or changed; data is the sources.Source as
-// stored). Terminal types are Complete, Cancelled and Error; Stop hooks add hook_result
-// and artifact_changed events after the terminal event.
+// The event types (docs/ARCHITECTURE.md, "Contracts other code relies on"), hook_result (a
+// hook ran) and source_added (a source entered the conversation's list or changed; data is
+// the sources.Source as stored). Terminal types are Complete, Cancelled and Error; Stop
+// hooks add hook_result and artifact_changed events after the terminal event.
 const (
 	Metadata            Type = "metadata"
 	AgentStart          Type = "agent_start"
@@ -42,16 +43,16 @@ const (
 	Error               Type = "error"
 )
 
-// IndexProgress reports an indexing pass of a conversation's local files (issue 9, item 6):
-// data is localfiles.Progress, the message id is empty and seq 0. It comes from outside
-// any run and is never stored.
+// IndexProgress reports an indexing pass of a conversation's local files: data is
+// localfiles.Progress, the message id is empty and seq 0. It comes from outside any run and
+// is never stored.
 const IndexProgress Type = "index_progress"
 
 // Terminal reports whether t ends a run (complete, cancelled or error).
 func (t Type) Terminal() bool { return t == Complete || t == Cancelled || t == Error }
 
-// Persisted reports whether events of type t are written to message_events
-// (everything but llm_chunk, DESIGN.md "Events", and index_progress, which no run emits).
+// Persisted reports whether events of type t are written to message_events (everything but
+// llm_chunk and index_progress, which no run emits).
 func (t Type) Persisted() bool { return t != LLMChunk && t != IndexProgress }
 
 // Event is one record of a run. Seq is assigned by the engine's emitter, starts at 1 and
@@ -151,10 +152,10 @@ type DataToolComplete struct {
 }
 
 // DataSubagentInstruction is the data of subagent_instruction, emitted by the lead when it
-// routes work to a sub-agent (seed 001, call_subagent). CallID is the id of the lead's
-// call_subagent call, which is also the id of the sub-agent instance it starts: every
-// event of that instance carries it in its data as "instance" (InstanceKey), so the
-// instances of one reply, which run at once, can be told apart.
+// routes work to a sub-agent (call_subagent). CallID is the id of the lead's call_subagent
+// call, which is also the id of the sub-agent instance it starts: every event of that
+// instance carries it in its data as "instance" (InstanceKey), so the instances of one
+// reply, which run at once, can be told apart.
 type DataSubagentInstruction struct {
 	Target      string `json:"target"`
 	Instruction string `json:"instruction"`
@@ -167,8 +168,8 @@ type DataSubagentInstruction struct {
 // Events of the lead, and events recorded before instances existed, have no such key.
 const InstanceKey = "instance"
 
-// ArtifactSnapshot is the full state of one artifact as seen by the run (seed 000,
-// build_snapshot). Version is the in-memory version number.
+// ArtifactSnapshot is the full state of one artifact as seen by the run. Version is the
+// in-memory version number.
 type ArtifactSnapshot struct {
 	ID          string `json:"id"`
 	ContentType string `json:"content_type"`
@@ -182,11 +183,11 @@ type ArtifactSnapshot struct {
 // DataArtifactChanged is the data of artifact_changed, emitted after every successful
 // artifact operation so the UI shows artifacts growing live. It covers both kinds of
 // artifact of the panel:
-//   - a document (seed 000: agent-written or uploaded, versioned): Artifact holds it;
+//   - a document (agent-written or uploaded, versioned): Artifact holds it;
 //     Declared is nil. Action is "" (or "created"/"updated") while a run writes it, and
 //     "removed" with Reason "explicit" when the user deletes it (Artifact then holds the
 //     last state);
-//   - a declared artifact (seed 002: a link or file recorded by record_artifact, a hook or
+//   - a declared artifact (a link or file recorded by record_artifact, a hook or
 //     a local client): Declared holds the whole artifact (for "removed", the last state
 //     before removal), ArtifactID its id, Action created | updated | removed and, for
 //     removed, Reason "eviction" or "explicit"; Artifact is empty.
@@ -198,14 +199,14 @@ type DataArtifactChanged struct {
 	Declared   *DeclaredArtifact `json:"declared,omitempty"`
 }
 
-// DeclaredArtifact is a declared artifact as every client sees it (seed 002,
-// DaemonSessionArtifact): a link or file the user can open, registered by record_artifact,
-// a hook or a local client. Field names are seed 002's JSON names. Title and Description
-// are plain text; Metadata holds only strings, finite numbers, booleans and null, at most
-// 4 KB as JSON. Exactly one of WorkspacePath (relative to the conversation's workspace
-// folder), ManagedID and URL locates it (a published artifact may carry ManagedID beside
-// its URL). The client id of the registering client is never exposed; ClientRetained says
-// whether some client asked to keep it. Times are RFC 3339 UTC with milliseconds.
+// DeclaredArtifact is a declared artifact as every client sees it: a link or file the user
+// can open, registered by record_artifact, a hook or a local client. Field names are the
+// JSON names every client uses (the local API's too). Title and Description are plain text;
+// Metadata holds only strings, finite numbers, booleans and null, at most 4 KB as JSON.
+// Exactly one of WorkspacePath (relative to the conversation's workspace folder), ManagedID
+// and URL locates it (a published artifact may carry ManagedID beside its URL). The client
+// id of the registering client is never exposed; ClientRetained says whether some client
+// asked to keep it. Times are RFC 3339 UTC with milliseconds.
 type DeclaredArtifact struct {
 	ID             string         `json:"id"`
 	Kind           string         `json:"kind"`    // html, image, video, audio, pdf, notebook, file, link, other
@@ -231,16 +232,16 @@ type DeclaredArtifact struct {
 	MissingReason string `json:"missingReason,omitempty"`
 }
 
-// DataHookResult is the data of hook_result (issue 8): one hook command ran on Event
-// ("PostToolUse" after a tool call, with ToolName and ToolCallID; "Stop" after the run's
-// terminal event). OK is false when it could not start, exited non-zero, ran past its
-// timeout (it was killed), was cancelled, or printed something other than a JSON object
-// or more than 1 MB; Error says which, with the end of its stderr. Artifacts counts the
-// artifacts its stdout declared (hookSpecificOutput.artifacts, before the declared
-// store's validation; each one stored emits its own artifact_changed), Dropped those that
-// were not stored: they could not be read, were over the per-hook limit, failed the
-// declared store's validation, or did not fit (hooks over their share of a full
-// conversation). A hook never fails the run: this event is informational.
+// DataHookResult is the data of hook_result: one hook command ran on Event ("PostToolUse"
+// after a tool call, with ToolName and ToolCallID; "Stop" after the run's terminal event).
+// OK is false when it could not start, exited non-zero, ran past its timeout (it was
+// killed), was cancelled, or printed something other than a JSON object or more than 1 MB;
+// Error says which, with the end of its stderr. Artifacts counts the artifacts its stdout
+// declared (hookSpecificOutput.artifacts, before the declared store's validation; each one
+// stored emits its own artifact_changed), Dropped those that were not stored: they could
+// not be read, were over the per-hook limit, failed the declared store's validation, or did
+// not fit (hooks over their share of a full conversation). A hook never fails the run: this
+// event is informational.
 type DataHookResult struct {
 	Hook       string `json:"hook"`
 	Event      string `json:"event"`
@@ -254,17 +255,17 @@ type DataHookResult struct {
 }
 
 // DataTerminal is the data of the terminal events complete, cancelled and error; an error
-// event's Code classifies its Error.
-// FlushFailed lists artifact ids whose flush failed (seed 000: partial failure is reported,
-// never rolled back). Web tallies the run's web_search and web_fetch calls (nil when it
-// made none) and Cited lists the source numbers the answer cites, in order of first use
-// (issue 9); a complete run's Response ends with the footer listing them.
+// event's Code classifies its Error. FlushFailed lists artifact ids whose flush failed
+// (partial failure is reported, never rolled back). Web tallies the run's web_search and
+// web_fetch calls (nil when it made none) and Cited lists the source numbers the answer
+// cites, in order of first use; a complete run's Response ends with the footer listing
+// them.
 type DataTerminal struct {
 	Response string `json:"response,omitempty"`
 	Error    string `json:"error,omitempty"`
 	// Code is the stable code of Error (an app.AppError code such as model_unreachable,
-	// model_auth or model_rate_limited; issue 10 item 2), or "" when the engine was given
-	// no classifier or the run did not fail.
+	// model_auth or model_rate_limited), or "" when the engine was given no classifier or
+	// the run did not fail.
 	Code        string    `json:"code,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
 	FlushFailed []string  `json:"flush_failed,omitempty"`
@@ -279,10 +280,10 @@ type DataTerminal struct {
 	Cut string `json:"cut,omitempty"`
 }
 
-// WebTally counts one run's web tool calls over all its agents (issue 9, item 2):
-// Searches web_search calls and SearchesFailed those that failed, Fetches web_fetch calls
-// and FetchesFailed those that failed. Errors holds at most three distinct error
-// messages, each naming the search provider or the URL.
+// WebTally counts one run's web tool calls over all its agents: Searches web_search calls
+// and SearchesFailed those that failed, Fetches web_fetch calls and FetchesFailed those
+// that failed. Errors holds at most three distinct error messages, each naming the search
+// provider or the URL.
 type WebTally struct {
 	Searches       int      `json:"searches"`
 	SearchesFailed int      `json:"searches_failed"`
@@ -292,7 +293,7 @@ type WebTally struct {
 }
 
 // DataCompactionStart is the data of compaction_start: the agent's context (TokensBefore,
-// estimated) passed Threshold tokens of a Window-token context (issue 4, compaction).
+// estimated) passed Threshold tokens of a Window-token context.
 type DataCompactionStart struct {
 	TokensBefore int `json:"tokens_before"`
 	Threshold    int `json:"threshold"`
@@ -340,7 +341,7 @@ type KeptToolCall struct {
 }
 
 // DataQueuedMessage is the data of queued_message: the user sent Content while the run was
-// going; the lead gets it at its next round (issue 4, inject).
+// going; the lead gets it at its next round.
 type DataQueuedMessage struct {
 	ID      string `json:"id"`
 	Content string `json:"content"`
@@ -353,7 +354,7 @@ type DataUserInput struct {
 	Content string   `json:"content"`
 }
 
-// Permission decisions (issue 4, permission).
+// Permission decisions.
 const (
 	DecisionApprove     = "approve"
 	DecisionDeny        = "deny"

@@ -49,8 +49,7 @@ func FormatXMLCall(name string, params map[string]string) string {
 	return b.String()
 }
 
-// FormatXMLResult renders a tool result for the model in xml mode (DESIGN.md, "Tool-call
-// formats"):
+// FormatXMLResult renders a tool result for the model in xml mode:
 //
 //	<tool_result name="N" success="true|false">
 //	<data><![CDATA[…]]></data>
@@ -78,12 +77,12 @@ func FormatXMLResult(name string, r tools.Result) string {
 }
 
 // XMLInstructions returns the tool-use instructions appended to the system prompt in xml
-// mode (seed 001: tool instructions follow the role prompt): the exact call format, the
-// rule that independent calls go in one message and a call that needs another's result
-// waits for it, the result format (one <tool_result> per call, in call order),
-// then each tool with its description and parameters (name, type, required or optional,
-// description), and one example call for the first tool. It returns "" when ts is empty:
-// an agent without tools gets no instructions.
+// mode (tool instructions follow the role prompt): the exact call format, the rule that
+// independent calls go in one message and a call that needs another's result waits for it,
+// the result format (one <tool_result> per call, in call order), then each tool with its
+// description and parameters (name, type, required or optional, description), and one
+// example call for the first tool. It returns "" when ts is empty: an agent without tools
+// gets no instructions.
 func XMLInstructions(ts []tools.Tool) string {
 	if len(ts) == 0 {
 		return ""

@@ -1,5 +1,5 @@
 // Package toolcall turns a model's tool calls into decoded Calls and back, in the two
-// formats a model can use (DESIGN.md, "Tool-call formats"):
+// formats a model can use:
 //
 //   - native: OpenAI `tools` definitions and streamed `tool_calls`, which the llm package
 //     assembles into []llm.ToolCall with raw JSON argument text (ParseNative, NativeDefs);

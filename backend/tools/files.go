@@ -12,19 +12,19 @@ import (
 	"artifactflow/backend/sources"
 )
 
-// FileIndex is what search_files and read_file need of the conversation's local-file index
-// (issue 9, item 6); *localfiles.Manager satisfies it.
+// FileIndex is what search_files and read_file need of the conversation's local-file index;
+// *localfiles.Manager satisfies it.
 type FileIndex interface {
 	Search(ctx context.Context, conversationID, query string, limit int) ([]localfiles.Hit, error)
 	Read(ctx context.Context, conversationID, path string, offset, limit int) (localfiles.Excerpt, error)
 }
 
-// SearchFiles is the search_files tool (issue 9, item 6; search_agent, offered only when
-// the conversation's index has files): full-text search over the conversation's workspace
-// folder and uploads. Index runs the search; Sources, when set, numbers every file found
-// in the conversation's source list (kind "file", location its path), so the agent can
-// cite it as [n]. Guard, when set, remembers the passages shown, so that web_fetch
-// refuses addresses carrying them (the run's exfil.Guard, shared with WebFetch).
+// SearchFiles is the search_files tool (search_agent, offered only when the conversation's
+// index has files): full-text search over the conversation's workspace folder and uploads.
+// Index runs the search; Sources, when set, numbers every file found in the conversation's
+// source list (kind "file", location its path), so the agent can cite it as [n]. Guard,
+// when set, remembers the passages shown, so that web_fetch refuses addresses carrying them
+// (the run's exfil.Guard, shared with WebFetch).
 type SearchFiles struct {
 	Index   FileIndex
 	Sources sources.Recorder
@@ -123,13 +123,13 @@ func where(page, line int) string {
 	return ""
 }
 
-// ReadFile is the read_file tool (issue 9, item 6; crawl_agent, offered only when the
-// conversation's index has files): the text of one local file by lines, confined to the
-// conversation's workspace folder by the containment rules of declared workspace files and
-// to the files its index holds (never hidden or dependency folders; localfiles.Index.Read).
-// Sources, when set, records the file as a fetched source and the result starts with its
-// number. Guard, when set, remembers the text read, so that web_fetch refuses addresses
-// carrying it (the run's exfil.Guard, shared with WebFetch).
+// ReadFile is the read_file tool (crawl_agent, offered only when the conversation's index
+// has files): the text of one local file by lines, confined to the conversation's workspace
+// folder by the containment rules of declared workspace files and to the files its index
+// holds (never hidden or dependency folders; localfiles.Index.Read). Sources, when set,
+// records the file as a fetched source and the result starts with its number. Guard, when
+// set, remembers the text read, so that web_fetch refuses addresses carrying it (the run's
+// exfil.Guard, shared with WebFetch).
 type ReadFile struct {
 	Index   FileIndex
 	Sources sources.Recorder

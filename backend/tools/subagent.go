@@ -6,16 +6,16 @@ import (
 	"strings"
 )
 
-// MetaTarget and MetaInstruction are the Result.Metadata keys of a validated
-// call_subagent: the engine routes to Metadata[MetaTarget] with Metadata[MetaInstruction]
-// (seed 001, routing type "subagent").
+// MetaTarget and MetaInstruction are the Result.Metadata keys of a validated call_subagent:
+// the engine routes to Metadata[MetaTarget] with Metadata[MetaInstruction] (routing to a
+// sub-agent).
 const (
 	MetaTarget      = "target"
 	MetaInstruction = "instruction"
 )
 
 // CallSubagent is the call_subagent tool. Execute only validates: the engine performs the
-// routing and returns the sub-agent's final text to the lead as the tool result (seed 001).
+// routing and returns the sub-agent's final text to the lead as the tool result.
 type CallSubagent struct {
 	// Agents are the names of the sub-agents the lead may call.
 	Agents []string

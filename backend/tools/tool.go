@@ -1,6 +1,7 @@
 // Package tools defines the Tool interface, the registry of tools by name, and the tools
 // themselves (artifact tools, record_artifact, call_subagent, web_search, web_fetch). Tool
-// names and parameter names are a contract (DESIGN.md, "Tools").
+// names and parameter names are a contract (docs/ARCHITECTURE.md, "Contracts other code
+// relies on").
 package tools
 
 import (
@@ -71,7 +72,7 @@ func IsReadOnly(t Tool) bool {
 // Tool.Execute (WithCall): the run's conversation and message, the call's id as the model
 // sent it (native mode) or as the engine made it (xml mode), the tool's name and the
 // calling agent. Tools that record who did something (record_artifact: source "tool",
-// toolCallId, toolName, seed 002) read it with CallFrom instead of trusting parameters.
+// toolCallId, toolName) read it with CallFrom instead of trusting parameters.
 type CallInfo struct {
 	ConversationID string
 	MessageID      string

@@ -30,10 +30,10 @@ const (
 	MaxFetchContentRune     = 100000
 )
 
-// MetaResults is the Result.Metadata key holding the number of search results, MetaURL
-// the final URL of a fetched page, MetaSources the []sources.Source a call recorded (in
-// the order shown) and MetaFailure, on a failed call, a one-line reason naming the search
-// provider or the URL, for the run's tally of failed searches and fetches (issue 9).
+// MetaResults is the Result.Metadata key holding the number of search results, MetaURL the
+// final URL of a fetched page, MetaSources the []sources.Source a call recorded (in the
+// order shown) and MetaFailure, on a failed call, a one-line reason naming the search
+// provider or the URL, for the run's tally of failed searches and fetches.
 const (
 	MetaResults = "results"
 	MetaURL     = "url"
@@ -46,9 +46,9 @@ const (
 // that the run's footer names that refusal first.
 const MetaRefused = "refused"
 
-// WebSearch is the web_search tool (seed 001, search_agent). S runs the search; Sources,
-// when set, numbers every result in the conversation's source list (issue 9), and the
-// results are shown to the agent as "[n] Title" so it can cite them.
+// WebSearch is the web_search tool (search_agent). S runs the search; Sources, when set,
+// numbers every result in the conversation's source list, and the results are shown to the
+// agent as "[n] Title" so it can cite them.
 type WebSearch struct {
 	S       Searcher
 	Sources sources.Recorder
@@ -127,7 +127,7 @@ func (t WebSearch) Execute(ctx context.Context, p map[string]any) Result {
 // record adds s to the source list of the conversation the call belongs to (tools'
 // CallInfo) and reports whether it got a number. Without a recorder, a call context or a
 // location it does nothing; a failure is logged and the tool goes on without a number
-// (issue 9: recording never fails the tool).
+// (recording never fails the tool).
 func record(ctx context.Context, rec sources.Recorder, s sources.Source) (sources.Source, bool) {
 	info, ok := CallFrom(ctx)
 	if rec == nil || !ok || info.ConversationID == "" || strings.TrimSpace(s.Location) == "" {
@@ -146,11 +146,11 @@ func record(ctx context.Context, rec sources.Recorder, s sources.Source) (source
 // oneLine trims s and turns every run of whitespace (line breaks included) into one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// WebFetch is the web_fetch tool (seed 001, crawl_agent). F fetches; Sources, when set,
-// records the page in the conversation's source list as fetched (issue 9) and the result
-// starts with its number, "Source [n]: URL". Guard, when set, is the run's record of the
-// text read from local files (read_file, search_files): an address carrying it is refused
-// before anything is sent (see docs/ARCHITECTURE.md, "Security").
+// WebFetch is the web_fetch tool (crawl_agent). F fetches; Sources, when set, records the
+// page in the conversation's source list as fetched and the result starts with its number,
+// "Source [n]: URL". Guard, when set, is the run's record of the text read from local files
+// (read_file, search_files): an address carrying it is refused before anything is sent (see
+// docs/ARCHITECTURE.md, "Security").
 type WebFetch struct {
 	F       Fetcher
 	Sources sources.Recorder

@@ -10,7 +10,7 @@ import (
 )
 
 // bochaEndpoint is Bocha's web search API (https://open.bochaai.com, "Web Search API"), the
-// search provider of the seed design.
+// search provider the app was first designed around.
 const bochaEndpoint = "https://api.bochaai.com/v1/web-search"
 
 // bocha searches through Bocha (博查), a Chinese web search API for AI; it needs an API key.

@@ -1,6 +1,7 @@
-// Run events (backend/events/events.go) and the pure reducer that turns them into the state the
-// chat and artifact panels render. The UI is fed only by these events and the bound services
-// (DESIGN.md, "Events"): nothing here talks to the backend.
+// Run events (backend/events/events.go) and the pure reducer that turns them into the state
+// the chat and artifact panels render. The UI is fed only by these events and the bound
+// services (docs/ARCHITECTURE.md, "Contracts other code relies on"): nothing here talks to
+// the backend.
 
 import { applyChunk } from './chat/agent-reducers';
 import { applyPersisted, closeOpenWork } from './chat/run-reducer';
@@ -10,7 +11,10 @@ import type { WebTally } from './citations';
 export { LEAD_AGENT } from './chat/run-util';
 export { permissionSubject } from './chat/input-reducers';
 
-/** The event kinds of DESIGN.md "Events"; string values are a contract with the backend. */
+/**
+ * The event kinds (docs/ARCHITECTURE.md, "Contracts other code relies on"); string values
+ * are a contract with the backend.
+ */
 export type EventType =
   | 'metadata'
   | 'agent_start'
@@ -130,7 +134,7 @@ export interface DataSubagentInstruction {
   call_id?: string;
 }
 
-/** Full state of one artifact as seen by the run (events.ArtifactSnapshot, seed 000). */
+/** Full state of one artifact as seen by the run (events.ArtifactSnapshot). */
 export interface ArtifactSnapshot {
   id: string;
   content_type: string;
@@ -145,7 +149,7 @@ export interface ArtifactSnapshot {
  * data of the terminal events complete, cancelled and error (events.DataTerminal). `web`
  * tallies the run's searches and fetches (absent when it made none); `cited` lists the
  * source numbers the answer cites, in first-use order; a complete run's `response` ends
- * with the footer that lists them (issue 9).
+ * with the footer that lists them.
  */
 export interface DataTerminal {
   response?: string;
@@ -578,9 +582,9 @@ function withRun(state: RunsState, conv: ConversationRuns, run: RunState): RunsS
 }
 
 /**
- * Forgets the live state of one artifact of a conversation (the user deleted it: issue 8).
- * The runs that changed it keep its id in their history. Returns `state` itself when there
- * was nothing to forget.
+ * Forgets the live state of one artifact of a conversation (the user deleted it). The runs
+ * that changed it keep its id in their history. Returns `state` itself when there was
+ * nothing to forget.
  */
 export function forgetArtifact(state: RunsState, conversationId: string, artifactId: string): RunsState {
   const conv = state.conversations[conversationId];

@@ -1,7 +1,7 @@
-// The settings dialog's logic without React (issue 9, item 7 and item 1's Settings side):
-// the per-agent model fields as typed and their parsing, the search input built from the
-// form, the endpoint preset a base URL matches, and the words for test results and
-// validation errors (namespace `settings`, in the UI's language).
+// The settings dialog's logic without React: the per-agent model fields as typed and their
+// parsing, the search input built from the form, the endpoint preset a base URL matches,
+// and the words for test results and validation errors (namespace `settings`, in the UI's
+// language).
 
 import type { AgentModelSettings, ConnectionResult, EndpointPreset, SearchInput, SearchProvider, SearchTestResult } from './api/settings';
 import { formatNumber } from './format';
@@ -196,8 +196,8 @@ export function searchTestText(r: SearchTestResult): string {
 
 /**
  * The note under a field that a command-line flag or OPENAI_API_KEY sets for this session
- * (Settings.set_by; issue 10, item 6): "Set by --model for this session. …", or "" when
- * config.json sets it. Such a field is read-only, and Save keeps the stored value.
+ * (Settings.set_by): "Set by --model for this session. …", or "" when config.json sets it.
+ * Such a field is read-only, and Save keeps the stored value.
  */
 export function setByNote(setBy: Readonly<Record<string, string>>, field: string): string {
   const src = setBy[field] ?? '';

@@ -1,8 +1,8 @@
-// Command measure is `make bench` (issue 11, item 1): it runs the Go benchmarks that have a
-// budget and the process-level measurements of the built binaries, and writes
-// bench/results.json and bench/results.md, a Markdown table with each figure beside its
-// budget. A figure over its budget is flagged in the table, never a failure: the command
-// exits non-zero only when a measurement cannot be taken at all.
+// Command measure is `make bench`: it runs the Go benchmarks that have a budget and the
+// process-level measurements of the built binaries, and writes bench/results.json and
+// bench/results.md, a Markdown table with each figure beside its budget. A figure over its
+// budget is flagged in the table, never a failure: the command exits non-zero only when a
+// measurement cannot be taken at all.
 //
 // Usage (from the module root, after `make build`):
 //

@@ -56,7 +56,7 @@ export type RemoteImages = 'ask' | 'always';
  * `set_by`: what sets a field for this session instead of config.json, by field name
  * ("model", "base_url", "api_key", "lead.model", "search.provider", "search.keys.<id>" ...):
  * the command-line flag ("--model") or "OPENAI_API_KEY"; the dialog shows such fields
- * read-only and Save keeps their stored values (issue 10, item 6).
+ * read-only and Save keeps their stored values.
  * `load_remote_images`: remote images in markdown load after a click ("ask") or at once.
  * `language`: the UI language stored in config.json (language.ts applies it on start).
  * `revision`: names the version of config.json shown (SettingsInput.revision sends it back,
@@ -336,7 +336,7 @@ export async function getConversationSettings(): Promise<ConversationSettings> {
 }
 
 /**
- * One model's context settings (app.ModelContextView; issue 4, a threshold per model):
+ * One model's context settings (app.ModelContextView; a threshold per model):
  * context_window in tokens as set (0 = by model name), effective_context_window the one in
  * use, compact_at_percent the compaction threshold in percent of it.
  */

@@ -182,9 +182,9 @@ function Lanes({ lanes, answer }: { lanes: Lane[]; answer: string }) {
  * The activity flow of one run: one line per agent round and per tool call, nested by agent
  * (sub-agents under the lead), each with a spinner while running and a check, cross or stop
  * mark after. Lines with output expand to show it. The whole flow folds to a one-line
- * summary (agents, tool calls, searches and pages read with how many failed, duration;
- * the current step while running), its web part marked when any failed (issue 9). Sub-agent
- * instances run at once sit in parallel lanes (chat/lanes.ts).
+ * summary (agents, tool calls, searches and pages read with how many failed, duration; the
+ * current step while running), its web part marked when any failed. Sub-agent instances run
+ * at once sit in parallel lanes (chat/lanes.ts).
  */
 export function ActivityFlow({ run, live }: ActivityFlowProps) {
   const { t } = useTranslation('tools');

@@ -79,8 +79,8 @@ export interface PresetPickerProps {
 }
 
 /**
- * The endpoint preset picker (issue 9: "endpoint presets fill the base URL"): shows the
- * preset the base URL is, or "Custom"; choosing one calls onPick.
+ * The endpoint preset picker (a preset fills the base URL): shows the preset the base URL
+ * is, or "Custom"; choosing one calls onPick.
  */
 export function PresetPicker({ presets, baseUrl, onPick }: PresetPickerProps) {
   const { t } = useTranslation('settings');
@@ -121,9 +121,9 @@ export interface ConnectionTestProps {
 }
 
 /**
- * The "Test connection" button (issue 9): one call of one token to the endpoint and model as
- * typed, then the latency or the exact error inline. The result is cleared when the endpoint,
- * key or model change.
+ * The "Test connection" button: one call of one token to the endpoint and model as typed,
+ * then the latency or the exact error inline. The result is cleared when the endpoint, key
+ * or model change.
  */
 export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, disabled }: ConnectionTestProps) {
   const { t } = useTranslation('settings');
@@ -181,10 +181,10 @@ export interface AgentModelFieldsProps {
 }
 
 /**
- * One agent's model section (issue 9, item 7): model (empty = the model above), tool-call
- * mode, context window, temperature, top_p and max tokens (empty = not sent). Each field's
- * accessible name starts with the agent ("Lead agent: temperature"), and its error (by the
- * backend's field name) is shown under it.
+ * One agent's model section: model (empty = the model above), tool-call mode, context
+ * window, temperature, top_p and max tokens (empty = not sent). Each field's accessible
+ * name starts with the agent ("Lead agent: temperature"), and its error (by the backend's
+ * field name) is shown under it.
  */
 export function AgentModelFields({ kind, texts, onChange, inheritedModel, inheritedMode, listId, errors, disabled, modelSetBy = '', apiKeySet = false, inheritedBaseUrl = '' }: AgentModelFieldsProps) {
   const { t } = useTranslation('settings');
@@ -325,11 +325,11 @@ export interface ModelLimitFieldsProps {
 }
 
 /**
- * The model call limits (issue 11): the idle timeout, in seconds, after which a call whose
- * answer has started but stalled fails, and the largest answer, in MB. Empty fields use the
- * defaults, shown as placeholders; each field's error (by the backend's field name) is shown
- * under it. Beside them, how many tool calls of one reply run at once (1 = one at a time).
- * They apply from the next run.
+ * The model call limits: the idle timeout, in seconds, after which a call whose answer has
+ * started but stalled fails, and the largest answer, in MB. Empty fields use the defaults,
+ * shown as placeholders; each field's error (by the backend's field name) is shown under
+ * it. Beside them, how many tool calls of one reply run at once (1 = one at a time). They
+ * apply from the next run.
  */
 export function ModelLimitFields({ texts, onChange, errors, disabled }: ModelLimitFieldsProps) {
   const { t } = useTranslation('settings');

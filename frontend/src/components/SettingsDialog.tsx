@@ -269,7 +269,8 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     'aria-describedby': errorOf(f) ? `err-${f}` : undefined,
   });
 
-  // Fields a flag or OPENAI_API_KEY sets this session: read-only, with the note saying which (issue 10, item 6).
+  // Fields a flag or OPENAI_API_KEY sets this session: read-only, with the note saying
+  // which.
   const setBy = loaded?.set_by ?? {};
   const locked = (f: string) => setByNote(setBy, f) !== '';
   const lockNote = (f: string) =>
