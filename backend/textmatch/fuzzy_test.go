@@ -79,8 +79,8 @@ func TestMaxDistance(t *testing.T) {
 		if k != tt.want {
 			t.Errorf("maxDistance(%d) = %d, want %d", tt.m, k, tt.want)
 		}
-		if seed := max(5, int(float64(tt.m)*0.3)); k > seed {
-			t.Errorf("maxDistance(%d) = %d exceeds the seed's max_l_dist %d", tt.m, k, seed)
+		if bound := max(5, int(float64(tt.m)*0.3)); k > bound {
+			t.Errorf("maxDistance(%d) = %d exceeds max(5, 30%% of the length) = %d", tt.m, k, bound)
 		}
 		if sim := 1 - float64(k)/float64(tt.m); sim < MinSimilarity-1e-9 {
 			t.Errorf("maxDistance(%d) = %d allows similarity %v", tt.m, k, sim)
