@@ -41,7 +41,7 @@ func window(core *app.Core) error {
 		// Files dropped anywhere on the window reach the page as paths (runtime OnFileDrop),
 		// which it uploads through ArtifactService.UploadPaths. DisableWebViewDrop stays
 		// off: on Linux it unsets the web view as a GTK drop target, so no drop arrives at
-		// all (Wails issue 3563, seen under Xvfb). The page cancels the drag's default so
+		// all (a bug of Wails v2 on Linux, seen under Xvfb). The page cancels the drag's default so
 		// the web view never opens a dropped file (frontend listenForDrops).
 		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true},
 		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},

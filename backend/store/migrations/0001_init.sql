@@ -1,5 +1,7 @@
--- 0001_init: the schema of seed 003 (data layer) plus the event table of seed 004.
--- Table and column names are a contract with the rest of the app (DESIGN.md, "Schema"):
+-- 0001_init: the data layer (conversations, messages, artifacts and their versions) plus the
+-- append-only event table that history is rebuilt from.
+-- Table and column names are a contract with the rest of the app (docs/ARCHITECTURE.md,
+-- "Contracts other code relies on"):
 -- extend through new numbered migrations, never rename.
 -- Times are UTC RFC 3339 text with a fixed 9-digit fraction, so text order is time order.
 -- JSON columns (metadata, changes) hold JSON text or NULL.
@@ -36,7 +38,7 @@ CREATE TABLE messages (
 CREATE INDEX idx_messages_conversation_created ON messages(conversation_id, created_at);
 CREATE INDEX idx_messages_parent_id ON messages(parent_id);
 
--- The append-only event log of every run (seed 004); seq increases per conversation.
+-- The append-only event log of every run; seq increases per conversation.
 CREATE TABLE message_events (
     id              INTEGER PRIMARY KEY AUTOINCREMENT,
     conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
@@ -57,7 +59,7 @@ CREATE TABLE artifact_sessions (
     updated_at TEXT
 );
 
--- lock_version is the optimistic lock (seed 003); current_version is the newest row in
+-- lock_version is the optimistic lock; current_version is the newest row in
 -- artifact_versions (versions are sparse: only flushed states are recorded).
 CREATE TABLE artifacts (
     id              TEXT NOT NULL,

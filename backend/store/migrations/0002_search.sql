@@ -1,5 +1,5 @@
--- 0002_search: full-text search over conversation titles and message text (issue 4, item 9)
--- and an index for paging the history of one branch (seed 004).
+-- 0002_search: full-text search over conversation titles and message text
+-- and an index for paging the history of one branch.
 --
 -- search_fts is an FTS5 table with the trigram tokenizer: it matches any substring of three
 -- or more characters, so Chinese and Japanese text, which has no spaces between words, is

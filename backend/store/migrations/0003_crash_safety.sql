@@ -1,9 +1,9 @@
--- 0003_crash_safety: what lets a crash lose at most the tool round in flight (issue 4).
+-- 0003_crash_safety: what lets a crash lose at most the tool round in flight.
 --
 -- artifact_drafts: the run's write-back cache, checkpointed after every completed tool
 -- round. A finished run deletes its drafts when its flush succeeds; drafts of a run that
 -- never finished (the app was killed) are offered to the user. version is the in-memory
--- version (seed 000), base_version the stored current_version the run started from
+-- version, base_version the stored current_version the run started from
 -- (0 = created by the run).
 CREATE TABLE artifact_drafts (
     conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,

@@ -1,9 +1,9 @@
--- 0004_declared: declared artifacts (seed 002) and the conversation's workspace folder.
+-- 0004_declared: declared artifacts (links and files, not content) and the conversation's workspace folder.
 --
 -- declared_artifacts: links and files registered by record_artifact, hooks and local
 -- clients; one row per (conversation, location). id is the public id (a hash of
 -- identity_key, which is "conversation:workspace|managed|url:value"). The public fields
--- follow seed 002's DaemonSessionArtifact; the others are internal:
+-- are what the local API returns for an artifact; the others are internal:
 --   client_id        the first writer's client (never exposed)
 --   client_retained  1 once any client registered the location (eviction spares it last)
 --   retained_by      JSON array of the ids of the clients that registered it (who may

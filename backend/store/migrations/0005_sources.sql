@@ -1,4 +1,4 @@
--- 0005_sources: the conversation's numbered source list (issue 9): every search result,
+-- 0005_sources: the conversation's numbered source list: every search result,
 -- fetched page and local-file hit an agent saw, cited as [n] in answers and reports.
 --
 -- sources: one row per (conversation, n); n starts at 1 per conversation, is assigned

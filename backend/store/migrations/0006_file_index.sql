@@ -1,4 +1,4 @@
--- 0006_file_index: the full-text index of each conversation's local files (issue 9, item 6):
+-- 0006_file_index: the full-text index of each conversation's local files:
 -- the files of its workspace folder and the text of its uploads, searched by the agents'
 -- search_files tool and read back by read_file (backend/localfiles).
 --

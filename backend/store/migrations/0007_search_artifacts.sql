@@ -1,6 +1,5 @@
 -- 0007_search_artifacts: the sidebar search also finds a conversation by the text of its
--- artifacts (issue 10, item 4: "search covers artifact text as well as questions and
--- answers").
+-- artifacts, as well as by its questions and answers.
 --
 -- Each artifact is one more search document of its conversation (the artifact session's id
 -- is the conversation id): search_docs.message_id is 'artifact:' followed by the artifact
