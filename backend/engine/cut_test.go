@@ -55,28 +55,7 @@ func TestCutFinalAnswer(t *testing.T) {
 // the lead, in its call_subagent result, with the note that it is incomplete; the lead's
 // own finished answer is not marked cut.
 func TestCutSubagentAnswerFlaggedToLead(t *testing.T) {
-	var mu sync.Mutex
-	var toolResult string
-	e, _, _, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-		if isAgent(req, "search_agent") {
-			return llmtest.Reply{Content: "half a summary", FinishReason: "length"}
-		}
-		for _, m := range req.Messages {
-			if m.Role == openai.ChatMessageRoleTool {
-				mu.Lock()
-				toolResult = m.Content
-				mu.Unlock()
-				return llmtest.Reply{Content: "done"}
-			}
-		}
-		return call("call_subagent", `{"agent_name":"search_agent","instruction":"look"}`)
-	})
-	res, err := e.Ask(context.Background(), Request{Content: "question"})
-	if err != nil || res.Status != events.Complete {
-		t.Fatalf("run = %+v, %v", res, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	res, toolResult := subagentResult(t, llmtest.Reply{Content: "half a summary", FinishReason: "length"})
 	if !strings.Contains(toolResult, "half a summary") || !strings.Contains(toolResult, "This answer is incomplete: the model stopped at its output token limit") {
 		t.Errorf("the lead's call_subagent result %q does not flag the cut answer", toolResult)
 	}
@@ -116,28 +95,7 @@ func TestEmptyFinalAnswer(t *testing.T) {
 		})
 	}
 	t.Run("sub-agent", func(t *testing.T) {
-		var mu sync.Mutex
-		var toolResult string
-		e, _, _, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
-			if isAgent(req, "search_agent") {
-				return llmtest.Reply{}
-			}
-			for _, m := range req.Messages {
-				if m.Role == openai.ChatMessageRoleTool {
-					mu.Lock()
-					toolResult = m.Content
-					mu.Unlock()
-					return llmtest.Reply{Content: "done"}
-				}
-			}
-			return call("call_subagent", `{"agent_name":"search_agent","instruction":"look"}`)
-		})
-		res, err := e.Ask(context.Background(), Request{Content: "question"})
-		if err != nil || res.Status != events.Complete {
-			t.Fatalf("run = %+v, %v", res, err)
-		}
-		mu.Lock()
-		defer mu.Unlock()
+		_, toolResult := subagentResult(t, llmtest.Reply{})
 		if !strings.Contains(toolResult, "search_agent gave an empty answer") {
 			t.Errorf("the lead's call_subagent result %q does not say the answer was empty", toolResult)
 		}
@@ -247,4 +205,34 @@ func TestReasoningSentBackWithToolCalls(t *testing.T) {
 			t.Errorf("request %d has %d tool-call turns, want 1", i+2, sent)
 		}
 	}
+}
+
+// subagentResult runs a lead that sends search_agent out once, search_agent answering with
+// reply, and the lead finishing once it has the result. It fails the test unless the run
+// completes, and returns the run's result and the call_subagent result the lead received.
+func subagentResult(t *testing.T, reply llmtest.Reply) (Result, string) {
+	t.Helper()
+	var mu sync.Mutex
+	var toolResult string
+	e, _, _, _ := newEngine(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+		if isAgent(req, "search_agent") {
+			return reply
+		}
+		for _, m := range req.Messages {
+			if m.Role == openai.ChatMessageRoleTool {
+				mu.Lock()
+				toolResult = m.Content
+				mu.Unlock()
+				return llmtest.Reply{Content: "done"}
+			}
+		}
+		return call("call_subagent", `{"agent_name":"search_agent","instruction":"look"}`)
+	})
+	res, err := e.Ask(context.Background(), Request{Content: "question"})
+	if err != nil || res.Status != events.Complete {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return res, toolResult
 }
