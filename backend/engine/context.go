@@ -96,6 +96,15 @@ type openCall struct {
 	res      *tools.Result
 }
 
+// instanceOf returns the sub-agent instance an event of this agent belongs to ("" for the
+// lead, whose events are never an instance's, and for events outside any instance).
+func (h *historyBuilder) instanceOf(data json.RawMessage) string {
+	if h.lead {
+		return ""
+	}
+	return instanceOf(data)
+}
+
 // parseTools returns tools with the names and parameters of agentName's tools, for reading
 // xml tool calls back from recorded replies; they are never executed. record_artifact,
 // search_files and read_file are among them whether or not this run offers them, since
@@ -126,7 +135,7 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 			}
 			continue
 		}
-		if id := instanceOf(ev.Data); id != "" && !h.lead {
+		if id := h.instanceOf(ev.Data); id != "" {
 			h.instance(id).event(ev)
 			continue
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"artifactflow/backend/agent"
+	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/tools"
@@ -53,7 +55,7 @@ func instanceFrom(ctx context.Context) string {
 
 // instancePrefix starts the data of every event of a sub-agent instance (tagData puts the
 // key first, so readers can find it without decoding the whole object).
-const instancePrefix = `{"instance":`
+const instancePrefix = `{"` + events.InstanceKey + `":`
 
 // tagData returns the JSON object raw with "instance": id as its first key. raw that is
 // not an object is returned unchanged.
@@ -62,11 +64,11 @@ func tagData(raw json.RawMessage, id string) json.RawMessage {
 		return raw
 	}
 	q, _ := json.Marshal(id)
-	rest := strings.TrimSpace(string(raw[1:]))
+	rest := bytes.TrimSpace(raw[1:])
 	out := make([]byte, 0, len(instancePrefix)+len(q)+len(raw)+1)
 	out = append(out, instancePrefix...)
 	out = append(out, q...)
-	if rest != "}" {
+	if string(rest) != "}" {
 		out = append(out, ',')
 	}
 	return append(out, rest...)
@@ -74,11 +76,11 @@ func tagData(raw json.RawMessage, id string) json.RawMessage {
 
 // instanceOf returns the instance tagData put in an event's data, "" when there is none.
 func instanceOf(data json.RawMessage) string {
-	if !strings.HasPrefix(string(data), instancePrefix) {
+	if !bytes.HasPrefix(data, []byte(instancePrefix)) {
 		return ""
 	}
 	var id string
-	dec := json.NewDecoder(strings.NewReader(string(data[len(instancePrefix):])))
+	dec := json.NewDecoder(bytes.NewReader(data[len(instancePrefix):]))
 	if dec.Decode(&id) != nil {
 		return ""
 	}

@@ -309,15 +309,7 @@ func (g *Guard) Check(rawURL string) error {
 	if carries([]byte(low)) {
 		return leak("as written")
 	}
-	levels := [][]byte{[]byte(low)}
-	for cur := []byte(low); len(levels) < 4; {
-		d := percentDecode(cur)
-		if bytes.Equal(d, cur) {
-			break
-		}
-		levels = append(levels, d)
-		cur = d
-	}
+	levels := percentLevels([]byte(low))
 	for _, l := range levels[1:] {
 		if carries(lowerASCII(bytes.Clone(l))) {
 			return leak("percent-encoded")
@@ -330,15 +322,7 @@ func (g *Guard) Check(rawURL string) error {
 	}
 	// Encoded text is case-sensitive: decode it from the address as written (and as
 	// percent-decoded).
-	sources := [][]byte{[]byte(orig)}
-	for cur := []byte(orig); len(sources) < 4; {
-		d := percentDecode(cur)
-		if bytes.Equal(d, cur) {
-			break
-		}
-		sources = append(sources, d)
-		cur = d
-	}
+	sources := percentLevels([]byte(orig))
 	for _, src := range sources {
 		for _, run := range runs(src, isBase64, 16) {
 			for off := range 4 {
@@ -683,4 +667,19 @@ func decodeHex(s []byte) []byte {
 		out = append(out, byte(unhex(s[i])<<4|unhex(s[i+1])))
 	}
 	return out
+}
+
+// percentLevels returns b and its percent-decodings, each the decoding of the one before,
+// four in all at most, stopping when decoding changes nothing.
+func percentLevels(b []byte) [][]byte {
+	levels := [][]byte{b}
+	for cur := b; len(levels) < 4; {
+		d := percentDecode(cur)
+		if bytes.Equal(d, cur) {
+			break
+		}
+		levels = append(levels, d)
+		cur = d
+	}
+	return levels
 }

@@ -58,7 +58,9 @@ func decodeChunk(raw []byte) (streamChunk, error) {
 	if err := json.Unmarshal(raw, &c.ChatCompletionStreamResponse); err != nil {
 		return streamChunk{}, fmt.Errorf("decode chunk: %w", err)
 	}
-	if !bytes.Contains(raw, []byte(`"reasoning`)) {
+	// "reasoning_content" (read by go-openai) also starts with "reasoning: look for the two
+	// other keys themselves, closing quote included.
+	if !bytes.Contains(raw, []byte(`"reasoning"`)) && !bytes.Contains(raw, []byte(`"reasoning_details"`)) {
 		return c, nil
 	}
 	var o otherFields
