@@ -397,8 +397,8 @@ func TestSameKeyOrigin(t *testing.T) {
 		{"", "", false},
 	}
 	for _, tc := range tests {
-		if got := sameKeyOrigin(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameKeyOrigin(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		if got := config.SameOrigin(tc.a, tc.b); got != tc.want {
+			t.Errorf("config.SameOrigin(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

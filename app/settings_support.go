@@ -116,11 +116,6 @@ func agentSettingsOf(a config.AgentModel) AgentModelSettings {
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
 }
 
-func (a AgentModelSettings) config() config.AgentModel {
-	return config.AgentModel{Model: strings.TrimSpace(a.Model), BaseURL: strings.TrimSpace(a.BaseURL), APIKey: strings.TrimSpace(a.APIKey), ToolCallMode: a.ToolCallMode, ContextWindow: a.ContextWindow,
-		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens}
-}
-
 // searchView is the search part of the settings view for the effective settings s.
 func (c *Core) searchView(s config.Settings, v *SettingsView) {
 	v.Search = SearchView{Provider: s.SearchProvider(), KeysStored: s.Search.StoredKeys(), Language: s.Search.Language}
@@ -172,7 +167,7 @@ func (f failedSearcher) Search(context.Context, string, int) ([]web.SearchResult
 // endpoint returns the base URL and key a check of the dialog uses: baseURL, else the
 // effective one; apiKey when one is typed, else a stored key (the effective top-level key,
 // else the lead's or the sub-agents' own), but only when noStoredKey is false and baseURL
-// has the origin of the endpoint that key was stored for (sameKeyOrigin), so that a stored
+// has the origin of the endpoint that key was stored for (config.SameOrigin), so that a stored
 // key never goes to a server it was not given for (a preset picked or a URL typed in the
 // dialog). withheld is the host of the first stored key's endpoint when every stored key
 // was kept back because the origins differ, else "" (for withheldNote).
@@ -198,7 +193,7 @@ func (c *Core) endpoint(baseURL, apiKey string, noStoredKey bool) (url, key, wit
 		}
 	}
 	for _, e := range stored {
-		if e[1] != "" && sameKeyOrigin(baseURL, e[0]) {
+		if e[1] != "" && config.SameOrigin(baseURL, e[0]) {
 			return baseURL, e[1], ""
 		}
 	}
@@ -209,10 +204,6 @@ func (c *Core) endpoint(baseURL, apiKey string, noStoredKey bool) (url, key, wit
 	}
 	return baseURL, "", ""
 }
-
-// sameKeyOrigin reports whether the http(s) URLs a and b have the same scheme, host and port
-// (config.SameOrigin: case, a trailing slash or dot and a default port make no difference).
-func sameKeyOrigin(a, b string) bool { return config.SameOrigin(a, b) }
 
 // originHost is the host (and port, when written) of the http(s) URL raw as the note on a
 // withheld key names it, or raw itself when it is not such a URL.

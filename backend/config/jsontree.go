@@ -20,11 +20,6 @@ type jsonObject struct {
 
 func newJSONObject() *jsonObject { return &jsonObject{vals: map[string]any{}} }
 
-func (o *jsonObject) get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
-}
-
 // set puts v under k: in k's place when k is there, else after the last key.
 func (o *jsonObject) set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
