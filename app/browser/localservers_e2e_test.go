@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -26,13 +24,7 @@ import (
 // server. Afterwards config.json holds the found base URL and model. Needs AF_E2E=1 and a
 // built frontend, like TestBrowserE2E.
 func TestBrowserE2ELocalServers(t *testing.T) {
-	if os.Getenv("AF_E2E") != "1" {
-		t.Skip("set AF_E2E=1 (make test does) to run the browser end-to-end test")
-	}
-	dist, _ := filepath.Abs("../../frontend/dist")
-	if _, err := os.Stat(filepath.Join(dist, "index.html")); err != nil {
-		t.Fatalf("frontend not built (%v): run make frontend", err)
-	}
+	dist := apptest.E2EFrontend(t)
 	w := apptest.NewWorld(t, "native", nil)
 	w.Model.SetModels("test-model")
 	ollama := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {

@@ -44,9 +44,11 @@ func (w *world) parallelResearch() llmtest.Handler {
 
 // TestWindowLanes sends a question whose lead asks for three sub-agents in one reply, in the
 // real window under Xvfb: the three run at once (all three have started, as stored events,
-// before any of them has finished), the activity shows them as three lanes side by side
-// while they stream (window-lanes.png, taken while every sub-agent is still running), and
-// the run completes with the lead's answer after the three reports (window-lanes-done.png).
+// before any of them has finished) and the run completes with the lead's answer after the
+// three reports. It keeps screenshots to look at: window-lanes.png about 1.5 s after the
+// third sub-agent started (each streams for about 4 s), window-lanes-done.png at the end.
+// That the activity lays them out as lanes side by side is checked in the page by
+// frontend/e2e/lanes.mjs (TestBrowserE2ELanes).
 func TestWindowLanes(t *testing.T) {
 	s := newSession(t, 3*time.Minute)
 	w := newWorld(t, (*world).parallelResearch)

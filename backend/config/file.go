@@ -174,9 +174,11 @@ func Update(dir string, change func(Settings) (Settings, error)) (Settings, File
 	if err != nil {
 		return Settings{}, FileStamp{}, err
 	}
-	saved, err := decodeFile(path, buf.Bytes())
-	if err != nil {
-		return Settings{}, FileStamp{}, err
+	// The text was just encoded here and its hooks checked above: read it back plainly,
+	// without decodeFile's checks (they would look every hook program up on PATH again).
+	var saved Settings
+	if err := json.Unmarshal(buf.Bytes(), &saved); err != nil {
+		return Settings{}, FileStamp{}, fmt.Errorf("config: read back %s: %w", path, err)
 	}
 	return saved.migrateModelContext(), stamp, nil
 }

@@ -23,7 +23,10 @@ export function flowItems(steps: readonly Step[]): FlowItem[] {
   const byInstance = new Map<string, Step[]>();
   for (const s of steps) {
     const id = s.instance ?? '';
-    if (id !== '') byInstance.set(id, [...(byInstance.get(id) ?? []), s]);
+    if (id === '') continue;
+    const lane = byInstance.get(id);
+    if (lane) lane.push(s);
+    else byInstance.set(id, [s]);
   }
   const laneIds = new Set<string>();
   for (const s of steps) {

@@ -1,4 +1,4 @@
-import { Fragment, useState, type CSSProperties } from 'react';
+import { Fragment, useMemo, useState, type CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import { artifactStepView, type ArtifactStepView } from '../artifact-step';
 import { webSummary } from '../citations';
@@ -162,7 +162,7 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
  * rows when the column is narrow), each headed by the lead's call_subagent line and
  * streaming its own rounds and tool calls.
  */
-function Lanes({ lanes, answer }: { lanes: Lane[]; answer: string }) {
+function Lanes({ lanes }: { lanes: Lane[] }) {
   const { t } = useTranslation('tools');
   return (
     <li className={`lanes${lanes.length > 1 ? ' parallel' : ''}`} aria-label={lanes.length > 1 ? t('activity.parallel', { count: lanes.length }) : undefined}>
@@ -170,7 +170,8 @@ function Lanes({ lanes, answer }: { lanes: Lane[]; answer: string }) {
         <ol key={l.call.key} className="lane" data-instance={l.call.callId}>
           <StepRow step={l.call} writing={false} />
           {l.steps.map((s) => (
-            <StepRow key={s.key} step={s} writing={s.kind === 'agent' && s.depth === 0 && s.status === 'running' && answer !== ''} />
+            // A lane's steps are a sub-agent's (depth 1): never the lead writing its answer.
+            <StepRow key={s.key} step={s} writing={false} />
           ))}
         </ol>
       ))}
@@ -198,6 +199,8 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
   const web = runWeb(run);
   const webText = webSummary(web);
   const webFailed = web.searches_failed + web.fetches_failed > 0;
+  // Laid out again only when the steps change, not on every streamed chunk of the answer.
+  const items = useMemo(() => (open ? flowItems(run.steps) : []), [open, run.steps]);
   return (
     <section className={`activity${open ? ' open' : ''}`} aria-label={t('activity.label')}>
       <button type="button" className="activity-head" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -228,9 +231,9 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
           <p className="activity-empty">{running ? t('activity.starting') : t('activity.none')}</p>
         ) : (
           <ol className="steps">
-            {flowItems(run.steps).map((item) =>
+            {items.map((item) =>
               item.kind === 'lanes' ? (
-                <Lanes key={item.key} lanes={item.lanes} answer={run.answer} />
+                <Lanes key={item.key} lanes={item.lanes} />
               ) : (
                 <StepRow
                   key={item.step.key}
