@@ -70,6 +70,17 @@ frontend/node_modules/.package-lock.json: frontend/package-lock.json
 
 frontend-deps: frontend/node_modules/.package-lock.json
 
+# Real MCP servers (@modelcontextprotocol/server-everything, server-filesystem) and the official
+# MCP Inspector for the Go tests of the MCP client and of `artifactflow mcp serve`; pinned in
+# testdata/mcp/package-lock.json, never shipped. The Inspector's postinstall only installs its
+# own source checkout's clients and does nothing in node_modules, so scripts stay off.
+testdata/mcp/node_modules/.package-lock.json: testdata/mcp/package-lock.json
+	cd testdata/mcp && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+
+.PHONY: mcp-deps
+mcp-deps: testdata/mcp/node_modules/.package-lock.json
+
 frontend: frontend-deps
 	cd frontend && npm run build
 
@@ -86,13 +97,13 @@ lint: frontend-deps
 bindings:
 	scripts/bindings.sh
 
-go-test:
+go-test: mcp-deps
 	go test -tags $(GO_TAGS) -count=1 $(GO_PKGS)
 
 frontend-test: frontend-deps
 	cd frontend && npm test && npm run e2e
 
-test: deps-test frontend lint
+test: deps-test frontend lint mcp-deps
 	$(MAKE) go-test
 	$(MAKE) frontend-test
 	AF_E2E=1 go test -tags $(GO_TAGS) -count=1 -run 'TestBrowserE2E' ./app/browser/ ./app/cli/
