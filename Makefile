@@ -74,8 +74,10 @@ frontend-deps: frontend/node_modules/.package-lock.json
 # MCP Inspector for the Go tests of the MCP client and of `artifactflow mcp serve`; pinned in
 # testdata/mcp/package-lock.json, never shipped. The Inspector's postinstall only installs its
 # own source checkout's clients and does nothing in node_modules, so scripts stay off.
+# npm install (from the lock) rather than npm ci: the Inspector's Vite names an optional
+# Windows-only package the registry here does not serve, which npm ci refuses to skip.
 testdata/mcp/node_modules/.package-lock.json: testdata/mcp/package-lock.json
-	cd testdata/mcp && npm ci --no-audit --no-fund --ignore-scripts
+	cd testdata/mcp && npm install --no-audit --no-fund --ignore-scripts
 	@touch $@
 
 .PHONY: mcp-deps
