@@ -102,7 +102,16 @@ func TestRoutes(t *testing.T) {
 		}},
 		{name: "delete unknown session", method: "DELETE", path: "/session/nope/artifacts/x", status: 404, code: CodeSessionNotFound},
 		{name: "delete body unknown field", method: "DELETE", path: sess + "/artifacts/x", body: `{"who":"me"}`, status: 400, code: CodeValidation, field: "who"},
-		{name: "get one artifact", method: "GET", path: sess + "/artifacts/x", status: 405, code: CodeMethodNotAllowed, check: allowIs("DELETE")},
+		{name: "get one artifact", method: "GET", path: sess + "/artifacts/" + existing, status: 200, check: func(t *testing.T, r reply) {
+			var env ArtifactEnvelope
+			if err := json.Unmarshal([]byte(r.body), &env); err != nil || env.V != 1 || env.SessionID != testConv || env.Artifact.ID != existing ||
+				env.Artifact.Title != "Existing" || env.Artifact.URL != "https://example.com/existing" {
+				t.Fatalf("get one %s (%v)", r.body, err)
+			}
+		}},
+		{name: "get absent artifact", method: "GET", path: sess + "/artifacts/no-such-id", status: 404, code: CodeNotFound},
+		{name: "get in unknown session", method: "GET", path: "/session/nope/artifacts/x", status: 404, code: CodeSessionNotFound},
+		{name: "put one artifact", method: "PUT", path: sess + "/artifacts/x", status: 405, code: CodeMethodNotAllowed, check: allowIs("GET, DELETE")},
 		{name: "events POST", method: "POST", path: sess + "/events", status: 405, code: CodeMethodNotAllowed, check: allowIs("GET")},
 		{name: "events unknown session", method: "GET", path: "/session/nope/events", status: 404, code: CodeSessionNotFound},
 		{name: "events bad Last-Event-ID", method: "GET", path: sess + "/events", headers: map[string]string{"Last-Event-ID": "x"}, status: 400, code: CodeValidation, field: "Last-Event-ID"},

@@ -135,6 +135,17 @@ func (c *Client) List(ctx context.Context, sessionID string) ([]declared.Artifac
 	return env.Artifacts, nil
 }
 
+// Get returns one artifact of the session (GET /session/:id/artifacts/:artifactId), its
+// workspace file checked again just now. Errors: an *APIError with CodeNotFound when the
+// session has no such artifact, CodeSessionNotFound when there is no such session.
+func (c *Client) Get(ctx context.Context, sessionID, artifactID string) (declared.Artifact, error) {
+	var env ArtifactEnvelope
+	if err := c.do(ctx, http.MethodGet, "/session/"+url.PathEscape(sessionID)+"/artifacts/"+url.PathEscape(artifactID), nil, "", &env); err != nil {
+		return declared.Artifact{}, err
+	}
+	return env.Artifact, nil
+}
+
 // Add registers inputs as client clientID ("" for AnonymousClient) through POST
 // /session/:id/artifacts: one input as a single artifact (errors name its field plainly),
 // several as a batch. Only the payload fields of each Input are sent. It returns the

@@ -110,6 +110,7 @@ const (
 type Declared interface {
 	UpsertReport(ctx context.Context, conversationID string, inputs []declared.Input, strict bool) (declared.Report, error)
 	List(ctx context.Context, conversationID string) ([]declared.Artifact, error)
+	Recheck(ctx context.Context, conversationID, artifactID string) (declared.Artifact, error)
 	RemoveReport(ctx context.Context, conversationID, artifactID, clientID string) (declared.Report, error)
 	ChangesSince(ctx context.Context, conversationID string, after int64, limit int) ([]declared.LoggedChange, error)
 }
@@ -226,6 +227,14 @@ type ArtifactsEnvelope struct {
 	V         int                 `json:"v"`
 	SessionID string              `json:"sessionId"`
 	Artifacts []declared.Artifact `json:"artifacts"`
+}
+
+// ArtifactEnvelope is the answer of GET /session/:id/artifacts/:artifactId: the one artifact
+// as it stands after its workspace file, if it has one, was checked again just now.
+type ArtifactEnvelope struct {
+	V         int               `json:"v"`
+	SessionID string            `json:"sessionId"`
+	Artifact  declared.Artifact `json:"artifact"`
 }
 
 // MutationResult is the answer of POST and DELETE; Changes is never null (created and
@@ -376,8 +385,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			allow(w, r, http.MethodGet, http.MethodPost)
 		}
 	case len(segs) == 4 && segs[0] == "session" && segs[2] == "artifacts":
-		if allow(w, r, http.MethodDelete) {
+		switch r.Method {
+		case http.MethodGet:
+			s.get(w, r, segs[1], segs[3])
+		case http.MethodDelete:
 			s.remove(w, r, segs[1], segs[3])
+		default:
+			allow(w, r, http.MethodGet, http.MethodDelete)
 		}
 	case len(segs) == 3 && segs[0] == "session" && segs[2] == "events":
 		if allow(w, r, http.MethodGet) {
@@ -436,6 +450,23 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, session string) {
 		arts = []declared.Artifact{}
 	}
 	writeJSON(w, http.StatusOK, ArtifactsEnvelope{V: Version, SessionID: session, Artifacts: arts})
+}
+
+// get answers one artifact. A workspace file's containment and realpath check runs again
+// now, whatever the list's refresh interval says, so a file deleted or swapped for a link
+// leaving the workspace a moment ago reads as missing here. 404 NOT_FOUND when the session
+// has no artifact with that id, 404 SESSION_NOT_FOUND when there is no such session.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, session, artifactID string) {
+	a, err := s.opts.Declared.Recheck(r.Context(), session, artifactID)
+	if errors.Is(err, declared.ErrNoArtifact) {
+		writeError(w, errorf(http.StatusNotFound, CodeNotFound, "", "no artifact with this id in the session"))
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err, "")
+		return
+	}
+	writeJSON(w, http.StatusOK, ArtifactEnvelope{V: Version, SessionID: session, Artifact: a})
 }
 
 func (s *Server) add(w http.ResponseWriter, r *http.Request, session string) {
