@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -708,5 +710,39 @@ func TestStreamsPerTokenAreCapped(t *testing.T) {
 	// The new stream took the freed slot: the cap holds.
 	if r := h.call(http.MethodGet, path, nil, ""); r.status != http.StatusTooManyRequests {
 		t.Fatalf("one more after reopening: %d %s, want 429", r.status, r.body)
+	}
+}
+
+// TestGetRechecksTheFile: GET of one workspace artifact checks its file again at that moment,
+// so a file deleted just after the list saw it reads as missing at once (the list would
+// keep the cached status until its refresh interval passes).
+func TestGetRechecksTheFile(t *testing.T) {
+	h := newHarness(t, nil)
+	ws := filepath.Join(h.dir, "workspaces", testConv)
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "notes.md"), []byte("# notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := h.call("POST", "/session/"+testConv+"/artifacts", nil, `{"title":"Notes","workspacePath":"notes.md"}`)
+	m := decodeMutation(t, r)
+	if len(m.Changes) != 1 || m.Changes[0].Artifact.Status != "available" {
+		t.Fatalf("post: %s", r.body)
+	}
+	id := m.Changes[0].ArtifactID
+	if err := os.Remove(filepath.Join(ws, "notes.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{"/session/" + testConv + "/artifacts", "available"}, // cached within the refresh interval
+		{"/session/" + testConv + "/artifacts/" + id, "missing"},
+	} {
+		r := h.call("GET", tc.path, nil, "")
+		if r.status != 200 || !strings.Contains(r.body, `"status":"`+tc.want+`"`) {
+			t.Errorf("GET %s -> %d %s, want status %s", tc.path, r.status, r.body, tc.want)
+		}
 	}
 }
