@@ -145,3 +145,53 @@ func (db *DB) MessageCounts(ctx context.Context, ids []string) (map[string]int, 
 	}
 	return out, nil
 }
+
+// ArtifactSummary is an artifact without its content: Size is the content's length in
+// bytes.
+type ArtifactSummary struct {
+	SessionID      string
+	ID             string
+	ContentType    string
+	Title          string
+	CurrentVersion int
+	Size           int
+	UpdatedAt      time.Time
+}
+
+// ArtifactSummaries returns the artifacts of the sessions (conversations) sessionIDs
+// without their content, by session in the order given, each session's in creation order
+// (as ListArtifacts). Unknown sessions give nothing. Errors: the context's error and
+// database errors.
+func (db *DB) ArtifactSummaries(ctx context.Context, sessionIDs []string) ([]ArtifactSummary, error) {
+	out := []ArtifactSummary{}
+	if len(sessionIDs) == 0 {
+		return out, nil
+	}
+	list, err := json.Marshal(sessionIDs)
+	if err != nil {
+		return nil, fmt.Errorf("store: artifact summaries: %w", err)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT a.session_id, a.id, a.content_type, a.title, a.current_version,
+			length(CAST(a.content AS BLOB)), a.updated_at
+		FROM json_each(?) AS s JOIN artifacts a ON a.session_id = s.value
+		ORDER BY s.key, a.created_at, a.rowid`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("store: artifact summaries: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a ArtifactSummary
+		var updated sql.NullString
+		if err := rows.Scan(&a.SessionID, &a.ID, &a.ContentType, &a.Title, &a.CurrentVersion, &a.Size, &updated); err != nil {
+			return nil, fmt.Errorf("store: artifact summaries: %w", err)
+		}
+		if a.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, fmt.Errorf("store: artifact summaries: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: artifact summaries: %w", err)
+	}
+	return out, nil
+}

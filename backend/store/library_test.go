@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,37 @@ func TestMessageCounts(t *testing.T) {
 	}
 	if got, err := db.MessageCounts(ctx, nil); err != nil || len(got) != 0 {
 		t.Fatalf("MessageCounts(nil) = %v, %v, want empty", got, err)
+	}
+}
+
+// TestArtifactSummaries lists the artifacts of the conversations asked for, in the order
+// asked, with sizes in bytes and without content.
+func TestArtifactSummaries(t *testing.T) {
+	db := openTestDB(t)
+	searchFixture(t, db)
+	ctx := context.Background()
+	for _, w := range []ArtifactWrite{
+		{SessionID: "moon", ID: "task_plan", ContentType: "markdown", Title: "Plan", Content: "- [ ] 查", Version: 1, UpdateType: UpdateCreate},
+		{SessionID: "moon", ID: "report", ContentType: "markdown", Title: "报告", Content: "月球", Version: 1, UpdateType: UpdateCreate},
+		{SessionID: "cafe", ID: "notes", ContentType: "text", Title: "Notes", Content: "abc", Version: 1, UpdateType: UpdateCreate},
+	} {
+		if _, err := db.CreateArtifact(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.ArtifactSummaries(ctx, []string{"cafe", "missing", "moon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, a := range got {
+		keys = append(keys, a.SessionID+"/"+a.ID+"/"+a.Title+"/"+a.ContentType+"/"+strconv.Itoa(a.Size)+"/v"+strconv.Itoa(a.CurrentVersion))
+		if a.UpdatedAt.IsZero() {
+			t.Errorf("%s/%s has no update time", a.SessionID, a.ID)
+		}
+	}
+	want := []string{"cafe/notes/Notes/text/3/v1", "moon/task_plan/Plan/markdown/9/v1", "moon/report/报告/markdown/6/v1"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("ArtifactSummaries = %v, want %v", keys, want)
 	}
 }
