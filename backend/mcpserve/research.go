@@ -49,7 +49,7 @@ const progressClip = 100
 
 func (s *server) addAsk(srv *mcp.Server) {
 	f, t := false, true
-	mcp.AddTool(srv, &mcp.Tool{Name: ToolAsk,
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolAsk, OutputSchema: outputSchema[AskOutput](),
 		Annotations: &mcp.ToolAnnotations{Title: "Run a research", ReadOnlyHint: false, DestructiveHint: &f, OpenWorldHint: &t},
 		Description: "Runs a new research with the user's ArtifactFlow settings (their model and search provider): agents " +
 			"search the web, read pages and write a report. Takes minutes and costs model calls; reports progress when " +

@@ -87,7 +87,7 @@ func (s *server) listResources(ctx context.Context) (*mcp.ListResourcesResult, e
 	for _, a := range arts {
 		byConv[a.SessionID] = append(byConv[a.SessionID], a)
 	}
-	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: private}
 	for _, c := range convs {
 		res.Resources = append(res.Resources, &mcp.Resource{URI: ConversationURI(c.ID), Name: "conversation/" + c.ID,
 			Title: c.Title, MIMEType: "text/markdown",

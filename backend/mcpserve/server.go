@@ -80,6 +80,9 @@ const instructions = `This server is the user's ArtifactFlow research library: p
 	`Use search_research to find earlier work by words in any language, list_conversations to browse, ` +
 	`read_artifact to read a report (or an older version of it) and list_sources to resolve the [n] citations of an answer.`
 
+// private is the cache control of every result: private to the user, stale at once.
+var private = mcp.Cacheable{TTLMs: 0, CacheScope: "private"}
+
 // server holds what the handlers need.
 type server struct {
 	db   *store.DB
@@ -104,6 +107,9 @@ func New(db *store.DB, opts Options) *mcp.Server {
 			Logger:       opts.Logger,
 			// The lists never change while the server runs; no logging capability.
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+			// The library is the user's own: no cache but the requesting user's may keep a
+			// result, and none for long, since research goes on beside the server.
+			SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { *c = private },
 		})
 	s.addTools(srv)
 	s.addResources(srv)

@@ -345,8 +345,8 @@ func TestToolsListed(t *testing.T) {
 				if readOnly != (tool.Name != ToolAsk) {
 					t.Errorf("%s: readOnlyHint %v", tool.Name, readOnly)
 				}
-				if tool.OutputSchema == nil {
-					t.Errorf("%s: no output schema", tool.Name)
+				if out, _ := json.Marshal(tool.OutputSchema); tool.OutputSchema == nil || strings.Contains(string(out), `"null"`) {
+					t.Errorf("%s: output schema %s, want one whose arrays are never null (portable to one-type dialects)", tool.Name, out)
 				}
 			}
 			slices.Sort(names)
@@ -602,6 +602,9 @@ func TestResources(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("resources:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	if list.CacheScope != "private" {
+		t.Errorf("resources/list cacheScope = %q, want private (the user's own library)", list.CacheScope)
+	}
 	tmpls, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -629,6 +632,9 @@ func TestResources(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("conversation Markdown lacks %q:\n%s", want, md)
 		}
+	}
+	if res.CacheScope != "private" {
+		t.Errorf("resources/read cacheScope = %q, want private", res.CacheScope)
 	}
 	if res.Contents[0].MIMEType != "text/markdown" {
 		t.Errorf("conversation MIME type = %q", res.Contents[0].MIMEType)

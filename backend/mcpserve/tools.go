@@ -155,6 +155,31 @@ func inputSchema[T any](edit func(props map[string]*jsonschema.Schema)) *jsonsch
 	return sch
 }
 
+// outputSchema is the schema inferred from T with every slice typed "array" alone: the
+// handlers never return a nil slice, and a ["null", "array"] type is less portable (a
+// client mapping schemas onto a one-type dialect, such as Gemini's, may reject it).
+func outputSchema[T any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserve: schema of %T: %v", *new(T), err)) // a programming error
+	}
+	var walk func(*jsonschema.Schema)
+	walk = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+			s.Type, s.Types = "array", nil
+		}
+		walk(s.Items)
+		for _, p := range s.Properties {
+			walk(p)
+		}
+	}
+	walk(sch)
+	return sch
+}
+
 // bounds sets an integer property's minimum and maximum.
 func bounds(p *jsonschema.Schema, lo, hi float64) { p.Minimum, p.Maximum = &lo, &hi }
 
@@ -162,7 +187,7 @@ func bounds(p *jsonschema.Schema, lo, hi float64) { p.Minimum, p.Maximum = &lo, 
 func nonEmpty(p *jsonschema.Schema) { one := 1; p.MinLength, p.Pattern = &one, `\S` }
 
 func (s *server) addTools(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: ToolSearch, Annotations: readOnly("Search research"),
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolSearch, OutputSchema: outputSchema[SearchOutput](), Annotations: readOnly("Search research"),
 		Description: "Full-text search over the user's past research: conversation titles, questions, answers and artifacts " +
 			"(reports, plans, uploaded files). Returns the matching documents, best first, each with its conversation, " +
 			"kind (title, question, answer, artifact), a snippet and the ids to read more (read_artifact, list_sources, " +
@@ -171,13 +196,13 @@ func (s *server) addTools(srv *mcp.Server) {
 			nonEmpty(p["query"])
 			bounds(p["limit"], 1, maxSearchLimit)
 		})}, s.search)
-	mcp.AddTool(srv, &mcp.Tool{Name: ToolListConversations, Annotations: readOnly("List research conversations"),
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolListConversations, OutputSchema: outputSchema[ListConversationsOutput](), Annotations: readOnly("List research conversations"),
 		Description: "Lists the user's research conversations, most recently updated first, with id, title, times and " +
 			"message count. Page on with next_cursor.",
 		InputSchema: inputSchema[ListConversationsInput](func(p map[string]*jsonschema.Schema) {
 			bounds(p["limit"], 1, maxListLimit)
 		})}, s.listConversations)
-	mcp.AddTool(srv, &mcp.Tool{Name: ToolReadArtifact, Annotations: readOnly("Read an artifact"),
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolReadArtifact, OutputSchema: outputSchema[ArtifactOutput](), Annotations: readOnly("Read an artifact"),
 		Description: "Reads an artifact of a research conversation (a report, the task plan, an uploaded file's text): " +
 			"its latest content, or a given stored version, with its title, content type and the list of versions.",
 		InputSchema: inputSchema[ReadArtifactInput](func(p map[string]*jsonschema.Schema) {
@@ -185,7 +210,7 @@ func (s *server) addTools(srv *mcp.Server) {
 			nonEmpty(p["id"])
 			bounds(p["version"], 1, 1<<31-1)
 		})}, s.readArtifact)
-	mcp.AddTool(srv, &mcp.Tool{Name: ToolListSources, Annotations: readOnly("List a conversation's sources"),
+	mcp.AddTool(srv, &mcp.Tool{Name: ToolListSources, OutputSchema: outputSchema[ListSourcesOutput](), Annotations: readOnly("List a conversation's sources"),
 		Description: "Lists the numbered sources of a research conversation (web pages with their URL, local files with " +
 			"their path): the [n] that its answers and reports cite.",
 		InputSchema: inputSchema[ListSourcesInput](func(p map[string]*jsonschema.Schema) {
