@@ -283,7 +283,8 @@ func TestMCPServeAskResearchEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cs.Close(); _ = ss.Wait() }()
+	// The model server goes first: a run still waiting for it (when cancelling failed) ends.
+	defer func() { w.Model.Close(); cs.Close(); _ = ss.Wait() }()
 
 	params := &mcp.CallToolParams{Name: mcpserve.ToolAsk, Arguments: map[string]any{"question": apptest.Question}}
 	params.SetProgressToken(7)

@@ -383,6 +383,7 @@ type fakeResearcher struct {
 	block     bool
 	started   chan struct{}
 	cancelled chan struct{}
+	release   chan struct{} // closed when the test ends
 
 	mu    sync.Mutex
 	asked []string // "conversation|question" of each call
@@ -401,8 +402,11 @@ func (f *fakeResearcher) Research(ctx context.Context, conversationID, question 
 	}
 	if f.block {
 		close(f.started)
-		<-ctx.Done()
-		close(f.cancelled)
+		select {
+		case <-ctx.Done():
+			close(f.cancelled)
+		case <-f.release: // the test is over
+		}
 		return engine.Result{Status: events.Cancelled, Err: context.Cause(ctx)}, nil
 	}
 	return f.result, nil
@@ -554,8 +558,9 @@ func TestAskResearch(t *testing.T) {
 // TestAskResearchCancel: a client that cancels its call (the protocol's cancel
 // notification) stops the research: the Researcher's context ends.
 func TestAskResearchCancel(t *testing.T) {
-	r := &fakeResearcher{block: true, started: make(chan struct{}), cancelled: make(chan struct{})}
+	r := &fakeResearcher{block: true, started: make(chan struct{}), cancelled: make(chan struct{}), release: make(chan struct{})}
 	cs := connect(t, openDB(t), Options{Research: r}, nil)
+	t.Cleanup(func() { close(r.release) }) // before connect's cleanup, which waits for the call
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
