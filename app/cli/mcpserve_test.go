@@ -20,6 +20,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/app/internal/apptest"
+	"artifactflow/backend/config"
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
@@ -265,48 +266,14 @@ func TestMCPServeAskResearchEngine(t *testing.T) {
 			return citing(req, call)
 		}
 	})
-	core := newTestCore(t, w)
-	var mu sync.Mutex
-	var progress []string
-	ct, st := mcp.NewInMemoryTransports()
+	cs, progress := researchSession(t, w)
 	ctx := context.Background()
-	ss, err := mcpserve.New(core.Store(), mcpserve.Options{Research: &coreResearcher{core: core, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			progress = append(progress, req.Params.Message)
-			mu.Unlock()
-		}}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The model server goes first: a run still waiting for it (when cancelling failed) ends.
-	defer func() { w.Model.Close(); cs.Close(); _ = ss.Wait() }()
-
-	params := &mcp.CallToolParams{Name: mcpserve.ToolAsk, Arguments: map[string]any{"question": apptest.Question}}
-	params.SetProgressToken(7)
-	res, err := cs.CallTool(ctx, params)
-	if err != nil || res.IsError {
-		t.Fatalf("ask_research: %v %+v", err, res)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var out mcpserve.AskOutput
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
+	out := askResearch(t, cs, apptest.Question)
 	if !strings.HasPrefix(out.Answer, "The Moon is 384,400 km away on average [1]; see also [2].") || len(out.Sources) != 2 ||
 		out.Sources[0].URL != w.PageURL || len(out.Artifacts) != 1 || out.Artifacts[0].ID != "research_report" {
 		t.Fatalf("output = %+v", out)
 	}
-	if err := cs.Ping(ctx, nil); err != nil { // every notification sent before the result has been handled
-		t.Fatal(err)
-	}
-	mu.Lock()
-	got := slices.Clone(progress)
-	mu.Unlock()
+	got := progress()
 	for _, want := range []string{"lead_agent → search_agent: Find sources on the Moon's distance.", `search_agent · web_search {"query":"moon distance"}`,
 		"lead_agent → crawl_agent: Read " + w.PageURL, "crawl_agent · web_fetch", "lead_agent · create_artifact", "artifact research_report v1 (create)", "research complete"} {
 		if !slices.ContainsFunc(got, func(m string) bool { return strings.HasPrefix(m, want) }) {
@@ -338,6 +305,80 @@ func TestMCPServeAskResearchEngine(t *testing.T) {
 	}
 	if status != store.StatusCancelled {
 		t.Fatalf("the research the client cancelled is %q, want cancelled", status)
+	}
+}
+
+// researchSession serves a Core on w's data dir with ask_research (the Researcher of `mcp
+// serve --allow-research`) over the SDK's in-memory transport, and returns the client's
+// session and a function giving the progress messages received so far.
+func researchSession(t *testing.T, w *apptest.World) (*mcp.ClientSession, func() []string) {
+	t.Helper()
+	core := newTestCore(t, w)
+	var mu sync.Mutex
+	var progress []string
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := mcpserve.New(core.Store(), mcpserve.Options{Research: &coreResearcher{core: core, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, req.Params.Message)
+			mu.Unlock()
+		}}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model server goes first: a run still waiting for it (when a test failed) ends.
+	t.Cleanup(func() { w.Model.Close(); cs.Close(); _ = ss.Wait() })
+	return cs, func() []string {
+		// A ping answered means every notification sent before it has been handled.
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(progress)
+	}
+}
+
+// askResearch calls ask_research with question and a progress token, within a minute, and
+// returns its structured result; an error or a tool error fails the test.
+func askResearch(t *testing.T, cs *mcp.ClientSession, question string) mcpserve.AskOutput {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: mcpserve.ToolAsk, Arguments: map[string]any{"question": question}}
+	params.SetProgressToken(7)
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("ask_research: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out mcpserve.AskOutput
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMCPServeAskResearchDeniesConfirm: nobody can click in an MCP client's research, so a
+// tool set to confirm is denied at once (the research goes on without it) and the progress
+// says so.
+func TestMCPServeAskResearchDeniesConfirm(t *testing.T) {
+	w := apptest.NewWorld(t, "native", (*apptest.World).CitingResearch)
+	if err := config.Save(w.DataDir, config.Settings{ToolPermissions: map[string]string{"web_fetch": "confirm"}}); err != nil {
+		t.Fatal(err)
+	}
+	cs, progress := researchSession(t, w)
+	out := askResearch(t, cs, apptest.Question)
+	if out.Answer == "" || w.PageHits.Load() != 0 {
+		t.Fatalf("answer %q, page fetched %d times; want an answer without the fetch", out.Answer, w.PageHits.Load())
+	}
+	if got := progress(); !slices.Contains(got, "crawl_agent · web_fetch: deny (set to confirm in Settings)") {
+		t.Errorf("progress does not say web_fetch was denied:\n%s", strings.Join(got, "\n"))
 	}
 }
 

@@ -441,6 +441,7 @@ func TestAskResearch(t *testing.T) {
 		event(events.ToolStart, "search_agent", events.DataToolStart{Tool: "web_search", Params: json.RawMessage(`{"query":"月球 远地点"}`)}),
 		event(events.ToolComplete, "search_agent", events.DataToolComplete{Tool: "web_search", Success: true}),
 		event(events.ToolComplete, "search_agent", events.DataToolComplete{Tool: "web_fetch", Error: "timeout"}),
+		event(events.PermissionResult, "search_agent", events.DataPermissionResult{Tool: "mcp__files__read", Decision: events.DecisionDeny}),
 		event(events.ArtifactChanged, "lead_agent", events.DataArtifactChanged{Artifact: events.ArtifactSnapshot{ID: "research_report", Version: 4, UpdateType: "update"}}),
 		event(events.Complete, "lead_agent", map[string]any{}),
 	}
@@ -448,6 +449,7 @@ func TestAskResearch(t *testing.T) {
 		"lead_agent → search_agent: 查找远地点距离",
 		`search_agent · web_search {"query":"月球 远地点"}`,
 		"search_agent · web_fetch failed: timeout",
+		"search_agent · mcp__files__read: deny (set to confirm in Settings)",
 		"artifact research_report v4 (update)",
 		"research complete",
 	}
