@@ -180,6 +180,5 @@ func (r *coreResearcher) Research(ctx context.Context, conversationID, question 
 	}
 	pending = nil
 	mu.Unlock()
-	<-run.Done()
 	return run.Wait(context.WithoutCancel(ctx))
 }

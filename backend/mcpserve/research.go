@@ -119,12 +119,18 @@ func (s *server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskInput)
 			Version: a.CurrentVersion, URI: ArtifactURI(res.ConversationID, a.ID)})
 	}
 
+	// The answer ends with the sources it cites (the engine's footer); the text adds the
+	// others the run recorded, which the structured result holds with the cited ones.
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(res.Response))
-	if len(out.Sources) > 0 {
-		b.WriteString("\n\nSources:\n")
-		for _, si := range out.Sources {
-			b.WriteString(sourceLine(si) + "\n")
+	head := "\n\nOther sources this research recorded:\n"
+	if len(cited) == 0 {
+		head = "\n\nSources this research recorded:\n"
+	}
+	for _, si := range out.Sources {
+		if !slices.Contains(cited, si.N) {
+			b.WriteString(head + sourceLine(si) + "\n")
+			head = ""
 		}
 	}
 	if len(out.Artifacts) > 0 {

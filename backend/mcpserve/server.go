@@ -78,7 +78,8 @@ var ErrResearchDisabled = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 const instructions = `This server is the user's ArtifactFlow research library: past research questions, ` +
 	`the answers, the artifacts (reports, task plans, uploaded files) and the numbered sources the answers cite. ` +
 	`Use search_research to find earlier work by words in any language, list_conversations to browse, ` +
-	`read_artifact to read a report (or an older version of it) and list_sources to resolve the [n] citations of an answer.`
+	`read_artifact to read a report (or an older version of it) and list_sources to resolve the [n] citations of an answer. ` +
+	`ask_research, when offered, runs a new research: it takes minutes and costs the user's model calls, so search first.`
 
 // private is the cache control of every result: private to the user, stale at once.
 var private = mcp.Cacheable{TTLMs: 0, CacheScope: "private"}

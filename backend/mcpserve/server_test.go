@@ -425,12 +425,18 @@ func event(typ events.Type, agent string, d any) events.Event {
 func TestAskResearch(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
-	// The run continues the Chinese conversation: it records a third source and cites [1] and [3].
+	// The run continues the Chinese conversation: it records sources [3] and [4] and cites
+	// [1] and [3].
 	if err := db.AddMessage(ctx, store.Message{ID: "run-2", ConversationID: zhConv, ParentID: zhConv + "-m1", Content: "远地点呢？"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AddSource(ctx, zhConv, sources.Source{Kind: sources.KindWeb, Location: "https://example.org/apogee", Title: "Apogee", MessageID: "run-2"}); err != nil {
-		t.Fatal(err)
+	for _, src := range []sources.Source{
+		{Kind: sources.KindWeb, Location: "https://example.org/apogee", Title: "Apogee", MessageID: "run-2"},
+		{Kind: sources.KindWeb, Location: "https://example.org/perigee", Title: "Perigee", MessageID: "run-2"},
+	} {
+		if _, err := db.AddSource(ctx, zhConv, src); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const answer = "远地点约405,500公里[3]，平均距离见[1]。"
 	runEvents := []events.Event{
@@ -482,16 +488,20 @@ func TestAskResearch(t *testing.T) {
 		for _, s := range out.Sources {
 			ns = append(ns, s.N)
 		}
-		if !slices.Equal(ns, []int{1, 3}) { // [2] is neither cited nor this run's
-			t.Errorf("sources = %v, want [1 3]", ns)
+		if !slices.Equal(ns, []int{1, 3, 4}) { // [2] is neither cited nor this run's
+			t.Errorf("sources = %v, want [1 3 4]", ns)
 		}
 		if len(out.Artifacts) != 1 || out.Artifacts[0].ID != "research_report" || out.Artifacts[0].Version != 3 {
 			t.Errorf("artifacts = %+v", out.Artifacts)
 		}
-		for _, want := range []string{answer, "[1] Moon facts — " + moonURL, "[3] Apogee — https://example.org/apogee", "research_report"} {
+		// The answer's footer lists what it cites; the text adds what the run recorded besides.
+		for _, want := range []string{answer, "Other sources this research recorded:\n[4] Perigee — https://example.org/perigee\n", "research_report"} {
 			if !strings.Contains(text(res), want) {
 				t.Errorf("text lacks %q:\n%s", want, text(res))
 			}
+		}
+		if strings.Contains(text(res), "[1] Moon facts") || strings.Contains(text(res), "[3] Apogee") {
+			t.Errorf("text lists cited sources a second time:\n%s", text(res))
 		}
 		// Notifications are handled as they arrive; the last one may trail the result.
 		deadline := time.Now().Add(10 * time.Second)
