@@ -27,21 +27,6 @@ import (
 	"artifactflow/backend/store"
 )
 
-// runMCP dispatches `artifactflow mcp SUBCOMMAND`.
-func runMCP(ctx context.Context, env Env, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(env.Stdout, usage)
-		return ExitOK
-	}
-	switch args[0] {
-	case "serve":
-		return runMCPServe(ctx, env, args[1:])
-	default:
-		fmt.Fprintf(env.Stderr, "artifactflow: mcp: unknown subcommand %q (try: serve)\n", args[0])
-		return ExitUsage
-	}
-}
-
 // runMCPServe runs `artifactflow mcp serve [--allow-research]`: the research library as an
 // MCP server over stdio (package mcpserve; docs/ARCHITECTURE.md, "The research library
 // over MCP") until the client closes stdin or the process is interrupted. Stdout carries

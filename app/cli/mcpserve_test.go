@@ -395,7 +395,7 @@ func TestMCPServeUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown subcommand", []string{"mcp", "bogus"}, ExitUsage, `unknown subcommand "bogus"`},
+		{"unknown subcommand", []string{"mcp", "bogus"}, ExitUsage, `"bogus"`},
 		{"extra argument", []string{"mcp", "serve", "--data-dir", t.TempDir(), "extra"}, ExitUsage, `unexpected argument "extra"`},
 		{"unknown flag", []string{"mcp", "serve", "--allow-everything"}, ExitUsage, "allow-everything"},
 		{"data dir is a file", []string{"mcp", "serve", "--data-dir", notDir}, ExitError, "mcp serve:"},
