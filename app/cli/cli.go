@@ -2,7 +2,8 @@
 // other code relies on"): Main parses the command and its flags and runs the window
 // (through the WindowFunc or LaunchFunc that package main supplies), ask, serve (browser
 // mode, package app/browser, with the local API), artifacts (declared artifacts through the
-// running app's local API or the database) and eval (eval.go). It drives package app's Core
+// running app's local API or the database), eval (eval.go) and mcp serve (the research
+// library as an MCP server, mcpserve.go). It drives package app's Core
 // and services; package app never imports it.
 package cli
 
@@ -59,7 +60,9 @@ type LaunchFunc func(args []string) (int, error)
 // standard streams, the frontend's built files (for browser mode) and the window opener,
 // or, in a build without the window, what hands the window to the executable that has it.
 type Env struct {
-	Args         []string
+	Args []string
+	// Stdin is what `mcp serve` reads the client's messages from; nil means os.Stdin.
+	Stdin        io.Reader
 	Stdout       io.Writer
 	Stderr       io.Writer
 	Assets       fs.FS
@@ -117,6 +120,8 @@ func (g *globalFlags) finish() error {
 //	                                           app's local API or the database
 //	artifactflow eval [flags] questions.jsonl  runs a question set headless, writes a
 //	                                           table of measures (app/cli/eval.go)
+//	artifactflow mcp serve [--allow-research]  the research library as an MCP server
+//	                                           over stdio (app/cli/mcpserve.go)
 //
 // The window and serve also start the local API (package localapi) on --api-addr, a
 // random 127.0.0.1 port by default, and write <data-dir>/api.json while they run.
@@ -139,11 +144,13 @@ func Main(ctx context.Context, env Env) int {
 		return runArtifacts(ctx, env, args)
 	case "eval":
 		return runEval(ctx, env, args)
+	case "mcp":
+		return runMCP(ctx, env, args)
 	case "help":
 		fmt.Fprint(env.Stdout, usage)
 		return ExitOK
 	default:
-		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, help)\n", cmd)
+		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, mcp, help)\n", cmd)
 		return ExitUsage
 	}
 }
@@ -170,6 +177,13 @@ Usage:
         citations, report length) to DIR/eval-<timestamp>.md and .json and to stdout
         --judge              grade each answer against its reference with the same model
         --approve-tools      approve tools set to confirm in Settings (default: deny)
+  artifactflow mcp serve [flags] [--allow-research]
+        the research library as an MCP server over stdio, for Claude Desktop, Cursor,
+        qwen-code or any MCP client: tools search_research, list_conversations,
+        read_artifact, list_sources; resources artifactflow://conversation/ID and
+        artifactflow://artifact/CONVERSATION/ID. Reads the data dir while the app runs.
+        --allow-research     also offer ask_research, which runs a research on your
+                             settings (model calls, web requests)
 
 Flags for every command:
   --data-dir DIR  --base-url URL  --api-key KEY  --model NAME

@@ -66,27 +66,11 @@ func (db *DB) SearchConversations(ctx context.Context, query string, limit int) 
 		return hits, nil
 	}
 
-	var phrases, conds []string
-	var args []any
-	for _, t := range terms {
-		if utf8.RuneCountInString(t) >= 3 {
-			phrases = append(phrases, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-			continue
-		}
-		pat := "%" + likeEscaper.Replace(t) + "%"
-		conds = append(conds, `(search_fts.title LIKE ? ESCAPE '\' OR search_fts.content LIKE ? ESCAPE '\' OR search_fts.response LIKE ? ESCAPE '\')`)
-		args = append(args, pat, pat, pat)
-	}
-	score := "0.0"
-	if len(phrases) > 0 {
-		conds = append([]string{"search_fts MATCH ?"}, conds...)
-		args = append([]any{strings.Join(phrases, " AND ")}, args...)
-		score = "bm25(search_fts, 3.0, 2.0, 1.0)"
-	}
+	where, args, score := matchTerms(terms)
 	args = append(args, limit)
 	rows, err := db.sql.QueryContext(ctx, `
 		WITH matches AS MATERIALIZED (
-			SELECT rowid AS docid, `+score+` AS score FROM search_fts WHERE `+strings.Join(conds, " AND ")+`
+			SELECT rowid AS docid, `+score+` AS score FROM search_fts WHERE `+where+`
 		), best AS (
 			SELECT search_docs.conversation_id AS cid, matches.docid, MIN(matches.score) AS score
 			FROM matches JOIN search_docs ON search_docs.docid = matches.docid GROUP BY search_docs.conversation_id
@@ -118,6 +102,31 @@ func (db *DB) SearchConversations(ctx context.Context, query string, limit int) 
 	return out, nil
 }
 
+// matchTerms returns the WHERE condition on search_fts that every one of terms (non-empty,
+// from QueryTerms) must meet, its arguments, and the score expression to rank by: terms of
+// three or more characters go to the trigram index as quoted phrases (bm25, title
+// weighted 3, question 2, answer 1), shorter ones are matched with LIKE (score 0.0 when
+// no term reaches the index).
+func matchTerms(terms []string) (where string, args []any, score string) {
+	var phrases, conds []string
+	for _, t := range terms {
+		if utf8.RuneCountInString(t) >= 3 {
+			phrases = append(phrases, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+			continue
+		}
+		pat := "%" + likeEscaper.Replace(t) + "%"
+		conds = append(conds, `(search_fts.title LIKE ? ESCAPE '\' OR search_fts.content LIKE ? ESCAPE '\' OR search_fts.response LIKE ? ESCAPE '\')`)
+		args = append(args, pat, pat, pat)
+	}
+	score = "0.0"
+	if len(phrases) > 0 {
+		conds = append([]string{"search_fts MATCH ?"}, conds...)
+		args = append([]any{strings.Join(phrases, " AND ")}, args...)
+		score = "bm25(search_fts, 3.0, 2.0, 1.0)"
+	}
+	return strings.Join(conds, " AND "), args, score
+}
+
 // likeEscaper escapes LIKE wildcards for ESCAPE '\'.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
@@ -136,30 +145,37 @@ func (e extraScanner) Scan(dest ...any) error { return e.rowScanner.Scan(append(
 // term, or the start of the first non-empty text when no term is found literally (a
 // diacritic-insensitive match). White space runs become one space; cuts are marked "…".
 func snippet(terms []string, texts ...string) string {
+	s, _ := snippetOf(terms, texts...)
+	return s
+}
+
+// snippetOf is snippet that also returns the index in texts of the text the snippet was
+// taken from (-1 when every text is empty).
+func snippetOf(terms []string, texts ...string) (string, int) {
 	var best []rune
-	bestAt, bestCount := -1, 0
-	for _, text := range texts {
+	bestAt, bestCount, from := -1, 0, -1
+	for i, text := range texts {
 		rs := []rune(strings.Join(strings.Fields(text), " "))
-		if len(best) == 0 {
-			best = rs
+		if len(best) == 0 && len(rs) > 0 {
+			best, from = rs, i
 		}
 		at, n := -1, 0
 		for _, t := range terms {
-			if i := indexFold(rs, []rune(t)); i >= 0 {
+			if j := indexFold(rs, []rune(t)); j >= 0 {
 				n++
-				if at < 0 || i < at {
-					at = i
+				if at < 0 || j < at {
+					at = j
 				}
 			}
 		}
 		if n > bestCount {
-			best, bestAt, bestCount = rs, at, n
+			best, bestAt, bestCount, from = rs, at, n, i
 		}
 	}
 	if len(best) == 0 {
-		return ""
+		return "", -1
 	}
-	return window(best, max(0, bestAt-snippetLead))
+	return window(best, max(0, bestAt-snippetLead)), from
 }
 
 // window returns snippetRunes runes of rs from start, with "…" at cut ends.
