@@ -7,12 +7,14 @@ package procgroup
 
 import "os/exec"
 
-// Own sets cmd up, before it is started, to run in a process group of its own, and makes
-// cmd.Cancel (called when the context of exec.CommandContext ends) Kill the group. It
-// replaces cmd.SysProcAttr.
+// Own sets cmd up, before it is started, to run in a process group of its own, and, for a
+// cmd made by exec.CommandContext (which sets cmd.Cancel), makes the end of its context
+// Kill the group instead of the process alone. It replaces cmd.SysProcAttr.
 func Own(cmd *exec.Cmd) {
 	own(cmd)
-	cmd.Cancel = func() error { return Kill(cmd) }
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error { return Kill(cmd) }
+	}
 }
 
 // Kill ends cmd's group, cmd having been started after Own: every process in it on Unix
