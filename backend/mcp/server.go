@@ -583,7 +583,7 @@ func (c *conn) stop(wait time.Duration) {
 		case <-c.exited:
 		case <-time.After(wait):
 		}
-		_ = c.stdout.Close() // filterStdout stops passing lines on and drains the rest
+		_ = c.stdout.Close()      // filterStdout stops passing lines on and drains the rest
 		_ = procgroup.Kill(c.cmd) // the server's own children too, even after it exited
 		<-c.exited
 		done := make(chan struct{})
