@@ -117,6 +117,8 @@ func (g *globalFlags) finish() error {
 //	                                           app's local API or the database
 //	artifactflow eval [flags] questions.jsonl  runs a question set headless, writes a
 //	                                           table of measures (app/cli/eval.go)
+//	artifactflow mcp list|test NAME            the MCP servers of config.json: their state
+//	                                           and tools; test starts one (app/cli/mcp.go)
 //
 // The window and serve also start the local API (package localapi) on --api-addr, a
 // random 127.0.0.1 port by default, and write <data-dir>/api.json while they run.
@@ -139,11 +141,13 @@ func Main(ctx context.Context, env Env) int {
 		return runArtifacts(ctx, env, args)
 	case "eval":
 		return runEval(ctx, env, args)
+	case "mcp":
+		return runMCP(ctx, env, args)
 	case "help":
 		fmt.Fprint(env.Stdout, usage)
 		return ExitOK
 	default:
-		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, help)\n", cmd)
+		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, mcp, help)\n", cmd)
 		return ExitUsage
 	}
 }
@@ -170,6 +174,12 @@ Usage:
         citations, report length) to DIR/eval-<timestamp>.md and .json and to stdout
         --judge              grade each answer against its reference with the same model
         --approve-tools      approve tools set to confirm in Settings (default: deny)
+  artifactflow mcp list [--json] [--no-start]
+        the MCP servers of config.json (mcp_servers): transport, state, agents, permission
+        and tools; the servers are started first unless --no-start
+  artifactflow mcp test NAME
+        starts the MCP server NAME and lists its tools (calls none); exit 1 with the reason
+        when it fails
 
 Flags for every command:
   --data-dir DIR  --base-url URL  --api-key KEY  --model NAME

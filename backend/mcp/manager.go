@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -80,7 +81,8 @@ type Options struct {
 	LogDir string
 	// Logger receives the manager's own warnings (never a secret); nil: slog.Default().
 	Logger *slog.Logger
-	// ClientVersion is the version the app reports to servers in initialize.
+	// ClientVersion is the version the app reports to servers in initialize; "" means the
+	// main module's version from the build information.
 	ClientVersion string
 	// StopWait is how long a stopping stdio server may take to exit after its input is
 	// closed before its group is killed; 0 means DefaultStopWait.
@@ -156,6 +158,12 @@ func New(opts Options) *Manager {
 	}
 	if opts.Backoff == nil {
 		opts.Backoff = defaultBackoff
+	}
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			opts.ClientVersion = bi.Main.Version
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Manager{opts: opts, log: opts.Logger, base: ctx, cancel: cancel, servers: map[string]*server{}}
