@@ -245,7 +245,7 @@ func (c *Core) Close(ctx context.Context) error {
 	var err error
 	c.closeOnce.Do(func() {
 		err = c.eng.Close(ctx)
-		c.files.Close() // after the runs, which may still be reading the index
+		c.files.Close()   // after the runs, which may still be reading the index
 		_ = c.mcp.Close() // after the runs, which may still be calling tools: no server outlives the app
 		close(c.stopBeat)
 		<-c.beatDone

@@ -61,7 +61,9 @@ func TestMCPSettingsBindings(t *testing.T) {
 	if err != nil || !res.OK {
 		t.Fatalf("TestMCPServer = %+v, %v", res, err)
 	}
-	if !slices.ContainsFunc(res.Tools, func(v MCPToolView) bool { return v.Name == "echo" && v.QualifiedName == "mcp__everything__echo" && v.Enabled }) {
+	if !slices.ContainsFunc(res.Tools, func(v MCPToolView) bool {
+		return v.Name == "echo" && v.QualifiedName == "mcp__everything__echo" && v.Enabled
+	}) {
 		t.Fatalf("tested tools = %+v", res.Tools)
 	}
 	if err := svc.SetMCPToolEnabled("everything", "echo", false); err != nil {
