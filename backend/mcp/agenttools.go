@@ -70,11 +70,14 @@ type ToolSet struct {
 // AgentTools returns the tools of servers for a run whose agents are agents and who list
 // the tools wanted in their own tool lists: the servers that are switched on and offered
 // to one of agents, or that have a tool named in wanted, are started if they are not
-// running (all at once, each bounded by its timeout_seconds, all by ctx) and their tools
-// that disabled_tools does not list are returned; a server that cannot be started is left
+// running (all at once; the wait is bounded by Options.RunStartWait and ctx) and their
+// tools that disabled_tools does not list are returned. A server that cannot be started,
+// or is still starting when the wait ends (its start goes on, for a later run), is left
 // out with a warning. m is configured to servers first.
 func (m *Manager) AgentTools(ctx context.Context, servers config.MCPServers, agents, wanted []string, env ToolEnv) ToolSet {
 	m.Configure(servers)
+	wait, cancel := context.WithTimeout(ctx, m.opts.RunStartWait)
+	defer cancel()
 	set := ToolSet{Agents: map[string][]string{}, Policies: map[string]string{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -91,10 +94,15 @@ func (m *Manager) AgentTools(ctx context.Context, servers config.MCPServers, age
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			listed, err := m.Tools(ctx, name)
+			listed, err := m.Tools(wait, name)
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
+			switch {
+			case err != nil && wait.Err() != nil && ctx.Err() == nil:
+				set.Warnings = append(set.Warnings, fmt.Sprintf("MCP server %s is still starting after %v; its tools are offered from the next run that finds it running",
+					name, m.opts.RunStartWait))
+				return
+			case err != nil:
 				set.Warnings = append(set.Warnings, fmt.Sprintf("MCP server %s: %v", name, err))
 				return
 			}
