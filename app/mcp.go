@@ -128,13 +128,6 @@ func (c *Core) mcpServers() config.MCPServers {
 	return servers
 }
 
-// MCP returns the core's MCP manager configured to the settings as they are now, for the
-// command line.
-func (c *Core) MCP() *mcp.Manager {
-	c.mcpServers()
-	return c.mcp
-}
-
 // MCPServers lists the MCP servers of config.json by name with their state in this
 // process (MCPServerView); it starts none. Errors: a config.json that cannot be read
 // (settings_file_invalid).
