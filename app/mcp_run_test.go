@@ -356,14 +356,24 @@ func TestMCPStopCancelsCall(t *testing.T) {
 			return leadDelegates(w, req, "never", "search_agent")
 		}
 	})
-	core := mcpCore(t, w, config.MCPServers{"scripted": {Command: p.Node, Args: []string{script}, Permission: "auto"}}, nil, nil)
+	// Without the cancellation the call would wait for its server's 10 minutes.
+	core := mcpCore(t, w, config.MCPServers{"scripted": {Command: p.Node, Args: []string{script}, Permission: "auto", TimeoutSeconds: 600}}, nil, nil)
 	started := make(chan string, 1)
+	var completed []events.DataToolComplete
+	var mu sync.Mutex
 	t.Cleanup(core.AddSink(SinkFunc(func(ev events.Event) {
 		if ev.Type == events.ToolStart && strings.Contains(string(ev.Data), "mcp__scripted__wait") {
 			select {
 			case started <- ev.ConversationID:
 			default:
 			}
+		}
+		if ev.Type == events.ToolComplete {
+			var d events.DataToolComplete
+			_ = json.Unmarshal(ev.Data, &d)
+			mu.Lock()
+			completed = append(completed, d)
+			mu.Unlock()
 		}
 	})))
 	if _, err := core.Services().Chat.Send(SendRequest{Content: "wait"}); err != nil {
@@ -379,11 +389,23 @@ func TestMCPStopCancelsCall(t *testing.T) {
 	if err := core.Services().Chat.Stop(conv); err != nil {
 		t.Fatal(err)
 	}
-	waitIdle(core, conv)
+	if r := core.eng.Active(conv); r != nil {
+		select {
+		case <-r.Done():
+		case <-time.After(time.Minute):
+			t.Fatal("the run did not end after Stop: the MCP call was not cancelled")
+		}
+	}
 	d, _ := core.Services().Conversations.Get(conv)
 	if d.Messages[0].Status != "cancelled" {
 		t.Fatalf("after Stop: %+v", d.Messages[0])
 	}
+	mu.Lock()
+	i := slices.IndexFunc(completed, func(c events.DataToolComplete) bool { return c.Tool == "mcp__scripted__wait" })
+	if i < 0 || completed[i].Success || !strings.Contains(completed[i].Error, "stopped by the user") {
+		t.Fatalf("the MCP call did not end with the Stop: %+v", completed)
+	}
+	mu.Unlock()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		log, _ := core.mcp.Log("scripted")
