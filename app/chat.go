@@ -110,13 +110,20 @@ func (s *ChatService) Queue(conversationID, content string) (QueueResult, error)
 
 // Respond answers a permission request of the running research: decision is "approve",
 // "deny" or "always_allow"; always_allow also saves the tool as auto in the settings
-// so later runs do not ask again.
+// so later runs do not ask again (for an MCP tool, its server's permission becomes auto:
+// every tool of that server runs without asking).
 func (s *ChatService) Respond(conversationID, requestID, decision string) error {
 	tool, err := s.core.eng.Respond(conversationID, requestID, decision)
 	if err != nil {
 		return err
 	}
 	if decision != events.DecisionAlwaysAllow {
+		return nil
+	}
+	if isMCP, err := s.core.allowMCPServer(tool); isMCP { // an MCP tool: its server is allowed
+		if err != nil {
+			return fmt.Errorf("app: the call was allowed, but saving \"always allow\" for its MCP server failed: %w", err)
+		}
 		return nil
 	}
 	err = s.core.updateSettings(func(cur config.Settings) (config.Settings, error) {

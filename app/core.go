@@ -27,6 +27,7 @@ import (
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/localfiles"
+	"artifactflow/backend/mcp"
 	"artifactflow/backend/store"
 	"artifactflow/backend/toolcall"
 	"artifactflow/backend/web"
@@ -85,6 +86,7 @@ type Core struct {
 	declared  *declared.Service
 	workspace func(ctx context.Context, conversationID string) (string, error)
 	files     *localfiles.Manager // the local-file index's passes (workspace.go)
+	mcp       *mcp.Manager        // the user's MCP servers (mcp.go); configured from the settings at each use
 
 	// cfgMu guards config.json's settings as this process last read or wrote them
 	// (settings_file.go): settings (as stored, without flags or defaults), the version's
@@ -174,6 +176,8 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		db.Close()
 		return nil, err
 	}
+	c.mcp = mcp.New(mcp.Options{LogDir: filepath.Join(opts.DataDir, MCPLogDir), Logger: opts.Logger})
+	c.mcp.Configure(settings.MCPServers)
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance,
 		ErrorCode: ErrorCode, RunStaleAfter: 3 * c.beat, // another process's run is live while sweep would not interrupt it
 		OwnerProbe: ownerProbe(c.dataDir, c.instance)})
@@ -236,12 +240,13 @@ func (c *Core) heartbeat() {
 }
 
 // Close stops every run (each writes its terminal event and flushes its artifacts), stops
-// the heartbeat and the watch for other processes (follow.go) and closes the database. Calls after the first return nil.
+// every MCP server (with what each started: mcp.Manager.Close), stops the heartbeat and the watch for other processes (follow.go) and closes the database. Calls after the first return nil.
 func (c *Core) Close(ctx context.Context) error {
 	var err error
 	c.closeOnce.Do(func() {
 		err = c.eng.Close(ctx)
-		c.files.Close() // after the runs, which may still be reading the index
+		c.files.Close()   // after the runs, which may still be reading the index
+		_ = c.mcp.Close() // after the runs, which may still be calling tools: no server outlives the app
 		close(c.stopBeat)
 		<-c.beatDone
 		<-c.watchDone
@@ -368,7 +373,7 @@ func (c *Core) Settings() config.Settings {
 // sampling, and each on its own endpoint (base URL and key: config.Settings.AgentEndpoint),
 // and the chosen search provider. A provider that cannot be set up (a missing key or URL)
 // does not stop the run: web_search answers with the reason, which the answer's footer
-// reports.
+// reports. With MCP servers configured, the run's start adds their tools (mcpToolSource).
 func (c *Core) deps() (engine.Deps, error) {
 	s := c.Settings()
 	lead, sub := s.Agent(s.Lead), s.Agent(s.SubAgents)
@@ -404,6 +409,9 @@ func (c *Core) deps() (engine.Deps, error) {
 		searcher = failedSearcher{err: err}
 	}
 	d.Searcher = searcher
+	if len(s.MCPServers) > 0 {
+		d.ToolSource = mcpToolSource{c: c, servers: s.MCPServers}
+	}
 	return d, nil
 }
 
@@ -447,6 +455,9 @@ func sampling(a config.AgentChoice) llm.Sampling {
 	}
 	return out
 }
+
+// MCPLogDir is the folder, in the data dir, of the MCP servers' logs (<name>.log).
+const MCPLogDir = "logs/mcp"
 
 // callTimeout bounds one bound-method call's database work.
 const callTimeout = 30 * time.Second

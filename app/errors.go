@@ -12,6 +12,7 @@ import (
 	"artifactflow/backend/engine"
 	"artifactflow/backend/llm"
 	"artifactflow/backend/localfiles"
+	"artifactflow/backend/mcp"
 	"artifactflow/backend/store"
 	"artifactflow/backend/web"
 )
@@ -177,7 +178,7 @@ func ToAppError(err error) *AppError {
 		return ae
 	case is(store.ErrNotFound, artifact.ErrNotFound, engine.ErrConversationNotFound, ErrMessageNotFound,
 		ErrDeclaredNotFound, declared.ErrNoArtifact, declared.ErrNotInWorkspace, localfiles.ErrNoFile,
-		localfiles.ErrNotIndexed, engine.ErrNoSuchRequest):
+		localfiles.ErrNotIndexed, engine.ErrNoSuchRequest, ErrNoMCPServer, mcp.ErrUnknownServer):
 		return mk(CodeNotFound, "Not found: it may have been deleted.")
 	case is(store.ErrVersionConflict, artifact.ErrConflict, store.ErrDuplicate, artifact.ErrExists):
 		return mk(CodeConflict, text)
@@ -200,15 +201,15 @@ func ToAppError(err error) *AppError {
 		return mk(CodeOpenFailed, text)
 	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadDecision,
 		artifact.ErrInvalidID, artifact.ErrNoMatch, artifact.ErrAmbiguous, web.ErrEmptyQuery,
-		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText):
+		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText, config.ErrMCPPaste, mcp.ErrDisabled):
 		return mk(CodeInvalidRequest, text)
 	case is(engine.ErrNotRunning):
 		return mk(CodeNotRunning, text)
 	case is(ErrNoFolderDialog):
 		return mk(CodeDesktopOnly, text)
-	case is(engine.ErrClosed):
+	case is(engine.ErrClosed, mcp.ErrClosed):
 		return mk(CodeUnavailable, text)
-	case is(context.DeadlineExceeded, web.ErrTimeout):
+	case is(context.DeadlineExceeded, web.ErrTimeout, mcp.ErrTimeout):
 		ae := mk(CodeTimeout, text)
 		ae.Retryable = true
 		return ae

@@ -54,14 +54,20 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // desktopOnly lists bound methods that browser mode refuses, with the reason shown to the
 // caller: they read files by path (which only the window's own file drop produces; a page
-// uploads file contents through ArtifactService.Upload instead) or open files and folders
-// on this computer, which a page served to a browser must not be able to make happen.
+// uploads file contents through ArtifactService.Upload instead), open files and folders
+// on this computer or store programs for it to run (MCP servers), which a page served to
+// a browser must not be able to make happen.
 var desktopOnly = map[string]string{
 	"ArtifactService/UploadPaths":         "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
 	"ArtifactService/OpenDeclared":        "desktop_only: browser mode does not open files on this computer; copy the file's path from the menu and open it yourself",
 	"ArtifactService/RevealDeclared":      "desktop_only: browser mode does not open folders on this computer; copy the file's path from the menu instead",
 	"ArtifactService/RevealExport":        "desktop_only: browser mode does not open folders on this computer; the export was downloaded by the browser",
 	"ConversationService/ChooseWorkspace": "desktop_only: browser mode has no folder dialog; choose the research folder in the desktop window",
+	// An MCP server's entry names a program the app starts: a page must not be able to
+	// make this computer run one. Servers are added and changed in the desktop window (or
+	// config.json); browser mode lists, tests, switches tools of and removes them.
+	"SettingsService/SaveMCPServer":    "desktop_only: browser mode does not add or change MCP servers, which start programs on this computer; use the desktop window or config.json",
+	"SettingsService/ImportMCPServers": "desktop_only: browser mode does not add or change MCP servers, which start programs on this computer; use the desktop window or config.json",
 }
 
 // maxBindBody caps a bound-method request body (uploads come through their own path).

@@ -240,6 +240,11 @@ var browserReviewed = []string{
 	"SettingsService/SetLanguage",
 	// FindLocalServers takes no argument: it asks fixed ports of 127.0.0.1 for model lists.
 	"SettingsService/FindLocalServers",
+	// The MCP servers the user configured (in the window or config.json): listed, tested
+	// (started as configured), read, a tool switched off, removed. Adding or changing one
+	// is desktopOnly: it names a program to run.
+	"SettingsService/MCPServers", "SettingsService/TestMCPServer", "SettingsService/MCPServerLog",
+	"SettingsService/SetMCPToolEnabled", "SettingsService/RemoveMCPServer",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision

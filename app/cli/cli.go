@@ -120,6 +120,8 @@ func (g *globalFlags) finish() error {
 //	                                           app's local API or the database
 //	artifactflow eval [flags] questions.jsonl  runs a question set headless, writes a
 //	                                           table of measures (app/cli/eval.go)
+//	artifactflow mcp list|test NAME            the MCP servers of config.json: their state
+//	                                           and tools; test starts one (app/cli/mcp.go)
 //	artifactflow mcp serve [--allow-research]  the research library as an MCP server
 //	                                           over stdio (app/cli/mcpserve.go)
 //
@@ -177,6 +179,12 @@ Usage:
         citations, report length) to DIR/eval-<timestamp>.md and .json and to stdout
         --judge              grade each answer against its reference with the same model
         --approve-tools      approve tools set to confirm in Settings (default: deny)
+  artifactflow mcp list [--json] [--no-start]
+        the MCP servers of config.json (mcp_servers): transport, state, agents, permission
+        and tools; the servers are started first unless --no-start
+  artifactflow mcp test NAME
+        starts the MCP server NAME and lists its tools (calls none); exit 1 with the reason
+        when it fails
   artifactflow mcp serve [flags] [--allow-research]
         the research library as an MCP server over stdio, for Claude Desktop, Cursor,
         qwen-code or any MCP client: tools search_research, list_conversations,

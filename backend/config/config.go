@@ -87,6 +87,11 @@ type Settings struct {
 	// DefaultMaxParallelToolCalls; else 1–MaxParallelToolCallsLimit. It applies from the
 	// next run.
 	MaxParallelToolCalls int `json:"max_parallel_tool_calls,omitempty"`
+	// MCPServers are the Model Context Protocol servers whose tools the agents are offered,
+	// by name (see MCPServer; config.json "mcp_servers", in the shape of the
+	// "mcpServers" block of Claude Desktop and Cursor). Their env and header values are
+	// secrets, kept out of logs and views.
+	MCPServers MCPServers `json:"mcp_servers,omitempty"`
 }
 
 // Bounds and defaults of the model call limits (Settings.ModelIdleTimeoutSeconds and
@@ -320,6 +325,7 @@ func (s Settings) Validate() error {
 	problems = append(problems, validSearch(s.Search)...)
 	problems = append(problems, validAgent("lead.", s.Lead)...)
 	problems = append(problems, validAgent("sub_agents.", s.SubAgents)...)
+	problems = append(problems, validMCPServers(s.MCPServers)...)
 	if v := s.ModelIdleTimeoutSeconds; v != 0 && (v < MinModelIdleTimeoutSeconds || v > MaxModelIdleTimeoutSeconds) {
 		problems = append(problems, fmt.Sprintf("model_idle_timeout_seconds: %d is outside %d–%d",
 			v, MinModelIdleTimeoutSeconds, MaxModelIdleTimeoutSeconds))

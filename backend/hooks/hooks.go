@@ -40,6 +40,7 @@ import (
 
 	"artifactflow/backend/config"
 	"artifactflow/backend/declared"
+	"artifactflow/backend/procgroup"
 )
 
 // Limits.
@@ -286,7 +287,7 @@ func (r *Runner) runOne(ctx context.Context, e entry, in Input, stdin []byte) Ou
 	stderr := &tail{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = waitDelay
-	killGroup(cmd)
+	procgroup.Own(cmd) // a timeout or Stop kills the hook's children with it
 
 	err = cmd.Run()
 	switch {

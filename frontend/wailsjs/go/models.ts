@@ -368,6 +368,185 @@ export namespace app {
 	        this.models = source["models"];
 	    }
 	}
+	export class MCPImportResult {
+	    imported: string[];
+	    ignored: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.imported = source["imported"];
+	        this.ignored = source["ignored"];
+	    }
+	}
+	export class MCPServerInput {
+	    command: string;
+	    args: string[];
+	    cwd: string;
+	    url: string;
+	    env: Record<string, string>;
+	    headers: Record<string, string>;
+	    transport: string;
+	    agents: string[];
+	    permission: string;
+	    disabled: boolean;
+	    disabled_tools: string[];
+	    timeout_seconds: number;
+	    previous_name: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.cwd = source["cwd"];
+	        this.url = source["url"];
+	        this.env = source["env"];
+	        this.headers = source["headers"];
+	        this.transport = source["transport"];
+	        this.agents = source["agents"];
+	        this.permission = source["permission"];
+	        this.disabled = source["disabled"];
+	        this.disabled_tools = source["disabled_tools"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.previous_name = source["previous_name"];
+	    }
+	}
+	export class MCPToolView {
+	    name: string;
+	    qualified_name: string;
+	    title: string;
+	    description: string;
+	    enabled: boolean;
+	    read_only: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPToolView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.qualified_name = source["qualified_name"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.enabled = source["enabled"];
+	        this.read_only = source["read_only"];
+	    }
+	}
+	export class MCPServerView {
+	    name: string;
+	    command: string;
+	    args: string[];
+	    cwd: string;
+	    url: string;
+	    env: Record<string, string>;
+	    headers: Record<string, string>;
+	    transport: string;
+	    agents: string[];
+	    permission: string;
+	    disabled: boolean;
+	    disabled_tools: string[];
+	    timeout_seconds: number;
+	    state: string;
+	    active_transport: string;
+	    error: string;
+	    log_tail: string[];
+	    stdout_junk: number;
+	    retry_in_seconds: number;
+	    tools: MCPToolView[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.cwd = source["cwd"];
+	        this.url = source["url"];
+	        this.env = source["env"];
+	        this.headers = source["headers"];
+	        this.transport = source["transport"];
+	        this.agents = source["agents"];
+	        this.permission = source["permission"];
+	        this.disabled = source["disabled"];
+	        this.disabled_tools = source["disabled_tools"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.state = source["state"];
+	        this.active_transport = source["active_transport"];
+	        this.error = source["error"];
+	        this.log_tail = source["log_tail"];
+	        this.stdout_junk = source["stdout_junk"];
+	        this.retry_in_seconds = source["retry_in_seconds"];
+	        this.tools = this.convertValues(source["tools"], MCPToolView);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MCPTestResult {
+	    ok: boolean;
+	    tools: MCPToolView[];
+	    error: string;
+	    log_tail: string[];
+	    duration_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPTestResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ok = source["ok"];
+	        this.tools = this.convertValues(source["tools"], MCPToolView);
+	        this.error = source["error"];
+	        this.log_tail = source["log_tail"];
+	        this.duration_ms = source["duration_ms"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	
 	export class ModelContextView {
 	    model: string;

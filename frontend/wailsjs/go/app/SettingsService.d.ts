@@ -6,16 +6,30 @@ export function FindLocalServers():Promise<Array<app.LocalServer>>;
 
 export function Get():Promise<app.SettingsView>;
 
+export function ImportMCPServers(arg1:string):Promise<app.MCPImportResult>;
+
 export function ListModels(arg1:string,arg2:string,arg3:boolean):Promise<Array<app.ModelInfo>>;
+
+export function MCPServerLog(arg1:string):Promise<string>;
+
+export function MCPServers():Promise<Array<app.MCPServerView>>;
 
 export function ModelContext(arg1:string):Promise<app.ModelContextView>;
 
 export function Presets():Promise<Array<app.EndpointPreset>>;
 
+export function RemoveMCPServer(arg1:string):Promise<void>;
+
 export function Save(arg1:app.SettingsInput):Promise<app.SettingsView>;
+
+export function SaveMCPServer(arg1:string,arg2:app.MCPServerInput):Promise<void>;
 
 export function SetLanguage(arg1:string):Promise<app.SettingsView>;
 
+export function SetMCPToolEnabled(arg1:string,arg2:string,arg3:boolean):Promise<void>;
+
 export function TestConnection(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.ConnectionResult>;
+
+export function TestMCPServer(arg1:string):Promise<app.MCPTestResult>;
 
 export function TestSearch(arg1:string,arg2:string,arg3:string):Promise<app.SearchTestResult>;

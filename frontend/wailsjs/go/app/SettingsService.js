@@ -10,8 +10,20 @@ export function Get() {
   return window['go']['app']['SettingsService']['Get']();
 }
 
+export function ImportMCPServers(arg1) {
+  return window['go']['app']['SettingsService']['ImportMCPServers'](arg1);
+}
+
 export function ListModels(arg1, arg2, arg3) {
   return window['go']['app']['SettingsService']['ListModels'](arg1, arg2, arg3);
+}
+
+export function MCPServerLog(arg1) {
+  return window['go']['app']['SettingsService']['MCPServerLog'](arg1);
+}
+
+export function MCPServers() {
+  return window['go']['app']['SettingsService']['MCPServers']();
 }
 
 export function ModelContext(arg1) {
@@ -22,16 +34,32 @@ export function Presets() {
   return window['go']['app']['SettingsService']['Presets']();
 }
 
+export function RemoveMCPServer(arg1) {
+  return window['go']['app']['SettingsService']['RemoveMCPServer'](arg1);
+}
+
 export function Save(arg1) {
   return window['go']['app']['SettingsService']['Save'](arg1);
+}
+
+export function SaveMCPServer(arg1, arg2) {
+  return window['go']['app']['SettingsService']['SaveMCPServer'](arg1, arg2);
 }
 
 export function SetLanguage(arg1) {
   return window['go']['app']['SettingsService']['SetLanguage'](arg1);
 }
 
+export function SetMCPToolEnabled(arg1, arg2, arg3) {
+  return window['go']['app']['SettingsService']['SetMCPToolEnabled'](arg1, arg2, arg3);
+}
+
 export function TestConnection(arg1, arg2, arg3, arg4) {
   return window['go']['app']['SettingsService']['TestConnection'](arg1, arg2, arg3, arg4);
+}
+
+export function TestMCPServer(arg1) {
+  return window['go']['app']['SettingsService']['TestMCPServer'](arg1);
 }
 
 export function TestSearch(arg1, arg2, arg3) {
