@@ -68,7 +68,7 @@ func TestMCPCommands(t *testing.T) {
 		{[]string{"mcp", "test", "--data-dir", dir, "broken"}, ExitError, `artifactflow: mcp test broken: mcp: the server is not available: broken: the program "no-such-program-af" is not found on PATH`},
 		{[]string{"mcp", "test", "--data-dir", dir, "nope"}, ExitError, "no such MCP server"},
 		{[]string{"mcp", "test", "--data-dir", dir}, ExitUsage, "no server name given"},
-		{[]string{"mcp", "--data-dir", dir}, ExitUsage, "say list or test NAME"},
+		{[]string{"mcp", "--data-dir", dir}, ExitUsage, "say list, test NAME or serve"},
 		{[]string{"mcp", "frobnicate"}, ExitUsage, `unknown command "frobnicate"`},
 	} {
 		code, out, errOut := runCLI(t, tc.args...)
