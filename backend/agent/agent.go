@@ -20,7 +20,9 @@ const (
 )
 
 // Config describes one agent. MaxToolRounds bounds the tool calls the agent may make in
-// one activation; the engine enforces it.
+// one activation; the engine enforces it. RolePrompt starts its system prompt: a built-in
+// agent's embedded prompt, or the instructions of an agent the user defined (package
+// useragents).
 type Config struct {
 	Name          string
 	Description   string
@@ -28,6 +30,9 @@ type Config struct {
 	Tools         []string
 	MaxToolRounds int
 	RolePrompt    string
+	// Model is the model name a sub-agent sends, on the sub-agents' endpoint; "" runs it on
+	// the sub-agents' model as Settings choose it. Only agents the user defines set it.
+	Model string
 }
 
 // Defaults returns the three agents with their tools and limits: lead_agent
