@@ -147,7 +147,7 @@ func (p *parsed) add(line int, field, format string, args ...any) {
 // Other front-matter fields (Claude Code's color or permissionMode …) are ignored.
 func Parse(file string, content []byte, cat Catalog) (agent.Config, Problems) {
 	p := &parsed{file: file}
-	cfg := agent.Config{MaxToolRounds: DefaultMaxRounds}
+	cfg := agent.Config{MaxToolRounds: DefaultMaxRounds, File: file}
 	if len(content) > MaxFileBytes {
 		p.add(0, "", "the file is %d bytes; an agent file may hold at most %d", len(content), MaxFileBytes)
 		return cfg, p.problems
