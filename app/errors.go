@@ -13,6 +13,7 @@ import (
 	"artifactflow/backend/llm"
 	"artifactflow/backend/localfiles"
 	"artifactflow/backend/store"
+	"artifactflow/backend/useragents"
 	"artifactflow/backend/web"
 )
 
@@ -177,9 +178,9 @@ func ToAppError(err error) *AppError {
 		return ae
 	case is(store.ErrNotFound, artifact.ErrNotFound, engine.ErrConversationNotFound, ErrMessageNotFound,
 		ErrDeclaredNotFound, declared.ErrNoArtifact, declared.ErrNotInWorkspace, localfiles.ErrNoFile,
-		localfiles.ErrNotIndexed, engine.ErrNoSuchRequest):
+		localfiles.ErrNotIndexed, engine.ErrNoSuchRequest, useragents.ErrNotFound):
 		return mk(CodeNotFound, "Not found: it may have been deleted.")
-	case is(store.ErrVersionConflict, artifact.ErrConflict, store.ErrDuplicate, artifact.ErrExists):
+	case is(store.ErrVersionConflict, artifact.ErrConflict, store.ErrDuplicate, artifact.ErrExists, useragents.ErrExists):
 		return mk(CodeConflict, text)
 	case is(declared.ErrValidation):
 		ae := mk(CodeValidation, text)
@@ -200,7 +201,7 @@ func ToAppError(err error) *AppError {
 		return mk(CodeOpenFailed, text)
 	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadDecision,
 		artifact.ErrInvalidID, artifact.ErrNoMatch, artifact.ErrAmbiguous, web.ErrEmptyQuery,
-		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText):
+		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText, useragents.ErrBadFileName, useragents.ErrInvalid):
 		return mk(CodeInvalidRequest, text)
 	case is(engine.ErrNotRunning):
 		return mk(CodeNotRunning, text)
