@@ -301,7 +301,7 @@ func Template(name string) string {
 
 // yamlQuote returns s as a YAML double-quoted scalar when it needs quoting, else s.
 func yamlQuote(s string) string {
-	if s != "" && namePattern.MatchString(s) {
+	if validName(s) {
 		return s
 	}
 	var b strings.Builder

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
@@ -50,15 +52,39 @@ const CallSubagent = "call_subagent"
 // accepted; an agent whose MCP tool is missing when a run starts runs without it.
 const MCPPrefix = "mcp__"
 
-// namePattern is what a name may be: lower-case letters, digits, '-' and '_', starting with
-// a letter or digit.
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+// validName reports whether s is what a name may be: lower-case letters, digits, '-' and
+// '_', starting with a letter or digit (no regexp: nothing to compile at start).
+func validName(s string) bool {
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case (r == '-' || r == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
 
-// mcpPattern is a well-formed MCP tool name: mcp__, a server name, __, a tool name.
-var mcpPattern = regexp.MustCompile(`^mcp__[A-Za-z0-9_.-]+?__\S+$`)
+// validMCPName reports whether s is a well-formed MCP tool name: mcp__, a server name of
+// letters, digits, '.', '-' and '_', __, and a tool name without spaces.
+func validMCPName(s string) bool {
+	rest, ok := strings.CutPrefix(s, MCPPrefix)
+	if !ok {
+		return false
+	}
+	server, tool, ok := strings.Cut(rest, "__")
+	if !ok || server == "" || tool == "" || strings.ContainsFunc(tool, unicode.IsSpace) {
+		return false
+	}
+	return !strings.ContainsFunc(server, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_')
+	})
+}
 
-// positionRef is a position in a YAML error message: "at [line:column]".
-var positionRef = regexp.MustCompile(`at \[(\d+):\d+\]`)
+// positionRef is a position in a YAML error message: "at [line:column]". It is compiled at
+// its first use, which only a broken file reaches.
+var positionRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`at \[(\d+):\d+\]`) })
 
 // Catalog is what a file is checked against: the built-in tools an agent may list (Tools)
 // and the names of the built-in agents (Reserved), which no file may take. Tools with
@@ -224,8 +250,9 @@ func (p *parsed) mapping(front string) map[string]field {
 		}
 		// Positions inside the message ("already defined at [1:1]") count from the front
 		// matter: say the file's line instead.
-		msg = positionRef.ReplaceAllStringFunc(msg, func(ref string) string {
-			m := positionRef.FindStringSubmatch(ref)
+		re := positionRef()
+		msg = re.ReplaceAllStringFunc(msg, func(ref string) string {
+			m := re.FindStringSubmatch(ref)
 			n, _ := strconv.Atoi(m[1])
 			return "on line " + strconv.Itoa(n+offset)
 		})
@@ -262,7 +289,7 @@ func (p *parsed) fill(cfg *agent.Config, fields map[string]field, cat Catalog) {
 	case !isStr:
 	case s == "":
 		p.add(name.line, "name", "empty: give the agent a name such as \"reviewer\"")
-	case len(s) > MaxNameLen || !namePattern.MatchString(s):
+	case len(s) > MaxNameLen || !validName(s):
 		p.add(name.line, "name", "%q is not a valid name: use at most %d lower-case letters, digits, '-' and '_', starting with a letter or digit", s, MaxNameLen)
 	case slices.Contains(cat.Reserved, s):
 		p.add(name.line, "name", "%q is the name of a built-in agent; choose another", s)
@@ -376,7 +403,7 @@ func (p *parsed) tools(f field, cat Catalog) []string {
 		case it.name == CallSubagent:
 			p.add(it.line, "tools", "%q is the lead's tool: sub-agents do not call sub-agents", it.name)
 		case strings.HasPrefix(it.name, MCPPrefix):
-			if !mcpPattern.MatchString(it.name) {
+			if !validMCPName(it.name) {
 				p.add(it.line, "tools", "%q is not an MCP tool name; they read mcp__<server>__<tool>", it.name)
 			} else if !slices.Contains(out, it.name) {
 				out = append(out, it.name)

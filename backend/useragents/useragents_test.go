@@ -257,3 +257,20 @@ func TestFolderOperations(t *testing.T) {
 		t.Errorf("remove a removed file: %v; want ErrNotFound", err)
 	}
 }
+
+// TestNames: the name rule (lower-case letters, digits, '-' and '_', not first) and the
+// MCP tool name shape (mcp__<server>__<tool>).
+func TestNames(t *testing.T) {
+	for s, want := range map[string]bool{"reviewer": true, "fact-checker_2": true, "9lives": true, "": false, "-x": false, "_x": false,
+		"Reviewer": false, "a b": false, "räv": false} {
+		if got := validName(s); got != want {
+			t.Errorf("validName(%q) = %v; want %v", s, got, want)
+		}
+	}
+	for s, want := range map[string]bool{"mcp__everything__echo": true, "mcp__file-system.v2__read_text_file": true, "mcp__s__a__b": true,
+		"mcp__everything": false, "mcp____echo": false, "mcp__s__": false, "mcp__a b__c": false, "mcp__s__a b": false, "x__s__t": false} {
+		if got := validMCPName(s); got != want {
+			t.Errorf("validMCPName(%q) = %v; want %v", s, got, want)
+		}
+	}
+}
