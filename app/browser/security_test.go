@@ -240,6 +240,12 @@ var browserReviewed = []string{
 	"SettingsService/SetLanguage",
 	// FindLocalServers takes no argument: it asks fixed ports of 127.0.0.1 for model lists.
 	"SettingsService/FindLocalServers",
+	// The agent-file methods take a file name, never a path: a plain *.md name in
+	// <data-dir>/agents/ (a separator, "..", a hidden or other file is invalid_request), and
+	// write only there. An agent file gives the agents no tool the page could not already
+	// have them use by asking a question.
+	"SettingsService/UserAgents", "SettingsService/ReadUserAgent", "SettingsService/SaveUserAgent",
+	"SettingsService/NewUserAgent", "SettingsService/DeleteUserAgent",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision
