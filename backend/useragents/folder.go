@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -319,13 +318,4 @@ func yamlQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// Names returns the names of agents, in order.
-func Names(agents []agent.Config) []string {
-	out := make([]string, len(agents))
-	for i, a := range agents {
-		out[i] = a.Name
-	}
-	return slices.Clip(out)
 }

@@ -141,12 +141,13 @@ func (ps Problems) Err() error {
 	return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(lines, "\n"))
 }
 
-// parsed is the front matter's fields as read, each with the line of its key.
+// parsed collects the problems of the file being parsed.
 type parsed struct {
 	file     string
 	problems Problems
 }
 
+// add records a problem on line (0: the whole file) of field ("" when none).
 func (p *parsed) add(line int, field, format string, args ...any) {
 	p.problems = append(p.problems, Problem{File: p.file, Line: line, Field: field, Message: fmt.Sprintf(format, args...)})
 }

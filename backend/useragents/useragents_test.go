@@ -188,7 +188,11 @@ func TestLoad(t *testing.T) {
 	if !slices.Equal(names, []string{"a-reviewer.md", "b-broken.md", "c-dup.md", "d-writer.md"}) {
 		t.Fatalf("files %v", names)
 	}
-	if got := Names(Agents(files)); !slices.Equal(got, []string{"reviewer", "writer"}) {
+	var got []string
+	for _, a := range Agents(files) {
+		got = append(got, a.Name)
+	}
+	if !slices.Equal(got, []string{"reviewer", "writer"}) {
 		t.Errorf("agents %v; want reviewer and writer", got)
 	}
 	warns := Warnings(files)
