@@ -371,22 +371,24 @@ func (c *Core) Settings() config.Settings {
 // model (Settings.Lead over the top-level model), the sub-agents' model (Settings.SubAgents
 // over the top-level model, else the lead's), each with its tool-call mode, context and
 // sampling, and each on its own endpoint (base URL and key: config.Settings.AgentEndpoint),
-// and the chosen search provider. A provider that cannot be set up (a missing key or URL)
+// the chosen search provider, and the agents the user defined in <data-dir>/agents/ as the
+// files are now (userAgentDeps; a broken file is skipped with a warning in the run's
+// metadata event). A provider that cannot be set up (a missing key or URL)
 // does not stop the run: web_search answers with the reason, which the answer's footer
 // reports. With MCP servers configured, the run's start adds their tools (mcpToolSource).
 func (c *Core) deps() (engine.Deps, error) {
 	s := c.Settings()
-	lead, sub := s.Agent(s.Lead), s.Agent(s.SubAgents)
+	subSettings := s.SubAgents
+	lead, sub := s.Agent(s.Lead), s.Agent(subSettings)
 	if lead.Model == "" {
 		return engine.Deps{}, ErrNoModel
 	}
 	if sub.Model == "" { // only the lead's own model is set: the sub-agents run it where the lead does
-		a := s.SubAgents
-		a.Model = lead.Model
-		if a.BaseURL == "" && a.APIKey == "" {
-			a.BaseURL, a.APIKey = s.Lead.BaseURL, s.Lead.APIKey
+		subSettings.Model = lead.Model
+		if subSettings.BaseURL == "" && subSettings.APIKey == "" {
+			subSettings.BaseURL, subSettings.APIKey = s.Lead.BaseURL, s.Lead.APIKey
 		}
-		sub = s.Agent(a)
+		sub = s.Agent(subSettings)
 	}
 	leadModel, err := c.agentModel(s, lead)
 	if err != nil {
@@ -412,6 +414,7 @@ func (c *Core) deps() (engine.Deps, error) {
 	if len(s.MCPServers) > 0 {
 		d.ToolSource = mcpToolSource{c: c, servers: s.MCPServers}
 	}
+	c.userAgentDeps(s, subSettings, &d)
 	return d, nil
 }
 

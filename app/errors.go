@@ -14,6 +14,7 @@ import (
 	"artifactflow/backend/localfiles"
 	"artifactflow/backend/mcp"
 	"artifactflow/backend/store"
+	"artifactflow/backend/useragents"
 	"artifactflow/backend/web"
 )
 
@@ -178,9 +179,10 @@ func ToAppError(err error) *AppError {
 		return ae
 	case is(store.ErrNotFound, artifact.ErrNotFound, engine.ErrConversationNotFound, ErrMessageNotFound,
 		ErrDeclaredNotFound, declared.ErrNoArtifact, declared.ErrNotInWorkspace, localfiles.ErrNoFile,
-		localfiles.ErrNotIndexed, engine.ErrNoSuchRequest, ErrNoMCPServer, mcp.ErrUnknownServer):
+		localfiles.ErrNotIndexed, engine.ErrNoSuchRequest, ErrNoMCPServer, mcp.ErrUnknownServer,
+		useragents.ErrNotFound):
 		return mk(CodeNotFound, "Not found: it may have been deleted.")
-	case is(store.ErrVersionConflict, artifact.ErrConflict, store.ErrDuplicate, artifact.ErrExists):
+	case is(store.ErrVersionConflict, artifact.ErrConflict, store.ErrDuplicate, artifact.ErrExists, useragents.ErrExists):
 		return mk(CodeConflict, text)
 	case is(declared.ErrValidation):
 		ae := mk(CodeValidation, text)
@@ -201,7 +203,8 @@ func ToAppError(err error) *AppError {
 		return mk(CodeOpenFailed, text)
 	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadDecision,
 		artifact.ErrInvalidID, artifact.ErrNoMatch, artifact.ErrAmbiguous, web.ErrEmptyQuery,
-		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText, config.ErrMCPPaste, mcp.ErrDisabled):
+		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText, config.ErrMCPPaste, mcp.ErrDisabled,
+		useragents.ErrBadFileName, useragents.ErrInvalid):
 		return mk(CodeInvalidRequest, text)
 	case is(engine.ErrNotRunning):
 		return mk(CodeNotRunning, text)

@@ -182,11 +182,12 @@ func masked(m map[string]string) map[string]string {
 	return out
 }
 
+// nonNil returns a copy of s, or an empty slice for nil, so JSON carries [] rather than null.
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}
-	return s
+	return slices.Clone(s)
 }
 
 // SaveMCPServer stores the MCP server name (created or replaced) as the form in gives it,
@@ -390,6 +391,17 @@ func (c *Core) allowMCPServer(qualified string) (bool, error) {
 type mcpToolSource struct {
 	c       *Core
 	servers config.MCPServers
+}
+
+// MayOffer implements engine.ToolOfferer: name is mcp__<server>__<tool> of a configured
+// server that is switched on (the tool itself is known only once the server runs).
+func (m mcpToolSource) MayOffer(name string) bool {
+	for server, srv := range m.servers {
+		if !srv.Disabled && strings.HasPrefix(name, mcp.ToolPrefix+server+"__") {
+			return true
+		}
+	}
+	return false
 }
 
 // Tools implements engine.ToolSource.

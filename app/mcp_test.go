@@ -143,3 +143,26 @@ func inputOf(v MCPServerView) MCPServerInput {
 		Transport: v.Transport, Agents: v.Agents, Permission: v.Permission, Disabled: v.Disabled,
 		DisabledTools: v.DisabledTools, TimeoutSeconds: v.TimeoutSeconds}
 }
+
+// TestMCPToolSourceMayOffer: before any server starts, a run may count on the tools of a
+// configured server that is switched on, and on no other.
+func TestMCPToolSourceMayOffer(t *testing.T) {
+	src := mcpToolSource{servers: config.MCPServers{
+		"docs": {URL: "http://127.0.0.1:1/mcp"},
+		"off":  {Command: "x", Disabled: true},
+	}}
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"mcp__docs__lookup", true},
+		{"mcp__off__lookup", false},
+		{"mcp__doc__lookup", false},
+		{"mcp__docs_lookup", false},
+		{"read_artifact", false},
+	} {
+		if got := src.MayOffer(tc.name); got != tc.want {
+			t.Errorf("MayOffer(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -78,6 +78,8 @@ func TestBrowserServerAPI(t *testing.T) {
 		{"wrong arg count", "/api/bind/ConversationService/Get", srv.Token(), `[]`, 500, "expected 1 arguments"},
 		{"go error", "/api/bind/ConversationService/Get", srv.Token(), `["missing"]`, 500, "not found"},
 		{"empty send", "/api/bind/ChatService/Send", srv.Token(), `[{"content":"  "}]`, 500, "empty"},
+		{"agent file by path", "/api/bind/SettingsService/ReadUserAgent", srv.Token(), `["../config.json"]`, 500, `"code":"invalid_request"`},
+		{"agent file written by path", "/api/bind/SettingsService/SaveUserAgent", srv.Token(), `["../x.md","---"]`, 500, `"code":"invalid_request"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

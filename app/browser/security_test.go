@@ -245,6 +245,12 @@ var browserReviewed = []string{
 	// is desktopOnly: it names a program to run.
 	"SettingsService/MCPServers", "SettingsService/TestMCPServer", "SettingsService/MCPServerLog",
 	"SettingsService/SetMCPToolEnabled", "SettingsService/RemoveMCPServer",
+	// The agent-file methods take a file name, never a path: a plain *.md name in
+	// <data-dir>/agents/ (a separator, "..", a hidden or other file is invalid_request), and
+	// write only there. An agent file gives the agents no tool the page could not already
+	// have them use by asking a question.
+	"SettingsService/UserAgents", "SettingsService/ReadUserAgent", "SettingsService/SaveUserAgent",
+	"SettingsService/NewUserAgent", "SettingsService/DeleteUserAgent",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision

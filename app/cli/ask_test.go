@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -288,5 +290,26 @@ func TestAskContinuesConversation(t *testing.T) {
 
 	if code, _, stderr := ask(context.Background(), w, "--conversation", "no-such-id", followUp); code == ExitOK || !strings.Contains(stderr, "no-such-id") {
 		t.Fatalf("unknown conversation: exit %d, stderr %q; want an error naming the id", code, stderr)
+	}
+}
+
+// TestAskWarnsOfBrokenAgentFile: a broken file in <data-dir>/agents/ does not stop `ask`:
+// the run completes, and stderr says which file is skipped and why, with its line.
+func TestAskWarnsOfBrokenAgentFile(t *testing.T) {
+	w := apptest.NewWorld(t, "native", nil)
+	dir := filepath.Join(w.DataDir, "agents")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	broken := "---\nname: broken\ndescription: Broken.\nmax_rounds: lots\n---\nBody.\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken.md"), []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := ask(context.Background(), w, "--allow-private-network", apptest.Question)
+	if code != ExitOK || !strings.Contains(stdout, "384,400") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, `warning: broken.md:4: max_rounds: "lots" is not a whole number`) {
+		t.Errorf("stderr does not name the broken file and line:\n%s", stderr)
 	}
 }

@@ -399,7 +399,8 @@ func jsonLines(w io.Writer) app.EventSink {
 	})
 }
 
-// progress prints a short human-readable line per agent step and tool call.
+// progress prints a short human-readable line per agent step and tool call, and the
+// run's warnings (a skipped agent file) as "warning: …" lines.
 type progress struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -410,6 +411,12 @@ func (p *progress) Emit(ev events.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch ev.Type {
+	case events.Metadata:
+		var d events.DataMetadata
+		_ = json.Unmarshal(ev.Data, &d)
+		for _, w := range d.Warnings { // a skipped agent file: the run goes on without it
+			fmt.Fprintf(p.w, "warning: %s\n", text.Clip(w, 300))
+		}
 	case events.SubagentInstruction:
 		var d events.DataSubagentInstruction
 		_ = json.Unmarshal(ev.Data, &d)

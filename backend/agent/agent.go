@@ -20,7 +20,9 @@ const (
 )
 
 // Config describes one agent. MaxToolRounds bounds the tool calls the agent may make in
-// one activation; the engine enforces it.
+// one activation; the engine enforces it. RolePrompt starts its system prompt: a built-in
+// agent's embedded prompt, or the instructions of an agent the user defined (package
+// useragents).
 type Config struct {
 	Name          string
 	Description   string
@@ -28,6 +30,12 @@ type Config struct {
 	Tools         []string
 	MaxToolRounds int
 	RolePrompt    string
+	// Model is the model name a sub-agent sends, on the sub-agents' endpoint; "" runs it on
+	// the sub-agents' model as Settings choose it. Only agents the user defines set it.
+	Model string
+	// File names the file of <data-dir>/agents/ that defines the agent ("reviewer.md");
+	// "" for a built-in agent.
+	File string
 }
 
 // Defaults returns the three agents with their tools and limits: lead_agent
@@ -97,12 +105,20 @@ func (c Config) SystemPrompt(pc PromptContext) string {
 		b.WriteString("\n</artifacts_inventory>\n")
 		if len(pc.SubAgents) > 0 {
 			b.WriteString("\n<available_subagents>\n")
+			user := false
 			for _, s := range pc.SubAgents {
 				fmt.Fprintf(&b, "- %s: %s", s.Name, s.Description)
 				if len(s.Capabilities) > 0 {
 					fmt.Fprintf(&b, " (%s)", strings.Join(s.Capabilities, "; "))
 				}
+				if s.File != "" {
+					b.WriteString(" [defined by the user]")
+					user = true
+				}
 				b.WriteString("\n")
+			}
+			if user {
+				b.WriteString("The user added the agents marked [defined by the user] for work of their own: call one with call_subagent whenever its description fits a step of the task.\n")
 			}
 			b.WriteString("</available_subagents>\n")
 		}

@@ -121,6 +121,33 @@ func (rs *runState) setModels(deps Deps) {
 	rs.sub = &agentModel{AgentModel: sub, counter: rs.countFor(sub.Name)}
 }
 
+// setNamed resolves the models the run's user-defined agents name (agent.Config.Model)
+// into rs.named, once per model name: Deps.AgentModels' entry for the name, else the
+// sub-agents' client sending that name; an entry's nil Model means the sub-agents'
+// client, its empty Mode the sub-agents' mode. Call it after setModels and setAgents.
+func (rs *runState) setNamed() {
+	rs.named = map[string]*agentModel{}
+	for _, a := range rs.deps.UserAgents {
+		if a.Model == "" || rs.named[a.Model] != nil {
+			continue
+		}
+		m, ok := rs.deps.AgentModels[a.Model]
+		if !ok {
+			m = AgentModel{Name: a.Model, CompactAt: rs.sub.CompactAt, Sampling: rs.sub.Sampling}
+		}
+		if m.Model == nil {
+			m.Model = rs.sub.Model
+		}
+		if m.Name == "" {
+			m.Name = a.Model
+		}
+		if m.Mode == "" {
+			m.Mode = rs.sub.Mode
+		}
+		rs.named[a.Model] = &agentModel{AgentModel: m, counter: rs.countFor(m.Name)}
+	}
+}
+
 // countFor returns the engine's token counter for a model name, or nil (logged) when the
 // tokenizer tables cannot load.
 func (rs *runState) countFor(model string) *tokens.Counter {
@@ -132,11 +159,16 @@ func (rs *runState) countFor(model string) *tokens.Counter {
 	return c
 }
 
-// model returns the model agentName calls: the lead's for the lead, the sub-agents' for
-// any other agent.
+// model returns the model agentName calls: the lead's for the lead, the one a
+// user-defined agent names (setNamed) for it, the sub-agents' for any other agent.
 func (rs *runState) model(agentName string) *agentModel {
 	if agentName == rs.e.lead.Name {
 		return rs.lead
+	}
+	if a, ok := rs.agents[agentName]; ok && a.Model != "" {
+		if m := rs.named[a.Model]; m != nil {
+			return m
+		}
 	}
 	return rs.sub
 }

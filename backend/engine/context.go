@@ -29,6 +29,12 @@ const summaryPrefix = "This conversation was compacted to stay within the model'
 // valid conversation: a call without a recorded result (a crash or a stop before it
 // finished) gets a "not executed" result and a run with no answer a note of how it ended.
 func (e *Engine) history(ctx context.Context, conversationID, parentID, agentName string, mode toolcall.Mode) ([]llm.Message, error) {
+	return e.agentHistory(ctx, conversationID, parentID, agentName, e.agents[agentName].Tools, mode)
+}
+
+// agentHistory is history for an agent whose tools are toolNames (a user-defined agent's
+// are the run's, not the engine's).
+func (e *Engine) agentHistory(ctx context.Context, conversationID, parentID, agentName string, toolNames []string, mode toolcall.Mode) ([]llm.Message, error) {
 	if parentID == "" {
 		return nil, nil
 	}
@@ -38,7 +44,7 @@ func (e *Engine) history(ctx context.Context, conversationID, parentID, agentNam
 	}
 	h := &historyBuilder{agent: agentName, lead: agentName == e.lead.Name, mode: mode, boundary: -1}
 	if mode == toolcall.ModeXML {
-		h.tools = e.parseTools(agentName)
+		h.tools = parseTools(toolNames)
 	}
 	ids := make([]string, len(path))
 	for i, m := range path {
@@ -105,12 +111,12 @@ func (h *historyBuilder) instanceOf(data json.RawMessage) string {
 	return instanceOf(data)
 }
 
-// parseTools returns tools with the names and parameters of agentName's tools, for reading
+// parseTools returns tools with the names and parameters of the tools named, for reading
 // xml tool calls back from recorded replies; they are never executed. record_artifact,
 // search_files and read_file are among them whether or not this run offers them, since
 // an earlier run may have.
-func (e *Engine) parseTools(agentName string) []tools.Tool {
-	return toolRegistry(nil, nil, Deps{Files: parseOnlyFiles{}}, tools.RecordArtifact{}).Subset(e.agents[agentName].Tools)
+func parseTools(names []string) []tools.Tool {
+	return toolRegistry(nil, nil, Deps{Files: parseOnlyFiles{}}, tools.RecordArtifact{}).Subset(names)
 }
 
 // message adds one run: the user's message (for the lead), then the agent's events. Events

@@ -108,6 +108,25 @@ type Deps struct {
 	// config.LanguageChinese ("" when unknown; config.UILanguage). The lead's system prompt
 	// names it as the language to answer in when the question's own language is unclear.
 	Language string
+	// UserAgents are the agents the user defined (package useragents: the valid files of
+	// <data-dir>/agents/), resolved for each run so that a file saved meanwhile applies to
+	// the next one. Each runs as a sub-agent beside the built-in ones: the lead sees it in
+	// call_subagent's list and its <available_subagents> with its description; an instance
+	// has its own memory, compaction and events like a built-in sub-agent's, the tools its
+	// Tools name that the run offers (an MCP tool no server offers is left out, with a
+	// warning), its MaxToolRounds and its model (Model "" = the sub-agents' model, else
+	// AgentModels[Model]). An entry with a built-in agent's name, or a name already
+	// taken, is skipped with a warning.
+	UserAgents []agent.Config
+	// AgentModels are the models UserAgents name (agent.Config.Model), by model name: the
+	// sub-agents' endpoint, key and tool-call mode with that model name and its context
+	// settings, as the app resolves them. A nil Model there, or a name missing from the
+	// map, runs on the sub-agents' client with that model name, mode, compaction threshold
+	// and sampling, and the context window known for the name.
+	AgentModels map[string]AgentModel
+	// Warnings are problems the run reports to the user in its metadata event
+	// (events.DataMetadata.Warnings), one sentence each: an agent file that is skipped.
+	Warnings []string
 }
 
 // Tool permission policies.
@@ -406,8 +425,13 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		return nil, err
 	}
 	r.em = em
+	var warnings []string
+	deps.UserAgents, warnings = e.userAgents(deps)
+	if len(warnings) > 0 {
+		e.cfg.Logger.Warn("user-defined agents: problems in this run", "conversation", convID, "warnings", warnings)
+	}
 	em.emit(runCtx, events.Metadata, "", events.DataMetadata{ParentID: parentID, Content: content,
-		Model: deps.ModelName, Mode: string(deps.Mode)})
+		Model: deps.ModelName, Mode: string(deps.Mode), Warnings: warnings})
 	go func() {
 		defer e.wg.Done()
 		defer close(r.done) // after unregister: a caller woken by Done may start the next run

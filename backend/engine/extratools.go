@@ -19,6 +19,15 @@ type ToolSource interface {
 	Tools(ctx context.Context, req ToolRequest) ToolSet
 }
 
+// ToolOfferer is what a ToolSource may implement besides Tools: whether a tool of that name
+// may be offered by it in a run, answered at once from its settings without starting
+// anything (for an MCP source: the name is mcp__<server>__… of a server that is switched on).
+// The run's metadata, sent before any server starts, uses it so that a user-defined agent's
+// MCP tool is reported missing only when no source could supply it.
+type ToolOfferer interface {
+	MayOffer(name string) bool
+}
+
 // ToolRequest is what a ToolSource is told about the run: its conversation, the names of
 // its agents (a source need not start what none of them is offered), the tool names those
 // agents list in their own tools (an agent may name an extra tool itself) and the run's
@@ -75,9 +84,12 @@ func (e *Engine) prepareExtraTools(ctx context.Context, conversationID string, d
 	}
 	perms := maps.Clone(deps.Permissions)
 	if deps.ToolSource != nil {
-		agents := make([]string, 0, len(e.cfg.Agents))
+		// The built-in agents and the run's user-defined ones: a server offered only to a
+		// user's agent, or a tool only a user's agent names, is started too.
+		all := append(slices.Clip(e.cfg.Agents), deps.UserAgents...)
+		agents := make([]string, 0, len(all))
 		var wanted []string
-		for _, a := range e.cfg.Agents {
+		for _, a := range all {
 			agents = append(agents, a.Name)
 			wanted = append(wanted, a.Tools...)
 		}

@@ -61,9 +61,14 @@ type runState struct {
 	steps    int
 	parentID string
 	// lead and sub are the models the lead and the sub-agents call, each with its token
-	// counter (agentmodel.go); sub is lead unless Deps.SubAgents is set.
+	// counter (agentmodel.go); sub is lead unless Deps.SubAgents is set. named holds the
+	// models user-defined agents name, by model name (Deps.AgentModels).
 	lead, sub *agentModel
-	allowed   map[string]bool // tools the user allowed for the rest of the run
+	named     map[string]*agentModel
+	// agents are the run's agents by name: the engine's and the user-defined ones
+	// (Deps.UserAgents; useragents.go).
+	agents  map[string]agent.Config
+	allowed map[string]bool // tools the user allowed for the rest of the run
 	// memory is each sub-agent's history within this run, loaded from earlier runs' events
 	// at its first call.
 	memory map[string][]llm.Message
@@ -122,8 +127,11 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 // exactly one terminal event (the flush comes before the terminal event).
 func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, parentID, content string) Result {
 	started := e.cfg.Now()
-	subNames := make([]string, 0, len(e.cfg.Agents)-1)
+	subNames := make([]string, 0, len(e.cfg.Agents)-1+len(deps.UserAgents))
 	for _, a := range e.cfg.Agents[1:] {
+		subNames = append(subNames, a.Name)
+	}
+	for _, a := range deps.UserAgents {
 		subNames = append(subNames, a.Name)
 	}
 	if deps.Sources == nil {
@@ -134,7 +142,9 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	e.prepareExtraTools(ctx, r.ConversationID, &deps)
 	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID, files: filesNote,
 		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}, permSlot: make(chan struct{}, 1)}
+	rs.setAgents()
 	rs.setModels(deps)
+	rs.setNamed()
 
 	history, err := e.history(ctx, r.ConversationID, parentID, e.lead.Name, deps.Mode)
 	var answer string
@@ -390,7 +400,7 @@ func (rs *runState) systemPrompt(ctx context.Context, cfg agent.Config, agentToo
 		if pc.Inventory, err = rs.r.artifacts.Inventory(ctx); err != nil {
 			return "", fmt.Errorf("engine: build inventory: %w", err)
 		}
-		pc.SubAgents = e.cfg.Agents[1:]
+		pc.SubAgents = rs.subAgents()
 		pc.LocalFiles = rs.files
 		pc.UILanguage = config.LanguageName(rs.deps.Language)
 	}
@@ -499,7 +509,7 @@ func (rs *runState) runCall(ctx context.Context, cfg agent.Config, tool tools.To
 		var text string
 		if err == nil {
 			var mem []llm.Message
-			text, mem, err = rs.runAgent(withInstance(ctx, call.ID), rs.e.agents[target], hist, instr)
+			text, mem, err = rs.runAgent(withInstance(ctx, call.ID), rs.agents[target], hist, instr)
 			o.target, o.base, o.mem, o.ran = target, hist, mem, err == nil
 		}
 		if err != nil {
@@ -543,7 +553,7 @@ func (rs *runState) subHistory(ctx context.Context, name string) ([]llm.Message,
 	if ok {
 		return mem, nil
 	}
-	return rs.e.history(ctx, rs.r.ConversationID, rs.parentID, name, rs.model(name).Mode)
+	return rs.e.agentHistory(ctx, rs.r.ConversationID, rs.parentID, name, rs.agents[name].Tools, rs.model(name).Mode)
 }
 
 // toolMessages returns the messages that record one round for the agent's next call, in

@@ -80,12 +80,17 @@ func (u Usage) Add(o Usage) Usage {
 	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens, u.TotalTokens + o.TotalTokens}
 }
 
-// DataMetadata is the data of a metadata event, the first event of every run.
+// DataMetadata is the data of a metadata event, the first event of every run. Warnings,
+// when present, are problems the user should see that do not stop the run, one sentence
+// each: an agent file of <data-dir>/agents/ that is skipped ("reviewer.md:3: tools:
+// unknown tool \"foo\" (the agent is skipped)"), or an MCP tool an agent names that no
+// server offers.
 type DataMetadata struct {
-	ParentID string `json:"parent_id,omitempty"`
-	Content  string `json:"content"`
-	Model    string `json:"model"`
-	Mode     string `json:"tool_call_mode"`
+	ParentID string   `json:"parent_id,omitempty"`
+	Content  string   `json:"content"`
+	Model    string   `json:"model"`
+	Mode     string   `json:"tool_call_mode"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // DataAgentStart is the data of agent_start; Instruction is set for sub-agents.

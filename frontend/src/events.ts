@@ -66,6 +66,8 @@ export interface DataMetadata {
   content: string;
   model: string;
   tool_call_mode: string;
+  /** Problems that do not stop the run, one sentence each (a skipped agent file); missing when none. */
+  warnings?: string[];
 }
 
 /** data of agent_start; `instruction` is set for sub-agents (events.DataAgentStart). */
@@ -436,6 +438,8 @@ export interface RunState {
   web: WebTally | null;
   /** The source numbers the answer cites, from the terminal event ([] before it). */
   cited: number[];
+  /** Warnings from the metadata event (a skipped agent file: "reviewer.md:3: …"); [] when none. */
+  warnings: string[];
 }
 
 /** Live state of one artifact from artifact_changed events. */
@@ -496,6 +500,7 @@ function newRun(ev: RunEvent): RunState {
     contextTokens: 0,
     web: null,
     cited: [],
+    warnings: [],
   };
 }
 

@@ -58,9 +58,11 @@ function terminal(run: RunState, ev: RunEvent): RunState {
   };
 }
 
+/** metadata: the question, model and parent, and the run's warnings (a skipped agent file). */
 function metadata(run: RunState, ev: RunEvent): RunState {
   const m = ev.data;
-  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at };
+  const warnings = Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === 'string' && w !== '') : [];
+  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings };
 }
 
 /** The reducer of each persisted event type; types not listed leave the run unchanged. */

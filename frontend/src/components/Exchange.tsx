@@ -1,6 +1,7 @@
-// One exchange of the conversation: the question (with branch, edit), compaction markers,
-// the activity flow, the answer with its footer, messages added during the run, and how
-// the run ended (error, stopped, interrupted, figures, artifacts it changed).
+// One exchange of the conversation: the question (with branch, edit), the run's warnings
+// (a skipped agent file), compaction markers, the activity flow, the answer with its
+// footer, messages added during the run, and how the run ended (error, stopped,
+// interrupted, figures, artifacts it changed).
 import { useTranslation } from 'react-i18next';
 import { localizeRun } from '../chat/localize';
 import type { ChatItem, LocalQueued } from '../chat/types';
@@ -19,6 +20,7 @@ import { AlertIcon, DocIcon, Spinner, StoppedIcon } from './icons';
 import { Markdown } from './Markdown';
 import { QuestionEditor } from './QuestionEditor';
 import { RunError } from './RunError';
+import { RunWarnings } from './RunWarnings';
 
 /** Props of Exchange. */
 export interface ExchangeProps {
@@ -91,6 +93,7 @@ export function Exchange(x: ExchangeProps) {
   return (
     <article className={`exchange status-${v.status}`} ref={ref} data-message-id={message?.id}>
       <QuestionBlock x={x} question={v.question} />
+      {run && run.warnings.length > 0 ? <RunWarnings warnings={run.warnings} onOpenSettings={x.onOpenSettings} /> : null}
       {(run?.compactions ?? []).map((c) => (
         <CompactionMarker key={`${String(c.seq)}-${c.agent}`} c={c} />
       ))}

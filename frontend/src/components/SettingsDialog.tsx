@@ -23,6 +23,7 @@ import { AgentModelFields, LocalServers, ModelLimitFields, useLocalServers, useM
 import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './SettingsSections';
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
+import { AgentsSection } from './AgentsSection';
 import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
@@ -292,7 +293,9 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
  * models and sampling; the web search provider with its key, URL or language and a Test
  * button; the private-network switch, upload limit, model context and tools. Save shows the
  * backend's validation error next to the field it names. The Language section switches the
- * UI's language at once (LanguageSettings). Every text is in the UI's language.
+ * UI's language at once (LanguageSettings). Agents, under the form, lists the built-in
+ * agents and edits the user's agent files, each saved on its own (AgentsSection). Every text
+ * is in the UI's language.
  */
 export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const { t } = useTranslation('settings');
@@ -400,6 +403,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           </p>
         ) : null}
       </form>
+      <AgentsSection />
     </Modal>
   );
 }

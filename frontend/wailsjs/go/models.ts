@@ -30,6 +30,122 @@ export namespace app {
 	        this.max_tokens = source["max_tokens"];
 	    }
 	}
+	export class AgentProblem {
+	    file: string;
+	    line: number;
+	    field: string;
+	    message: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentProblem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.line = source["line"];
+	        this.field = source["field"];
+	        this.message = source["message"];
+	        this.text = source["text"];
+	    }
+	}
+	export class AgentView {
+	    name: string;
+	    description: string;
+	    tools: string[];
+	    max_rounds: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.tools = source["tools"];
+	        this.max_rounds = source["max_rounds"];
+	    }
+	}
+	export class UserAgentView {
+	    file: string;
+	    name: string;
+	    description: string;
+	    tools: string[];
+	    model: string;
+	    max_rounds: number;
+	    problems: AgentProblem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UserAgentView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.file = source["file"];
+	        this.name = source["name"];
+	        this.description = source["description"];
+	        this.tools = source["tools"];
+	        this.model = source["model"];
+	        this.max_rounds = source["max_rounds"];
+	        this.problems = this.convertValues(source["problems"], AgentProblem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class AgentsView {
+	    dir: string;
+	    built_in: AgentView[];
+	    user: UserAgentView[];
+	    tools: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentsView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.dir = source["dir"];
+	        this.built_in = this.convertValues(source["built_in"], AgentView);
+	        this.user = this.convertValues(source["user"], UserAgentView);
+	        this.tools = source["tools"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ArtifactSummary {
 	    id: string;
 	    title: string;
@@ -913,6 +1029,7 @@ export namespace app {
 	        this.error = source["error"];
 	    }
 	}
+	
 	export class VersionContent {
 	    version: number;
 	    update_type: string;
