@@ -260,9 +260,9 @@ type importer struct {
 	tx     *sql.Tx
 	schema int
 	spec   transferSpec
-	cols   map[string]bool // the current table's columns in this database
-	n      int             // rows of the current table so far
-	oldID  string          // the conversation's id in the file
+	cols   map[string]bool   // the current table's columns in this database
+	n      int               // rows of the current table so far
+	oldID  string            // the conversation's id in the file
 	ids    map[string]string // every old id to its new one (conversation, messages, declared artifacts)
 	msgIDs map[string]bool   // the old message ids mapped so far (stored or only named)
 	msgs   map[string]bool   // the file's message ids stored so far
@@ -565,4 +565,3 @@ func rewriteJSONStrings(s string, ids map[string]string) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
-
