@@ -188,11 +188,12 @@ var ErrSchemaMismatch = errors.New("store: the file's tables do not match this d
 var importIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 // ImportConversation stores a conversation read from a file as a new conversation with
-// new ids, in one write transaction: either every row is stored or nothing is. rows is
+// id newID ("" for a fresh UUID; an id in use fails with ErrInvalid) and new ids for the
+// rest, in one write transaction: either every row is stored or nothing is. rows is
 // called once per table of TransferTables, in order, and calls each with every row of that
 // table in the file (convfile reads them from the file's entries as it goes).
 //
-// Ids: the conversation and each of its messages get a fresh UUID, and the declared
+// Ids: the conversation gets newID, each of its messages a fresh UUID, and the declared
 // artifacts the ids their identity gives in the new conversation (DeclaredID), so
 // importing the same file twice gives two separate copies and never touches the
 // conversation the file came from if it is here. Every column holding one of these ids
@@ -213,7 +214,13 @@ var importIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 // and name a message of the file; every parent_id and active_branch names a message of
 // the file; declared ids match their identity. SQLite's own constraints (NOT NULL,
 // CHECK, UNIQUE, foreign keys) apply too. rows' own error is returned unchanged.
-func (db *DB) ImportConversation(ctx context.Context, fileSchema int, rows func(table string, each func(Row) error) error) (ImportResult, error) {
+func (db *DB) ImportConversation(ctx context.Context, newID string, fileSchema int, rows func(table string, each func(Row) error) error) (ImportResult, error) {
+	if newID == "" {
+		newID = uuid.NewString()
+	}
+	if !importIDPattern.MatchString(newID) {
+		return ImportResult{}, fmt.Errorf("store: import: new conversation id %q: %w", newID, ErrInvalid)
+	}
 	own, err := db.SchemaVersion(ctx)
 	if err != nil {
 		return ImportResult{}, err
@@ -224,7 +231,7 @@ func (db *DB) ImportConversation(ctx context.Context, fileSchema int, rows func(
 	}
 	var res ImportResult
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		im := &importer{ctx: ctx, tx: tx, schema: fileSchema, ids: map[string]string{}, msgIDs: map[string]bool{}, msgs: map[string]bool{},
+		im := &importer{ctx: ctx, tx: tx, schema: fileSchema, newID: newID, ids: map[string]string{}, msgIDs: map[string]bool{}, msgs: map[string]bool{},
 			stmts: map[string]*sql.Stmt{}, res: ImportResult{Rows: map[string]int{}}}
 		defer im.close()
 		for _, spec := range transferTables {
@@ -263,6 +270,7 @@ type importer struct {
 	cols   map[string]bool   // the current table's columns in this database
 	n      int               // rows of the current table so far
 	oldID  string            // the conversation's id in the file
+	newID  string            // its id here
 	ids    map[string]string // every old id to its new one (conversation, messages, declared artifacts)
 	msgIDs map[string]bool   // the old message ids mapped so far (stored or only named)
 	msgs   map[string]bool   // the file's message ids stored so far
@@ -316,7 +324,7 @@ func (im *importer) row(r Row) error {
 		}
 		im.oldID = conv
 		im.res.OldID = conv
-		im.ids[conv] = uuid.NewString()
+		im.ids[conv] = im.newID
 		im.res.ConversationID = im.ids[conv]
 		im.res.Title, _ = r["title"].(string)
 		if err := dropPendingUpload(r); err != nil {

@@ -107,15 +107,15 @@ func TestImportConversationRemapsIDs(t *testing.T) {
 	}
 
 	dst := openTestDB(t)
-	first, err := dst.ImportConversation(ctx, schema, rows.replay)
+	first, err := dst.ImportConversation(ctx, "", schema, rows.replay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := dst.ImportConversation(ctx, schema, rows.replay)
+	second, err := dst.ImportConversation(ctx, "", schema, rows.replay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, err := src.ImportConversation(ctx, schema, rows.replay)
+	own, err := src.ImportConversation(ctx, "", schema, rows.replay)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestImportConversationRefusesBadFiles(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := dst.ImportConversation(ctx, schema, good.replay); err != nil {
+	if _, err := dst.ImportConversation(ctx, "", schema, good.replay); err != nil {
 		t.Fatalf("the unchanged file: %v", err)
 	}
 	before := counts()
@@ -275,7 +275,7 @@ func TestImportConversationRefusesBadFiles(t *testing.T) {
 			if c.change != nil {
 				c.change(bad)
 			}
-			_, err := dst.ImportConversation(ctx, c.schema, bad.replay)
+			_, err := dst.ImportConversation(ctx, "", c.schema, bad.replay)
 			t.Log(err)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
