@@ -82,6 +82,24 @@ func (d dialogs) SaveFile(defaultDir, defaultName string) (string, error) {
 	})
 }
 
+// SaveFileAs shows the native save dialog with a title and a file type filter
+// (app.FileDialogs); "" means the user cancelled.
+func (d dialogs) SaveFileAs(title, defaultDir, defaultName, filterName, pattern string) (string, error) {
+	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
+		Title: title, DefaultDirectory: defaultDir, DefaultFilename: defaultName, CanCreateDirectories: true,
+		Filters: []runtime.FileFilter{{DisplayName: filterName, Pattern: pattern}},
+	})
+}
+
+// OpenFileOf shows the native open dialog for one file with a title and a file type filter
+// (app.FileDialogs); "" means the user cancelled.
+func (d dialogs) OpenFileOf(title, defaultDir, filterName, pattern string) (string, error) {
+	return runtime.OpenFileDialog(d.ctx, runtime.OpenDialogOptions{
+		Title: title, DefaultDirectory: defaultDir,
+		Filters: []runtime.FileFilter{{DisplayName: filterName, Pattern: pattern}},
+	})
+}
+
 // showStartError is the window build's cli.Env.StartFailed: when the window cannot start
 // (a damaged artifactflow.db, an unreadable config.json, a local API that cannot listen),
 // it opens a small window with the message (startErrorPage, in the system's language)

@@ -62,6 +62,7 @@ var desktopOnly = map[string]string{
 	"ArtifactService/RevealDeclared":      "desktop_only: browser mode does not open folders on this computer; copy the file's path from the menu instead",
 	"ArtifactService/RevealExport":        "desktop_only: browser mode does not open folders on this computer; the export was downloaded by the browser",
 	"ConversationService/ChooseWorkspace": "desktop_only: browser mode has no folder dialog; choose the research folder in the desktop window",
+	"ConversationService/ImportFile":      "desktop_only: browser mode has no open dialog; the page sends the file's contents (ConversationService.Import)",
 }
 
 // maxBindBody caps a bound-method request body (uploads come through their own path).

@@ -111,7 +111,7 @@ func writeFile(t *testing.T, b []byte) string {
 // TestBackupWhileWritingRestoresIntoNewDir takes a backup while another goroutine keeps
 // appending events, restores it into an empty data directory, and checks what users rely
 // on: the database passes integrity_check and opens with its conversation and a prefix of
-// the events without gaps; the upload's blob and the workspace file are there, the unused
+// the events without gaps, the run it caught going marked interrupted; the upload's blob and the workspace file are there, the unused
 // blob is not; config.json came along without a single secret.
 func TestBackupWhileWritingRestoresIntoNewDir(t *testing.T) {
 	src := t.TempDir()
@@ -139,7 +139,7 @@ func TestBackupWhileWritingRestoresIntoNewDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Conversations != 1 || res.Aside != "" || !res.ConfigRestored {
+	if res.Conversations != 1 || res.Interrupted != 1 || res.Aside != "" || !res.ConfigRestored {
 		t.Errorf("result = %+v", res)
 	}
 	rdb, err := store.Open(context.Background(), filepath.Join(dst, config.DBFile))

@@ -50,6 +50,9 @@ type RestoreResult struct {
 	Manifest Manifest
 	// Conversations is how many conversations the restored database lists.
 	Conversations int
+	// Interrupted is how many runs were going when the backup was taken: their messages
+	// are marked interrupted.
+	Interrupted int
 	// Aside is the folder the previous database, blobs and workspaces were moved to; ""
 	// when the data directory held none.
 	Aside string
@@ -65,7 +68,8 @@ type RestoreResult struct {
 // can open. Only then are the current artifactflow.db (with its -wal and -shm), blobs/ and
 // workspaces/ moved into dataDir/before-restore-<time>/, which is kept for the user to
 // delete, and the restored ones moved into place; the new database is then opened with
-// store.Open (which brings an older schema up to date) and its conversations counted. A
+// store.Open (which brings an older schema up to date), the runs its copy caught going are
+// marked interrupted (store.DB.ForgetProcesses) and its conversations counted. A
 // failure at any step puts the previous files back. config.json is written from the
 // backup (which holds no secrets) only when dataDir has none: existing settings, with their
 // API keys, are kept.
@@ -133,14 +137,19 @@ func Restore(ctx context.Context, file, dataDir string, opts RestoreOptions) (re
 	if err != nil {
 		return RestoreResult{}, fmt.Errorf("backup: restore: the restored database does not open: %w", err)
 	}
-	convs, err := db.ListConversations(ctx, 0, 0)
+	// The copy was taken while processes ran: none runs here now (InUse said so).
+	interrupted, err := db.ForgetProcesses(ctx)
+	var convs []store.Conversation
+	if err == nil {
+		convs, err = db.ListConversations(ctx, 0, 0)
+	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return RestoreResult{}, fmt.Errorf("backup: restore: the restored database: %w", err)
 	}
-	res.Conversations = len(convs)
+	res.Conversations, res.Interrupted = len(convs), interrupted
 	if m.Config {
 		cfg := filepath.Join(dataDir, config.ConfigFile)
 		if _, err := os.Lstat(cfg); errors.Is(err, os.ErrNotExist) {

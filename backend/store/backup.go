@@ -91,3 +91,32 @@ func LatestSchemaVersion() int {
 	}
 	return ms[len(ms)-1].version
 }
+
+// ForgetProcesses makes a database that no process has open (one just restored from a
+// backup, whose copy was taken while runs went on) look like no process ever ran on it:
+// every running message becomes interrupted, no message is held by an owner or has a stop
+// request, and the instances table is emptied. It returns how many messages were
+// interrupted. All in one transaction. Errors: database errors, wrapped.
+func (db *DB) ForgetProcesses(ctx context.Context) (int, error) {
+	var n int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE messages SET status = ?, updated_at = ? WHERE status = ?`,
+			StatusInterrupted, formatTime(now()), StatusRunning)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET owner = NULL, stop_requested_at = NULL
+			WHERE owner IS NOT NULL OR stop_requested_at IS NOT NULL`); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM instances`)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: forget the processes of a restored database: %w", err)
+	}
+	return int(n), nil
+}
