@@ -15,8 +15,14 @@ import { i18n } from './i18n';
 type Loose = Record<string, unknown>;
 const win = window as unknown as Loose;
 
-const conv = (id: string, title: string): Conversation =>
-  ({ id, title, created_at: '2026-11-26T11:00:00Z', updated_at: '2026-11-26T11:00:00Z', running: false, last_status: 'complete' }) as Conversation;
+const conv = (id: string, title: string): Conversation => ({
+  id,
+  title,
+  created_at: '2026-11-26T11:00:00Z',
+  updated_at: '2026-11-26T11:00:00Z',
+  running: false,
+  last_status: 'complete',
+});
 
 let host: HTMLDivElement;
 let root: Root;
@@ -62,7 +68,7 @@ async function mount() {
   });
 }
 
-const q = <T extends Element = HTMLElement>(sel: string) => host.querySelector<T & HTMLElement>(sel);
+const q = (sel: string) => host.querySelector<HTMLElement>(sel);
 const click = (el: Element | null) => act(() => (el as HTMLElement).click());
 const menuItems = () => [...host.querySelectorAll('[role=menuitem]')].map((e) => e.textContent.trim());
 const notice = () => q('.file-notice');
@@ -140,7 +146,7 @@ describe('conversation files in the window', () => {
     const imp = vi.fn();
     win.go = { app: { ConversationService: { ImportFile: importFile, Import: imp } } };
     await mount();
-    const button = q<HTMLButtonElement>('.sidebar-import');
+    const button = q('.sidebar-import') as HTMLButtonElement | null;
     expect(button?.textContent).toBe('Import…');
     click(button);
     await settle();
@@ -186,7 +192,7 @@ describe('conversation files in browser mode', () => {
     const importFile = vi.fn();
     win.go = { app: { ConversationService: { Import: imp, ImportFile: importFile } } };
     await mount();
-    const input = q<HTMLInputElement>('[data-testid=conversation-import-input]');
+    const input = q('[data-testid=conversation-import-input]') as HTMLInputElement | null;
     const picked = vi.spyOn(input as HTMLInputElement, 'click').mockImplementation(() => undefined);
     click(q('.sidebar-import'));
     expect(picked).toHaveBeenCalledTimes(1);
