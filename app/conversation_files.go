@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"artifactflow/backend/config"
 	"artifactflow/backend/convfile"
 	"artifactflow/backend/export"
+	"artifactflow/backend/store"
 )
 
 // transferTimeout bounds an export, import or backup: they read or write every row and
@@ -128,24 +130,58 @@ func writeAtomically(path string, write func(io.Writer) error) error {
 // with a conversation that is here already). The upload originals it lacks go to the data
 // dir's blobs/ (under the blob lock), the declared workspace files into the new
 // conversation's default workspace folder, which the local-file index then reads.
-// Nothing is stored when anything in the file is wrong. Errors: ErrInvalidRequest wrapping
-// convfile.ErrInvalidFile, convfile.ErrTooNew or convfile.ErrTooLarge (the message says
-// what is wrong with the file); file system and database errors.
+// Nothing is stored when anything in the file is wrong. Errors: for a file that is wrong,
+// an *AppError with code invalid_request, Fields["reason"] invalid_file, too_new or
+// too_large (convfile.ErrInvalidFile, ErrTooNew, ErrTooLarge, which it wraps), Detail what
+// exactly is wrong, and Message a sentence saying both (importError); file system and
+// database errors.
 func (c *Core) ImportConversation(ctx context.Context, r io.ReaderAt, size int64) (ConversationImport, error) {
 	res, err := convfile.Import(ctx, c.db, r, size, convfile.ImportOptions{
 		BlobsDir:     filepath.Join(c.dataDir, config.BlobsDir),
 		WorkspaceDir: func(id string) string { return filepath.Join(c.dataDir, "workspaces", id) },
 		Lock:         &c.blobMu,
 	})
-	switch {
-	case errors.Is(err, convfile.ErrInvalidFile), errors.Is(err, convfile.ErrTooNew), errors.Is(err, convfile.ErrTooLarge):
-		return ConversationImport{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
-	case err != nil:
-		return ConversationImport{}, err
+	if err != nil {
+		return ConversationImport{}, importError(err)
 	}
 	c.files.Refresh(res.ConversationID) // its uploads and workspace files become searchable
 	return ConversationImport{ConversationID: res.ConversationID, Title: res.Title, Messages: res.Rows["messages"],
 		Artifacts: res.Rows["artifacts"], Uploads: len(res.Manifest.Blobs), Files: res.Files}, nil
+}
+
+// importReasons are the kinds of bad conversation files, with what the user is told.
+var importReasons = []struct {
+	err     error
+	reason  string
+	message string
+}{
+	{convfile.ErrTooNew, "too_new", "A newer version of ArtifactFlow wrote this file: update ArtifactFlow to import it"},
+	{convfile.ErrTooLarge, "too_large", "The file is larger than a conversation file may be"},
+	{convfile.ErrInvalidFile, "invalid_file", "The file is not a valid ArtifactFlow conversation file, or it is damaged"},
+}
+
+// importError turns an error of convfile.Import about the file into an invalid_request
+// AppError (see ImportConversation); other errors are returned as they are.
+func importError(err error) error {
+	for _, r := range importReasons {
+		if !errors.Is(err, r.err) {
+			continue
+		}
+		detail := err.Error()
+		if _, after, ok := strings.Cut(detail, r.err.Error()); ok {
+			detail = after
+		}
+		detail = strings.TrimPrefix(strings.TrimPrefix(detail, ":"), " ")
+		for _, noise := range []string{"store: import: ", "convfile: import: ", ": " + store.ErrInvalid.Error(), ": " + store.ErrSchemaTooNew.Error()} {
+			detail = strings.ReplaceAll(detail, noise, "")
+		}
+		msg := r.message
+		if detail != "" {
+			msg += ": " + detail
+		}
+		return &AppError{Code: CodeInvalidRequest, Message: msg, Detail: detail, Fields: map[string]string{"reason": r.reason}, err: err}
+	}
+	return err
 }
 
 // ImportConversationFile is ImportConversation of the file at path. Errors: a path that

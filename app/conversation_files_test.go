@@ -1,10 +1,12 @@
 package app
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +19,7 @@ import (
 
 	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
+	"artifactflow/backend/convfile"
 	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
@@ -434,8 +437,11 @@ func TestConversationFileDialogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = convs.ImportFile()
-	if ae := ToAppError(err); ae == nil || ae.Code != CodeInvalidRequest || !strings.Contains(ae.Message, "not a valid ArtifactFlow conversation file") {
-		t.Errorf("import of a bad file = %v, want invalid_request naming the problem", err)
+	ae := ToAppError(err)
+	if ae == nil || ae.Code != CodeInvalidRequest || ae.Fields["reason"] != "invalid_file" || !errors.Is(err, convfile.ErrInvalidFile) ||
+		ae.Message != "The file is not a valid ArtifactFlow conversation file, or it is damaged: not a zip archive (zip: not a valid zip file)" ||
+		ae.Detail != "not a zip archive (zip: not a valid zip file)" {
+		t.Errorf("import of a bad file = %#v, want invalid_request, reason invalid_file, naming the problem", ae)
 	}
 	if list, _ := convs.List(); len(list) != 2 {
 		t.Errorf("list holds %d conversations, want the original and one copy", len(list))
@@ -481,5 +487,49 @@ func TestExportWhileRunning(t *testing.T) {
 	}
 	if d.Conversation.Running {
 		t.Error("the copy shows as running")
+	}
+}
+
+// TestImportErrorMessages: a file that cannot be imported gives invalid_request with the
+// kind of problem in Fields["reason"] (the page words it in the user's language), what
+// exactly is wrong in Detail, and a sentence with both in Message.
+func TestImportErrorMessages(t *testing.T) {
+	core := newCore(t, apptest.EchoWorld(t))
+	zipOf := func(name, body string) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		w, _ := zw.Create(name)
+		_, _ = w.Write([]byte(body))
+		_ = zw.Close()
+		return buf.Bytes()
+	}
+	cases := []struct {
+		name, reason, detail string
+		file                 []byte
+		err                  error
+	}{
+		{"not a zip", "invalid_file", "not a zip archive (zip: not a valid zip file)", []byte("hello"), nil},
+		{"a zip without a manifest", "invalid_file", "it has no manifest.json", zipOf("notes.txt", "x"), nil},
+		{"a newer version", "too_new", "file version 9, this one reads up to 1",
+			zipOf("manifest.json", `{"format":"artifactflow-conversation","version":9,"schema":8}`), nil},
+		{"too large", "too_large", "entry \"x\" inflates to 9 bytes, the limit is 8", nil,
+			fmt.Errorf("convfile: import: %w: entry \"x\" inflates to 9 bytes, the limit is 8", convfile.ErrTooLarge)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.err
+			if err == nil {
+				_, err = core.ImportConversation(context.Background(), bytes.NewReader(c.file), int64(len(c.file)))
+			} else {
+				err = importError(err)
+			}
+			ae := ToAppError(err)
+			if ae.Code != CodeInvalidRequest || ae.Fields["reason"] != c.reason || ae.Detail != c.detail || !strings.HasSuffix(ae.Message, ": "+c.detail) {
+				t.Errorf("got %#v, want reason %s, detail %q", ae, c.reason, c.detail)
+			}
+		})
+	}
+	if err := importError(context.Canceled); !errors.Is(err, context.Canceled) || ToAppError(err).Code != CodeCancelled {
+		t.Errorf("a cancelled import = %v, want it as it is", err)
 	}
 }

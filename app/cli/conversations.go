@@ -93,10 +93,12 @@ func runConversations(ctx context.Context, env Env, args []string) int {
 	return ExitOK
 }
 
-// importMessage is err without the app's error code prefix (the sentence says it all).
+// importMessage is the sentence of an import error (an *app.AppError's message, without
+// its code), else err's text.
 func importMessage(err error) error {
-	if errors.Is(err, app.ErrInvalidRequest) {
-		return errors.New(strings.TrimPrefix(err.Error(), app.ErrInvalidRequest.Error()+": "))
+	var ae *app.AppError
+	if errors.As(err, &ae) {
+		return errors.New(ae.Message)
 	}
 	return err
 }

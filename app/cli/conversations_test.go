@@ -82,7 +82,7 @@ func TestConversationsExportImportCLI(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"conversations", "import", bad}, ExitError, "not a valid ArtifactFlow conversation file: not a zip archive"},
+		{[]string{"conversations", "import", bad}, ExitError, "not a valid ArtifactFlow conversation file, or it is damaged: not a zip archive"},
 		{[]string{"conversations", "export", "nope", "--out", filepath.Join(t.TempDir(), "x.zip")}, ExitError, `no conversation "nope"`},
 		{[]string{"conversations", "export", convs[0].ID}, ExitUsage, "--out FILE is required"},
 		{[]string{"conversations", "import"}, ExitUsage, "give exactly one file"},

@@ -558,7 +558,7 @@ func readManifest(a *archive, lim Limits) (Manifest, error) {
 	case m.Format != Format:
 		return Manifest{}, fmt.Errorf("convfile: import: %w: its format is %q, not %q", ErrInvalidFile, m.Format, Format)
 	case m.Version > Version:
-		return Manifest{}, fmt.Errorf("convfile: import: %w (file version %d, this one reads up to %d): update ArtifactFlow", ErrTooNew, m.Version, Version)
+		return Manifest{}, fmt.Errorf("convfile: import: %w: file version %d, this one reads up to %d", ErrTooNew, m.Version, Version)
 	case m.Version < 1 || m.Schema < 1:
 		return Manifest{}, fmt.Errorf("convfile: import: %w: version %d, schema %d", ErrInvalidFile, m.Version, m.Schema)
 	}

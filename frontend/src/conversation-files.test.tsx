@@ -142,7 +142,17 @@ describe('conversation files in the window', () => {
       .fn()
       .mockResolvedValueOnce({ conversation_id: '', title: '', messages: 0, artifacts: 0, uploads: 0, files: 0 })
       .mockResolvedValueOnce({ conversation_id: 'new-1', title: 'Moon', messages: 2, artifacts: 3, uploads: 1, files: 1 })
-      .mockRejectedValueOnce(appError('invalid_request', 'convfile: import: not a valid ArtifactFlow conversation file: it has no manifest.json'));
+      .mockRejectedValueOnce(
+        new Error(
+          JSON.stringify({
+            code: 'invalid_request',
+            message: 'The file is not a valid ArtifactFlow conversation file, or it is damaged: it has no manifest.json',
+            detail: 'it has no manifest.json',
+            fields: { reason: 'invalid_file' },
+          }),
+        ),
+      )
+      .mockRejectedValueOnce(appError('internal', 'disk full'));
     const imp = vi.fn();
     win.go = { app: { ConversationService: { ImportFile: importFile, Import: imp } } };
     await mount();
@@ -159,7 +169,10 @@ describe('conversation files in the window', () => {
     click(button);
     await settle();
     expect(notice()?.getAttribute('role')).toBe('alert');
-    expect(notice()?.textContent).toContain('Could not import the file: convfile: import: not a valid ArtifactFlow conversation file: it has no manifest.json');
+    expect(notice()?.textContent).toContain('Could not import the file: the file is not a valid ArtifactFlow conversation file, or it is damaged (it has no manifest.json)');
+    click(button);
+    await settle();
+    expect(notice()?.textContent).toContain('Could not import the file: disk full');
     expect(imported).toEqual(['new-1']);
     expect(imp).not.toHaveBeenCalled();
   });
@@ -217,7 +230,12 @@ describe('conversation files in Chinese', () => {
       app: {
         ConversationService: {
           Export: () => Promise.resolve({ filename: 'x.zip', mime: '', saved_path: '/home/u/文档/x.zip' }),
-          ImportFile: () => Promise.resolve({ conversation_id: 'n', title: '月球', messages: 2, artifacts: 1, uploads: 0, files: 0 }),
+          ImportFile: vi
+            .fn()
+            .mockResolvedValueOnce({ conversation_id: 'n', title: '月球', messages: 2, artifacts: 1, uploads: 0, files: 0 })
+            .mockRejectedValueOnce(
+              new Error(JSON.stringify({ code: 'invalid_request', message: 'A newer version…', detail: 'file version 9, this one reads up to 1', fields: { reason: 'too_new' } })),
+            ),
         },
       },
     };
@@ -233,5 +251,8 @@ describe('conversation files in Chinese', () => {
     click(q('.sidebar-import'));
     await settle();
     expect(notice()?.textContent).toContain('已导入“月球”：2 条消息，1 个产物');
+    click(q('.sidebar-import'));
+    await settle();
+    expect(notice()?.textContent).toBe('无法导入该文件：它由更新版本的 ArtifactFlow 写入，请先更新 ArtifactFlow（file version 9, this one reads up to 1）');
   });
 });

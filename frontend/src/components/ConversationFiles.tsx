@@ -8,6 +8,7 @@ import { toApiError } from '../api/call';
 import { exportConversation, importConversation, importConversationFile, type ConversationImport } from '../api/conversations';
 import { isBrowserMode } from '../api/runtime';
 import { downloadBase64, readAsBase64 } from '../files';
+import { i18n } from '../i18n';
 import { XIcon } from './icons';
 import './data.css';
 
@@ -62,7 +63,7 @@ export function useConversationFiles({ onImported }: ConversationFilesOptions): 
   };
   const failed = (file: string) => (e: unknown) => {
     setImporting(false);
-    const error = toApiError(e).message;
+    const error = importProblem(e);
     setNotice({ kind: 'error', text: file === '' ? t('import.failedNoName', { error }) : t('import.failed', { file, error }) });
   };
 
@@ -128,6 +129,27 @@ export function useConversationFiles({ onImported }: ConversationFilesOptions): 
     />
   );
   return { exportConversation: exportOne, importConversation: importOne, importing, notice, dismiss: () => setNotice(null), showInFolder, input };
+}
+
+/**
+ * What is wrong with a file an import refused, in the UI's language: the backend's reason
+ * (`fields.reason`) worded here, with its detail (what exactly is wrong, as the backend says
+ * it); any other error's message as it is.
+ */
+export function importProblem(e: unknown): string {
+  const err = toApiError(e);
+  const detail = err.detail;
+  if (err.code === 'invalid_request') {
+    switch (err.fields.reason) {
+      case 'invalid_file':
+        return i18n.t('data:import.reason.invalid_file', { detail });
+      case 'too_new':
+        return i18n.t('data:import.reason.too_new', { detail });
+      case 'too_large':
+        return i18n.t('data:import.reason.too_large', { detail });
+    }
+  }
+  return err.message;
 }
 
 /** The sidebar's message after an export or import, with "Show in folder" for a saved file and a dismiss button. */
