@@ -63,8 +63,10 @@ func window(core *app.Core) error {
 	})
 }
 
-// dialogs are the window's native dialogs (app.Dialogs).
+// dialogs are the window's native dialogs (app.Dialogs, app.FolderChooser, app.FileDialogs).
 type dialogs struct{ ctx context.Context }
+
+var _ app.FileDialogs = dialogs{}
 
 // ChooseFolder shows the native folder dialog (app.FolderChooser); "" means the user
 // cancelled.

@@ -240,6 +240,12 @@ var browserReviewed = []string{
 	"SettingsService/SetLanguage",
 	// FindLocalServers takes no argument: it asks fixed ports of 127.0.0.1 for model lists.
 	"SettingsService/FindLocalServers",
+	// A conversation file: Export returns the bytes in browser mode (no dialog), Import takes
+	// bytes, never a path (ImportFile, which opens the native dialog, is desktopOnly).
+	"ConversationService/Export", "ConversationService/Import",
+	// Backup takes no argument: without a dialog it writes a new file of a name it chooses
+	// into the Documents folder, never over a file and never where the caller says.
+	"SettingsService/Backup",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision

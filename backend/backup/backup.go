@@ -155,22 +155,14 @@ func Create(ctx context.Context, db *store.DB, dataDir string, w io.Writer, opts
 	return m, nil
 }
 
-// addDatabaseAndBlobs copies the database into tmp, checks the copy, and adds it and the
-// blobs it names to zw, holding lock from the copy until the blobs are read.
+// addDatabaseAndBlobs copies the database into tmp, checks the copy, and adds the blobs it
+// names and then the copy to zw. lock is held from the copy until the blobs are read;
+// compressing the copy, which takes longest, happens after.
 func addDatabaseAndBlobs(ctx context.Context, db *store.DB, dataDir, tmp string, zw *zip.Writer, m *Manifest, lock sync.Locker) error {
-	if lock != nil {
-		lock.Lock()
-		defer lock.Unlock()
-	}
 	snap := filepath.Join(tmp, config.DBFile)
-	if err := db.BackupTo(ctx, snap); err != nil {
-		return fmt.Errorf("backup: %w", err)
+	if err := snapshotAndBlobs(ctx, db, dataDir, snap, zw, m, lock); err != nil {
+		return err
 	}
-	blobs, schema, convs, err := inspect(ctx, snap)
-	if err != nil {
-		return fmt.Errorf("backup: the copy of the database: %w", err)
-	}
-	m.Schema, m.Conversations = schema, convs
 	e, why, err := addFile(zw, config.DBFile, snap)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
@@ -179,6 +171,24 @@ func addDatabaseAndBlobs(ctx context.Context, db *store.DB, dataDir, tmp string,
 		return fmt.Errorf("backup: the copy of the database: %s", why)
 	}
 	m.Database = e
+	return nil
+}
+
+// snapshotAndBlobs copies the database to snap, checks it, and adds the blobs it names to
+// zw, all under lock.
+func snapshotAndBlobs(ctx context.Context, db *store.DB, dataDir, snap string, zw *zip.Writer, m *Manifest, lock sync.Locker) error {
+	if lock != nil {
+		lock.Lock()
+		defer lock.Unlock()
+	}
+	if err := db.BackupTo(ctx, snap); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	blobs, schema, convs, err := inspect(ctx, snap)
+	if err != nil {
+		return fmt.Errorf("backup: the copy of the database: %w", err)
+	}
+	m.Schema, m.Conversations = schema, convs
 	for _, b := range blobs {
 		if err := ctx.Err(); err != nil {
 			return err
