@@ -120,6 +120,8 @@ await check('Settings → Data backs up into Documents and says where', async ()
 });
 
 await check('the menu, the import button and Settings → Data in Chinese', async () => {
+  await notice.getByRole('button', { name: 'Dismiss' }).click(); // worded when it was shown
+  await notice.waitFor({ state: 'detached' });
   await page.locator('.btn-settings').click();
   const dialog = page.getByRole('dialog');
   await dialog.waitFor();
