@@ -63,8 +63,10 @@ func window(core *app.Core) error {
 	})
 }
 
-// dialogs are the window's native dialogs (app.Dialogs).
+// dialogs are the window's native dialogs (app.Dialogs, app.FolderChooser, app.FileDialogs).
 type dialogs struct{ ctx context.Context }
+
+var _ app.FileDialogs = dialogs{}
 
 // ChooseFolder shows the native folder dialog (app.FolderChooser); "" means the user
 // cancelled.
@@ -79,6 +81,24 @@ func (d dialogs) ChooseFolder(title, defaultDir string) (string, error) {
 func (d dialogs) SaveFile(defaultDir, defaultName string) (string, error) {
 	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
 		Title: "Export artifact", DefaultDirectory: defaultDir, DefaultFilename: defaultName, CanCreateDirectories: true,
+	})
+}
+
+// SaveFileAs shows the native save dialog with a title and a file type filter
+// (app.FileDialogs); "" means the user cancelled.
+func (d dialogs) SaveFileAs(title, defaultDir, defaultName, filterName, pattern string) (string, error) {
+	return runtime.SaveFileDialog(d.ctx, runtime.SaveDialogOptions{
+		Title: title, DefaultDirectory: defaultDir, DefaultFilename: defaultName, CanCreateDirectories: true,
+		Filters: []runtime.FileFilter{{DisplayName: filterName, Pattern: pattern}},
+	})
+}
+
+// OpenFileOf shows the native open dialog for one file with a title and a file type filter
+// (app.FileDialogs); "" means the user cancelled.
+func (d dialogs) OpenFileOf(title, defaultDir, filterName, pattern string) (string, error) {
+	return runtime.OpenFileDialog(d.ctx, runtime.OpenDialogOptions{
+		Title: title, DefaultDirectory: defaultDir,
+		Filters: []runtime.FileFilter{{DisplayName: filterName, Pattern: pattern}},
 	})
 }
 

@@ -68,6 +68,7 @@ var desktopOnly = map[string]string{
 	// config.json); browser mode lists, tests, switches tools of and removes them.
 	"SettingsService/SaveMCPServer":    "desktop_only: browser mode does not add or change MCP servers, which start programs on this computer; use the desktop window or config.json",
 	"SettingsService/ImportMCPServers": "desktop_only: browser mode does not add or change MCP servers, which start programs on this computer; use the desktop window or config.json",
+	"ConversationService/ImportFile":   "desktop_only: browser mode has no open dialog; the page sends the file's contents (ConversationService.Import)",
 }
 
 // maxBindBody caps a bound-method request body (uploads come through their own path).

@@ -251,6 +251,12 @@ var browserReviewed = []string{
 	// have them use by asking a question.
 	"SettingsService/UserAgents", "SettingsService/ReadUserAgent", "SettingsService/SaveUserAgent",
 	"SettingsService/NewUserAgent", "SettingsService/DeleteUserAgent",
+	// A conversation file: Export returns the bytes in browser mode (no dialog), Import takes
+	// bytes, never a path (ImportFile, which opens the native dialog, is desktopOnly).
+	"ConversationService/Export", "ConversationService/Import",
+	// Backup takes no argument: without a dialog it writes a new file of a name it chooses
+	// into the Documents folder, never over a file and never where the caller says.
+	"SettingsService/Backup",
 }
 
 // TestBrowserModeReviewsEveryMethod fails when a bound method is added without a decision

@@ -124,6 +124,9 @@ func (g *globalFlags) finish() error {
 //	                                           and tools; test starts one (app/cli/mcp.go)
 //	artifactflow mcp serve [--allow-research]  the research library as an MCP server
 //	                                           over stdio (app/cli/mcpserve.go)
+//	artifactflow conversations export|import   one conversation to a file and back
+//	                                           (conversations.go)
+//	artifactflow backup | restore              the whole data directory (backup.go)
 //
 // The window and serve also start the local API (package localapi) on --api-addr, a
 // random 127.0.0.1 port by default, and write <data-dir>/api.json while they run.
@@ -148,11 +151,17 @@ func Main(ctx context.Context, env Env) int {
 		return runEval(ctx, env, args)
 	case "mcp":
 		return runMCP(ctx, env, args)
+	case "conversations":
+		return runConversations(ctx, env, args)
+	case "backup":
+		return runBackup(ctx, env, args)
+	case "restore":
+		return runRestore(ctx, env, args)
 	case "help":
 		fmt.Fprint(env.Stdout, usage)
 		return ExitOK
 	default:
-		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, mcp, help)\n", cmd)
+		fmt.Fprintf(env.Stderr, "artifactflow: unknown command %q (try: ask, serve, artifacts, eval, mcp, conversations, backup, restore, help)\n", cmd)
 		return ExitUsage
 	}
 }
@@ -192,6 +201,16 @@ Usage:
         artifactflow://artifact/CONVERSATION/ID. Reads the data dir while the app runs.
         --allow-research     also offer ask_research, which runs a research on your
                              settings (model calls, web requests)
+  artifactflow conversations export ID --out FILE
+        writes one conversation (every branch, events, artifacts with every version,
+        sources, declared links and files, uploaded originals) to one file
+  artifactflow conversations import FILE
+        stores a conversation file as a new conversation (new ids: never merged)
+  artifactflow backup --out FILE
+        backs up the whole data directory while the app runs (without API keys)
+  artifactflow restore FILE
+        replaces the data directory with a backup (checked first; the previous data is
+        kept in before-restore-<time>/); refuses while ArtifactFlow runs on it
 
 Flags for every command:
   --data-dir DIR  --base-url URL  --api-key KEY  --model NAME

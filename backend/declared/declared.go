@@ -71,8 +71,6 @@ package declared
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -896,10 +894,9 @@ func (s *Service) resolveWorkspace(ctx context.Context, conv string) (workspaceR
 }
 
 // artifactID is the public id: the first 12 hex digits of the SHA-256 of
-// "conversation:kind-of-locator:value".
+// "conversation:kind-of-locator:value" (store.DeclaredID of the identity key).
 func artifactID(conv, identity string) string {
-	sum := sha256.Sum256([]byte(conv + ":" + identity))
-	return hex.EncodeToString(sum[:6])
+	return store.DeclaredID(conv + ":" + identity)
 }
 
 // timeFormat renders createdAt and updatedAt as clients see them (UTC, milliseconds).

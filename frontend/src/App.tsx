@@ -17,6 +17,7 @@ import { ColumnSplitters, ColumnToggle } from './components/LayoutControls';
 import { PermissionDialog } from './components/PermissionDialog';
 import { SettingsDialog } from './components/SettingsDialog';
 import { Sidebar } from './components/Sidebar';
+import { FileNoticeBar, useConversationFiles } from './components/ConversationFiles';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './components/Uploads';
 import { isRunning } from './events';
 import { pendingText, settlePending } from './pending';
@@ -221,9 +222,15 @@ interface WindowSidebarProps {
   onRenamed: (id: string, title: string) => void;
 }
 
-/** The conversation list column, with rename and delete. */
+/** The conversation list column, with rename, export, delete and import. */
 function WindowSidebar({ list, selectedId, onOpen, onNew, onSettings, onRenamed }: WindowSidebarProps) {
   const now = useNow();
+  const files = useConversationFiles({
+    onImported: (id) => {
+      list.refresh();
+      onOpen(id);
+    },
+  });
   return (
     <Sidebar
       conversations={list.conversations}
@@ -245,6 +252,15 @@ function WindowSidebar({ list, selectedId, onOpen, onNew, onSettings, onRenamed 
         await list.remove(id);
         if (id === selectedId) onOpen(null);
       }}
+      onExport={files.exportConversation}
+      onImport={files.importConversation}
+      importing={files.importing}
+      notice={
+        <>
+          {files.input}
+          {files.notice ? <FileNoticeBar notice={files.notice} onReveal={files.showInFolder} onDismiss={files.dismiss} /> : null}
+        </>
+      }
     />
   );
 }

@@ -319,3 +319,64 @@ export async function workspaceFailures(conversationId: string): Promise<IndexFa
     return { path: s(x.path), status: s(x.status), reason: s(x.reason), size: n(x.size) };
   });
 }
+
+/**
+ * A conversation file made by exportConversation (app.ExportResult): in the window the
+ * backend wrote it where the user chose in the save dialog and `saved_path` names it ("" when
+ * the user cancelled); in browser mode `data` holds the zip as base64 for the page to
+ * download under `filename`.
+ */
+export interface ConversationExport {
+  filename: string;
+  mime: string;
+  data: string;
+  saved_path: string;
+}
+
+/**
+ * What importing a conversation file stored (app.ConversationImport): the new
+ * conversation's id ("" when the user cancelled the open dialog) and title, its messages
+ * (every branch), artifacts, upload originals and workspace files.
+ */
+export type ConversationImport = Model<app.ConversationImport>;
+
+function conversationImport(v: unknown): ConversationImport {
+  const x = o(v);
+  return {
+    conversation_id: s(x.conversation_id),
+    title: s(x.title),
+    messages: n(x.messages),
+    artifacts: n(x.artifacts),
+    uploads: n(x.uploads),
+    files: n(x.files),
+  };
+}
+
+/**
+ * Exports a whole conversation to one file (ConversationService.Export): every branch, its
+ * events, artifacts with every version, sources, declared links and files, and the
+ * originals of its uploads. See ConversationExport for the window versus browser mode.
+ */
+export async function exportConversation(id: string): Promise<ConversationExport> {
+  const r = o(await call('Export', () => ConversationService.Export(id)));
+  return { filename: s(r.filename), mime: s(r.mime), data: s(r.data), saved_path: s(r.saved_path) };
+}
+
+/**
+ * Imports a conversation file the page read (browser mode's file input; `data` is the
+ * file as base64) as a new conversation (ConversationService.Import). Rejects with
+ * invalid_request, saying what is wrong, for a file that is not a valid conversation file
+ * (nothing is then stored).
+ */
+export async function importConversation(name: string, data: string): Promise<ConversationImport> {
+  return conversationImport(await call('Import', () => ConversationService.Import(new app.UploadFile({ name, data }))));
+}
+
+/**
+ * Asks for a conversation file with the window's open dialog and imports it
+ * (ConversationService.ImportFile); resolves with an empty conversation_id when the user
+ * cancelled. Rejects with desktop_only in browser mode (use importConversation).
+ */
+export async function importConversationFile(): Promise<ConversationImport> {
+  return conversationImport(await call('ImportFile', () => ConversationService.ImportFile()));
+}

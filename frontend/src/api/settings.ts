@@ -359,3 +359,20 @@ export async function getModelContext(model: string): Promise<ModelContext> {
 
 /** The name of the browser event sent after the settings were saved (the meter reloads them). */
 export const SETTINGS_SAVED_EVENT = 'af:settings-saved';
+
+/**
+ * A backup of the whole data (app.BackupResult): the file written (`saved_path`, "" when
+ * the user cancelled the save dialog), its `size` in bytes, and the conversations, upload
+ * originals and workspace files it holds.
+ */
+export type BackupResult = Model<app.BackupResult>;
+
+/**
+ * Backs up the whole data while the app runs (SettingsService.Backup): in the window into
+ * the file the user chose in the save dialog (opened in Documents); in browser mode, which
+ * has no dialog, into a new file in the Documents folder. API keys are never in a backup.
+ */
+export async function backupData(): Promise<BackupResult> {
+  const x = o(await call('Backup', () => SettingsService.Backup()));
+  return { saved_path: s(x.saved_path), size: n(x.size), conversations: n(x.conversations), uploads: n(x.uploads), files: n(x.files) };
+}

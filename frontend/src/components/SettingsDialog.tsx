@@ -24,6 +24,7 @@ import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './Se
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
 import { AgentsSection } from './AgentsSection';
+import { DataSettings } from './DataSettings';
 import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
@@ -397,11 +398,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         )}
         <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
         {extra.sections}
-        {loaded?.data_dir ? (
-          <p className="hint">
-            {t('dataFolder')} <code>{loaded.data_dir}</code>
-          </p>
-        ) : null}
+        <DataSettings dataDir={loaded?.data_dir ?? ''} />
       </form>
       <AgentsSection />
     </Modal>

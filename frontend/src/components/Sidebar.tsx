@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useEffectEvent, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Conversation } from '../api/conversations';
 import { relativeTime } from '../format';
@@ -24,6 +24,14 @@ export interface SidebarProps {
   onRename: (id: string, title: string) => Promise<void>;
   /** Deletes; rejects with an Error whose message is shown. */
   onDelete: (id: string) => Promise<void>;
+  /** The menu's "Export…": saves the conversation to one file (absent: no such item). */
+  onExport?: (id: string) => void;
+  /** The list's "Import…": stores a conversation file as a new conversation (absent: no button). */
+  onImport?: () => void;
+  /** An import is under way (the button shows a spinner and is disabled). */
+  importing?: boolean;
+  /** Shown above the settings button: the message after an export or import. */
+  notice?: ReactNode;
 }
 
 const isMac = typeof navigator !== 'undefined' && /Mac OS X|Macintosh|iPhone|iPad/.test(navigator.userAgent);
@@ -34,7 +42,8 @@ export const MOD_KEY = isMac ? '⌘' : 'Ctrl';
  * The left column: brand, "New research", the search box (its results replace the list
  * while a query is entered), the conversation list and the settings button.
  * The list is keyboard navigable (Up/Down/Home/End move between conversations, Enter opens);
- * each row has a menu to rename (inline) or delete (after confirmation).
+ * each row has a menu to rename (inline), export (to one file) or delete (after
+ * confirmation); "Import…" beside the list's label stores a conversation file.
  */
 export function Sidebar(p: SidebarProps) {
   const { t } = useTranslation('sidebar');
@@ -92,8 +101,14 @@ export function Sidebar(p: SidebarProps) {
         <kbd>{MOD_KEY}+N</kbd>
       </button>
       <SearchBox selectedId={p.selectedId} now={p.now} onOpen={p.onSelect} onActive={setSearching} />
-      <div className="sidebar-label" hidden={searching}>
-        {t('research')}
+      <div className="sidebar-label-row" hidden={searching}>
+        <div className="sidebar-label">{t('research')}</div>
+        {p.onImport ? (
+          <button type="button" className="btn btn-sm btn-ghost sidebar-import" onClick={p.onImport} disabled={p.importing} title={t('data:import.title')}>
+            {p.importing ? <Spinner size={11} /> : null}
+            {p.importing ? t('data:import.busy') : t('data:import.button')}
+          </button>
+        ) : null}
       </div>
       <div className="conv-scroll" hidden={searching}>
         {p.error ? (
@@ -129,11 +144,20 @@ export function Sidebar(p: SidebarProps) {
                   setDeleteError('');
                   setDeleting(c);
                 }}
+                onExport={
+                  p.onExport
+                    ? () => {
+                        setMenuFor(null);
+                        p.onExport?.(c.id);
+                      }
+                    : undefined
+                }
               />
             ))}
           </ul>
         )}
       </div>
+      {p.notice}
       <button type="button" className="btn btn-ghost btn-settings" onClick={p.onSettings} title={t('settingsTitle', { shortcut: `${MOD_KEY}+,` })}>
         <GearIcon />
         <span>{t('settings')}</span>
@@ -196,6 +220,7 @@ interface RowProps {
   onRename: (title: string) => Promise<void>;
   onCancelRename: () => void;
   onDelete: () => void;
+  onExport?: () => void;
 }
 
 function ConversationRow(r: RowProps) {
@@ -277,6 +302,11 @@ function ConversationRow(r: RowProps) {
           <button type="button" role="menuitem" onClick={r.onStartRename}>
             {t('common:rename')}
           </button>
+          {r.onExport ? (
+            <button type="button" role="menuitem" onClick={r.onExport}>
+              {t('data:export.menu')}
+            </button>
+          ) : null}
           <button type="button" role="menuitem" className="danger" onClick={r.onDelete}>
             {t('deleteMenu')}
           </button>

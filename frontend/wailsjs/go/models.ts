@@ -204,6 +204,26 @@ export namespace app {
 	        this.content = source["content"];
 	    }
 	}
+	export class BackupResult {
+	    saved_path: string;
+	    size: number;
+	    conversations: number;
+	    uploads: number;
+	    files: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new BackupResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.saved_path = source["saved_path"];
+	        this.size = source["size"];
+	        this.conversations = source["conversations"];
+	        this.uploads = source["uploads"];
+	        this.files = source["files"];
+	    }
+	}
 	export class ConnectionResult {
 	    ok: boolean;
 	    latency_ms: number;
@@ -307,6 +327,28 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class ConversationImport {
+	    conversation_id: string;
+	    title: string;
+	    messages: number;
+	    artifacts: number;
+	    uploads: number;
+	    files: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ConversationImport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation_id = source["conversation_id"];
+	        this.title = source["title"];
+	        this.messages = source["messages"];
+	        this.artifacts = source["artifacts"];
+	        this.uploads = source["uploads"];
+	        this.files = source["files"];
+	    }
 	}
 	
 	export class DraftView {

@@ -10,9 +10,15 @@ export function Delete(arg1:string):Promise<void>;
 
 export function Events(arg1:string,arg2:string):Promise<Array<events.Event>>;
 
+export function Export(arg1:string):Promise<app.ExportResult>;
+
 export function Get(arg1:string):Promise<app.ConversationDetail>;
 
 export function History(arg1:string,arg2:app.HistoryRequest):Promise<app.HistoryPage>;
+
+export function Import(arg1:app.UploadFile):Promise<app.ConversationImport>;
+
+export function ImportFile():Promise<app.ConversationImport>;
 
 export function List():Promise<Array<app.ConversationSummary>>;
 

@@ -14,12 +14,24 @@ export function Events(arg1, arg2) {
   return window['go']['app']['ConversationService']['Events'](arg1, arg2);
 }
 
+export function Export(arg1) {
+  return window['go']['app']['ConversationService']['Export'](arg1);
+}
+
 export function Get(arg1) {
   return window['go']['app']['ConversationService']['Get'](arg1);
 }
 
 export function History(arg1, arg2) {
   return window['go']['app']['ConversationService']['History'](arg1, arg2);
+}
+
+export function Import(arg1) {
+  return window['go']['app']['ConversationService']['Import'](arg1);
+}
+
+export function ImportFile() {
+  return window['go']['app']['ConversationService']['ImportFile']();
 }
 
 export function List() {
