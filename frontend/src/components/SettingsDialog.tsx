@@ -23,6 +23,7 @@ import { AgentModelFields, LocalServers, ModelLimitFields, useLocalServers, useM
 import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './SettingsSections';
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
+import { ToolsSettings } from './ToolsSettings';
 import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
@@ -394,6 +395,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         )}
         <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
         {extra.sections}
+        <ToolsSettings />
         {loaded?.data_dir ? (
           <p className="hint">
             {t('dataFolder')} <code>{loaded.data_dir}</code>
