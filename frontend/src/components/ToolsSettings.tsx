@@ -91,22 +91,29 @@ export function ToolsSettings() {
 
   if (unsupported) return null;
 
-  const open = (next: Panel) => {
+  // `from`: the button that opened it, focused again when it closes.
+  const open = (next: Panel, from: HTMLElement) => {
     if (browser) {
       setDesktopNote(true);
       return;
     }
-    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    opener.current = from;
     setDesktopNote(false);
     setImported(null);
     setPanel(next);
   };
   const close = () => {
+    const edited = panel.kind === 'form' ? panel.server?.name : undefined;
     setPanel({ kind: 'none' });
     const el = opener.current;
     opener.current = null;
-    // The opener may be gone (a removed server's Edit): then the section's add button.
-    window.setTimeout(() => (el?.isConnected ? el : document.querySelector<HTMLElement>('[data-mcp-add]'))?.focus(), 0);
+    // The card of an edited server is drawn anew (its Edit button, then); a renamed or
+    // removed one's is gone (the section's add button, then).
+    window.setTimeout(() => {
+      const card = Array.from(document.querySelectorAll<HTMLElement>('[data-server]')).find((c) => c.dataset.server === edited);
+      const edit = card?.querySelector<HTMLElement>('[data-mcp-edit]') ?? null;
+      (el?.isConnected ? el : (edit ?? document.querySelector<HTMLElement>('[data-mcp-add]')))?.focus();
+    }, 0);
   };
   const names = (servers ?? []).map((s) => s.name);
 
@@ -134,7 +141,7 @@ export function ToolsSettings() {
                 <McpServerForm server={s} agents={agents} taken={names} onSaved={() => (close(), reload())} onCancel={close} />
               </li>
             ) : (
-              <ServerCard key={s.name} server={s} browser={browser} onChanged={reload} onEdit={() => open({ kind: 'form', server: s })} />
+              <ServerCard key={s.name} server={s} browser={browser} onChanged={reload} onEdit={(from) => open({ kind: 'form', server: s }, from)} />
             ),
           )}
         </ul>
@@ -156,10 +163,10 @@ export function ToolsSettings() {
       ) : null}
       {panel.kind === 'none' ? (
         <div className="mcp-add">
-          <button type="button" className="btn btn-sm" data-mcp-add onClick={() => open({ kind: 'form', server: null })}>
+          <button type="button" className="btn btn-sm" data-mcp-add onClick={(e) => open({ kind: 'form', server: null }, e.currentTarget)}>
             {t('add')}
           </button>
-          <button type="button" className="btn btn-sm" onClick={() => open({ kind: 'import' })}>
+          <button type="button" className="btn btn-sm" onClick={(e) => open({ kind: 'import' }, e.currentTarget)}>
             {t('paste')}
           </button>
         </div>
@@ -187,7 +194,8 @@ interface ServerCardProps {
   browser: boolean;
   /** Called after anything changed the server (the list loads again). */
   onChanged: () => void;
-  onEdit: () => void;
+  /** Opens the form; `from` is the Edit button (focused again when the form closes). */
+  onEdit: (from: HTMLElement) => void;
 }
 
 /** The state's dot and words: "Running · 13 tools", "Failed", "Not started — starts at first use". */
@@ -350,7 +358,7 @@ function ServerCard({ server: s, browser, onChanged, onEdit }: ServerCardProps) 
         <button type="button" className="btn btn-sm" aria-expanded={a.log !== null} onClick={a.toggleLog}>
           {a.log !== null ? t('hideLog') : t('viewLog')}
         </button>
-        <button type="button" className="btn btn-sm" onClick={() => (browser ? setDesktopNote(true) : onEdit())}>
+        <button type="button" className="btn btn-sm" data-mcp-edit onClick={(e) => (browser ? setDesktopNote(true) : onEdit(e.currentTarget))}>
           {t('edit')}
         </button>
         <button type="button" className="btn btn-sm btn-ghost mcp-remove" ref={removeRef} onClick={() => setConfirming(true)} disabled={confirming}>
