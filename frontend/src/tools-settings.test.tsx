@@ -100,8 +100,8 @@ afterEach(async () => {
 
 const card = (name: string) => host.querySelector<HTMLElement>(`[data-server="${name}"]`);
 const button = (scope: ParentNode, text: string) => {
-  const b = Array.from(scope.querySelectorAll<HTMLButtonElement>('button')).find((x) => x.textContent?.trim() === text);
-  if (!b) throw new Error(`no button "${text}" in ${(scope as HTMLElement).textContent ?? ''}`);
+  const b = Array.from(scope.querySelectorAll<HTMLButtonElement>('button')).find((x) => x.textContent.trim() === text);
+  if (!b) throw new Error(`no button "${text}" in ${(scope as HTMLElement).textContent}`);
   return b;
 };
 const click = async (el: HTMLElement) => {
@@ -113,9 +113,9 @@ const click = async (el: HTMLElement) => {
 };
 /** Sets an input's or textarea's value as typing does (React's onChange). */
 const type = async (el: HTMLInputElement | HTMLTextAreaElement, value: string) => {
-  const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el) as object, 'value')?.set;
+  const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
   await act(async () => {
-    setter?.call(el, value);
+    Object.getOwnPropertyDescriptor(proto, 'value')?.set?.call(el, value);
     el.dispatchEvent(new Event('input', { bubbles: true }));
     await Promise.resolve();
   });
@@ -210,7 +210,7 @@ describe('per server', () => {
 
   it('a failed Test shows the error and the log lines', async () => {
     servers = [view('broken', { command: '/bin/false', args: [] })];
-    svc.TestMCPServer.mockImplementation(() => Promise.resolve({ ok: false, tools: [], error: 'connection closed: EOF', log_tail: ['no such file'], duration_ms: 12 }));
+    svc.TestMCPServer.mockImplementation(() => Promise.resolve({ ok: false, tools: [], error: 'connection closed: EOF', log_tail: ['no such file'] as never[], duration_ms: 12 }));
     await open();
     await click(button(card('broken')!, 'Test'));
     expect(card('broken')?.querySelector('.mcp-test')?.textContent).toBe('Failed: connection closed: EOF');
