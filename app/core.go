@@ -373,7 +373,7 @@ func (c *Core) Settings() config.Settings {
 // sampling, and each on its own endpoint (base URL and key: config.Settings.AgentEndpoint),
 // and the chosen search provider. A provider that cannot be set up (a missing key or URL)
 // does not stop the run: web_search answers with the reason, which the answer's footer
-// reports.
+// reports. With MCP servers configured, the run's start adds their tools (mcpToolSource).
 func (c *Core) deps() (engine.Deps, error) {
 	s := c.Settings()
 	lead, sub := s.Agent(s.Lead), s.Agent(s.SubAgents)
@@ -409,6 +409,9 @@ func (c *Core) deps() (engine.Deps, error) {
 		searcher = failedSearcher{err: err}
 	}
 	d.Searcher = searcher
+	if len(s.MCPServers) > 0 {
+		d.ToolSource = mcpToolSource{c: c, servers: s.MCPServers}
+	}
 	return d, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
 	"artifactflow/backend/mcp"
 )
 
@@ -125,13 +126,6 @@ func (c *Core) mcpServers() config.MCPServers {
 	servers := c.Settings().MCPServers
 	c.mcp.Configure(servers)
 	return servers
-}
-
-// MCP returns the core's MCP manager configured to the settings as they are now, for the
-// command line.
-func (c *Core) MCP() *mcp.Manager {
-	c.mcpServers()
-	return c.mcp
 }
 
 // MCPServers lists the MCP servers of config.json by name with their state in this
@@ -387,4 +381,20 @@ func (c *Core) allowMCPServer(qualified string) (bool, error) {
 		cur.MCPServers = next
 		return cur, nil
 	})
+}
+
+// mcpToolSource gives each run the tools of the MCP servers (engine.ToolSource): the
+// servers serving one of the run's agents are started at the run's start
+// (mcp.Manager.AgentTools); images and resources their tools return become declared
+// files of the conversation's workspace.
+type mcpToolSource struct {
+	c       *Core
+	servers config.MCPServers
+}
+
+// Tools implements engine.ToolSource.
+func (m mcpToolSource) Tools(ctx context.Context, req engine.ToolRequest) engine.ToolSet {
+	set := m.c.mcp.AgentTools(ctx, m.servers, req.Agents, req.Wanted,
+		mcp.ToolEnv{Sources: req.Sources, Declared: m.c.declared, Workspace: m.c.workspace})
+	return engine.ToolSet{Tools: set.Tools, Agents: set.Agents, Permissions: set.Policies, Warnings: set.Warnings}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"artifactflow/app"
+	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
+	"artifactflow/backend/llm/llmtest"
 	"artifactflow/internal/mcpnpm"
 	"artifactflow/internal/proctest"
 )
@@ -88,5 +93,57 @@ func TestMCPCommands(t *testing.T) {
 	for _, s := range starts {
 		pid, _ := strconv.Atoi(strings.Fields(s)[0])
 		proctest.WaitGone(t, pid, 5*time.Second)
+	}
+}
+
+// TestAskLeavesNoMCPServer: `artifactflow ask` with an MCP server configured (permission
+// auto) has search_agent call its tools; one starts a child process of the server's own.
+// When ask has exited, neither the server nor that child runs any more.
+func TestAskLeavesNoMCPServer(t *testing.T) {
+	proctest.Need(t)
+	p := mcpnpm.Require(t)
+	w := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			results := apptest.ToolResults(req)
+			switch apptest.AgentOf(req) {
+			case "search_agent":
+				if len(results) == 0 {
+					return w.ToolCall("mcp__scripted__spawn", map[string]any{})
+				}
+				return llmtest.Reply{Content: "child " + results[0]}
+			default:
+				if len(results) == 0 {
+					return w.ToolCall("call_subagent", map[string]any{"agent_name": "search_agent", "instruction": "Start the child."})
+				}
+				return llmtest.Reply{Content: "The server's " + results[0] + " is running."}
+			}
+		}
+	})
+	if err := config.Save(w.DataDir, config.Settings{MCPServers: config.MCPServers{
+		"scripted": {Command: p.Node, Args: []string{filepath.Join(mcpnpm.Root(), "testserver.mjs")}, Permission: "auto"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ask(context.Background(), w, "Start a child")
+	if code != ExitOK || !strings.Contains(out, "The server's child ") {
+		t.Fatalf("ask: %d %q %q", code, out, errOut)
+	}
+	child, err := strconv.Atoi(strings.Fields(strings.TrimPrefix(strings.TrimSpace(out), "The server's child "))[0])
+	if err != nil {
+		t.Fatalf("no child pid in %q", out)
+	}
+	log, err := os.ReadFile(filepath.Join(w.DataDir, "logs", "mcp", "scripted.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(log), "started, pid ")
+	if i < 0 {
+		t.Fatalf("log: %s", log)
+	}
+	server, _ := strconv.Atoi(strings.Fields(string(log)[i+len("started, pid "):])[0])
+	// ask has returned: Close has killed the groups already; allow init a moment to reap.
+	proctest.WaitGone(t, server, 5*time.Second)
+	if proctest.Alive(child) {
+		t.Fatalf("the server's child %d outlived ask", child)
 	}
 }

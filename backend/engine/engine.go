@@ -95,6 +95,15 @@ type Deps struct {
 	// the lead's system prompt gets a <local_files> block saying what is there
 	// (localfiles.Summary.Describe).
 	Files LocalFiles
+	// ExtraTools are tools from outside the app, added to each run's tools (a tool whose
+	// name another tool has is left out); ExtraToolAgents maps an extra tool's name to the
+	// agents it is offered to, besides each agent's own Tools list (an agent that names an
+	// extra tool in its own Tools gets it too). ToolSource, when set, adds more of both at
+	// the start of each run (the user's MCP servers' tools; see ToolSource), with their
+	// permission policies laid over Permissions.
+	ExtraTools      []tools.Tool
+	ExtraToolAgents map[string][]string
+	ToolSource      ToolSource
 	// Language is the user's interface language, config.LanguageEnglish or
 	// config.LanguageChinese ("" when unknown; config.UILanguage). The lead's system prompt
 	// names it as the language to answer in when the question's own language is unclear.

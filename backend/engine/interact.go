@@ -106,10 +106,17 @@ type pendingPermission struct {
 // permission_result. It returns a failed Result to give the model when the call may not
 // run, nil when it may, and an error only when the run is cancelled. Requests of calls
 // running at once queue: one is shown at a time, in the order they asked, each with its
-// full timeout from when it is shown; an "always allow" given to one lets the queued calls
-// of the same tool through without asking.
+// full timeout from when it is shown; an "always allow" given to one lets the calls of the
+// same tool through for the rest of the run without asking, or of its whole group when the
+// tool has one (tools.PermissionGroup: every tool of one MCP server).
 func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.Call) (*tools.Result, error) {
-	if rs.deps.Permissions[call.Name] != PolicyConfirm || rs.isAllowed(call.Name) {
+	scope := call.Name // what "always allow" covers: the tool, or its group (an MCP server's tools)
+	if t, err := rs.reg.Get(call.Name); err == nil {
+		if g, ok := t.(tools.PermissionGroup); ok && g.PermissionGroup() != "" {
+			scope = g.PermissionGroup()
+		}
+	}
+	if rs.deps.Permissions[call.Name] != PolicyConfirm || rs.isAllowed(scope) {
 		return nil, nil
 	}
 	select {
@@ -118,7 +125,7 @@ func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.
 		return nil, context.Cause(ctx)
 	}
 	defer func() { <-rs.permSlot }()
-	if rs.isAllowed(call.Name) { // allowed while this call waited for its turn
+	if rs.isAllowed(scope) { // allowed while this call waited for its turn
 		return nil, nil
 	}
 	timeout := rs.deps.PermissionTimeout
@@ -159,7 +166,7 @@ func (rs *runState) permit(ctx context.Context, agentName string, call toolcall.
 		return nil, nil
 	case events.DecisionAlwaysAllow:
 		rs.mu.Lock()
-		rs.allowed[call.Name] = true
+		rs.allowed[scope] = true
 		rs.mu.Unlock()
 		return nil, nil
 	case events.DecisionTimeout:

@@ -78,9 +78,10 @@ type runState struct {
 }
 
 // runTools is the registry of every tool a run offers its agents (each agent gets its
-// subset): the artifact tools on the run's cache, record_artifact when deps.Declared is set
-// (without a store it is not offered), call_subagent naming the sub-agents, and the web
-// tools. With zero arguments it gives the same names and parameters, for reading recorded
+// subset: runState.agentTools): the artifact tools on the run's cache, record_artifact when
+// deps.Declared is set (without a store it is not offered), call_subagent naming the
+// sub-agents, the web tools, the local-file tools when there are files, and
+// deps.ExtraTools. With zero arguments it gives the same names and parameters, for reading recorded
 // calls back (context.go).
 func runTools(artifacts *artifact.Manager, subagents []string, deps Deps) *tools.Registry {
 	var record tools.Tool
@@ -109,6 +110,11 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 		all = append(all, tools.SearchFiles{Index: deps.Files, Sources: deps.Sources, Guard: guard},
 			tools.ReadFile{Index: deps.Files, Sources: deps.Sources, Guard: guard})
 	}
+	for _, t := range deps.ExtraTools { // a name taken already is left out (prepareExtraTools warns)
+		if !slices.ContainsFunc(all, func(o tools.Tool) bool { return o.Name() == t.Name() }) {
+			all = append(all, t)
+		}
+	}
 	return tools.NewRegistry(all...)
 }
 
@@ -125,6 +131,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	}
 	var filesNote string
 	deps.Files, filesNote = e.prepareFiles(ctx, r.ConversationID, deps.Files)
+	e.prepareExtraTools(ctx, r.ConversationID, &deps)
 	rs := &runState{e: e, deps: deps, r: r, em: em, reg: runTools(r.artifacts, subNames, deps), parentID: parentID, files: filesNote,
 		allowed: map[string]bool{}, memory: map[string][]llm.Message{}, stuck: map[string]bool{}, permSlot: make(chan struct{}, 1)}
 	rs.setModels(deps)
@@ -213,7 +220,7 @@ func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []ll
 	e := rs.e
 	lead := cfg.Name == e.lead.Name
 	msgs := append(slices.Clip(history), llm.Message{Role: llm.RoleUser, Content: input})
-	agentTools := rs.reg.Subset(cfg.Tools)
+	agentTools := rs.agentTools(cfg)
 	am := rs.model(cfg.Name)
 	for round := 0; ; round++ {
 		if err := rs.em.err(); err != nil {
@@ -470,7 +477,7 @@ func (rs *runState) runCall(ctx context.Context, cfg agent.Config, tool tools.To
 	case call.Err != nil:
 		res = tools.Fail("could not read your call to %s: %v", call.Name, call.Err)
 	case tool == nil:
-		res = tools.Fail("unknown tool %q; the tools you can call are: %s", call.Name, toolNames(rs.reg.Subset(cfg.Tools)))
+		res = tools.Fail("unknown tool %q; the tools you can call are: %s", call.Name, toolNames(rs.agentTools(cfg)))
 	default:
 		denied, err := rs.permit(ctx, cfg.Name, call)
 		if err != nil {

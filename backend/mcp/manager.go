@@ -70,6 +70,11 @@ const (
 	// stableAfter is how long a server must have run for a crash to count as the first
 	// failure again (the backoff starts over).
 	stableAfter = time.Minute
+	// DefaultMinStartTimeout is Options.MinStartTimeout when unset: the default
+	// timeout_seconds.
+	DefaultMinStartTimeout = config.DefaultMCPTimeoutSeconds * time.Second
+	// DefaultRunStartWait is Options.RunStartWait when unset.
+	DefaultRunStartWait = 15 * time.Second
 	// statusTailLines is how many of the log's last lines Status carries.
 	statusTailLines = 12
 )
@@ -90,6 +95,14 @@ type Options struct {
 	// Backoff, when set, replaces the wait before the start after the n-th failure in a
 	// row (n ≥ 1): 1 s, 2 s, 4 s, … up to 30 s by default.
 	Backoff func(n int) time.Duration
+	// MinStartTimeout is the least time a start (the process or connection, initialize
+	// and tools/list) is given, whatever the server's timeout_seconds: npx and uvx may
+	// download the server first. 0 means DefaultMinStartTimeout.
+	MinStartTimeout time.Duration
+	// RunStartWait bounds how long AgentTools waits for servers still starting; one not
+	// running by then is left out of that run (its start goes on). 0 means
+	// DefaultRunStartWait.
+	RunStartWait time.Duration
 }
 
 // Tool is one tool of a server as the manager lists it.
@@ -158,6 +171,12 @@ func New(opts Options) *Manager {
 	}
 	if opts.Backoff == nil {
 		opts.Backoff = defaultBackoff
+	}
+	if opts.MinStartTimeout <= 0 {
+		opts.MinStartTimeout = DefaultMinStartTimeout
+	}
+	if opts.RunStartWait <= 0 {
+		opts.RunStartWait = DefaultRunStartWait
 	}
 	if opts.ClientVersion == "" {
 		opts.ClientVersion = "(devel)"
@@ -280,7 +299,8 @@ func (m *Manager) Statuses() []Status {
 }
 
 // Tools returns server name's tools, starting it first if it is not running (the start
-// is bounded by its timeout_seconds, the wait for it by ctx). The list is the cached one, kept current by the server's
+// is bounded by its timeout_seconds, or Options.MinStartTimeout when longer; the wait for
+// it by ctx). The list is the cached one, kept current by the server's
 // list_changed notifications; it includes tools the settings disable (the caller
 // filters with config.MCPServer.ToolEnabled). Errors: ErrClosed, ErrUnknownServer,
 // ErrDisabled, ErrTimeout, ErrUnavailable (with the reason), ctx's.
@@ -328,7 +348,7 @@ func (m *Manager) Test(ctx context.Context, name string) ([]Tool, error) {
 }
 
 // Call calls tool (its name on the server) of server with args, starting the server if
-// it is not running (the start is bounded by timeout_seconds, as Tools). The call itself
+// it is not running (the start is bounded as Tools says). The call itself
 // is bounded by the server's timeout_seconds and by ctx;
 // when either ends first the SDK sends notifications/cancelled and Call returns. A
 // result with IsError set is a result, not an error. Errors: ErrClosed,

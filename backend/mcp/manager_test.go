@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -124,10 +123,13 @@ func TestKilledMidCall(t *testing.T) {
 		return strings.Contains(log, "running with")
 	})
 	time.Sleep(200 * time.Millisecond) // the request is written; the server is waiting in it
-	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+	proc, err := os.FindProcess(first)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var err error
+	if err := proc.Kill(); err != nil { // the server alone, as a crash would end it
+		t.Fatal(err)
+	}
 	select {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
@@ -150,10 +152,13 @@ func TestKilledMidCall(t *testing.T) {
 }
 
 // TestNeverAnswers: a server that never answers initialize fails its start with
-// ErrTimeout after timeout_seconds, is killed, and shows failed.
+// ErrTimeout after timeout_seconds (or Options.MinStartTimeout, when longer), is killed,
+// and shows failed.
 func TestNeverAnswers(t *testing.T) {
 	p := mcpnpm.Require(t)
-	m := newManager(t, config.MCPServers{"mute": {Command: p.Node, Args: []string{"-e", "process.stdin.resume()"}, TimeoutSeconds: 1}})
+	m := New(Options{LogDir: t.TempDir(), MinStartTimeout: time.Millisecond}) // timeout_seconds alone bounds the start
+	defer m.Close()
+	m.Configure(config.MCPServers{"mute": {Command: p.Node, Args: []string{"-e", "process.stdin.resume()"}, TimeoutSeconds: 1}})
 	start := time.Now()
 	_, err := m.Tools(context.Background(), "mute")
 	if !errors.Is(err, ErrTimeout) {
@@ -163,7 +168,7 @@ func TestNeverAnswers(t *testing.T) {
 		t.Fatalf("took %v", took)
 	}
 	st, _ := m.Status("mute")
-	if st.State != StateFailed || !strings.Contains(st.Error, "timeout_seconds") {
+	if st.State != StateFailed || !strings.Contains(st.Error, "not started within 1s") {
 		t.Fatalf("status %+v", st)
 	}
 	log, _ := m.Log("mute")
@@ -181,15 +186,8 @@ func TestNeverAnswers(t *testing.T) {
 // times the server is told (notifications/cancelled reaches it) and keeps running.
 func TestCallTimeoutAndCancel(t *testing.T) {
 	srv := testServer(t)
-	srv.TimeoutSeconds = 1
+	srv.TimeoutSeconds = 1 // a call's limit; the start gets Options.MinStartTimeout
 	m := newManager(t, config.MCPServers{"scripted": srv})
-	srv.TimeoutSeconds = 30 // the start may take longer than a call may
-	m.Configure(config.MCPServers{"scripted": srv})
-	if _, err := m.Tools(context.Background(), "scripted"); err != nil {
-		t.Fatal(err)
-	}
-	srv.TimeoutSeconds = 1
-	m.Configure(config.MCPServers{"scripted": srv})
 	if _, err := m.Call(context.Background(), "scripted", "wait", nil); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("call past timeout_seconds: %v", err)
 	}
@@ -397,5 +395,34 @@ func TestQualifiedName(t *testing.T) {
 	}
 	if a == b || long == long2 {
 		t.Errorf("two tools share a name: %q %q / %q %q", a, b, long, long2)
+	}
+}
+
+// TestAgentToolsDoNotWaitForSlowServers: a run's start waits for servers at most
+// Options.RunStartWait; one still starting then is left out with a warning saying so, and
+// the others' tools are given.
+func TestAgentToolsDoNotWaitForSlowServers(t *testing.T) {
+	p := mcpnpm.Require(t)
+	m := New(Options{LogDir: t.TempDir(), RunStartWait: 500 * time.Millisecond})
+	defer m.Close()
+	servers := config.MCPServers{"mute": {Command: p.Node, Args: []string{"-e", "process.stdin.resume()"}},
+		"missing": {Command: "no-such-program-af"}, "off": {Command: "npx", Disabled: true},
+		"elsewhere": {Command: "npx", Agents: []string{"reviewer"}}}
+	start := time.Now()
+	set := m.AgentTools(context.Background(), servers, []string{"lead_agent", "search_agent", "crawl_agent"}, nil, ToolEnv{})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("AgentTools took %v", took)
+	}
+	if len(set.Tools) != 0 || len(set.Warnings) != 2 || !strings.Contains(set.Warnings[0], "MCP server missing") ||
+		!strings.Contains(set.Warnings[1], "MCP server mute is still starting") {
+		t.Fatalf("set = %+v", set)
+	}
+	for _, name := range []string{"off", "elsewhere"} {
+		if st, _ := m.Status(name); st.State == StateStarting || st.State == StateRunning {
+			t.Fatalf("%s was started: %+v", name, st)
+		}
+	}
+	if st, _ := m.Status("mute"); st.State != StateStarting {
+		t.Fatalf("mute's start did not go on: %+v", st)
 	}
 }

@@ -237,7 +237,7 @@ func (s *server) session(ctx context.Context, force bool) (*conn, error) {
 // done.
 func (s *server) start(cfg config.MCPServer, done chan struct{}) {
 	defer close(done)
-	timeout := time.Duration(cfg.Timeout()) * time.Second
+	timeout := max(time.Duration(cfg.Timeout())*time.Second, s.m.opts.MinStartTimeout)
 	ctx, cancel := context.WithTimeoutCause(s.ctx, timeout, errTimedOut)
 	defer cancel()
 	c, tools, err := s.connect(ctx, cfg)
@@ -252,7 +252,7 @@ func (s *server) start(cfg config.MCPServer, done chan struct{}) {
 		kind := ErrUnavailable
 		if errors.Is(context.Cause(ctx), errTimedOut) {
 			kind = ErrTimeout
-			err = fmt.Errorf("no answer within %v (timeout_seconds): %w", timeout, err)
+			err = fmt.Errorf("not started within %v: %w", timeout, err)
 		}
 		if s.down {
 			s.state = StateStopped

@@ -46,4 +46,8 @@ var testTools = []tools.Tool{
 		{Name: "ratio", Type: "number"},
 		{Name: "label"},
 	}},
+	fakeTool{name: "structured", desc: "Takes JSON values, as an MCP tool may.", params: []tools.Param{
+		{Name: "filter", Type: "object"},
+		{Name: "edits", Type: "array"},
+	}},
 }

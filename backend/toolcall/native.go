@@ -12,7 +12,8 @@ import (
 )
 
 // NativeDefs describes ts for the `tools` field of a native-mode request, in the order
-// given. Each Parameters is a JSON Schema object
+// given. A tool with a schema of its own (tools.Schema, an MCP server's tool) has it as
+// its Parameters; every other tool's Parameters is a JSON Schema object
 //
 //	{"type": "object", "properties": {P: {"type": T, "description": D}, …}, "required": [P, …]}
 //
@@ -22,6 +23,10 @@ import (
 func NativeDefs(ts []tools.Tool) []llm.ToolDef {
 	defs := make([]llm.ToolDef, 0, len(ts))
 	for _, t := range ts {
+		if s, ok := t.(tools.Schema); ok {
+			defs = append(defs, llm.ToolDef{Name: t.Name(), Description: t.Description(), Parameters: s.InputSchema()})
+			continue
+		}
 		props := make(map[string]any)
 		required := []string{}
 		for _, p := range t.Params() {

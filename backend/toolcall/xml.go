@@ -45,8 +45,9 @@ const (
 // A <tool_call> or tool tag counts as a call only when markup (or, for <tool_call>, a
 // JSON object) follows it, so prose that merely mentions "<tool_call>" is not a call.
 // Values are strings, except where the tool in ts with that name declares the parameter
-// "integer" or "number" (float64 when the trimmed text parses as a finite number) or
-// "boolean" ("true"/"false" in any letter case); otherwise the text is kept (JSON-body
+// "integer" or "number" (float64 when the trimmed text parses as a finite number),
+// "boolean" ("true"/"false" in any letter case), or "object" or "array" (the decoded
+// value when the text is JSON of that kind); otherwise the text is kept (JSON-body
 // values keep their JSON types). A call whose tool is not in ts is still returned with its
 // Name and Params, so the engine can tell the model the tool does not exist. A call
 // without a name, or with a JSON body that does not decode, gets Call.Err (wrapping
@@ -130,6 +131,20 @@ func coerce(raw map[string]any, t tools.Tool) map[string]any {
 				raw[k] = true
 			case strings.EqualFold(s, "false"):
 				raw[k] = false
+			}
+		case "object", "array": // written as JSON text (an MCP tool's structured parameter)
+			var x any
+			if json.Unmarshal([]byte(strings.TrimSpace(v)), &x) == nil {
+				switch x.(type) {
+				case map[string]any:
+					if types[k] == "object" {
+						raw[k] = x
+					}
+				case []any:
+					if types[k] == "array" {
+						raw[k] = x
+					}
+				}
 			}
 		}
 	}

@@ -269,6 +269,12 @@ func TestParseXMLCoercion(t *testing.T) {
 		{"web_search", "undeclared", "42", "42"}, // not a declared parameter
 		{"no_such_tool", "count", "5", "5"},      // unknown tool: no coercion
 		{"web_fetch", "max_content_length", "8000", 8000.0},
+		// An object or array parameter (an MCP tool's) is written as JSON text.
+		{"structured", "filter", ` {"lang": "en", "max": 3} `, map[string]any{"lang": "en", "max": 3.0}},
+		{"structured", "edits", `[{"oldText": "a", "newText": "b"}]`, []any{map[string]any{"oldText": "a", "newText": "b"}}},
+		{"structured", "filter", `[1]`, `[1]`},          // not an object: kept as text
+		{"structured", "edits", `{"a": 1}`, `{"a": 1}`}, // not an array
+		{"structured", "filter", `{broken`, `{broken`},
 	}
 	for _, tt := range tests {
 		text := FormatXMLCall(tt.tool, map[string]string{tt.param: tt.text})
@@ -276,7 +282,7 @@ func TestParseXMLCoercion(t *testing.T) {
 		if len(got) != 1 || got[0].Err != nil {
 			t.Fatalf("%s.%s=%q: ParseXML = %+v", tt.tool, tt.param, tt.text, got)
 		}
-		if v := got[0].Params[tt.param]; v != tt.want {
+		if v := got[0].Params[tt.param]; !reflect.DeepEqual(v, tt.want) {
 			t.Errorf("%s.%s=%q: got %#v, want %#v", tt.tool, tt.param, tt.text, v, tt.want)
 		}
 	}

@@ -68,6 +68,21 @@ func IsReadOnly(t Tool) bool {
 	return ok && ro.ReadOnly()
 }
 
+// Schema is implemented by tools whose parameters are a JSON Schema of their own (an MCP
+// server's tools): InputSchema returns it (an object schema), and the native tool-call
+// format sends it as the function's parameters as it is. Params still lists the schema's
+// top-level properties, for the XML format's instructions and argument types.
+type Schema interface {
+	InputSchema() map[string]any
+}
+
+// PermissionGroup is implemented by tools whose "Always allow" covers a group of tools:
+// PermissionGroup names the group (every tool of one MCP server has the same), and an
+// allowed group lets each of its tools run without asking for the rest of the run.
+type PermissionGroup interface {
+	PermissionGroup() string
+}
+
 // CallInfo is the context of one tool call, set by the engine on the ctx given to
 // Tool.Execute (WithCall): the run's conversation and message, the call's id as the model
 // sent it (native mode) or as the engine made it (xml mode), the tool's name and the
