@@ -5,6 +5,7 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MCP_SECRET_MASK } from './api/mcp';
+import { permissionSubject } from './chat/input-reducers';
 import { ActivityFlow } from './components/ActivityFlow';
 import { typedOverMask } from './components/McpServerForm';
 import { PermissionDialog } from './components/PermissionDialog';
@@ -216,6 +217,12 @@ describe('per server', () => {
     expect(card('broken')?.querySelector('.mcp-test')?.textContent).toBe('Failed: connection closed: EOF');
     expect(card('broken')?.querySelector('.mcp-test')?.className).toContain('err');
     expect(card('broken')?.querySelector('.mcp-log-tail')?.textContent).toBe('no such file');
+    // Once the list has it failed, the card's failure box says it: the result points there.
+    svc.MCPServers.mockImplementation(() => Promise.resolve([view('broken', { state: 'failed', error: 'connection closed: EOF', log_tail: ['no such file'] })]));
+    await click(button(card('broken')!, 'Test'));
+    expect(card('broken')?.querySelector('.mcp-test')?.textContent).toBe("The test failed: the error and the log's last lines are above.");
+    expect(card('broken')?.querySelectorAll('.mcp-log-tail').length).toBe(1);
+    expect(card('broken')?.querySelector('.mcp-failure .mcp-error')?.textContent).toBe('connection closed: EOF');
   });
 
   it('View log shows the log in a focusable monospace box', async () => {
@@ -496,6 +503,7 @@ describe('MCP tool calls in the activity and the permission prompt', () => {
       await Promise.resolve();
     });
     await click(host.querySelector<HTMLButtonElement>('.activity-head')!);
+    expect(permissionSubject({ tool: 'mcp__everything__echo', params: { message: 'hello' } })).toBe('echo · everything');
     const row = host.querySelector<HTMLElement>('.step.kind-tool')!;
     expect(row.querySelector('.step-line')?.textContent).toBe('lead_agent·echo·everything“hello” ·11 chars ·15 ms');
     expect(row.querySelector('.step-tool')?.textContent).toBe('echo');

@@ -7,7 +7,7 @@
 
 import * as SettingsService from '../../wailsjs/go/app/SettingsService';
 import { app } from '../../wailsjs/go/models';
-import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, isObject, type Model } from './call';
+import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
 
 /** Runs the bound call SettingsService.`method` (callService). */
 const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('SettingsService', method, fn);
@@ -174,20 +174,17 @@ export async function setMcpToolEnabled(name: string, tool: string, enabled: boo
 
 /**
  * The agents a server's tools can be offered to: the built-in agents and the user's own
- * (the agent files of the data dir) when the backend lists them (SettingsService.UserAgents,
- * read through the bound object since a backend may lack it), the lead left out; otherwise
- * DEFAULT_MCP_AGENTS. Never rejects.
+ * (the agent files of the data dir), the default ones first, when this build's bindings have
+ * SettingsService.UserAgents (looked up by name: a build without it still compiles);
+ * otherwise, or when the call fails, DEFAULT_MCP_AGENTS. Never rejects.
  */
 export async function mcpAgentChoices(): Promise<string[]> {
-  const go = (window as unknown as Record<string, unknown>).go;
-  const svc = isObject(go) && isObject(go.app) && isObject(go.app.SettingsService) ? go.app.SettingsService : null;
-  const fn = svc?.UserAgents;
+  const fn = (SettingsService as unknown as Record<string, unknown>).UserAgents;
   if (typeof fn !== 'function') return [...DEFAULT_MCP_AGENTS];
   try {
     const x = o(await call('UserAgents', () => (fn as () => Promise<unknown>)()));
-    const names = [...list(x.built_in), ...list(x.user)].map((a) => s(o(a).name)).filter((a) => a !== '' && a !== 'lead_agent');
-    const all = [...new Set([...DEFAULT_MCP_AGENTS, ...names])];
-    return all;
+    const names = [...list(x.built_in), ...list(x.user)].map((a) => s(o(a).name)).filter((a) => a !== '');
+    return [...new Set([...DEFAULT_MCP_AGENTS, ...names])];
   } catch {
     return [...DEFAULT_MCP_AGENTS];
   }

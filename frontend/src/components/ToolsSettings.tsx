@@ -352,9 +352,11 @@ function ServerCard({ server: s, browser, onChanged, onEdit }: ServerCardProps) 
           {a.testing ? <Spinner size={12} /> : null}
           {t('test.button')}
         </button>
-        <button type="button" className="btn btn-sm" aria-expanded={a.showTools} onClick={() => a.setShowTools(!a.showTools)} disabled={tools.length === 0}>
-          {t('toolsButton', { count: tools.length })}
-        </button>
+        {tools.length > 0 ? (
+          <button type="button" className="btn btn-sm" aria-expanded={a.showTools} onClick={() => a.setShowTools(!a.showTools)}>
+            {t('toolsButton', { count: tools.length })}
+          </button>
+        ) : null}
         <button type="button" className="btn btn-sm" aria-expanded={a.log !== null} onClick={a.toggleLog}>
           {a.log !== null ? t('hideLog') : t('viewLog')}
         </button>
@@ -365,7 +367,7 @@ function ServerCard({ server: s, browser, onChanged, onEdit }: ServerCardProps) 
           {t('remove')}
         </button>
       </div>
-      <TestResult testing={a.testing} test={a.test} showLog={!failed} />
+      <TestResult testing={a.testing} test={a.test} failureShown={failed} />
       {confirming ? <RemoveConfirm name={s.name} busy={a.busy} onCancel={stopConfirming} onRemove={() => a.remove(stopConfirming)} /> : null}
       {desktopNote ? <DesktopOnly /> : null}
       {a.error !== '' ? (
@@ -385,18 +387,31 @@ function Failure({ error, lines, retryIn }: { error: string; lines: readonly str
   return (
     <div className="mcp-failure">
       <p className="mcp-error">{error !== '' ? error : t('state.failed')}</p>
-      {lines.length > 0 ? (
-        <pre className="mcp-log-tail" aria-label={t('logTail')}>
-          {lines.join('\n')}
-        </pre>
-      ) : null}
+      {lines.length > 0 ? <LogTail lines={lines} /> : null}
       {retryIn > 0 ? <p className="hint">{t('retryIn', { seconds: retryIn })}</p> : null}
     </div>
   );
 }
 
-/** Test's progress, then what it found or why it failed (with the log's last lines when `showLog`). */
-function TestResult({ testing, test, showLog }: { testing: boolean; test: McpTestResult | null; showLog: boolean }) {
+/** The last lines of a server's log, scrolled to the newest. */
+function LogTail({ lines }: { lines: readonly string[] }) {
+  const { t } = useTranslation('mcp');
+  const ref = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    if (ref.current) ref.current.scrollTop = ref.current.scrollHeight;
+  }, [lines]);
+  return (
+    <pre className="mcp-log-tail" ref={ref} aria-label={t('logTail')}>
+      {lines.join('\n')}
+    </pre>
+  );
+}
+
+/**
+ * Test's progress, then what it found or why it failed: the error with the log's last lines,
+ * or, when the card shows the failure already (`failureShown`), a pointer to it.
+ */
+function TestResult({ testing, test, failureShown }: { testing: boolean; test: McpTestResult | null; failureShown: boolean }) {
   const { t } = useTranslation('mcp');
   if (!testing && test === null) return null;
   const text =
@@ -404,13 +419,15 @@ function TestResult({ testing, test, showLog }: { testing: boolean; test: McpTes
       ? t('test.running')
       : test.ok
         ? t('test.ok', { count: test.tools.length, duration: formatDuration(test.duration_ms) })
-        : t('test.failed', { error: test.error });
+        : failureShown
+          ? t('test.failedAbove')
+          : t('test.failed', { error: test.error });
   return (
     <>
       <p className={`test-result mcp-test ${test === null ? '' : test.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
         {text}
       </p>
-      {test !== null && !test.ok && showLog && test.log_tail.length > 0 ? <pre className="mcp-log-tail">{test.log_tail.join('\n')}</pre> : null}
+      {test !== null && !test.ok && !failureShown && test.log_tail.length > 0 ? <LogTail lines={test.log_tail} /> : null}
     </>
   );
 }
