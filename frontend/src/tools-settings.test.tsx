@@ -323,6 +323,7 @@ describe('the add form', () => {
     });
     expect(host.querySelector('.mcp-form')).toBeNull();
     expect(card('files')).not.toBeNull();
+    expect(document.activeElement?.textContent).toBe('Add server');
   });
 
   it('adds a remote server with its headers and transport', async () => {
@@ -415,6 +416,7 @@ describe('paste JSON', () => {
     expect(host.querySelector('.mcp-imported')?.textContent).toBe('Added 2 servers: a, b.Dropped keys this app does not use: a.autoApprove.');
     expect(card('a')).not.toBeNull();
     expect(card('b')).not.toBeNull();
+    expect(document.activeElement?.textContent).toBe('Paste JSON');
   });
 
   it('shows why a block was refused, with each field named, and keeps the text', async () => {

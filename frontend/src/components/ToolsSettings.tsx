@@ -59,8 +59,10 @@ export function ToolsSettings() {
   const [desktopNote, setDesktopNote] = useState(false);
   const [imported, setImported] = useState<McpImportResult | null>(null);
   const browser = isBrowserMode();
-  // Where focus goes back to when the form or the paste box closes.
-  const opener = useRef<HTMLElement | null>(null);
+  const sectionRef = useRef<HTMLFieldSetElement>(null);
+  // Where focus goes back to once the form or the paste box has closed: the button that
+  // opened it, found again after the section is drawn anew.
+  const returnTo = useRef<{ button: 'add' | 'paste' } | { button: 'edit'; name: string } | null>(null);
 
   const reload = useCallback(() => {
     listMcpServers().then(
@@ -89,36 +91,36 @@ export function ToolsSettings() {
     return () => window.clearTimeout(id);
   }, [starting, servers, reload]);
 
+  // Once the panel has closed and the section is drawn: focus the button that opened it
+  // (an edited server's Edit; the add button when that server is gone, renamed or removed).
+  useEffect(() => {
+    const back = returnTo.current;
+    const root = sectionRef.current;
+    if (panel.kind !== 'none' || back === null || root === null) return;
+    returnTo.current = null;
+    const card = back.button === 'edit' ? Array.from(root.querySelectorAll<HTMLElement>('[data-server]')).find((c) => c.dataset.server === back.name) : undefined;
+    const target = card?.querySelector<HTMLElement>('[data-mcp-edit]') ?? root.querySelector<HTMLElement>(back.button === 'paste' ? '[data-mcp-paste]' : '[data-mcp-add]');
+    target?.focus();
+  }, [panel]);
+
   if (unsupported) return null;
 
-  // `from`: the button that opened it, focused again when it closes.
-  const open = (next: Panel, from: HTMLElement) => {
+  const open = (next: Exclude<Panel, { kind: 'none' }>) => {
     if (browser) {
       setDesktopNote(true);
       return;
     }
-    opener.current = from;
+    if (next.kind === 'import') returnTo.current = { button: 'paste' };
+    else returnTo.current = next.server === null ? { button: 'add' } : { button: 'edit', name: next.server.name };
     setDesktopNote(false);
     setImported(null);
     setPanel(next);
   };
-  const close = () => {
-    const edited = panel.kind === 'form' ? panel.server?.name : undefined;
-    setPanel({ kind: 'none' });
-    const el = opener.current;
-    opener.current = null;
-    // The card of an edited server is drawn anew (its Edit button, then); a renamed or
-    // removed one's is gone (the section's add button, then).
-    window.setTimeout(() => {
-      const card = Array.from(document.querySelectorAll<HTMLElement>('[data-server]')).find((c) => c.dataset.server === edited);
-      const edit = card?.querySelector<HTMLElement>('[data-mcp-edit]') ?? null;
-      (el?.isConnected ? el : (edit ?? document.querySelector<HTMLElement>('[data-mcp-add]')))?.focus();
-    }, 0);
-  };
+  const close = () => setPanel({ kind: 'none' });
   const names = (servers ?? []).map((s) => s.name);
 
   return (
-    <fieldset className="mcp-section" data-testid="mcp-servers">
+    <fieldset className="mcp-section" data-testid="mcp-servers" ref={sectionRef}>
       <legend>{t('legend')}</legend>
       <p className="hint tools-intro">{t('intro')}</p>
       {browser ? <p className="hint">{t('browserHint')}</p> : null}
@@ -141,7 +143,7 @@ export function ToolsSettings() {
                 <McpServerForm server={s} agents={agents} taken={names} onSaved={() => (close(), reload())} onCancel={close} />
               </li>
             ) : (
-              <ServerCard key={s.name} server={s} browser={browser} onChanged={reload} onEdit={(from) => open({ kind: 'form', server: s }, from)} />
+              <ServerCard key={s.name} server={s} browser={browser} onChanged={reload} onEdit={() => open({ kind: 'form', server: s })} />
             ),
           )}
         </ul>
@@ -163,10 +165,10 @@ export function ToolsSettings() {
       ) : null}
       {panel.kind === 'none' ? (
         <div className="mcp-add">
-          <button type="button" className="btn btn-sm" data-mcp-add onClick={(e) => open({ kind: 'form', server: null }, e.currentTarget)}>
+          <button type="button" className="btn btn-sm" data-mcp-add onClick={() => open({ kind: 'form', server: null })}>
             {t('add')}
           </button>
-          <button type="button" className="btn btn-sm" onClick={(e) => open({ kind: 'import' }, e.currentTarget)}>
+          <button type="button" className="btn btn-sm" data-mcp-paste onClick={() => open({ kind: 'import' })}>
             {t('paste')}
           </button>
         </div>
@@ -194,8 +196,8 @@ interface ServerCardProps {
   browser: boolean;
   /** Called after anything changed the server (the list loads again). */
   onChanged: () => void;
-  /** Opens the form; `from` is the Edit button (focused again when the form closes). */
-  onEdit: (from: HTMLElement) => void;
+  /** Opens the form (its Edit button has the focus again when the form closes). */
+  onEdit: () => void;
 }
 
 /** The state's dot and words: "Running · 13 tools", "Failed", "Not started — starts at first use". */
@@ -360,7 +362,7 @@ function ServerCard({ server: s, browser, onChanged, onEdit }: ServerCardProps) 
         <button type="button" className="btn btn-sm" aria-expanded={a.log !== null} onClick={a.toggleLog}>
           {a.log !== null ? t('hideLog') : t('viewLog')}
         </button>
-        <button type="button" className="btn btn-sm" data-mcp-edit onClick={(e) => (browser ? setDesktopNote(true) : onEdit(e.currentTarget))}>
+        <button type="button" className="btn btn-sm" data-mcp-edit onClick={() => (browser ? setDesktopNote(true) : onEdit())}>
           {t('edit')}
         </button>
         <button type="button" className="btn btn-sm btn-ghost mcp-remove" ref={removeRef} onClick={() => setConfirming(true)} disabled={confirming}>
