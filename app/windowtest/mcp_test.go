@@ -1,6 +1,7 @@
 package windowtest
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"strings"
@@ -40,7 +41,8 @@ func (w *world) echoResearch() llmtest.Handler {
 // with its error and log lines (the pink failure box): window-mcp-settings.png. Then, by
 // keyboard only: Add server, a name and a command typed, Enter saves the server to
 // config.json (not the dialog's settings form); Add server again and Escape closes the form
-// but not Settings (window-mcp-escape.png).
+// but not Settings (window-mcp-escape.png). Last, the run's activity unfolded shows the call
+// (window-mcp-activity.png).
 func TestWindowMCPTools(t *testing.T) {
 	s := newSession(t, 3*time.Minute)
 	p := mcpnpm.Require(t)
@@ -121,6 +123,32 @@ func TestWindowMCPTools(t *testing.T) {
 	if got, _ := config.Load(w.dataDir); len(got.MCPServers) != 3 {
 		t.Errorf("servers after Escape: %v", got.MCPServers.Names())
 	}
+
+	// The run's activity, unfolded: its MCP call reads "echo · everything"
+	// (window-mcp-activity.png). The folded activity is the first box under the question,
+	// found by its top border: a row of the border colour across the column.
+	s.xdo("key", "Escape")
+	column := image.Rect(270, 80, 870, 700)
+	border := func(c color.Color) bool { return sameColour(c, 0xe3, 0xe3, 0xde) }
+	lines := func(img image.Image) []int {
+		var ys []int
+		for y := column.Min.Y; y < column.Max.Y; y++ {
+			if countPixels(img, image.Rect(column.Min.X, y, column.Max.X, y+1), border) > 400 {
+				ys = append(ys, y)
+			}
+		}
+		return ys
+	}
+	folded := s.waitShot("window-mcp-run.png", 5*time.Second, "Settings to close", func(img image.Image) bool {
+		return len(blobs(img, foot, accent, 800)) == 0 && len(lines(img)) >= 2
+	})
+	top := lines(folded)
+	s.xdo("mousemove", "320", fmt.Sprint(top[0]+18), "click", "1")
+	s.xdo("mousemove", "1100", "600")
+	s.waitSettled("window-mcp-activity.png", column, 5*time.Second, "the activity to unfold", func(img image.Image) bool {
+		ys := lines(img)
+		return len(ys) >= 2 && ys[len(ys)-1]-ys[0] > top[len(top)-1]-top[0]+100
+	})
 }
 
 // focusRing presses Shift+Tab (up to 30 times) until hasRing finds the focus on what at
