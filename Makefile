@@ -120,12 +120,14 @@ test: deps-test frontend lint mcp-deps
 # a field set by a flag is read-only in Settings while a saved change reaches the next run;
 # the window follows a Chinese system locale (same as Chinese chosen in Settings, code in
 # monospace); Regenerate, a switch and edit-and-resend leave no phantom question, and Jump
-# to latest and sending while scrolled up bring the end into view; and the built binary,
+# to latest and sending while scrolled up bring the end into view; Settings shows a running
+# and a failed MCP server and adds one by keyboard (Enter saves, Escape closes only the
+# form); and the built binary,
 # killed with SIGKILL mid-run, leaves a database that recovers. The window starts through
 # BIN, which hands it to WINDOW_BIN in the same process; TestLauncher checks that pair.
 # WINDOW_SHOTS=dir keeps the screenshots (docs/ takes its window-*.png from there).
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects|TestWindowLanes' ./app/windowtest/
+	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects|TestWindowLanes|TestWindowMCPTools' ./app/windowtest/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 # The Linux package: build/package/artifactflow_$(VERSION)_amd64.deb holds both binaries in

@@ -3,6 +3,7 @@
 
 import type { Step } from './events';
 import { currentLocale, i18n } from './i18n';
+import { mcpArgsSummary, parseMcpToolName } from './mcp-names';
 
 /**
  * A number in the UI's locale with between `min` and `max` fraction digits ("1,234.5"),
@@ -117,6 +118,8 @@ export interface StepLine {
   quoted: boolean;
   /** Extra figures such as "3 results", "12.3k chars", "1.2s" (in the UI's language). */
   meta: string[];
+  /** The MCP server of an MCP tool step (`action` is then the tool's own name); absent for the others. */
+  server?: string;
 }
 
 const param = (p: Record<string, unknown>, k: string): string => {
@@ -127,7 +130,9 @@ const param = (p: Record<string, unknown>, k: string): string => {
 /**
  * Describes one activity step for display, e.g. a web_search tool step as
  * {agent: "search_agent", action: "web_search", detail: "query", quoted: true,
- * meta: ["3 results", "1.2s"]}.
+ * meta: ["3 results", "1.2s"]}. An MCP tool's step (mcp__<server>__<tool>) is the tool's own
+ * name as action with its server, its arguments as the detail (mcpArgsSummary) and the
+ * length of its result.
  */
 export function describeStep(step: Step): StepLine {
   if (step.kind === 'note') return { agent: '', action: step.text, detail: '', quoted: false, meta: [] };
@@ -142,6 +147,13 @@ export function describeStep(step: Step): StepLine {
   }
   const p = step.params;
   const meta: string[] = [];
+  const mcp = parseMcpToolName(step.tool);
+  if (mcp !== null) {
+    const args = mcpArgsSummary(p);
+    if (step.status === 'done' && step.result) meta.push(i18n.t('format:step.chars', { count: step.result.length, n: formatCount(step.result.length) }));
+    if (step.durationMs !== undefined && step.status !== 'running') meta.push(formatDuration(step.durationMs));
+    return { agent: step.agent, action: mcp.tool, server: mcp.server, detail: clip(args.text, 120), quoted: args.quoted && args.text !== '', meta };
+  }
   let detail: string;
   let quoted = false;
   switch (step.tool) {

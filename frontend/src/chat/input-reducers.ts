@@ -15,12 +15,18 @@ import type {
 import { clip, shortUrl } from '../format';
 import { noteText } from './localize';
 import { findLast, num, obj, ownerOf, placeOf, replaceStep, rootAgent, str } from './run-util';
+import { parseMcpToolName } from '../mcp-names';
 
 // i18n-keys: chat:notes.addedReached chat:notes.permissionWaiting
 const DECISIONS: readonly PermissionDecision[] = ['approve', 'deny', 'always_allow', 'timeout', 'cancelled'];
 
-/** What a permission request is about, for one line: "web_fetch example.org/page". */
+/**
+ * What a permission request is about, for one line: "web_fetch example.org/page"; an MCP
+ * tool as "<tool> · <server>" ("echo · everything").
+ */
 export function permissionSubject(ask: Pick<PermissionAsk, 'tool' | 'params'>): string {
+  const mcp = parseMcpToolName(ask.tool);
+  if (mcp !== null) return `${mcp.tool} · ${mcp.server}`;
   const p = ask.params;
   const v = ask.tool === 'web_fetch' ? p.url : ask.tool === 'web_search' ? p.query : (p.id ?? p.agent_name);
   const detail = typeof v === 'string' ? (ask.tool === 'web_search' ? `“${clip(v, 80)}”` : shortUrl(v, 70)) : '';

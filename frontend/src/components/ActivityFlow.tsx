@@ -109,6 +109,12 @@ function StepRow({ step, writing }: { step: Step; writing: boolean }) {
         {line.agent ? <span className="step-agent">{line.agent}</span> : null}
         {line.agent && line.action ? <span className="sep">·</span> : null}
         <span className={step.kind === 'tool' ? 'step-tool' : 'step-action'}>{line.action}</span>
+        {line.server !== undefined ? (
+          <>
+            <span className="sep">·</span>
+            <span className="step-server">{line.server}</span>
+          </>
+        ) : null}
         {line.detail ? (
           <span className={line.quoted ? 'step-detail quoted' : 'step-detail'}>
             {line.quoted ? `“${line.detail}”` : line.detail}
@@ -209,7 +215,7 @@ export function ActivityFlow({ run, live }: ActivityFlowProps) {
         {running ? <Spinner size={12} /> : null}
         <span className="activity-sum">
           {summary && !open ? (
-            `${summary.agent} · ${summary.action}${summary.detail ? ` ${summary.quoted ? `“${summary.detail}”` : summary.detail}` : ''}`
+            `${summary.agent} · ${summary.action}${summary.server !== undefined ? ` · ${summary.server}` : ''}${summary.detail ? ` ${summary.quoted ? `“${summary.detail}”` : summary.detail}` : ''}`
           ) : (
             <>
               {`${t('activity.agents', { count: agents })} · ${t('activity.toolCalls', { count: tools })}`}

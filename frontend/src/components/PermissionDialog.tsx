@@ -4,6 +4,7 @@ import { toApiError } from '../api/call';
 import { respondPermission, type PermissionReply } from '../api/chat';
 import type { Conversation } from '../api/conversations';
 import { pendingPermissions, type PendingPermission, type RunsState } from '../events';
+import { parseMcpToolName } from '../mcp-names';
 import { ShieldIcon } from './conversation-icons';
 import { Spinner } from './icons';
 import { Modal } from './Modal';
@@ -61,10 +62,15 @@ function Subject({ ask }: { ask: PendingPermission }) {
     );
   }
   const shown = JSON.stringify(p, null, 2);
+  const mcp = parseMcpToolName(ask.tool);
   return (
     <>
       <p className="perm-what">
-        <Trans t={t} i18nKey="permission.run" components={{ agent, tool: <code>{ask.tool}</code> }} />
+        {mcp !== null ? (
+          <Trans t={t} i18nKey="permission.runMcp" components={{ agent, tool: <code>{mcp.tool}</code>, server: <strong>{mcp.server}</strong> }} />
+        ) : (
+          <Trans t={t} i18nKey="permission.run" components={{ agent, tool: <code>{ask.tool}</code> }} />
+        )}
       </p>
       <pre className="perm-param perm-json">{shown.length > 2000 ? `${shown.slice(0, 2000)}…` : shown}</pre>
     </>
@@ -73,7 +79,8 @@ function Subject({ ask }: { ask: PendingPermission }) {
 
 /**
  * The modal that asks the user to allow a tool call set to "confirm" (permission_request):
- * the tool and its parameters (the URL of web_fetch, the query of web_search), a countdown
+ * the tool and its parameters (the URL of web_fetch, the query of web_search; an MCP tool
+ * named by its own name and its server, whose every tool Always allow lets run), a countdown
  * to the engine's timeout (which counts as deny), and Approve (Enter), Deny (Esc) and
  * Always allow. It answers with ChatService.Respond and closes when permission_result
  * arrives; with several requests waiting it shows them one after another.
@@ -138,10 +145,11 @@ export function PermissionDialog({ runs, selectedId, conversations }: Permission
   const remaining = permissionRemaining(ask, now, seen[id] ?? now);
   const share = ask.timeoutMs > 0 ? remaining / ask.timeoutMs : 0;
   const other = ask.conversationId !== selectedId ? conversations.find((c) => c.id === ask.conversationId) : undefined;
+  const mcp = parseMcpToolName(ask.tool);
 
   return (
     <Modal
-      title={t('permission.title', { tool: ask.tool })}
+      title={mcp !== null ? t('permission.titleMcp', { tool: mcp.tool, server: mcp.server }) : t('permission.title', { tool: ask.tool })}
       onClose={() => answer('deny')}
       className="modal-small modal-permission"
       footer={
@@ -165,7 +173,11 @@ export function PermissionDialog({ runs, selectedId, conversations }: Permission
         <div className="perm-head">
           <ShieldIcon size={18} />
           <span>
-            <Trans t={t} i18nKey="permission.paused" components={{ tool: <code>{ask.tool}</code> }} />
+            {mcp !== null ? (
+              <Trans t={t} i18nKey="permission.pausedMcp" components={{ server: <strong>{mcp.server}</strong> }} />
+            ) : (
+              <Trans t={t} i18nKey="permission.paused" components={{ tool: <code>{ask.tool}</code> }} />
+            )}
             {other ? (
               <>
                 {' '}
@@ -188,7 +200,7 @@ export function PermissionDialog({ runs, selectedId, conversations }: Permission
           </span>
         </div>
         <p className="hint">
-          {t('permission.alwaysHint', { tool: ask.tool })}
+          {mcp !== null ? t('permission.alwaysHintMcp', { server: mcp.server }) : t('permission.alwaysHint', { tool: ask.tool })}
           {pending.length > 1 ? ` ${t('permission.moreWaiting', { count: pending.length - 1 })}` : ''}
         </p>
         {failed ? (

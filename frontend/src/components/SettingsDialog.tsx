@@ -25,6 +25,7 @@ import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
 import { AgentsSection } from './AgentsSection';
 import { DataSettings } from './DataSettings';
+import { ToolsSettings } from './ToolsSettings';
 import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
@@ -398,6 +399,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         )}
         <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
         {extra.sections}
+        <ToolsSettings />
         <DataSettings dataDir={loaded?.data_dir ?? ''} />
       </form>
       <AgentsSection />
