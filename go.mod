@@ -9,6 +9,7 @@ require (
 	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f
 	github.com/google/uuid v1.6.0
 	github.com/klippa-app/go-pdfium v1.21.4
+	github.com/mattn/go-ieproxy v0.0.12
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
