@@ -196,7 +196,8 @@ func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) (
 	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	ctx, cancel := context.WithTimeout(context.Background(), listModelsTimeout)
 	defer cancel()
-	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout})
+	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout,
+		HTTPClient: proxyClient(s.core.Settings(), 0)})
 	if err != nil {
 		return nil, withheldNote(err, withheld)
 	}
@@ -237,6 +238,7 @@ func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStored
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testConnectionTimeout)
 	defer cancel()
 	d, err := llm.TestConnection(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Logger: s.core.log,
+		HTTPClient:       proxyClient(s.core.Settings(), 0),
 		FirstByteTimeout: testConnectionTimeout, IdleTimeout: testConnectionTimeout})
 	if err != nil {
 		res.Error = text.OneLine(withheldNote(err, withheld))

@@ -21,7 +21,7 @@ proto.close ??= function (this: HTMLDialogElement) {
 const stored = {
   revision: 'core-1.1',
   base_url: 'http://localhost:11434/v1', api_key_set: false, model: 'qwen3:8b', tool_call_mode: 'native', searxng_url: '',
-  allow_private_network: false, max_upload_mb: 20, data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
+  allow_private_network: false, max_upload_mb: 20, max_upload_mb_limit: 256, proxy: '', proxy_source: 'direct', proxy_in_effect: '', data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
   effective_context_window: 32768, compact_at_percent: 80, tool_permissions: {}, permission_timeout_seconds: 120,
   search: { provider: 'duckduckgo', keys_stored: ['brave'], language: '' },
   search_providers: [
@@ -318,5 +318,43 @@ describe('settings dialog', () => {
     await save();
     input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
     expect(input.lead).toMatchObject({ clear_api_key: true });
+  });
+
+  it('hints and checks the upload limit the backend accepts, as Save does', async () => {
+    await open();
+    const limit = field('Upload limit');
+    expect(limit.closest('label')?.textContent).toContain('(1–256 MB)');
+    type(limit, '500');
+    await save();
+    expect(svc.Save).not.toHaveBeenCalled();
+    expect(host.querySelector('#err-max_upload_mb')?.textContent).toBe('enter a whole number of MB from 1 to 256');
+    // The limit is the backend's, not a number of the page's own.
+    svc.Get.mockResolvedValue({ ...stored, max_upload_mb_limit: 1024 });
+    act(() => root?.unmount());
+    root = null;
+    await open();
+    expect(field('Upload limit').closest('label')?.textContent).toContain('(1–1024 MB)');
+    type(field('Upload limit'), '500');
+    await save();
+    expect(svc.Save).toHaveBeenCalledWith(expect.objectContaining({ max_upload_mb: 500 }));
+  });
+
+  it('shows the proxy in effect, checks a typed proxy and saves it', async () => {
+    svc.Get.mockResolvedValue({ ...stored, proxy: '', proxy_source: 'environment', proxy_in_effect: 'http://127.0.0.1:7890' });
+    await open();
+    const proxy = field('Proxy');
+    expect(proxy.value).toBe('');
+    expect(proxy.placeholder).toBe('System proxy');
+    expect(host.querySelector('[data-testid=proxy-now]')?.textContent).toBe('Now: http://127.0.0.1:7890, from the proxy environment variables.');
+    type(proxy, '127.0.0.1:7890');
+    await save();
+    expect(svc.Save).not.toHaveBeenCalled();
+    expect(host.querySelector('#err-proxy')?.textContent).toContain('http://127.0.0.1:7890');
+    type(proxy, 'socks5://127.0.0.1:1080');
+    await save();
+    expect(svc.Save).toHaveBeenLastCalledWith(expect.objectContaining({ proxy: 'socks5://127.0.0.1:1080' }));
+    type(field('Proxy'), ' None ');
+    await save();
+    expect(svc.Save).toHaveBeenLastCalledWith(expect.objectContaining({ proxy: 'direct' }));
   });
 });

@@ -158,7 +158,7 @@ describe('buildSettingsInput', () => {
     searxng_url: '', allow_private_network: false, max_upload_mb: 20,
   };
   const stored: Settings = {
-    ...base, revision: 'r1', api_key_set: false, data_dir: '/d',
+    ...base, revision: 'r1', api_key_set: false, data_dir: '/d', max_upload_mb_limit: 256, proxy: '', proxy_source: 'direct', proxy_in_effect: '',
     search: { provider: 'brave', keys_stored: ['brave'], language: '' },
     search_providers: [], search_ready: true, search_problem: '', language: '',
     lead: { model: 'qwen3:32b', base_url: '', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },

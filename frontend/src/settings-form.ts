@@ -205,15 +205,33 @@ export function setByNote(setBy: Readonly<Record<string, string>>, field: string
   return src.startsWith('--') ? i18n.t('settings:setBy.flag', { flag: src }) : i18n.t('settings:setBy.env', { name: src });
 }
 
-/** The largest upload limit the backend accepts, in MiB (config.MaxUploadMBLimit). */
-export const MAX_UPLOAD_MB_LIMIT = 1024;
-
-/** Parses the upload-limit field: a whole number of MiB from 1 to MAX_UPLOAD_MB_LIMIT, else null. */
-export function parseUploadLimit(text: string): number | null {
+/**
+ * Parses the upload-limit field: a whole number of MiB from 1 to `max`, else null. `max` is
+ * the largest limit the backend accepts, as the settings give it (Settings.max_upload_mb_limit,
+ * config.MaxUploadMBLimit); 0 (unknown) leaves the upper bound to the backend's check.
+ */
+export function parseUploadLimit(text: string, max: number): number | null {
   const t = text.trim();
   if (!/^\d+$/.test(t)) return null;
   const v = Number(t);
-  return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
+  return v >= 1 && (max <= 0 || v <= max) ? v : null;
+}
+
+/**
+ * Checks the proxy field as netproxy.Validate does: "" (the system's proxy), "direct" or
+ * "none" (any case), or an http://, https://, socks5:// or socks5h:// URL with a host, a
+ * port (when written) from 1 to 65535 and no path, query or fragment. Returns the value to
+ * send (trimmed; "none" as "direct"), or null when it is none of these.
+ */
+export function parseProxy(text: string): string | null {
+  const t = text.trim();
+  if (t === '') return '';
+  if (/^(direct|none)$/i.test(t)) return 'direct';
+  const m = /^(https?|socks5h?):\/\/(?:[^@/?#]*@)?(\[[0-9a-fA-F:.]+\]|[^:/?#[\]@\s]+)(?::(\d{1,5}))?\/?$/i.exec(t);
+  if (!m) return null;
+  const port = m[3];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return null;
+  return t;
 }
 
 /**

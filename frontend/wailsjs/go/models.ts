@@ -565,6 +565,7 @@ export namespace app {
 	    model_idle_timeout_seconds?: number;
 	    max_answer_mb?: number;
 	    max_parallel_tool_calls?: number;
+	    proxy?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -592,6 +593,7 @@ export namespace app {
 	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
 	        this.max_answer_mb = source["max_answer_mb"];
 	        this.max_parallel_tool_calls = source["max_parallel_tool_calls"];
+	        this.proxy = source["proxy"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -621,6 +623,7 @@ export namespace app {
 	    searxng_url: string;
 	    allow_private_network: boolean;
 	    max_upload_mb: number;
+	    max_upload_mb_limit: number;
 	    context_window: number;
 	    effective_context_window: number;
 	    compact_at_percent: number;
@@ -639,6 +642,9 @@ export namespace app {
 	    model_idle_timeout_seconds: number;
 	    max_answer_mb: number;
 	    max_parallel_tool_calls: number;
+	    proxy: string;
+	    proxy_source: string;
+	    proxy_in_effect: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -654,6 +660,7 @@ export namespace app {
 	        this.searxng_url = source["searxng_url"];
 	        this.allow_private_network = source["allow_private_network"];
 	        this.max_upload_mb = source["max_upload_mb"];
+	        this.max_upload_mb_limit = source["max_upload_mb_limit"];
 	        this.context_window = source["context_window"];
 	        this.effective_context_window = source["effective_context_window"];
 	        this.compact_at_percent = source["compact_at_percent"];
@@ -672,6 +679,9 @@ export namespace app {
 	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
 	        this.max_answer_mb = source["max_answer_mb"];
 	        this.max_parallel_tool_calls = source["max_parallel_tool_calls"];
+	        this.proxy = source["proxy"];
+	        this.proxy_source = source["proxy_source"];
+	        this.proxy_in_effect = source["proxy_in_effect"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
