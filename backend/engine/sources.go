@@ -144,12 +144,16 @@ func footerText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "`", "\\`", "<", `\<`, ">", `\>`, "[", `\[`, "]", `\]`, "*", `\*`).Replace(s)
 }
 
-// clipRunes cuts s to at most n runes, marking a cut with "…".
+// clipRunes cuts s to at most n runes, marking a cut with "…". The cut is in the middle:
+// the first third is kept, and the end, because an error message ends with its cause
+// ("…: connection refused"), which must survive the cut.
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	r := []rune(s)
+	head := (n - 1) / 3
+	return strings.TrimRight(string(r[:head]), " ") + "…" + strings.TrimLeft(string(r[len(r)-(n-1-head):]), " ")
 }
 
 // citedLines returns the list lines ("- " + sources.Line) of the cited numbers found in

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -335,5 +336,27 @@ func TestFooterNamesARefusedFetchFirst(t *testing.T) {
 	}
 	if len(w.Errors) != 3 {
 		t.Fatalf("errors = %q; want all three kept", w.Errors)
+	}
+}
+
+// TestFailureLineKeepsTheCause: an error longer than the footer's 200 characters (the
+// request URL of a long query quoted before the cause, as errors of search clients still
+// may) is cut in the middle, so "connection refused" at its end stays in the footer and
+// the terminal event, and its start (which search failed) too.
+func TestFailureLineKeepsTheCause(t *testing.T) {
+	long := `searxng search at 127.0.0.1:8888: Get "http://127.0.0.1:8888/search?format=json&q=` +
+		strings.Repeat("dense+urban+heat+island+mitigation+", 8) + `": dial tcp 127.0.0.1:8888: connect: connection refused`
+	var w webTally
+	w.add("web_search", tools.Result{Error: long})
+	line := w.failureLine()
+	if !strings.HasPrefix(line, "> 1 of 1 search failed: searxng search at 127.0.0.1:8888") || !strings.HasSuffix(line, "connect: connection refused.") {
+		t.Fatalf("failure line = %q", line)
+	}
+	got := w.result().Errors[0]
+	if n := utf8.RuneCountInString(got); n != maxErrorRunes || !strings.Contains(got, "…") {
+		t.Errorf("kept error is %d runes (want %d, cut with …): %q", n, maxErrorRunes, got)
+	}
+	if short := "duckduckgo search: rate limited"; clipRunes(short, maxErrorRunes) != short {
+		t.Errorf("a short error was changed")
 	}
 }
