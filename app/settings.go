@@ -191,7 +191,9 @@ type ModelInfo struct {
 // Errors name the endpoint and say what went wrong (llm.ListModels): "llm: GET
 // http://localhost:11434/v1/models: network error: dial tcp 127.0.0.1:11434: connect:
 // connection refused", a 401 with the server's message, a timeout, or "not a model list"
-// for a base URL that is not an API root.
+// for a base URL that is not an API root. The error is an *AppError (model_auth,
+// model_unreachable, …) whose Fields, for a refused key or a network failure, are the
+// Trouble ("reason": its kind, "host", "server", "status"), which the dialog words.
 func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) ([]ModelInfo, error) {
 	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	ctx, cancel := context.WithTimeout(context.Background(), listModelsTimeout)
@@ -199,7 +201,11 @@ func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) (
 	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout,
 		HTTPClient: proxyClient(s.core.Settings(), 0)})
 	if err != nil {
-		return nil, withheldNote(err, withheld)
+		ae := *ToAppError(withheldNote(err, withheld))
+		if t := modelTrouble(err, baseURL); t.Kind != "" {
+			ae.Fields = t.fields()
+		}
+		return nil, &ae
 	}
 	out := make([]ModelInfo, len(ms))
 	for i, m := range ms {
@@ -218,6 +224,9 @@ type ConnectionResult struct {
 	Error     string `json:"error,omitempty"`
 	Endpoint  string `json:"endpoint"`
 	Model     string `json:"model"`
+	// Trouble says what kind of failure Error is (a refused key, a server not running, no
+	// network), for the dialog's words; empty when OK or when no kind fits.
+	Trouble
 }
 
 // TestConnection makes one streamed call with max_tokens 1 to the endpoint and model and
@@ -242,6 +251,7 @@ func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStored
 		FirstByteTimeout: testConnectionTimeout, IdleTimeout: testConnectionTimeout})
 	if err != nil {
 		res.Error = text.OneLine(withheldNote(err, withheld))
+		res.Trouble = modelTrouble(err, baseURL)
 		return res
 	}
 	res.OK, res.LatencyMS = true, max(d.Milliseconds(), 1)
@@ -257,6 +267,9 @@ type SearchTestResult struct {
 	Results   int    `json:"results"`
 	LatencyMS int64  `json:"latency_ms"`
 	Error     string `json:"error,omitempty"`
+	// Trouble says what kind of failure Error is (offline, a refused key, a server not
+	// running …), for the dialog's words; empty when OK or when no kind fits.
+	Trouble
 }
 
 // TestSearch runs one search for "test" through provider (the dialog's Test button per
@@ -287,6 +300,7 @@ func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTes
 			err = fmt.Errorf("%s search: no answer within %s: %w", provider, testSearchTimeout, err)
 		}
 		res.Error = text.OneLine(err)
+		res.Trouble = searchTrouble(err)
 		return res
 	}
 	res.OK, res.Results, res.LatencyMS = true, len(results), max(time.Since(start).Milliseconds(), 1)

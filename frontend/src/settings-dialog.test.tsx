@@ -358,3 +358,36 @@ describe('settings dialog', () => {
     expect(svc.Save).toHaveBeenLastCalledWith(expect.objectContaining({ proxy: 'direct' }));
   });
 });
+
+describe('the model list’s error', () => {
+  it('says a refused key and a stopped local server in the UI’s language, not the backend’s English', async () => {
+    const { i18n } = await import('./i18n');
+    await i18n.changeLanguage('zh-CN');
+    try {
+      svc.ListModels.mockRejectedValue(
+        new Error(
+          JSON.stringify({
+            code: 'model_unreachable',
+            message: 'The model endpoint could not be reached: check the base URL in Settings, or retry.',
+            detail: 'llm: GET http://localhost:11434/v1/models: network error: dial tcp 127.0.0.1:11434: connect: connection refused',
+            fields: { reason: 'refused', host: 'http://localhost:11434', server: 'Ollama' },
+            retryable: true,
+          }),
+        ),
+      );
+      await open();
+      await wait(MODEL_LIST_DELAY_MS + 50);
+      const hint = field('模型').closest('label')?.querySelector('.hint');
+      expect(hint?.textContent).toBe('无法列出接口的模型：Ollama 未在 http://localhost:11434 运行。请用“ollama serve”启动它（或打开 Ollama 应用），再重新测试。');
+      expect(hint?.getAttribute('title')).toContain('connection refused');
+      expect(host.textContent).not.toContain('check the base URL in Settings');
+      // A code without a kind still reads in Chinese.
+      svc.ListModels.mockRejectedValue(new Error(JSON.stringify({ code: 'model_rejected', message: 'The model endpoint refused the request: check the model name and endpoint in Settings.', detail: 'llm: GET x: 404 Not Found' })));
+      type(field('基础 URL'), 'http://localhost:11435/v1');
+      await wait(MODEL_LIST_DELAY_MS + 50);
+      expect(field('模型').closest('label')?.querySelector('.hint')?.textContent).toBe('无法列出接口的模型：' + i18n.t('errors:code.model_rejected'));
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+  });
+});

@@ -285,8 +285,31 @@ export async function findLocalServers(): Promise<LocalServer[]> {
     .filter((x) => x.base_url !== '');
 }
 
-/** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error. */
-export type ConnectionResult = Model<app.ConnectionResult>;
+/**
+ * What kind of failure a settings check met (app.Trouble): `kind` "auth" (the key was
+ * refused; `status` its HTTP status), "offline" (`host` did not resolve), "refused"
+ * (nothing listens at `host`; `server` names the local model server usually there, e.g.
+ * "Ollama"), "unreachable", "timeout" or "tls"; absent when no kind fits.
+ */
+export interface Trouble {
+  kind?: string;
+  host?: string;
+  server?: string;
+  status?: number;
+}
+
+/** Normalizes the Trouble fields of a check's result. */
+function troubleOf(x: Record<string, unknown>): Trouble {
+  const t: Trouble = {};
+  if (s(x.kind) !== '') t.kind = s(x.kind);
+  if (s(x.host) !== '') t.host = s(x.host);
+  if (s(x.server) !== '') t.server = s(x.server);
+  if (n(x.status) > 0) t.status = n(x.status);
+  return t;
+}
+
+/** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error and its Trouble. */
+export type ConnectionResult = Omit<Model<app.ConnectionResult>, keyof Trouble> & Trouble;
 
 /**
  * Makes one max_tokens-1 call to the endpoint and model (SettingsService.TestConnection);
@@ -295,11 +318,11 @@ export type ConnectionResult = Model<app.ConnectionResult>;
  */
 export async function testConnection(baseUrl: string, apiKey: string, model: string, noStoredKey: boolean): Promise<ConnectionResult> {
   const x = o(await call('TestConnection', () => SettingsService.TestConnection(baseUrl, apiKey, model, noStoredKey)));
-  return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model) };
+  return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model), ...troubleOf(x) };
 }
 
-/** The outcome of a search test (app.SearchTestResult): result count and latency, or the provider-named error. */
-export type SearchTestResult = Model<app.SearchTestResult>;
+/** The outcome of a search test (app.SearchTestResult): result count and latency, or the provider-named error and its Trouble. */
+export type SearchTestResult = Omit<Model<app.SearchTestResult>, keyof Trouble> & Trouble;
 
 /**
  * Runs one search for "test" through `provider` (SettingsService.TestSearch) with `apiKey`
@@ -308,7 +331,7 @@ export type SearchTestResult = Model<app.SearchTestResult>;
  */
 export async function testSearch(provider: string, apiKey: string, baseUrl: string): Promise<SearchTestResult> {
   const x = o(await call('TestSearch', () => SettingsService.TestSearch(provider, apiKey, baseUrl)));
-  return { ok: b(x.ok), provider: s(x.provider), results: n(x.results), latency_ms: n(x.latency_ms), error: s(x.error) };
+  return { ok: b(x.ok), provider: s(x.provider), results: n(x.results), latency_ms: n(x.latency_ms), error: s(x.error), ...troubleOf(x) };
 }
 
 /** A tool's permission policy: run at once, or ask the user first. */

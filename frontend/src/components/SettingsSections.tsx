@@ -110,7 +110,7 @@ export function ModelSection({ form, kit, presets, modelList, apiKeySet, listId,
           {...invalid('model')}
         />
         {lockNote('model')}
-        <span className="hint">
+        <span className="hint" title={modelList.error !== '' && modelList.detail !== '' ? modelList.detail : undefined}>
           {modelList.loading
             ? t('model.listing')
             : modelList.models.length > 0

@@ -94,6 +94,10 @@ export namespace app {
 	    error?: string;
 	    endpoint: string;
 	    model: string;
+	    kind?: string;
+	    host?: string;
+	    server?: string;
+	    status?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new ConnectionResult(source);
@@ -106,6 +110,10 @@ export namespace app {
 	        this.error = source["error"];
 	        this.endpoint = source["endpoint"];
 	        this.model = source["model"];
+	        this.kind = source["kind"];
+	        this.host = source["host"];
+	        this.server = source["server"];
+	        this.status = source["status"];
 	    }
 	}
 	export class MessageView {
@@ -495,6 +503,10 @@ export namespace app {
 	    results: number;
 	    latency_ms: number;
 	    error?: string;
+	    kind?: string;
+	    host?: string;
+	    server?: string;
+	    status?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SearchTestResult(source);
@@ -507,6 +519,10 @@ export namespace app {
 	        this.results = source["results"];
 	        this.latency_ms = source["latency_ms"];
 	        this.error = source["error"];
+	        this.kind = source["kind"];
+	        this.host = source["host"];
+	        this.server = source["server"];
+	        this.status = source["status"];
 	    }
 	}
 	export class SearchView {
