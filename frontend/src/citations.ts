@@ -337,6 +337,38 @@ export function splitAnswer(text: string): AnswerParts {
   return { body: lines.slice(0, rule).join('\n').trimEnd(), failures: failures.join(' '), sources };
 }
 
+/** One part of an answer's failure line: "2 of 5 searches failed: <error>". */
+export interface FailurePart {
+  kind: 'search' | 'fetch';
+  failed: number;
+  total: number;
+  /** The first failure's message as the engine wrote it (Markdown escapes removed). */
+  error: string;
+}
+
+const FAILURE_PART_RE = /(\d+) of (\d+) (searches|search|fetches|fetch) failed: /g;
+
+/**
+ * Reads the engine's failure line (AnswerParts.failures: "2 of 5 searches failed: <error>.
+ * 1 of 3 fetches failed: <error>.") into its parts, for the page to word in the UI's
+ * language; [] when the line is not in that form (the page then shows it as it is).
+ */
+export function failureParts(line: string): FailurePart[] {
+  const matches = [...line.matchAll(FAILURE_PART_RE)];
+  if (matches.length === 0 || matches[0]?.index !== 0) return [];
+  return matches.map((m, i) => {
+    const start = (m.index ?? 0) + m[0].length;
+    const next = matches[i + 1];
+    const end = next?.index ?? line.length;
+    const error = line
+      .slice(start, end)
+      .trim()
+      .replace(/\.$/, '')
+      .replace(/\\(.)/g, '$1');
+    return { kind: m[3]?.startsWith('search') ? 'search' : 'fetch', failed: Number(m[1]), total: Number(m[2]), error };
+  });
+}
+
 /**
  * The searches and fetches of a run (events.WebTally, the terminal event's `web`): counts
  * and up to three distinct error messages, each naming the provider or URL.
