@@ -191,9 +191,9 @@ type ModelInfo struct {
 // Errors name the endpoint and say what went wrong (llm.ListModels): "llm: GET
 // http://localhost:11434/v1/models: network error: dial tcp 127.0.0.1:11434: connect:
 // connection refused", a 401 with the server's message, a timeout, or "not a model list"
-// for a base URL that is not an API root. The error is an *AppError (model_auth,
-// model_unreachable, …) whose Fields, for a refused key or a network failure, are the
-// Trouble ("reason": its kind, "host", "server", "status"), which the dialog words.
+// for a base URL that is not an API root. For a refused key or a network failure the
+// error carries its Trouble, which becomes the AppError's Fields ("reason": its kind,
+// "host", "server", "status"; see troubleError) for the dialog's words.
 func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) ([]ModelInfo, error) {
 	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	ctx, cancel := context.WithTimeout(context.Background(), listModelsTimeout)
@@ -201,11 +201,11 @@ func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) (
 	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout,
 		HTTPClient: proxyClient(s.core.Settings(), 0)})
 	if err != nil {
-		ae := *ToAppError(withheldNote(err, withheld))
+		err = withheldNote(err, withheld)
 		if t := modelTrouble(err, baseURL); t.Kind != "" {
-			ae.Fields = t.fields()
+			err = &troubleError{err: err, t: t}
 		}
-		return nil, &ae
+		return nil, err
 	}
 	out := make([]ModelInfo, len(ms))
 	for i, m := range ms {

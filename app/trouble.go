@@ -106,3 +106,13 @@ func (t Trouble) fields() map[string]string {
 	}
 	return f
 }
+
+// troubleError is err with the Trouble it met: its text is err's, and ToAppError gives
+// err's AppError with the Trouble as its Fields.
+type troubleError struct {
+	err error
+	t   Trouble
+}
+
+func (e *troubleError) Error() string { return e.err.Error() }
+func (e *troubleError) Unwrap() error { return e.err }

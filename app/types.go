@@ -270,6 +270,22 @@ type UploadResult struct {
 	Readable       bool   `json:"readable"`
 	Note           string `json:"note,omitempty"`
 	Error          string `json:"error,omitempty"`
+	// NoteParts are Note's parts by kind (artifact.NotePart: "renamed", "unreadable",
+	// "decoded", "existing", with their values), for the page to word in the UI's
+	// language; Note is the same in English.
+	NoteParts []UploadNotePart `json:"note_parts,omitempty"`
+	// ErrorCode is Error's AppError code ("file_too_large", "not_a_file", …; "" when
+	// Error is empty) and ErrorArgs its values for the page's words: for file_too_large
+	// "size" (bytes), "limit_mb" and "at_least" ("1" when the size is a lower bound).
+	ErrorCode string            `json:"error_code,omitempty"`
+	ErrorArgs map[string]string `json:"error_args,omitempty"`
+}
+
+// UploadNotePart is one part of UploadResult.Note: its code and values
+// (artifact.NotePart).
+type UploadNotePart struct {
+	Code string            `json:"code"`
+	Args map[string]string `json:"args,omitempty"`
 }
 
 // HistoryRequest selects one page of a conversation's history: the stored events of the

@@ -199,10 +199,11 @@ func answerFooter(t *webTally, cited []int, list []sources.Source) string {
 	return b.String()
 }
 
-// sourcesSection renders the managed section of a report for lines (see
-// sources.SectionMarker).
-func sourcesSection(lines []string) string {
-	return sources.SectionMarker + "\n## Sources\n\n" + strings.Join(lines, "\n") + "\n"
+// sourcesSection renders the managed section of a report whose body is body for lines
+// (see sources.SectionMarker), under the heading in the report's language
+// (sources.SectionHeadingFor: "## 来源" for a Chinese report).
+func sourcesSection(body string, lines []string) string {
+	return sources.SectionMarker + "\n" + sources.SectionHeadingFor(body) + "\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
 // withSourcesSection returns content with its managed Sources section listing the
@@ -220,7 +221,7 @@ func withSourcesSection(content string, list []sources.Source) (string, bool) {
 		}
 		return body + "\n", true
 	}
-	out := body + "\n\n" + sourcesSection(lines)
+	out := body + "\n\n" + sourcesSection(body, lines)
 	return out, out != content
 }
 

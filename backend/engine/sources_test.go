@@ -309,6 +309,12 @@ func TestSourcesSection(t *testing.T) {
 		{"text after a section that no longer resolves", "Text [5].\n\n" + sec1 + "Later [5].", "Text [5].\n\nLater [5].\n", true},
 		{"marker dropped, the lead's copy of the section replaced", "Text [2].\n\n## Sources\n\n- [1] [A \\[x\\]](<https://a.example/x>) · a.example\n",
 			"Text [2].\n\n<!-- sources -->\n## Sources\n\n- [2] docs/b.pdf (p. 4)\n", true},
+		{"a Chinese report gets a Chinese heading", "# 月球\n\n月球与地球的平均距离约为 384,400 公里 [1]。\n",
+			"# 月球\n\n月球与地球的平均距离约为 384,400 公里 [1]。\n\n<!-- sources -->\n## 来源\n\n- [1] [A \\[x\\]](<https://a.example/x>) · a.example\n", true},
+		{"a Chinese report's English heading is replaced by the Chinese one", "月球潮汐的成因 [2]。\n\n<!-- sources -->\n## Sources\n\n- [2] docs/b.pdf (p. 4)\n",
+			"月球潮汐的成因 [2]。\n\n<!-- sources -->\n## 来源\n\n- [2] docs/b.pdf (p. 4)\n", true},
+		{"a Chinese section whose marker was dropped is still the section", "月球潮汐 [2]。\n\n## 来源\n\n- [1] old\n",
+			"月球潮汐 [2]。\n\n<!-- sources -->\n## 来源\n\n- [2] docs/b.pdf (p. 4)\n", true},
 	}
 	for _, tc := range tests {
 		got, changed := withSourcesSection(tc.in, list)

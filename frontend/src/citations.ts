@@ -357,7 +357,7 @@ export function failureParts(line: string): FailurePart[] {
   const matches = [...line.matchAll(FAILURE_PART_RE)];
   if (matches.length === 0 || matches[0]?.index !== 0) return [];
   return matches.map((m, i) => {
-    const start = (m.index ?? 0) + m[0].length;
+    const start = m.index + m[0].length;
     const next = matches[i + 1];
     const end = next?.index ?? line.length;
     const error = line

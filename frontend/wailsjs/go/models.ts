@@ -732,6 +732,20 @@ export namespace app {
 	        this.data = source["data"];
 	    }
 	}
+	export class UploadNotePart {
+	    code: string;
+	    args?: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new UploadNotePart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.code = source["code"];
+	        this.args = source["args"];
+	    }
+	}
 	export class UploadResult {
 	    name: string;
 	    conversation_id: string;
@@ -742,6 +756,9 @@ export namespace app {
 	    readable: boolean;
 	    note?: string;
 	    error?: string;
+	    note_parts?: UploadNotePart[];
+	    error_code?: string;
+	    error_args?: Record<string, string>;
 	
 	    static createFrom(source: any = {}) {
 	        return new UploadResult(source);
@@ -758,7 +775,28 @@ export namespace app {
 	        this.readable = source["readable"];
 	        this.note = source["note"];
 	        this.error = source["error"];
+	        this.note_parts = this.convertValues(source["note_parts"], UploadNotePart);
+	        this.error_code = source["error_code"];
+	        this.error_args = source["error_args"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class VersionContent {
 	    version: number;
