@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLaunchMark } from './launchMark';
 import { isSettingsError } from './api/call';
+import { CitedFileNotice, useCitedFiles } from './chat/useCitedFiles';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, type Settings } from './api/settings';
 import { useArtifactRows } from './chat/useArtifactRows';
 import { useChatItems } from './chat/useChatItems';
@@ -106,6 +107,7 @@ export default function App() {
   const settledPending = settlePending(chat.pending, itemKeys);
   if (settledPending !== chat.pending) chat.setPending(settledPending);
 
+  const cited = useCitedFiles(selectedId, setSelectedArtifact, layout);
   const artifacts = useArtifactRows(selectedId, view.stored, conv);
   const branchKey = detail?.conversation.id === selectedId ? detail.messages.map((m) => m.id).join(',') : '';
   const branch = useMemo(() => (branchKey === '' ? undefined : branchKey.split(',')), [branchKey]);
@@ -118,8 +120,9 @@ export default function App() {
       style={{ gridTemplateColumns: `${String(layout.widths.sidebar)}px minmax(0, 1fr) ${String(layout.widths.panel)}px` }}
     >
       <FindBar />
+      <CitedFileNotice notice={cited.notice} onClose={cited.clear} />
       <WindowSidebar list={list} selectedId={selectedId} onOpen={openConversation} onNew={newResearch} onSettings={openSettings} onRenamed={view.renamed} />
-      <CitationProvider sources={sources.sources} error={sources.error}>
+      <CitationProvider sources={sources.sources} error={sources.error} onOpenFile={cited.open}>
         <ChatView
           conversationId={selectedId}
           title={title}

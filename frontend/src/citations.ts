@@ -43,6 +43,14 @@ export function sourceTitle(s: Source): string {
   return s.title.trim() || s.site.trim() || hostOf(s.location) || s.location;
 }
 
+/**
+ * The artifact id of a source that is an uploaded file ("@uploads/notes.md" is artifact
+ * "notes.md"), or "" for a workspace file or a web source.
+ */
+export function uploadArtifactId(s: Pick<Source, 'kind' | 'location'>): string {
+  return s.kind === 'file' && s.location.startsWith('@uploads/') ? s.location.slice('@uploads/'.length) : '';
+}
+
 /** Where in a local file a source points: "p. 3", "line 12" or "" (in the UI's language). */
 export function sourcePlace(s: Pick<Source, 'page' | 'line'>): string {
   if (s.page > 0) return i18n.t('sources:place.page', { page: s.page });
@@ -52,9 +60,12 @@ export function sourcePlace(s: Pick<Source, 'page' | 'line'>): string {
 
 /**
  * The short description under a source's title: the site (or host) and the published
- * date for web sources; the path and page or line for files. Parts are joined by " · ".
+ * date for web sources; the path and page or line for files ("uploaded file notes.md" for
+ * an upload). Parts are joined by " · ".
  */
 export function sourceMeta(s: Source): string {
+  const upload = uploadArtifactId(s);
+  if (upload !== '') return [i18n.t('sources:place.upload', { name: upload }), sourcePlace(s)].filter((x) => x !== '').join(' · ');
   if (s.kind === 'file') return [s.location, sourcePlace(s)].filter((x) => x !== '').join(' · ');
   return [s.site.trim() || hostOf(s.location), s.published.trim()].filter((x) => x !== '').join(' · ');
 }

@@ -85,7 +85,7 @@ describe('upload messages from the backend', () => {
     note: 'its text could not be read (.png files are not supported); the original file is kept',
     note_parts: [{ code: 'unreadable', args: { reason: '.png files are not supported', reason_code: 'unsupported_type', ext: '.png' } }],
   };
-  const renamedLegacy = {
+  const renamedLegacy: { note: string; note_parts: { code: string; args: Record<string, string> }[] } = {
     note: 'saved as "notes_1" because "notes" already exists; text decoded from GB18030',
     note_parts: [
       { code: 'renamed', args: { id: 'notes_1', base: 'notes' } },

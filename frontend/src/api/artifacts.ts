@@ -338,6 +338,16 @@ export async function openDeclared(conversationId: string, artifactId: string): 
 }
 
 /**
+ * Opens a workspace file the conversation cites as a source (its `location`, e.g.
+ * "notes/moon.md") with the system's default application (ArtifactService.OpenSourceFile),
+ * under OpenDeclared's checks. Rejects with the reason otherwise (not_a_file for an upload,
+ * which the page shows in the panel instead), and always in browser mode (desktop_only).
+ */
+export async function openSourceFile(conversationId: string, path: string): Promise<void> {
+  await call('OpenSourceFile', () => ArtifactService.OpenSourceFile(conversationId, path));
+}
+
+/**
  * Opens the folder holding a workspace file in the system's file manager
  * (ArtifactService.RevealDeclared), with OpenDeclared's checks and refusals.
  */
