@@ -53,15 +53,12 @@ await page.waitForFunction(() => document.documentElement.lang === 'zh-CN', null
 
 const dialog = page.getByRole('dialog');
 const baseUrl = () => dialog.getByRole('textbox', { name: zh.settings.model.baseUrl });
-const testResult = () => dialog.locator('.test-row .test-result').first();
 const testWith = async (base) => {
   await baseUrl().fill(base);
-  await dialog.getByRole('button', { name: zh.settings.test.connection }).click();
-  await page.waitForFunction(() => {
-    const el = document.querySelector('[role=dialog] .test-row .test-result');
-    return el !== null && el.classList.contains('err');
-  }, null, { timeout: 30_000 });
-  return (await testResult().textContent()) ?? '';
+  await dialog.getByRole('button', { name: zh.settings.test.connection }).first().click();
+  const result = dialog.locator('.test-row .test-result.err').first();
+  await result.waitFor({ timeout: 30_000 });
+  return (await result.textContent()) ?? '';
 };
 
 await check('Settings: a 401 is a refused key, in Chinese, and the model list says so too', async () => {

@@ -61,12 +61,12 @@ export function useCitedFiles(
 
 /** The notice of a cited file that could not be opened, with a close button; nothing when there is none. */
 export function CitedFileNotice({ notice, onClose }: { notice: string; onClose: () => void }) {
-  const { t } = useTranslation('common');
+  const { t } = useTranslation('sources');
   if (notice === '') return null;
   return (
     <div className="cite-notice" role="status">
       <span>{notice}</span>
-      <button type="button" className="icon-btn" aria-label={t('close')} onClick={onClose}>
+      <button type="button" className="icon-btn" aria-label={t('common:close')} onClick={onClose}>
         ×
       </button>
     </div>
