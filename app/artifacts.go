@@ -428,7 +428,7 @@ func (s *ArtifactService) UploadPaths(conversationID string, paths []string) ([]
 	for _, p := range paths {
 		data, err := readLimited(p, s.core.MaxUploadBytes())
 		if err != nil {
-			failed = append(failed, UploadResult{Name: filepath.Base(p), Error: err.Error()})
+			failed = append(failed, failedUpload(UploadResult{Name: filepath.Base(p)}, err, 0, s.core.MaxUploadBytes()))
 			continue
 		}
 		ups = append(ups, artifact.Upload{Name: filepath.Base(p), Data: data})
@@ -462,9 +462,10 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 		r, err := m.CreateFromUpload(ctx, blobs, up, s.core.MaxUploadBytes())
 		res := UploadResult{Name: up.Name, ConversationID: conversationID, Size: len(up.Data)}
 		if err != nil {
-			res.Error = uploadError(err)
+			res = failedUpload(res, err, int64(len(up.Data)), s.core.MaxUploadBytes())
 		} else {
 			res.ArtifactID, res.Title, res.ContentType, res.Readable, res.Note = r.ArtifactID, r.Title, r.ContentType, r.Readable, r.Note
+			res.NoteParts = noteParts(r.NoteParts)
 		}
 		results = append(results, res)
 	}

@@ -400,7 +400,7 @@ func (c *Core) deps() (engine.Deps, error) {
 	}
 	d := engine.Deps{Model: leadModel.Model, ModelName: leadModel.Name, Mode: leadModel.Mode, LeadSampling: leadModel.Sampling,
 		ContextWindow: leadModel.ContextWindow, CompactAt: leadModel.CompactAt, SubAgents: &subModel,
-		Fetcher:     web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork}),
+		Fetcher:     c.fetcher(s),
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
 		MaxParallelToolCalls: s.MaxParallelToolCalls,
 		Declared:             c.declared, Workspace: c.workspace, Hooks: s.Hooks, Files: c.files,
@@ -416,6 +416,13 @@ func (c *Core) deps() (engine.Deps, error) {
 	}
 	c.userAgentDeps(s, subSettings, &d)
 	return d, nil
+}
+
+// fetcher is web_fetch's fetcher for the effective settings s: the private-network guard
+// as set, through the proxy in effect (proxyOf).
+func (c *Core) fetcher(s config.Settings) *web.Fetcher {
+	proxy, _ := proxyOf(s)
+	return web.NewFetcher(web.FetcherConfig{AllowPrivate: s.AllowPrivateNetwork, Proxy: proxy})
 }
 
 // agentModel makes the client of one agent's model on that agent's endpoint (a.BaseURL
@@ -437,10 +444,11 @@ func (c *Core) agentModel(s config.Settings, a config.AgentChoice) (engine.Agent
 // a's endpoint: a.BaseURL, a.APIKey (config.Settings.AgentEndpoint: the agent's own, else
 // the top-level ones) and a.Model, with the settings' model call limits
 // (ModelIdleTimeoutSeconds, the idle timeout in seconds, and MaxAnswerMB, the cap on one
-// answer in MiB; 0 leaves llm's defaults). Every client of a research model is made from
+// answer in MiB; 0 leaves llm's defaults), through the settings' proxy (Settings.Proxy;
+// loopback endpoints never use one). Every client of a research model is made from
 // it, the agents' and eval's judge alike, so a limit set in Settings holds for all of them.
 func ModelConfig(s config.Settings, a config.AgentChoice, log *slog.Logger) llm.Config {
-	return llm.Config{BaseURL: a.BaseURL, APIKey: a.APIKey, Model: a.Model, Logger: log,
+	return llm.Config{BaseURL: a.BaseURL, APIKey: a.APIKey, Model: a.Model, Logger: log, HTTPClient: proxyClient(s, 0),
 		IdleTimeout:    time.Duration(s.ModelIdleTimeoutSeconds) * time.Second,
 		MaxAnswerBytes: int64(s.MaxAnswerMB) << 20}
 }

@@ -108,6 +108,11 @@ func ToAppError(err error) *AppError {
 	if ae := (*AppError)(nil); errors.As(err, &ae) {
 		return ae
 	}
+	if te := (*troubleError)(nil); errors.As(err, &te) {
+		ae := ToAppError(te.err)
+		ae.Fields, ae.err = te.t.fields(), err
+		return ae
+	}
 	text := err.Error()
 	mk := func(code, msg string) *AppError {
 		ae := &AppError{Code: code, Message: msg, err: err}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"artifactflow/backend/artifact"
@@ -197,12 +198,55 @@ func uploadable(name string, st os.FileInfo, limit int64) error {
 // tooLarge is artifact.ErrTooLarge for a file of size bytes over limit bytes, both given
 // in MB; more ("or more") follows the size when it is a lower bound.
 func tooLarge(name string, size, limit int64, more string) error {
-	mb := strings.TrimSuffix(fmt.Sprintf("%.1f", float64(size)/(1<<20)), ".0")
-	if more != "" {
-		mb += " " + more
+	return &tooLargeError{name: name, size: size, limit: limit, atLeast: more != ""}
+}
+
+// tooLargeError is a file over the upload limit: size and limit in bytes; atLeast when
+// size is a lower bound. It is artifact.ErrTooLarge.
+type tooLargeError struct {
+	name        string
+	size, limit int64
+	atLeast     bool
+}
+
+func (e *tooLargeError) Error() string {
+	mb := strings.TrimSuffix(fmt.Sprintf("%.1f", float64(e.size)/(1<<20)), ".0")
+	if e.atLeast {
+		mb += " or more"
 	}
-	return fmt.Errorf("%w: %s is %s MB, over the %d MB upload limit; upload a smaller file or raise the limit in Settings",
-		artifact.ErrTooLarge, name, mb, limit>>20)
+	return fmt.Sprintf("%v: %s is %s MB, over the %d MB upload limit; upload a smaller file or raise the limit in Settings",
+		artifact.ErrTooLarge, e.name, mb, e.limit>>20)
+}
+
+func (e *tooLargeError) Unwrap() error { return artifact.ErrTooLarge }
+
+// failedUpload is the result of a file that could not be uploaded: the error's text, its
+// AppError code and, for a file over the limit, its size and the limit (UploadResult).
+// size and limit are in bytes; size is used when err does not carry one.
+func failedUpload(res UploadResult, err error, size, limit int64) UploadResult {
+	res.Error = uploadError(err)
+	res.ErrorCode = ToAppError(err).Code
+	if res.ErrorCode == CodeFileTooLarge {
+		atLeast := false
+		var tl *tooLargeError
+		if errors.As(err, &tl) {
+			size, limit, atLeast = tl.size, tl.limit, tl.atLeast
+		}
+		res.ErrorArgs = map[string]string{"size": strconv.FormatInt(size, 10), "limit_mb": strconv.FormatInt(limit>>20, 10)}
+		if atLeast {
+			res.ErrorArgs["at_least"] = "1"
+		}
+	}
+	return res
+}
+
+// noteParts converts an upload's note parts for the page.
+func noteParts(parts []artifact.NotePart) []UploadNotePart {
+	var out []UploadNotePart
+	for _, p := range parts {
+		out = append(out, UploadNotePart{Code: p.Code, Args: p.Args})
+	}
+	return out
 }
 
 // fileKind names the kind of a file that is neither a folder nor a regular file.

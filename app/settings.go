@@ -191,14 +191,21 @@ type ModelInfo struct {
 // Errors name the endpoint and say what went wrong (llm.ListModels): "llm: GET
 // http://localhost:11434/v1/models: network error: dial tcp 127.0.0.1:11434: connect:
 // connection refused", a 401 with the server's message, a timeout, or "not a model list"
-// for a base URL that is not an API root.
+// for a base URL that is not an API root. For a refused key or a network failure the
+// error carries its Trouble, which becomes the AppError's Fields ("reason": its kind,
+// "host", "server", "status"; see troubleError) for the dialog's words.
 func (s *SettingsService) ListModels(baseURL, apiKey string, noStoredKey bool) ([]ModelInfo, error) {
 	baseURL, apiKey, withheld := s.core.endpoint(baseURL, apiKey, noStoredKey)
 	ctx, cancel := context.WithTimeout(context.Background(), listModelsTimeout)
 	defer cancel()
-	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout})
+	ms, err := llm.ListModels(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, FirstByteTimeout: listModelsTimeout,
+		HTTPClient: proxyClient(s.core.Settings(), 0)})
 	if err != nil {
-		return nil, withheldNote(err, withheld)
+		err = withheldNote(err, withheld)
+		if t := modelTrouble(err, baseURL); t.Kind != "" {
+			err = &troubleError{err: err, t: t}
+		}
+		return nil, err
 	}
 	out := make([]ModelInfo, len(ms))
 	for i, m := range ms {
@@ -217,6 +224,9 @@ type ConnectionResult struct {
 	Error     string `json:"error,omitempty"`
 	Endpoint  string `json:"endpoint"`
 	Model     string `json:"model"`
+	// Trouble says what kind of failure Error is (a refused key, a server not running, no
+	// network), for the dialog's words; empty when OK or when no kind fits.
+	Trouble
 }
 
 // TestConnection makes one streamed call with max_tokens 1 to the endpoint and model and
@@ -237,9 +247,11 @@ func (s *SettingsService) TestConnection(baseURL, apiKey, model string, noStored
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testConnectionTimeout)
 	defer cancel()
 	d, err := llm.TestConnection(ctx, llm.Config{BaseURL: baseURL, APIKey: apiKey, Model: model, Logger: s.core.log,
+		HTTPClient:       proxyClient(s.core.Settings(), 0),
 		FirstByteTimeout: testConnectionTimeout, IdleTimeout: testConnectionTimeout})
 	if err != nil {
 		res.Error = text.OneLine(withheldNote(err, withheld))
+		res.Trouble = modelTrouble(err, baseURL)
 		return res
 	}
 	res.OK, res.LatencyMS = true, max(d.Milliseconds(), 1)
@@ -255,6 +267,9 @@ type SearchTestResult struct {
 	Results   int    `json:"results"`
 	LatencyMS int64  `json:"latency_ms"`
 	Error     string `json:"error,omitempty"`
+	// Trouble says what kind of failure Error is (offline, a refused key, a server not
+	// running …), for the dialog's words; empty when OK or when no kind fits.
+	Trouble
 }
 
 // TestSearch runs one search for "test" through provider (the dialog's Test button per
@@ -285,6 +300,7 @@ func (s *SettingsService) TestSearch(provider, apiKey, baseURL string) SearchTes
 			err = fmt.Errorf("%s search: no answer within %s: %w", provider, testSearchTimeout, err)
 		}
 		res.Error = text.OneLine(err)
+		res.Trouble = searchTrouble(err)
 		return res
 	}
 	res.OK, res.Results, res.LatencyMS = true, len(results), max(time.Since(start).Milliseconds(), 1)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"artifactflow/backend/config"
+	"artifactflow/backend/netproxy"
 )
 
 // maxSettingsRevisions is how many versions of config.json a Core remembers by revision
@@ -112,8 +113,8 @@ func (c *Core) effective(stored config.Settings) config.Settings {
 // OPENAI_API_KEY sets this session (src, Core.overrideSources) is never written: the
 // dialog shows the flag's value, which must not reach config.json. Maps change entry by
 // entry (a tool's permission, a model's context, a search key); nil parts of in (Search,
-// Lead, SubAgents, ToolPermissions, the model call limits, MaxParallelToolCalls) change
-// nothing.
+// Lead, SubAgents, ToolPermissions, the model call limits, MaxParallelToolCalls, Proxy)
+// change nothing.
 func applyDialog(cur, was config.Settings, in SettingsInput, src map[string]string) config.Settings {
 	setString := func(field, typed, shown string, dst *string) {
 		if src[field] == "" && typed != shown {
@@ -129,6 +130,9 @@ func applyDialog(cur, was config.Settings, in SettingsInput, src map[string]stri
 	setString("model", strings.TrimSpace(in.Model), was.Model, &cur.Model)
 	setString("tool_call_mode", in.ToolCallMode, was.ToolCallMode, &cur.ToolCallMode)
 	setString("searxng_url", strings.TrimSpace(in.SearxngURL), was.SearxngURL, &cur.SearxngURL)
+	if in.Proxy != nil {
+		setString("proxy", netproxy.Normalize(*in.Proxy), netproxy.Redacted(was.Proxy), &cur.Proxy)
+	}
 	if src["allow_private_network"] == "" && in.AllowPrivateNetwork != was.AllowPrivateNetwork {
 		cur.AllowPrivateNetwork = in.AllowPrivateNetwork
 	}

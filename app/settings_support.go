@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	neturl "net/url"
 	"os"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"artifactflow/backend/config"
 	"artifactflow/backend/llm"
+	"artifactflow/backend/netproxy"
 	"artifactflow/backend/tokens"
 	"artifactflow/backend/web"
 )
@@ -37,7 +37,7 @@ func (c *Core) settingsView() (SettingsView, error) {
 	s := c.effective(stored)
 	mc := modelContextView(s, s.Model)
 	v := SettingsView{Revision: rev, BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
-		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB,
+		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB, MaxUploadMBLimit: config.MaxUploadMBLimit,
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
 		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents), SetBy: c.overrideSources(),
@@ -49,6 +49,8 @@ func (c *Core) settingsView() (SettingsView, error) {
 	if v.ToolPermissions == nil {
 		v.ToolPermissions = map[string]string{}
 	}
+	_, src := proxyOf(s)
+	v.Proxy, v.ProxySource, v.ProxyInEffect = netproxy.Redacted(s.Proxy), src.Kind, src.Proxy
 	c.searchView(s, &v)
 	return v, nil
 }
@@ -146,7 +148,7 @@ func (c *Core) newSearcher(s config.Settings, provider, key, baseURL string) (we
 		}
 	}
 	return web.NewSearcher(web.SearchConfig{Provider: provider, APIKey: key, BaseURL: baseURL, Language: s.Search.Language,
-		Client: &http.Client{Timeout: searchTimeout}})
+		Client: proxyClient(s, searchTimeout)})
 }
 
 // searchEndpoints replaces search providers' API endpoints, by provider id: the package's
@@ -235,7 +237,7 @@ const SourceEnvAPIKey = "OPENAI_API_KEY"
 // overrideSources returns what sets each setting this session instead of config.json (the
 // dialog shows which values come from flags), keyed by the SettingsView field's JSON name
 // ("model", "base_url", "api_key", "tool_call_mode", "searxng_url",
-// "allow_private_network", "search.provider", "search.keys.<provider id>", "lead.model",
+// "allow_private_network", "proxy", "search.provider", "search.keys.<provider id>", "lead.model",
 // "sub_agents.model"): the flag as typed ("--model"), or SourceEnvAPIKey for a key from the
 // environment. A field not in the map comes from config.json (or its default). The map is
 // never nil.
@@ -254,6 +256,7 @@ func (c *Core) overrideSources() map[string]string {
 	set("tool_call_mode", "--tool-call-mode", o.ToolCallMode != "")
 	set("searxng_url", "--searxng-url", o.SearxngURL != "")
 	set("allow_private_network", "--allow-private-network", o.AllowPrivateNetwork)
+	set("proxy", "--proxy", o.Proxy != "")
 	set("search.provider", "--searxng-url", o.SearxngURL != "") // Merge: a SearXNG URL also picks SearXNG
 	set("search.provider", "--search-provider", o.Search.Provider != "")
 	for id, key := range o.Search.Keys {

@@ -110,8 +110,11 @@ type SettingsView struct {
 	ToolCallMode        string `json:"tool_call_mode"`
 	SearxngURL          string `json:"searxng_url"`
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
-	// MaxUploadMB is the size limit of one uploaded file, in MiB.
-	MaxUploadMB int `json:"max_upload_mb"`
+	// MaxUploadMB is the size limit of one uploaded file, in MiB; MaxUploadMBLimit the
+	// largest limit Save accepts (config.MaxUploadMBLimit), which the dialog's hint and
+	// check use, so they cannot disagree with Save.
+	MaxUploadMB      int `json:"max_upload_mb"`
+	MaxUploadMBLimit int `json:"max_upload_mb_limit"`
 	// ContextWindow is the chosen model's context window in tokens (0 = by model name) and
 	// EffectiveContextWindow the one in use; CompactAtPercent its compaction threshold.
 	ContextWindow          int `json:"context_window"`
@@ -136,7 +139,7 @@ type SettingsView struct {
 	Lead      AgentModelSettings `json:"lead"`
 	SubAgents AgentModelSettings `json:"sub_agents"`
 	// SetBy names, by field ("model", "base_url", "api_key", "tool_call_mode",
-	// "searxng_url", "allow_private_network", "search.provider", "search.keys.<id>",
+	// "searxng_url", "allow_private_network", "proxy", "search.provider", "search.keys.<id>",
 	// "lead.model", "sub_agents.model"), the command-line flag ("--model") or
 	// SourceEnvAPIKey that sets the field for this session. The field shows that value, the
 	// dialog shows it read-only, and Save keeps the stored value. Fields not listed come
@@ -158,6 +161,14 @@ type SettingsView struct {
 	// config default 4; artifact writes always run one at a time in call order). It
 	// applies from the next run.
 	MaxParallelToolCalls int `json:"max_parallel_tool_calls"`
+	// Proxy is the proxy setting (config.Settings.Proxy) with any password in it shown as
+	// "xxxxx": "" (the system's), "direct", or a proxy URL. ProxySource says what it
+	// means now: "direct", "environment" (proxy variables), "system" (the macOS or Windows
+	// setting), "setting" (the URL above) or "invalid"; ProxyInEffect is the proxy used for
+	// https URLs then (password shown as "xxxxx"), "" when requests go direct.
+	Proxy         string `json:"proxy"`
+	ProxySource   string `json:"proxy_source"`
+	ProxyInEffect string `json:"proxy_in_effect"`
 }
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
@@ -183,7 +194,8 @@ type SettingsInput struct {
 	ToolCallMode        string `json:"tool_call_mode"`
 	SearxngURL          string `json:"searxng_url"`
 	AllowPrivateNetwork bool   `json:"allow_private_network"`
-	// MaxUploadMB is the size limit of one uploaded file, in MiB (1–1024; 0 = default 20).
+	// MaxUploadMB is the size limit of one uploaded file, in MiB (1 to
+	// SettingsView.MaxUploadMBLimit, 256; 0 = the default, 20).
 	MaxUploadMB int `json:"max_upload_mb"`
 	// ContextWindow in tokens (0 = by model name, else 2048–10,000,000) and CompactAtPercent
 	// 50–95 (0 = 80), both for Model alone; ToolPermissions tool → "auto" | "confirm"; PermissionTimeoutSeconds
@@ -206,6 +218,10 @@ type SettingsInput struct {
 	// MaxParallelToolCalls (1–16; 0 = the default, 4): see SettingsView. Left out (nil),
 	// the stored value is kept.
 	MaxParallelToolCalls *int `json:"max_parallel_tool_calls,omitempty"`
+	// Proxy is the proxy setting: "" (the system's), "direct" or "none", or an http://,
+	// https://, socks5:// or socks5h:// URL (netproxy.Validate). Left out (nil), or as
+	// SettingsView.Proxy showed it (a password as "xxxxx"), the stored value is kept.
+	Proxy *string `json:"proxy,omitempty"`
 }
 
 // VersionView is one stored version of an artifact in the version list. Message is the
@@ -254,6 +270,22 @@ type UploadResult struct {
 	Readable       bool   `json:"readable"`
 	Note           string `json:"note,omitempty"`
 	Error          string `json:"error,omitempty"`
+	// NoteParts are Note's parts by kind (artifact.NotePart: "renamed", "unreadable",
+	// "decoded", "existing", with their values), for the page to word in the UI's
+	// language; Note is the same in English.
+	NoteParts []UploadNotePart `json:"note_parts,omitempty"`
+	// ErrorCode is Error's AppError code ("file_too_large", "not_a_file", …; "" when
+	// Error is empty) and ErrorArgs its values for the page's words: for file_too_large
+	// "size" (bytes), "limit_mb" and "at_least" ("1" when the size is a lower bound).
+	ErrorCode string            `json:"error_code,omitempty"`
+	ErrorArgs map[string]string `json:"error_args,omitempty"`
+}
+
+// UploadNotePart is one part of UploadResult.Note: its code and values
+// (artifact.NotePart).
+type UploadNotePart struct {
+	Code string            `json:"code"`
+	Args map[string]string `json:"args,omitempty"`
 }
 
 // HistoryRequest selects one page of a conversation's history: the stored events of the

@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,6 +67,10 @@ func TestUploadPathsHugeFile(t *testing.T) {
 	}
 	if len(res) != 1 || !strings.Contains(res[0].Error, "over the 20 MB upload limit") || res[0].ConversationID != "" {
 		t.Errorf("UploadPaths(1 GB) = %+v, want one result naming the limit, no conversation", res)
+	}
+	// The page words it in the UI's language from the code and values.
+	if want := map[string]string{"size": strconv.Itoa(1 << 30), "limit_mb": "20"}; len(res) != 1 || res[0].ErrorCode != CodeFileTooLarge || !maps.Equal(res[0].ErrorArgs, want) {
+		t.Errorf("UploadPaths(1 GB) code %q args %v, want %s %v", res[0].ErrorCode, res[0].ErrorArgs, CodeFileTooLarge, want)
 	}
 
 	if runtime.GOOS == "linux" {

@@ -61,6 +61,7 @@ var desktopOnly = map[string]string{
 	"ArtifactService/UploadPaths":         "desktop_only: browser mode does not read files by path; the page uploads file contents (ArtifactService.Upload)",
 	"ArtifactService/OpenDeclared":        "desktop_only: browser mode does not open files on this computer; copy the file's path from the menu and open it yourself",
 	"ArtifactService/RevealDeclared":      "desktop_only: browser mode does not open folders on this computer; copy the file's path from the menu instead",
+	"ArtifactService/OpenSourceFile":      "desktop_only: browser mode does not open files on this computer; open the cited file from its folder yourself",
 	"ArtifactService/RevealExport":        "desktop_only: browser mode does not open folders on this computer; the export was downloaded by the browser",
 	"ConversationService/ChooseWorkspace": "desktop_only: browser mode has no folder dialog; choose the research folder in the desktop window",
 	// An MCP server's entry names a program the app starts: a page must not be able to

@@ -91,6 +91,7 @@ func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.s.ToolCallMode, "tool-call-mode", "", "tool-call format: native or xml")
 	fs.StringVar(&g.s.SearxngURL, "searxng-url", "", "SearXNG base URL for web_search")
 	fs.BoolVar(&g.s.AllowPrivateNetwork, "allow-private-network", false, "let web_fetch reach loopback and private addresses")
+	fs.StringVar(&g.s.Proxy, "proxy", "", "proxy of every request: direct, or an http(s):// or socks5:// URL (default the stored one, else the system's)")
 	fs.StringVar(&g.s.Search.Provider, "search-provider", "", "web search provider: "+strings.Join(config.SearchProviders(), ", "))
 	fs.StringVar(&g.searchKey, "search-key", "", "API key of --search-provider (default the stored key)")
 	fs.StringVar(&g.s.Lead.Model, "lead-model", "", "the lead agent's model (default --model)")

@@ -57,8 +57,30 @@ type UploadResult struct {
 	Size                           int
 	Readable                       bool
 	Note                           string
-	Existing                       bool
+	// NoteParts are Note's parts by kind, for a UI that words them in its own language.
+	NoteParts []NotePart
+	Existing  bool
 }
+
+// NotePart is one thing unusual about an upload (a part of UploadResult.Note): Code says
+// what, Args its values.
+//
+//	NoteRenamed     {"id": the artifact id it got, "base": the id it would have had}
+//	NoteUnreadable  {"reason": extract.Result.Reason, "reason_code": its ReasonCode, "ext": the extension}
+//	NoteDecoded     {"encoding": the charset the text was decoded from}
+//	NoteExisting    {"id": the artifact that already holds these bytes}
+type NotePart struct {
+	Code string
+	Args map[string]string
+}
+
+// NotePart codes.
+const (
+	NoteRenamed    = "renamed"
+	NoteUnreadable = "unreadable"
+	NoteDecoded    = "decoded"
+	NoteExisting   = "existing"
+)
 
 // uploadMetadata is the artifacts.metadata JSON of an uploaded artifact.
 type uploadMetadata struct {
@@ -242,8 +264,9 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		m.cache[id] = &memory{id: id, contentType: a.ContentType, title: a.Title, content: a.Content, source: a.Source,
 			version: a.CurrentVersion, lockVersion: a.LockVersion, updateType: store.UpdateUpload, updatedAt: a.UpdatedAt}
 		stored = true
+		note, parts := uploadNote(base, id, text)
 		return UploadResult{ArtifactID: id, Title: title, ContentType: a.ContentType, Size: size, Readable: text.Readable,
-			Note: uploadNote(base, id, text)}, nil
+			Note: note, NoteParts: parts}, nil
 	}
 	return UploadResult{}, fmt.Errorf("artifact: upload %q: %q and its first %d numbered variants are all taken", title, base, maxUploadTries-1)
 }
@@ -261,7 +284,8 @@ func (m *Manager) existingUpload(ctx context.Context, blob string, size int) (Up
 	var meta uploadMetadata
 	_ = json.Unmarshal(a.Metadata, &meta) // found by its metadata, so it is JSON
 	return UploadResult{ArtifactID: a.ID, Title: a.Title, ContentType: a.ContentType, Size: size, Readable: meta.Readable,
-		Note: fmt.Sprintf("already in this conversation as %q", a.ID), Existing: true}, true, nil
+		Note: fmt.Sprintf("already in this conversation as %q", a.ID), Existing: true,
+		NoteParts: []NotePart{{Code: NoteExisting, Args: map[string]string{"id": a.ID}}}}, true, nil
 }
 
 // UploadTitle returns the title an upload named name gets (see CreateFromUpload): its base
@@ -301,18 +325,23 @@ func cleanName(name string) string {
 	}, strings.ToValidUTF8(name, "\uFFFD"))
 }
 
-// uploadNote tells the user what was unusual about an upload, "" when nothing was.
-func uploadNote(base, id string, text extract.Result) string {
+// uploadNote tells the user what was unusual about an upload, "" when nothing was, and
+// the same by parts (NotePart).
+func uploadNote(base, id string, text extract.Result) (string, []NotePart) {
 	var notes []string
+	var parts []NotePart
 	if id != base {
 		notes = append(notes, fmt.Sprintf("saved as %q because %q already exists", id, base))
+		parts = append(parts, NotePart{Code: NoteRenamed, Args: map[string]string{"id": id, "base": base}})
 	}
 	if !text.Readable {
 		notes = append(notes, fmt.Sprintf("its text could not be read (%s); the original file is kept", text.Reason))
+		parts = append(parts, NotePart{Code: NoteUnreadable, Args: map[string]string{"reason": text.Reason, "reason_code": text.ReasonCode, "ext": text.Ext}})
 	} else if text.Encoding != "" && text.Encoding != "UTF-8" {
 		notes = append(notes, "text decoded from "+text.Encoding)
+		parts = append(parts, NotePart{Code: NoteDecoded, Args: map[string]string{"encoding": text.Encoding}})
 	}
-	return strings.Join(notes, "; ")
+	return strings.Join(notes, "; "), parts
 }
 
 // mimeType returns the media type for the file's extension, else the sniffed one.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	"golang.org/x/text/encoding/simplifiedchinese"
 
+	"artifactflow/backend/extract"
 	"artifactflow/backend/store"
 )
 
@@ -103,7 +105,7 @@ func TestCreateFromUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := UploadResult{ArtifactID: "data.csv", Title: "data.csv", ContentType: "csv", Size: len(csv), Readable: true}
-	if res != want {
+	if !reflect.DeepEqual(res, want) {
 		t.Fatalf("result = %+v, want %+v", res, want)
 	}
 
@@ -159,8 +161,9 @@ func TestCreateFromUpload(t *testing.T) {
 	for _, name := range []string{"data.csv", "copy of data.csv"} {
 		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: name, Data: csv}, 0)
 		want := UploadResult{ArtifactID: "data.csv", Title: "data.csv", ContentType: "csv", Size: len(csv), Readable: true,
-			Note: `already in this conversation as "data.csv"`, Existing: true}
-		if err != nil || res != want {
+			Note: `already in this conversation as "data.csv"`, Existing: true,
+			NoteParts: []NotePart{{Code: NoteExisting, Args: map[string]string{"id": "data.csv"}}}}
+		if err != nil || !reflect.DeepEqual(res, want) {
 			t.Fatalf("upload %q again = %+v, %v; want %+v", name, res, err, want)
 		}
 	}
@@ -352,6 +355,12 @@ func TestCreateFromUploadUnreadableAndEmpty(t *testing.T) {
 	if res.Readable || res.ContentType != "binary" || res.ArtifactID != "photo.png" || !strings.Contains(res.Note, "could not be read") {
 		t.Errorf("result = %+v", res)
 	}
+	// The note by parts, for a UI that words it in its own language.
+	wantParts := []NotePart{{Code: NoteUnreadable, Args: map[string]string{"reason": ".png files are not supported",
+		"reason_code": extract.ReasonUnsupportedType, "ext": ".png"}}}
+	if !reflect.DeepEqual(res.NoteParts, wantParts) {
+		t.Errorf("note parts = %+v, want %+v", res.NoteParts, wantParts)
+	}
 	a, err := db.GetArtifact(ctx, "conv", "photo.png")
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +392,8 @@ func TestCreateFromUploadUnreadableAndEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = m.CreateFromUpload(ctx, blobs, Upload{Name: "legacy.txt", Data: gbk}, 0)
-	if err != nil || res.Note != "text decoded from GB18030" {
+	if err != nil || res.Note != "text decoded from GB18030" ||
+		!reflect.DeepEqual(res.NoteParts, []NotePart{{Code: NoteDecoded, Args: map[string]string{"encoding": "GB18030"}}}) {
 		t.Fatalf("GBK upload = %+v, %v", res, err)
 	}
 	items, err := m.List(ctx)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"artifactflow/backend/netproxy"
 )
 
 // File names inside the data directory.
@@ -81,6 +83,11 @@ type Settings struct {
 	// in MiB (llm.Config.MaxAnswerBytes); past it the call fails as too large. 0 means
 	// DefaultMaxAnswerMB; else 1–MaxAnswerMBLimit. It applies from the next run.
 	MaxAnswerMB int `json:"max_answer_mb,omitempty"`
+	// Proxy is the proxy of every outgoing request (page fetches, web searches, model
+	// calls): "" follows the system (proxy environment variables, else the macOS or
+	// Windows setting), "direct" (or "none") uses none, else an http://, https://,
+	// socks5:// or socks5h:// URL (netproxy.Validate). Loopback targets never use it.
+	Proxy string `json:"proxy,omitempty"`
 	// MaxParallelToolCalls is how many tool calls of one model reply may run at once
 	// (web searches, page fetches, sub-agents; artifact writes always run one at a time in
 	// call order): 1 runs every call one after another. 0 means
@@ -336,6 +343,9 @@ func (s Settings) Validate() error {
 	if s.MaxAnswerMB < 0 || s.MaxAnswerMB > MaxAnswerMBLimit {
 		problems = append(problems, fmt.Sprintf("max_answer_mb: %d is outside 1–%d", s.MaxAnswerMB, MaxAnswerMBLimit))
 	}
+	if err := netproxy.Validate(s.Proxy); err != nil {
+		problems = append(problems, "proxy: "+err.Error())
+	}
 	if s.MaxUploadMB < 0 || s.MaxUploadMB > MaxUploadMBLimit {
 		problems = append(problems, fmt.Sprintf("max_upload_mb: %d is outside 1–%d", s.MaxUploadMB, MaxUploadMBLimit))
 	}
@@ -374,6 +384,9 @@ func (s Settings) Merge(o Settings) Settings {
 	}
 	if o.AllowPrivateNetwork {
 		s.AllowPrivateNetwork = true
+	}
+	if o.Proxy != "" {
+		s.Proxy = o.Proxy
 	}
 	if o.MaxUploadMB != 0 {
 		s.MaxUploadMB = o.MaxUploadMB

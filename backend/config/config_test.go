@@ -80,6 +80,13 @@ func TestValidate(t *testing.T) {
 		{"images ask", Settings{LoadRemoteImages: LoadImagesAsk}, true},
 		{"images always", Settings{LoadRemoteImages: LoadImagesAlways}, true},
 		{"images unknown", Settings{LoadRemoteImages: "never"}, false},
+		{"proxy system", Settings{Proxy: ""}, true},
+		{"proxy direct", Settings{Proxy: "direct"}, true},
+		{"proxy none", Settings{Proxy: "none"}, true},
+		{"proxy http", Settings{Proxy: "http://127.0.0.1:7890"}, true},
+		{"proxy socks5", Settings{Proxy: "socks5://127.0.0.1:1080"}, true},
+		{"proxy without scheme", Settings{Proxy: "127.0.0.1:7890"}, false},
+		{"proxy ftp", Settings{Proxy: "ftp://proxy:21"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,8 +106,8 @@ func TestValidate(t *testing.T) {
 
 func TestMergeAndDataDir(t *testing.T) {
 	base := Settings{BaseURL: "http://a/v1", Model: "m1", APIKey: "k1"}
-	got := base.Merge(Settings{Model: "m2", AllowPrivateNetwork: true})
-	want := Settings{BaseURL: "http://a/v1", Model: "m2", APIKey: "k1", AllowPrivateNetwork: true}
+	got := base.Merge(Settings{Model: "m2", AllowPrivateNetwork: true, Proxy: "direct"})
+	want := Settings{BaseURL: "http://a/v1", Model: "m2", APIKey: "k1", AllowPrivateNetwork: true, Proxy: "direct"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Merge = %+v want %+v", got, want)
 	}

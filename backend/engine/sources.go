@@ -144,12 +144,16 @@ func footerText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "`", "\\`", "<", `\<`, ">", `\>`, "[", `\[`, "]", `\]`, "*", `\*`).Replace(s)
 }
 
-// clipRunes cuts s to at most n runes, marking a cut with "…".
+// clipRunes cuts s to at most n runes, marking a cut with "…". The cut is in the middle:
+// the first third is kept, and the end, because an error message ends with its cause
+// ("…: connection refused"), which must survive the cut.
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	r := []rune(s)
+	head := (n - 1) / 3
+	return strings.TrimRight(string(r[:head]), " ") + "…" + strings.TrimLeft(string(r[len(r)-(n-1-head):]), " ")
 }
 
 // citedLines returns the list lines ("- " + sources.Line) of the cited numbers found in
@@ -195,10 +199,11 @@ func answerFooter(t *webTally, cited []int, list []sources.Source) string {
 	return b.String()
 }
 
-// sourcesSection renders the managed section of a report for lines (see
-// sources.SectionMarker).
-func sourcesSection(lines []string) string {
-	return sources.SectionMarker + "\n## Sources\n\n" + strings.Join(lines, "\n") + "\n"
+// sourcesSection renders the managed section of a report whose body is body for lines
+// (see sources.SectionMarker), under the heading in the report's language
+// (sources.SectionHeadingFor: "## 来源" for a Chinese report).
+func sourcesSection(body string, lines []string) string {
+	return sources.SectionMarker + "\n" + sources.SectionHeadingFor(body) + "\n\n" + strings.Join(lines, "\n") + "\n"
 }
 
 // withSourcesSection returns content with its managed Sources section listing the
@@ -216,7 +221,7 @@ func withSourcesSection(content string, list []sources.Source) (string, bool) {
 		}
 		return body + "\n", true
 	}
-	out := body + "\n\n" + sourcesSection(lines)
+	out := body + "\n\n" + sourcesSection(body, lines)
 	return out, out != content
 }
 

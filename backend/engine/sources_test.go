@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -308,6 +309,12 @@ func TestSourcesSection(t *testing.T) {
 		{"text after a section that no longer resolves", "Text [5].\n\n" + sec1 + "Later [5].", "Text [5].\n\nLater [5].\n", true},
 		{"marker dropped, the lead's copy of the section replaced", "Text [2].\n\n## Sources\n\n- [1] [A \\[x\\]](<https://a.example/x>) · a.example\n",
 			"Text [2].\n\n<!-- sources -->\n## Sources\n\n- [2] docs/b.pdf (p. 4)\n", true},
+		{"a Chinese report gets a Chinese heading", "# 月球\n\n月球与地球的平均距离约为 384,400 公里 [1]。\n",
+			"# 月球\n\n月球与地球的平均距离约为 384,400 公里 [1]。\n\n<!-- sources -->\n## 来源\n\n- [1] [A \\[x\\]](<https://a.example/x>) · a.example\n", true},
+		{"a Chinese report's English heading is replaced by the Chinese one", "月球潮汐的成因 [2]。\n\n<!-- sources -->\n## Sources\n\n- [2] docs/b.pdf (p. 4)\n",
+			"月球潮汐的成因 [2]。\n\n<!-- sources -->\n## 来源\n\n- [2] docs/b.pdf (p. 4)\n", true},
+		{"a Chinese section whose marker was dropped is still the section", "月球潮汐 [2]。\n\n## 来源\n\n- [1] old\n",
+			"月球潮汐 [2]。\n\n<!-- sources -->\n## 来源\n\n- [2] docs/b.pdf (p. 4)\n", true},
 	}
 	for _, tc := range tests {
 		got, changed := withSourcesSection(tc.in, list)
@@ -335,5 +342,27 @@ func TestFooterNamesARefusedFetchFirst(t *testing.T) {
 	}
 	if len(w.Errors) != 3 {
 		t.Fatalf("errors = %q; want all three kept", w.Errors)
+	}
+}
+
+// TestFailureLineKeepsTheCause: an error longer than the footer's 200 characters (the
+// request URL of a long query quoted before the cause, as errors of search clients still
+// may) is cut in the middle, so "connection refused" at its end stays in the footer and
+// the terminal event, and its start (which search failed) too.
+func TestFailureLineKeepsTheCause(t *testing.T) {
+	long := `searxng search at 127.0.0.1:8888: Get "http://127.0.0.1:8888/search?format=json&q=` +
+		strings.Repeat("dense+urban+heat+island+mitigation+", 8) + `": dial tcp 127.0.0.1:8888: connect: connection refused`
+	var w webTally
+	w.add("web_search", tools.Result{Error: long})
+	line := w.failureLine()
+	if !strings.HasPrefix(line, "> 1 of 1 search failed: searxng search at 127.0.0.1:8888") || !strings.HasSuffix(line, "connect: connection refused.") {
+		t.Fatalf("failure line = %q", line)
+	}
+	got := w.result().Errors[0]
+	if n := utf8.RuneCountInString(got); n != maxErrorRunes || !strings.Contains(got, "…") {
+		t.Errorf("kept error is %d runes (want %d, cut with …): %q", n, maxErrorRunes, got)
+	}
+	if short := "duckduckgo search: rate limited"; clipRunes(short, maxErrorRunes) != short {
+		t.Errorf("a short error was changed")
 	}
 }

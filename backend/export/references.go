@@ -10,13 +10,20 @@ import (
 // This file gives exports their references: a Markdown document's [n] citations
 // are resolved against the conversation's sources (Doc.Sources).
 
-// ReferencesHeading is the heading of the reference list an export adds.
-const ReferencesHeading = "## References"
+// ReferencesHeading is the heading of the reference list an export adds to a document in
+// English (or any language but Chinese), ReferencesHeadingChinese to one in Chinese: like
+// the managed Sources section (sources.SectionHeadingFor), the heading follows the
+// document's language.
+const (
+	ReferencesHeading        = "## References"
+	ReferencesHeadingChinese = "## 参考来源"
+)
 
 // withReferences returns a Markdown document with its references: when the document
 // has no managed Sources section (sources.SectionMarker, written by the engine) and its
 // body cites numbers found in list, a "## References" section listing them in citation
-// order (sources.Line) is appended. With link set, every resolved web citation in the
+// order (sources.Line) is appended, under ReferencesHeadingChinese when the body is Chinese
+// (sources.IsChinese). With link set, every resolved web citation in the
 // body (outside code) becomes a Markdown link to its source, "[[1]](<url>)", one link
 // per number ("[1, 2]" becomes "[1][2]"); a file's number and unresolved numbers stay
 // plain text. Without a source list the document is returned unchanged.
@@ -47,7 +54,11 @@ func withReferences(content string, list []sources.Source, link bool) string {
 	if len(refs) == 0 {
 		return out
 	}
-	return strings.TrimRight(out, " \t\r\n") + "\n\n" + ReferencesHeading + "\n\n" + strings.Join(refs, "\n") + "\n"
+	heading := ReferencesHeading
+	if sources.IsChinese(body) {
+		heading = ReferencesHeadingChinese
+	}
+	return strings.TrimRight(out, " \t\r\n") + "\n\n" + heading + "\n\n" + strings.Join(refs, "\n") + "\n"
 }
 
 // linkCitations rewrites the citations of body whose numbers resolve to web sources as

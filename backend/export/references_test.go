@@ -46,6 +46,45 @@ func TestMarkdownReferences(t *testing.T) {
 	}
 }
 
+// chineseReport is a Chinese report citing [1] and a file [3], without the managed
+// section, and chineseReferences the list an export adds to it, under a Chinese heading.
+const (
+	chineseReport     = "# 月球\n\n月球与地球的平均距离约为 384,400 公里 [1]，潮汐随之变化 [3]。\n"
+	chineseReferences = "\n\n## 参考来源\n\n- [1] [Moon \\<A\\>](<https://moon.example/a>) · moon.example · 2024-05-01\n- [3] notes/moon.pdf (p. 2)\n"
+)
+
+// TestChineseReferencesHeading: the reference list an export adds to a Chinese report is
+// headed in Chinese in Markdown, HTML and Word, like the Sources section the engine keeps
+// (whose heading, "## 来源", an export keeps as written).
+func TestChineseReferencesHeading(t *testing.T) {
+	doc := Doc{Title: "月球", Content: chineseReport, Sources: citedSources}
+	if got, want := string(Markdown(doc)), strings.TrimRight(chineseReport, "\n")+chineseReferences; got != want {
+		t.Errorf("Markdown() =\n%s\nwant\n%s", got, want)
+	}
+	b, err := HTML(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html := string(b); !strings.Contains(html, "<h2>参考来源</h2>") || strings.Contains(html, "References") {
+		t.Errorf("HTML of a Chinese report lacks the Chinese heading:\n%s", html)
+	}
+	b, err = DOCX(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openDOCX(t, b)
+	p.para(t, "参考来源")
+	p.para(t, "[3] notes/moon.pdf (p. 2)")
+	managed := Doc{Title: "月球", Content: "月球很远 [1]。\n\n<!-- sources -->\n## 来源\n\n- [1] x\n", Sources: citedSources}
+	if b, err = DOCX(managed); err != nil {
+		t.Fatal(err)
+	}
+	openDOCX(t, b).para(t, "来源")
+	if got := string(Markdown(Doc{Content: "Chapter on 月球 and the tides [1].\n", Sources: citedSources})); !strings.Contains(got, "\n## References\n") {
+		t.Errorf("an English report with a few Han characters got\n%s", got)
+	}
+}
+
 func TestHTMLCitationLinks(t *testing.T) {
 	b, err := HTML(Doc{Title: "Moon", Content: citingReport, Sources: citedSources})
 	if err != nil {

@@ -52,7 +52,19 @@ type Result struct {
 	// Reason says why Readable is false, in words fit for the user, e.g. "PDF has 3
 	// page(s) but no text layer (scanned images?)"; "" when Readable is true.
 	Reason string
+	// ReasonCode names Reason's kind for a UI that words it in its own language:
+	// ReasonUnsupportedType (the extension, with its dot, is Ext), ReasonNoExtension, or ""
+	// for any other reason (the UI shows Reason).
+	ReasonCode string
+	// Ext is the file's lower-case extension with its dot (".png"), "" when it has none.
+	Ext string
 }
+
+// Values of Result.ReasonCode.
+const (
+	ReasonUnsupportedType = "unsupported_type"
+	ReasonNoExtension     = "no_extension"
+)
 
 // format is how a file type is turned into text.
 type format int
@@ -149,9 +161,13 @@ func Text(ctx context.Context, name string, data []byte) (res Result, err error)
 	}
 	if !ok {
 		if ext == "" {
-			return unreadable("files without an extension are not read as text"), nil
+			r := unreadable("files without an extension are not read as text")
+			r.ReasonCode = ReasonNoExtension
+			return r, nil
 		}
-		return unreadable(fmt.Sprintf("%s files are not supported", ext)), nil
+		r := unreadable(fmt.Sprintf("%s files are not supported", ext))
+		r.ReasonCode, r.Ext = ReasonUnsupportedType, ext
+		return r, nil
 	}
 	var text, enc string
 	switch ft.format {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,16 +70,18 @@ const maxMessageLen = 300
 
 // failure is why one try failed.
 type failure struct {
-	kind error  // ErrUnavailable, ErrStreamBroken, ErrTimeout, ErrEmptyAnswer, ErrNoChoices, ErrTooLarge, ErrNotStream or ErrRejected
-	what string // HTTP status ("503 Service Unavailable") or kind of failure ("network error")
-	msg  string // the server's or transport's message: one line, API key redacted
-	code int    // the HTTP status code when the endpoint answered with one, else 0
+	kind  error  // ErrUnavailable, ErrStreamBroken, ErrTimeout, ErrEmptyAnswer, ErrNoChoices, ErrTooLarge, ErrNotStream or ErrRejected
+	what  string // HTTP status ("503 Service Unavailable") or kind of failure ("network error")
+	msg   string // the server's or transport's message: one line, API key redacted
+	code  int    // the HTTP status code when the endpoint answered with one, else 0
+	cause error  // the transport's error (a *net.OpError, *net.DNSError …) of a network error, else nil; never holds the key
 }
 
 // callError is what Stream returns after its last try: one line such as
 // "llm: POST http://host/v1/chat/completions: 503 Service Unavailable after 3 tries:
 // upstream overloaded", wrapping the failure's sentinel.
 type callError struct {
+	method   string // "" means POST
 	endpoint string
 	f        failure
 	tries    int
@@ -86,7 +89,9 @@ type callError struct {
 
 func (e *callError) Error() string {
 	var b strings.Builder
-	b.WriteString("llm: POST ")
+	b.WriteString("llm: ")
+	b.WriteString(cmp.Or(e.method, "POST"))
+	b.WriteString(" ")
 	b.WriteString(e.endpoint)
 	b.WriteString(": ")
 	b.WriteString(e.f.what)
@@ -100,10 +105,18 @@ func (e *callError) Error() string {
 	return b.String()
 }
 
-func (e *callError) Unwrap() error { return e.f.kind }
+// Unwrap returns the failure's sentinel and, for a network error, the transport's error,
+// so callers can tell a refused connection or a name that does not resolve
+// (netcause.Of).
+func (e *callError) Unwrap() []error {
+	if e.f.cause != nil {
+		return []error{e.f.kind, e.f.cause}
+	}
+	return []error{e.f.kind}
+}
 
 // HTTPStatus returns the HTTP status code (401, 429, 503, …) with which the endpoint
-// refused the last try of the Stream call that returned err (err may be wrapped), or 0
+// refused the last try of the Stream or ListModels call that returned err (err may be wrapped), or 0
 // when err is no such failure or the last try got no status (a network error, a timeout,
 // a broken stream). Callers use it to tell a refused key (401/403) from a rate limit (429).
 func HTTPStatus(err error) int {
@@ -126,12 +139,22 @@ func (c *Client) openFailure(err error) *failure {
 			msg: c.clean(string(reqErr.Body)), code: reqErr.HTTPStatusCode}
 	}
 	if urlErr := (*url.Error)(nil); errors.As(err, &urlErr) {
-		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(urlErr.Err.Error())}
+		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(urlErr.Err.Error()), cause: transportCause(urlErr.Err)}
 	}
 	if netErr := net.Error(nil); errors.As(err, &netErr) {
-		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(err.Error())}
+		return &failure{kind: ErrUnavailable, what: "network error", msg: c.clean(err.Error()), cause: transportCause(netErr)}
 	}
 	return &failure{kind: ErrRejected, what: "invalid request", msg: c.clean(err.Error())}
+}
+
+// transportCause is err as a failure's cause, or nil when err is a context error (an
+// http.Client timeout or a cancelled request): a call error must not match
+// context.DeadlineExceeded or context.Canceled, which mean the caller's own context ended.
+func transportCause(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 // streamFailure classifies an error that ended a stream before it was complete: an error

@@ -70,12 +70,13 @@ func ListModels(ctx context.Context, cfg Config) ([]ModelInfo, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	fail := func(kind error, what, msg string) error {
-		if msg != "" {
-			return fmt.Errorf("llm: GET %s: %s: %s: %w", endpoint, what, c.clean(msg), kind)
-		}
-		return fmt.Errorf("llm: GET %s: %s: %w", endpoint, what, kind)
+	// failAs builds the error: "llm: GET <endpoint>: <what>: <msg>" wrapping kind and,
+	// for a network error, the transport's error; HTTPStatus gives code.
+	failAs := func(kind error, what, msg string, code int, cause error) error {
+		return &callError{method: http.MethodGet, endpoint: endpoint, tries: 1,
+			f: failure{kind: kind, what: what, msg: c.clean(msg), code: code, cause: cause}}
 	}
+	fail := func(kind error, what, msg string) error { return failAs(kind, what, msg, 0, nil) }
 	timedOut := func() error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("llm: GET %s: %w", endpoint, ctx.Err())
@@ -87,11 +88,11 @@ func ListModels(ctx context.Context, cfg Config) ([]ModelInfo, error) {
 		if tctx.Err() != nil {
 			return nil, timedOut()
 		}
-		msg := err.Error()
+		cause := err
 		if ue := (*url.Error)(nil); errors.As(err, &ue) {
-			msg = ue.Err.Error()
+			cause = ue.Err
 		}
-		return nil, fail(ErrUnavailable, "network error", msg)
+		return nil, failAs(ErrUnavailable, "network error", cause.Error(), 0, transportCause(cause))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxModelsBody+1))
@@ -105,7 +106,7 @@ func ListModels(ctx context.Context, cfg Config) ([]ModelInfo, error) {
 		return nil, fail(ErrTooLarge, "answer too large", fmt.Sprintf("over %d bytes", maxModelsBody))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fail(statusKind(resp.StatusCode), statusText(resp.Status, resp.StatusCode), errorMessage(body))
+		return nil, failAs(statusKind(resp.StatusCode), statusText(resp.Status, resp.StatusCode), errorMessage(body), resp.StatusCode, nil)
 	}
 	var list struct {
 		Data *[]ModelInfo `json:"data"`

@@ -247,8 +247,47 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // one; exports see it and add no reference list of their own.
 const SectionMarker = "<!-- sources -->"
 
-// SectionHeading is the heading line of the managed Sources section.
-const SectionHeading = "## Sources"
+// SectionHeading is the heading line of the managed Sources section of a report written
+// in English (or any language but Chinese); SectionHeadingChinese that of a report written
+// in Chinese. SectionHeadingFor chooses by the report's own text.
+const (
+	SectionHeading        = "## Sources"
+	SectionHeadingChinese = "## 来源"
+)
+
+// SectionHeadingFor returns the Sources heading for a report whose body is body: the
+// heading follows the report's language, not the UI's, because the heading is part of
+// the document the user exports and shares, and the UI's language may change while the
+// stored report stays. body is Chinese when its Han characters are at least a third of
+// its Latin letters (a Chinese report quotes English names, terms and URLs; an English
+// one seldom has more than a few Han characters).
+func SectionHeadingFor(body string) string {
+	if IsChinese(body) {
+		return SectionHeadingChinese
+	}
+	return SectionHeading
+}
+
+// IsChinese reports whether text is written in Chinese: it has Han characters, at least a
+// third as many as Latin letters (see SectionHeadingFor). Only the first 64 KiB are read.
+func IsChinese(text string) bool {
+	if len(text) > 64<<10 {
+		text = text[:64<<10]
+	}
+	han, latin := 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			han++
+		case r < 0x80 && unicode.IsLetter(r), unicode.In(r, unicode.Latin) && unicode.IsLetter(r):
+			latin++
+		}
+	}
+	return han > 0 && han*3 >= latin
+}
+
+// isSourcesHeading reports whether t (a trimmed line) is a Sources heading in either language.
+func isSourcesHeading(t string) bool { return t == SectionHeading || t == SectionHeadingChinese }
 
 // SplitSection splits a Markdown document into its body and its managed Sources section.
 //
@@ -304,7 +343,7 @@ func SplitSection(content string) (body, section string) {
 	} else {
 		// No marker: a heading followed only by section lines up to the end.
 		for i := len(lines) - 1; i >= 0 && !lines[i].code; i-- {
-			if strings.TrimSpace(lines[i].text) == SectionHeading {
+			if isSourcesHeading(strings.TrimSpace(lines[i].text)) {
 				at = i
 				break
 			}
@@ -335,7 +374,7 @@ func SplitSection(content string) (body, section string) {
 // the engine writes it, "- [n] " and the rest of Line.
 func isSectionLine(line string) bool {
 	t := strings.TrimSpace(line)
-	if t == "" || t == SectionHeading {
+	if t == "" || isSourcesHeading(t) {
 		return true
 	}
 	rest, ok := strings.CutPrefix(t, "- [")

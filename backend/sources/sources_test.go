@@ -180,3 +180,18 @@ func BenchmarkCited(b *testing.B) {
 		}
 	}
 }
+
+// TestSectionHeadingFor: the Sources heading follows the report's language.
+func TestSectionHeadingFor(t *testing.T) {
+	for body, want := range map[string]string{
+		"The Moon is 384,400 km away [1].":                                   SectionHeading,
+		"月球与地球的平均距离约为 384,400 公里 [1]。":                                       SectionHeadingChinese,
+		"根据 NASA 的 Lunar Reconnaissance Orbiter 数据，月球表面温差很大 [1]。":            SectionHeadingChinese,
+		"A note on 月球 (the Moon) in the classical texts, and its tides [2].": SectionHeading,
+		"": SectionHeading,
+	} {
+		if got := SectionHeadingFor(body); got != want {
+			t.Errorf("SectionHeadingFor(%q) = %q, want %q", body, got, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,12 @@ type FetcherConfig struct {
 	UserAgent string
 	// MaxRedirects is how many redirects are followed before giving up. Default 5.
 	MaxRedirects int
+	// Proxy chooses the proxy of each request, as http.Transport.Proxy does (see
+	// netproxy.Resolve); nil connects directly. Unless AllowPrivate is set, a target sent
+	// to a proxy is checked by name and by every address it resolves to before the
+	// request is handed over (the dialer then only sees the proxy's address), and the
+	// proxy's own address is not checked: a local proxy on loopback is the usual case.
+	Proxy func(*http.Request) (*url.URL, error)
 }
 
 // Page is a fetched document turned into text.
@@ -56,14 +63,18 @@ type Page struct {
 
 // Fetcher downloads web pages for web_fetch and converts them to text. Unless
 // AllowPrivate is set, it refuses non-public addresses (see IsBlockedIP): literal IPs
-// before any connection, resolved addresses at connect time (so DNS rebinding cannot
-// pass), and every redirect target. Environment proxies are never used, so they cannot
-// bypass the guard. A Fetcher is safe for concurrent use.
+// and localhost names before any connection, and every redirect target; on a direct
+// connection the resolved addresses at connect time (so DNS rebinding cannot pass); through
+// a proxy (FetcherConfig.Proxy) every address the target's name resolves to, before the
+// request goes to the proxy. A Fetcher is safe for concurrent use.
 type Fetcher struct {
 	cfg    FetcherConfig
 	client *http.Client
 	// blocked decides which addresses the guard refuses; IsBlockedIP except in tests.
 	blocked func(netip.Addr) bool
+	// lookup resolves a target's name before it is sent to a proxy;
+	// net.DefaultResolver.LookupNetIP except in tests.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // NewFetcher returns a Fetcher for cfg, filling in defaults.
@@ -80,16 +91,30 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 	if cfg.MaxRedirects <= 0 {
 		cfg.MaxRedirects = DefaultMaxRedirects
 	}
-	f := &Fetcher{cfg: cfg, blocked: IsBlockedIP}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	f := &Fetcher{cfg: cfg, blocked: IsBlockedIP, lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
+		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	}}
+	plain := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	guarded := *plain
+	dial := plain.DialContext
 	if !cfg.AllowPrivate {
-		dialer.ControlContext = dialControl(func(ip netip.Addr) bool { return f.blocked(ip) })
+		guarded.ControlContext = dialControl(func(ip netip.Addr) bool { return f.blocked(ip) })
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if h, ok := ctx.Value(hopKey{}).(*hop); ok && h.proxy.Load() != nil && *h.proxy.Load() == addr {
+				return plain.DialContext(ctx, network, addr) // this request's proxy; its target was checked in proxyFor
+			}
+			return guarded.DialContext(ctx, network, addr)
+		}
+	}
+	var proxy func(*http.Request) (*url.URL, error)
+	if cfg.Proxy != nil {
+		proxy = f.proxyFor
 	}
 	f.client = &http.Client{
 		Timeout: cfg.Timeout,
 		Transport: &http.Transport{
-			Proxy:                 nil, // an environment proxy would connect on our behalf, unguarded
-			DialContext:           dialer.DialContext,
+			Proxy:                 proxy,
+			DialContext:           dial,
 			ForceAttemptHTTP2:     true,
 			DisableCompression:    true, // Fetch asks for gzip itself and caps both sides of it
 			MaxIdleConns:          32,
@@ -100,6 +125,79 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 		CheckRedirect: f.checkRedirect,
 	}
 	return f
+}
+
+// hopKey is the context key of a fetch's *hop.
+type hopKey struct{}
+
+// hop is what the dialer must know of the request of a fetch being sent (the first one or
+// a redirect's, one at a time): the address ("host:port") of the proxy it goes through, or
+// nil when it goes direct. proxyFor sets it before the transport dials.
+type hop struct{ proxy atomic.Pointer[string] }
+
+// proxyFor is the transport's proxy function: FetcherConfig.Proxy's choice for req, after
+// the guard has checked req's target when it goes through a proxy (the dialer then sees only
+// the proxy's address): a literal address must be public, and a name must resolve, every
+// address of it public (the proxy resolves it again; an answer that changes in between is
+// not seen). A lookup that fails refuses the request too: what cannot be checked is not
+// sent. The proxy's own address, which may well be loopback, is dialed without the check,
+// for this request only.
+func (f *Fetcher) proxyFor(req *http.Request) (*url.URL, error) {
+	p, err := f.cfg.Proxy(req)
+	h, _ := req.Context().Value(hopKey{}).(*hop)
+	if err != nil || p == nil {
+		if h != nil {
+			h.proxy.Store(nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("choose proxy: %w", err)
+		}
+		return nil, nil
+	}
+	if !f.cfg.AllowPrivate {
+		if err := f.checkResolved(req.Context(), req.URL.Hostname()); err != nil {
+			return nil, err
+		}
+	}
+	if h != nil {
+		addr := proxyAddr(p)
+		h.proxy.Store(&addr)
+	}
+	return p, nil
+}
+
+// checkResolved refuses host (a name or a literal address) when it is, or resolves to, an
+// address the guard blocks, or when it cannot be resolved.
+func (f *Fetcher) checkResolved(ctx context.Context, host string) error {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if f.blocked(ip) {
+			return blockedError(ip)
+		}
+		return nil
+	}
+	ips, err := f.lookup(ctx, host)
+	if err != nil {
+		return fmt.Errorf("look up %s to check it is a public address before sending it to the proxy: %w", host, err)
+	}
+	if len(ips) == 0 {
+		return fmt.Errorf("look up %s to check it is a public address before sending it to the proxy: no address", host)
+	}
+	for _, ip := range ips {
+		if f.blocked(ip) {
+			return fmt.Errorf("%s resolves to %w", host, blockedError(ip))
+		}
+	}
+	return nil
+}
+
+// proxyAddr is the "host:port" a transport dials for proxy p, its scheme's port when none
+// is written (http 80, https 443, socks5 1080).
+func proxyAddr(p *url.URL) string {
+	port := p.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443", "socks5": "1080", "socks5h": "1080"}[p.Scheme]
+	}
+	return net.JoinHostPort(p.Hostname(), port)
 }
 
 // checkTarget validates a URL about to be requested: http or https with a host, and,
@@ -224,7 +322,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	if err := f.checkTarget(u); err != nil {
 		return Page{}, fmt.Errorf("fetch %q: %w", rawURL, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, hopKey{}, &hop{}), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return Page{}, fmt.Errorf("fetch %q: %w: %w", rawURL, ErrBadURL, err)
 	}

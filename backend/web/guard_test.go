@@ -206,12 +206,3 @@ func TestRedirectToBlockedTargetIsRefused(t *testing.T) {
 		t.Errorf("redirects reached the loopback server: %d requests, %d connections", h, c)
 	}
 }
-
-func TestFetcherIgnoresEnvironmentProxy(t *testing.T) {
-	for _, cfg := range []FetcherConfig{{}, {AllowPrivate: true}} {
-		tr, ok := NewFetcher(cfg).client.Transport.(*http.Transport)
-		if !ok || tr.Proxy != nil {
-			t.Errorf("cfg %+v: transport must not use a proxy (ok=%v)", cfg, ok)
-		}
-	}
-}

@@ -16,6 +16,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"artifactflow/backend/netcause"
+
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -219,10 +221,13 @@ func (a *apiClient) once(ctx context.Context, build func(context.Context) (*http
 }
 
 // transportError wraps a failed request: ctx's own error when the caller cancelled,
-// ErrTimeout when the per-request limit or the client's Timeout ran out.
+// ErrTimeout when the per-request limit or the client's Timeout ran out. The message says
+// the cause first and briefly (netcause.Describe: "cannot resolve html.duckduckgo.com (you
+// may be offline, …)", "connection refused by 127.0.0.1:8888 (…)"), without the request's
+// method and URL, so a clipped message still holds the cause; err stays wrapped.
 func (a *apiClient) transportError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return a.fail([]error{ctxErr, err}, "%v", err)
+		return a.fail([]error{ctxErr, err}, "%s", netcause.Describe(err))
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
@@ -230,9 +235,9 @@ func (a *apiClient) transportError(ctx context.Context, err error) error {
 		if limit == 0 {
 			limit = a.perRequest
 		}
-		return a.fail([]error{ErrTimeout, err}, "no answer within %s: %v", limit, err)
+		return a.fail([]error{ErrTimeout, err}, "no answer within %s", limit)
 	}
-	return a.fail([]error{err}, "%v", err)
+	return a.fail([]error{err}, "%s", netcause.Describe(err))
 }
 
 // statusError turns a non-2xx, non-429 answer into ErrAuth or ErrHTTPStatus.

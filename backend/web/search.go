@@ -98,7 +98,10 @@ func searxngError(status int, _ []byte) errorInfo {
 // Search sends GET {base}/search?q=query&format=json and returns at most count results
 // (count <= 0 means DefaultSearchCount; above MaxSearchCount it is capped), skipping
 // results without an http(s) URL and repeated URLs; titles and snippets are reduced to
-// plain text. Errors start with "searxng search <query> at <endpoint>": ErrEmptyQuery for a
+// plain text. Errors start with "searxng search at <host and path prefix>" (e.g.
+// "searxng search at 127.0.0.1:8888: connection refused by 127.0.0.1:8888 (nothing is
+// listening there)": the cause comes first and briefly, see netcause.Describe, and neither
+// the query nor the request URL is quoted): ErrEmptyQuery for a
 // blank query; ErrHTTPStatus for a non-2xx answer (a 403 says to enable the JSON format in
 // SearXNG's settings.yml); ErrRateLimited (and ErrHTTPStatus) after a 429 that a retry
 // after Retry-After did not cure (it names SearXNG's limiter setting); a decode error for a
@@ -110,8 +113,8 @@ func (s *SearXNG) Search(ctx context.Context, query string, count int) ([]Search
 	}
 	count = searchCount(count)
 
-	api := *s.api // per search: the errors name the query
-	api.prefix = fmt.Sprintf("searxng search %q at %s", q, s.endpoint)
+	api := *s.api
+	api.prefix = "searxng search at " + s.endpoint.Host + strings.TrimSuffix(strings.TrimSuffix("/"+strings.Trim(s.endpoint.Path, "/"), "search"), "/")
 	u := *s.endpoint
 	u.RawQuery = url.Values{"q": {q}, "format": {"json"}}.Encode()
 	resp, err := api.send(ctx, func(ctx context.Context) (*http.Request, error) {

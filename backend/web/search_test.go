@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -171,12 +172,49 @@ func TestSearXNGSearchErrors(t *testing.T) {
 			if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
 				t.Errorf("err = %v, want %v", err, tc.wantIs)
 			}
-			for _, m := range append(tc.wantMessage, "climate") {
+			host := strings.TrimPrefix(ts.URL, "http://")
+			if !strings.HasPrefix(err.Error(), "searxng search at "+host+": ") {
+				t.Errorf("error %q does not start with the instance's host", err)
+			}
+			for _, m := range tc.wantMessage {
 				if !strings.Contains(err.Error(), m) {
 					t.Errorf("error %q lacks %q", err, m)
 				}
 			}
 		})
+	}
+}
+
+// TestSearXNGDeadInstance: with nothing listening at the SearXNG URL the error says so
+// first and briefly ("searxng search at 127.0.0.1:N: connection refused by …"), without
+// the request URL or the query, however long the query: clipped to the 200 characters of
+// a run's footer, it still says "connection refused".
+func TestSearXNGDeadInstance(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s, err := NewSearXNG("http://"+addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := strings.Repeat("dense urban heat island mitigation ", 8)
+	_, err = s.Search(context.Background(), query, 5)
+	want := "searxng search at " + addr + ": connection refused by " + addr
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %v, want it to start with %q", err, want)
+	}
+	if strings.Contains(err.Error(), "dense") || strings.Contains(err.Error(), "format=json") {
+		t.Errorf("the error quotes the query or the request URL: %v", err)
+	}
+	if len([]rune(err.Error())) > 200 {
+		t.Errorf("the error is %d characters long: %v", len([]rune(err.Error())), err)
+	}
+	var oe *net.OpError
+	if !errors.As(err, &oe) {
+		t.Errorf("the error no longer wraps the network error: %v", err)
 	}
 }
 

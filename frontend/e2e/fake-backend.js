@@ -112,7 +112,7 @@ Germany pays the highest share for low-income households; France scales by incom
   let settings = {
     base_url: 'http://localhost:11434/v1', api_key_set: true, model: 'qwen3:14b', tool_call_mode: 'native',
     searxng_url: 'http://localhost:8888', allow_private_network: false, data_dir: '/home/user/.config/ArtifactFlow',
-    max_upload_mb: 20,
+    max_upload_mb: 20, max_upload_mb_limit: 256, proxy: '', proxy_source: 'direct', proxy_in_effect: '',
     search: { provider: 'searxng', keys_stored: [], language: '' },
     search_providers: [
       { id: 'duckduckgo', name: 'DuckDuckGo', needs_key: false, needs_url: false, key_url: '', key_stored: false },
@@ -447,7 +447,7 @@ Sulfides look closest to mass-market cars. See the [2025 review](https://example
           if (input.searxng_url && !http(input.searxng_url)) problems.push('searxng_url: must be an absolute http(s) URL such as http://localhost:8888');
           if (!['', 'native', 'xml'].includes(input.tool_call_mode)) problems.push(`tool_call_mode: "${input.tool_call_mode}" is not native or xml`);
           const mb = input.max_upload_mb ?? 0;
-          if (!Number.isInteger(mb) || mb < 0 || mb > 1024) problems.push(`max_upload_mb: ${mb} is outside 1–1024`);
+          if (!Number.isInteger(mb) || mb < 0 || mb > settings.max_upload_mb_limit) problems.push(`max_upload_mb: ${mb} is outside 1–${settings.max_upload_mb_limit}`);
           for (const kind of ['lead', 'sub_agents']) {
             const a = input[kind];
             if (a?.temperature != null && (a.temperature < 0 || a.temperature > 2)) problems.push(`${kind}.temperature: ${a.temperature} is outside 0–2`);
@@ -463,6 +463,7 @@ Sulfides look closest to mass-market cars. See the [2025 review](https://example
             ...settings, base_url: input.base_url, model: input.model, tool_call_mode: input.tool_call_mode,
             searxng_url: input.searxng_url, allow_private_network: input.allow_private_network,
             max_upload_mb: input.max_upload_mb || 20,
+            ...(input.proxy === undefined ? {} : { proxy: input.proxy, proxy_source: input.proxy === '' ? 'direct' : input.proxy === 'direct' ? 'direct' : 'setting', proxy_in_effect: input.proxy === 'direct' ? '' : input.proxy }),
             api_key_set: input.api_key ? true : input.clear_api_key ? false : settings.api_key_set,
           };
           if (input.search) {

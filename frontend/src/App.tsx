@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLaunchMark } from './launchMark';
 import { isSettingsError } from './api/call';
+import { CitedFileNotice, useCitedFiles } from './chat/useCitedFiles';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, type Settings } from './api/settings';
 import { useArtifactRows } from './chat/useArtifactRows';
 import { useChatItems } from './chat/useChatItems';
@@ -107,6 +108,7 @@ export default function App() {
   const settledPending = settlePending(chat.pending, itemKeys);
   if (settledPending !== chat.pending) chat.setPending(settledPending);
 
+  const cited = useCitedFiles(selectedId, setSelectedArtifact, layout);
   const artifacts = useArtifactRows(selectedId, view.stored, conv);
   const title = (detail?.conversation.id === selectedId ? detail.conversation.title : '') || list.conversations.find((c) => c.id === selectedId)?.title || '';
   const { sidebarCollapsed, panelCollapsed } = layout.layout;
@@ -117,8 +119,9 @@ export default function App() {
       style={{ gridTemplateColumns: `${String(layout.widths.sidebar)}px minmax(0, 1fr) ${String(layout.widths.panel)}px` }}
     >
       <FindBar />
+      <CitedFileNotice notice={cited.notice} onClose={cited.clear} />
       <WindowSidebar list={list} selectedId={selectedId} onOpen={openConversation} onNew={newResearch} onSettings={openSettings} onRenamed={view.renamed} />
-      <CitationProvider sources={sources.sources} error={sources.error}>
+      <CitationProvider sources={sources.sources} error={sources.error} onOpenFile={cited.open}>
         <ChatView
           conversationId={selectedId}
           title={title}

@@ -5,7 +5,8 @@
 import { act, createRef } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AddedMessage, Figures } from './components/AnswerParts';
+import { AddedMessage, AnswerFooter, Figures } from './components/AnswerParts';
+import { splitAnswer } from './citations';
 import { Composer } from './components/Composer';
 import { localizeRun } from './chat/localize';
 import { applyEvents, emptyRunsState, type RunEvent, type RunState } from './events';
@@ -109,5 +110,24 @@ describe('chat in English and Chinese', () => {
     const notes = localizeRun(run, i18n.language).steps.flatMap((s) => (s.kind === 'note' ? [s.text] : []));
     expect(notes).toContain('web_fetch example.org/page：已拒绝');
     expect(notes.some((t) => t.startsWith('上下文已压缩：'))).toBe(true);
+  });
+
+  it('words the answer’s failure line in the UI’s language', async () => {
+    const answer =
+      'Little was found.\n\n---\n> 1 of 1 search failed: searxng search at 127.0.0.1:8888: connection refused by 127.0.0.1:8888 (nothing is listening there). ' +
+      '2 of 3 fetches failed: fetch "https://x.example/a\\[1\\]": HTTP 404.\n';
+    const parts = splitAnswer(answer);
+    act(() => root.render(<AnswerFooter parts={parts} />));
+    expect(host.querySelector('.answer-failures')?.textContent).toBe(
+      '1 of 1 search failed: searxng search at 127.0.0.1:8888: connection refused by 127.0.0.1:8888 (nothing is listening there). ' +
+        '2 of 3 page fetches failed: fetch "https://x.example/a[1]": HTTP 404.',
+    );
+    await act(() => i18n.changeLanguage('zh-CN'));
+    act(() => root.render(<AnswerFooter parts={parts} />));
+    expect(host.querySelector('.answer-failures')?.textContent).toBe(
+      '1 次搜索中有 1 次失败：searxng search at 127.0.0.1:8888: connection refused by 127.0.0.1:8888 (nothing is listening there)。' +
+        '3 次网页读取中有 2 次失败：fetch "https://x.example/a[1]": HTTP 404。',
+    );
+    expect(host.textContent).not.toContain('search failed');
   });
 });

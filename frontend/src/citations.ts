@@ -43,6 +43,14 @@ export function sourceTitle(s: Source): string {
   return s.title.trim() || s.site.trim() || hostOf(s.location) || s.location;
 }
 
+/**
+ * The artifact id of a source that is an uploaded file ("@uploads/notes.md" is artifact
+ * "notes.md"), or "" for a workspace file or a web source.
+ */
+export function uploadArtifactId(s: Pick<Source, 'kind' | 'location'>): string {
+  return s.kind === 'file' && s.location.startsWith('@uploads/') ? s.location.slice('@uploads/'.length) : '';
+}
+
 /** Where in a local file a source points: "p. 3", "line 12" or "" (in the UI's language). */
 export function sourcePlace(s: Pick<Source, 'page' | 'line'>): string {
   if (s.page > 0) return i18n.t('sources:place.page', { page: s.page });
@@ -52,9 +60,12 @@ export function sourcePlace(s: Pick<Source, 'page' | 'line'>): string {
 
 /**
  * The short description under a source's title: the site (or host) and the published
- * date for web sources; the path and page or line for files. Parts are joined by " · ".
+ * date for web sources; the path and page or line for files ("uploaded file notes.md" for
+ * an upload). Parts are joined by " · ".
  */
 export function sourceMeta(s: Source): string {
+  const upload = uploadArtifactId(s);
+  if (upload !== '') return [i18n.t('sources:place.upload', { name: upload }), sourcePlace(s)].filter((x) => x !== '').join(' · ');
   if (s.kind === 'file') return [s.location, sourcePlace(s)].filter((x) => x !== '').join(' · ');
   return [s.site.trim() || hostOf(s.location), s.published.trim()].filter((x) => x !== '').join(' · ');
 }
@@ -335,6 +346,38 @@ export function splitAnswer(text: string): AnswerParts {
     sources.push({ n: Number(m[1]), text: (m[2] ?? '').trim() });
   }
   return { body: lines.slice(0, rule).join('\n').trimEnd(), failures: failures.join(' '), sources };
+}
+
+/** One part of an answer's failure line: "2 of 5 searches failed: <error>". */
+export interface FailurePart {
+  kind: 'search' | 'fetch';
+  failed: number;
+  total: number;
+  /** The first failure's message as the engine wrote it (Markdown escapes removed). */
+  error: string;
+}
+
+const FAILURE_PART_RE = /(\d+) of (\d+) (searches|search|fetches|fetch) failed: /g;
+
+/**
+ * Reads the engine's failure line (AnswerParts.failures: "2 of 5 searches failed: <error>.
+ * 1 of 3 fetches failed: <error>.") into its parts, for the page to word in the UI's
+ * language; [] when the line is not in that form (the page then shows it as it is).
+ */
+export function failureParts(line: string): FailurePart[] {
+  const matches = [...line.matchAll(FAILURE_PART_RE)];
+  if (matches.length === 0 || matches[0]?.index !== 0) return [];
+  return matches.map((m, i) => {
+    const start = m.index + m[0].length;
+    const next = matches[i + 1];
+    const end = next?.index ?? line.length;
+    const error = line
+      .slice(start, end)
+      .trim()
+      .replace(/\.$/, '')
+      .replace(/\\(.)/g, '$1');
+    return { kind: m[3]?.startsWith('search') ? 'search' : 'fetch', failed: Number(m[1]), total: Number(m[2]), error };
+  });
 }
 
 /**

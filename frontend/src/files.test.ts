@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from 'vitest';
-import { base64ToBytes, bytesToBase64, downloadBase64, formatUploadSize, MIB, readAsBase64, uploadProblem } from './files';
+import { base64ToBytes, bytesToBase64, downloadBase64, formatUploadSize, MIB, readAsBase64, uploadErrorText, uploadNoteText, uploadProblem } from './files';
+import { i18n } from './i18n';
 
 /** Reference encoder: one character at a time, then btoa. */
 function ref(bytes: Uint8Array): string {
@@ -71,5 +72,46 @@ describe('downloadBase64', () => {
     await expect(blobs[0]?.text()).resolves.toBe('# R\n');
     expect(document.querySelector('a[download]')).toBeNull();
     click.mockRestore();
+  });
+});
+
+describe('upload messages from the backend', () => {
+  const tooLarge = {
+    error: '"big.pdf" is 300 MB, over the 256 MB upload limit; upload a smaller file or raise the limit in Settings',
+    error_code: 'file_too_large',
+    error_args: { size: String(300 * 1024 * 1024), limit_mb: '256' },
+  };
+  const png = {
+    note: 'its text could not be read (.png files are not supported); the original file is kept',
+    note_parts: [{ code: 'unreadable', args: { reason: '.png files are not supported', reason_code: 'unsupported_type', ext: '.png' } }],
+  };
+  const renamedLegacy: { note: string; note_parts: { code: string; args: Record<string, string> }[] } = {
+    note: 'saved as "notes_1" because "notes" already exists; text decoded from GB18030',
+    note_parts: [
+      { code: 'renamed', args: { id: 'notes_1', base: 'notes' } },
+      { code: 'decoded', args: { encoding: 'GB18030' } },
+    ],
+  };
+
+  it('words them in English', () => {
+    expect(uploadErrorText('big.pdf', tooLarge)).toBe('"big.pdf" is 300 MB, over the 256 MB upload limit (see Settings)');
+    expect(uploadNoteText(png)).toBe('its text could not be read (.png files are not read as text); the original file is kept');
+    expect(uploadNoteText(renamedLegacy)).toBe('saved as “notes_1” because “notes” already exists; text decoded from GB18030');
+  });
+
+  it('words them in Chinese, not in the backend’s English', async () => {
+    await i18n.changeLanguage('zh-CN');
+    try {
+      expect(uploadErrorText('big.pdf', tooLarge)).toBe('“big.pdf”大小为 300 MB，超过了 256 MB 的上传上限（见设置）');
+      expect(uploadErrorText('big.pdf', { ...tooLarge, error_args: { ...tooLarge.error_args, at_least: '1' } })).toBe('“big.pdf”至少有 300 MB，超过了 256 MB 的上传上限（见设置）');
+      expect(uploadNoteText(png)).toBe('无法读取其文本（不支持读取 .png 文件的文本）；已保留原始文件');
+      expect(uploadNoteText(renamedLegacy)).toBe('已另存为“notes_1”，因为“notes”已存在；文本已从 GB18030 转换');
+      // A code without words of its own reads as what the code means.
+      expect(uploadErrorText('pipe', { error: 'pipe is a named pipe, not a file; only files can be uploaded', error_code: 'not_a_file' })).toBe(i18n.t('errors:code.not_a_file'));
+      // An older backend without parts: its own text.
+      expect(uploadNoteText({ note: 'text decoded from Big5' })).toBe('text decoded from Big5');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 });

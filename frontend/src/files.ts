@@ -2,6 +2,7 @@
 // JSON), the upload size limit checked before a file is read, and downloads of exports in
 // browser mode.
 
+import { errorMessage } from './errors';
 import { currentLocale, i18n } from './i18n';
 
 /** Bytes per MiB; the upload limit in the settings is in MiB. */
@@ -59,6 +60,59 @@ export function uploadProblem(file: { name: string; size: number }, maxMb: numbe
     return i18n.t(just ? 'workspace:upload.justOver' : 'workspace:upload.tooBig', { name: file.name, size, limit: mb });
   }
   return '';
+}
+
+/**
+ * The message for an upload the backend refused, in the UI's language: a file over the
+ * limit as uploadProblem words it (from `error_args`: its size in bytes, the limit in MB,
+ * whether the size is a lower bound); another known code as errorMessage words it; else
+ * the backend's text.
+ */
+export function uploadErrorText(name: string, r: { error: string; error_code?: string; error_args?: Record<string, string> }): string {
+  const args = r.error_args ?? {};
+  if (r.error_code === 'file_too_large' && args.size !== undefined && args.limit_mb !== undefined) {
+    const size = Number(args.size);
+    const limit = Number(args.limit_mb);
+    if (args.at_least === '1') return i18n.t('workspace:upload.tooBigAtLeast', { name, size: formatUploadSize(size), limit });
+    return uploadProblem({ name, size }, limit) || i18n.t('workspace:upload.tooBig', { name, size: formatUploadSize(size), limit });
+  }
+  return (r.error_code ? errorMessage(r.error_code) : '') || r.error;
+}
+
+// i18n-keys: workspace:upload.note.renamed workspace:upload.note.unreadable workspace:upload.note.unsupported
+// i18n-keys: workspace:upload.note.noExtension workspace:upload.note.decoded workspace:upload.note.existing
+
+/**
+ * The note on an uploaded file, in the UI's language, from its parts (`note_parts`: saved
+ * under another id, text not readable and why, decoded from a legacy charset, already
+ * there); the backend's English `note` when it gives no parts.
+ */
+export function uploadNoteText(r: { note: string; note_parts?: { code: string; args: Record<string, string> }[] }): string {
+  const parts = r.note_parts ?? [];
+  if (parts.length === 0) return r.note;
+  const words = parts.map((p) => {
+    const a = p.args;
+    switch (p.code) {
+      case 'renamed':
+        return i18n.t('workspace:upload.note.renamed', { id: a.id ?? '', base: a.base ?? '' });
+      case 'unreadable': {
+        const reason =
+          a.reason_code === 'unsupported_type'
+            ? i18n.t('workspace:upload.note.unsupported', { ext: a.ext ?? '' })
+            : a.reason_code === 'no_extension'
+              ? i18n.t('workspace:upload.note.noExtension')
+              : (a.reason ?? '');
+        return i18n.t('workspace:upload.note.unreadable', { reason });
+      }
+      case 'decoded':
+        return i18n.t('workspace:upload.note.decoded', { encoding: a.encoding ?? '' });
+      case 'existing':
+        return i18n.t('workspace:upload.note.existing', { id: a.id ?? '' });
+      default:
+        return '';
+    }
+  });
+  return words.includes('') ? r.note : words.join(i18n.t('workspace:upload.note.separator'));
 }
 
 /** Reads a File (or Blob) and returns its bytes as base64 (see bytesToBase64). */

@@ -87,6 +87,18 @@ export function clip(text: string, max: number): string {
 }
 
 /**
+ * An error message on one line, cut to `max` characters in the middle: its first third and
+ * its end are kept around "…", because an error ends with its cause ("…: connection
+ * refused"), which a cut must not take away.
+ */
+export function clipError(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  if (one.length <= max) return one;
+  const head = Math.floor((max - 1) / 3);
+  return `${one.slice(0, head).trimEnd()}…${one.slice(one.length - (max - 1 - head)).trimStart()}`;
+}
+
+/**
  * How many results a web_search result text holds: the length of a JSON array (or of its
  * "results" array), else the count of numbered or <result> entries; 0 when unknown.
  */

@@ -21,7 +21,7 @@ proto.close ??= function (this: HTMLDialogElement) {
 
 const stored = {
   base_url: 'http://localhost:11434/v1', api_key_set: false, model: 'qwen3:8b', tool_call_mode: 'native', searxng_url: '',
-  allow_private_network: false, max_upload_mb: 20, data_dir: '/d', context_window: 0, effective_context_window: 32768,
+  allow_private_network: false, max_upload_mb: 20, max_upload_mb_limit: 256, proxy: '', proxy_source: 'direct', proxy_in_effect: '', data_dir: '/d', context_window: 0, effective_context_window: 32768,
   compact_at_percent: 80, tool_permissions: {}, permission_timeout_seconds: 120,
   search: { provider: 'duckduckgo', keys_stored: [], language: '' },
   search_providers: [{ id: 'duckduckgo', name: 'DuckDuckGo', needs_key: false, needs_url: false, key_url: '', key_stored: false }],

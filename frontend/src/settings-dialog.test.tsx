@@ -21,7 +21,7 @@ proto.close ??= function (this: HTMLDialogElement) {
 const stored = {
   revision: 'core-1.1',
   base_url: 'http://localhost:11434/v1', api_key_set: false, model: 'qwen3:8b', tool_call_mode: 'native', searxng_url: '',
-  allow_private_network: false, max_upload_mb: 20, data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
+  allow_private_network: false, max_upload_mb: 20, max_upload_mb_limit: 256, proxy: '', proxy_source: 'direct', proxy_in_effect: '', data_dir: '/home/u/.config/ArtifactFlow', context_window: 0,
   effective_context_window: 32768, compact_at_percent: 80, tool_permissions: {}, permission_timeout_seconds: 120,
   search: { provider: 'duckduckgo', keys_stored: ['brave'], language: '' },
   search_providers: [
@@ -318,5 +318,76 @@ describe('settings dialog', () => {
     await save();
     input = svc.Save.mock.calls.at(-1)?.[0] as Loose;
     expect(input.lead).toMatchObject({ clear_api_key: true });
+  });
+
+  it('hints and checks the upload limit the backend accepts, as Save does', async () => {
+    await open();
+    const limit = field('Upload limit');
+    expect(limit.closest('label')?.textContent).toContain('(1–256 MB)');
+    type(limit, '500');
+    await save();
+    expect(svc.Save).not.toHaveBeenCalled();
+    expect(host.querySelector('#err-max_upload_mb')?.textContent).toBe('enter a whole number of MB from 1 to 256');
+    // The limit is the backend's, not a number of the page's own.
+    svc.Get.mockResolvedValue({ ...stored, max_upload_mb_limit: 1024 });
+    act(() => root?.unmount());
+    root = null;
+    await open();
+    expect(field('Upload limit').closest('label')?.textContent).toContain('(1–1024 MB)');
+    type(field('Upload limit'), '500');
+    await save();
+    expect(svc.Save).toHaveBeenCalledWith(expect.objectContaining({ max_upload_mb: 500 }));
+  });
+
+  it('shows the proxy in effect, checks a typed proxy and saves it', async () => {
+    svc.Get.mockResolvedValue({ ...stored, proxy: '', proxy_source: 'environment', proxy_in_effect: 'http://127.0.0.1:7890' });
+    await open();
+    const proxy = field('Proxy');
+    expect(proxy.value).toBe('');
+    expect(proxy.placeholder).toBe('System proxy');
+    expect(host.querySelector('[data-testid=proxy-now]')?.textContent).toBe('Now: http://127.0.0.1:7890, from the proxy environment variables.');
+    type(proxy, '127.0.0.1:7890');
+    await save();
+    expect(svc.Save).not.toHaveBeenCalled();
+    expect(host.querySelector('#err-proxy')?.textContent).toContain('http://127.0.0.1:7890');
+    type(proxy, 'socks5://127.0.0.1:1080');
+    await save();
+    expect(svc.Save).toHaveBeenLastCalledWith(expect.objectContaining({ proxy: 'socks5://127.0.0.1:1080' }));
+    type(field('Proxy'), ' None ');
+    await save();
+    expect(svc.Save).toHaveBeenLastCalledWith(expect.objectContaining({ proxy: 'direct' }));
+  });
+});
+
+describe('the model list’s error', () => {
+  it('says a refused key and a stopped local server in the UI’s language, not the backend’s English', async () => {
+    const { i18n } = await import('./i18n');
+    await i18n.changeLanguage('zh-CN');
+    try {
+      svc.ListModels.mockRejectedValue(
+        new Error(
+          JSON.stringify({
+            code: 'model_unreachable',
+            message: 'The model endpoint could not be reached: check the base URL in Settings, or retry.',
+            detail: 'llm: GET http://localhost:11434/v1/models: network error: dial tcp 127.0.0.1:11434: connect: connection refused',
+            fields: { reason: 'refused', host: 'http://localhost:11434', server: 'Ollama' },
+            retryable: true,
+          }),
+        ),
+      );
+      await open();
+      await wait(MODEL_LIST_DELAY_MS + 50);
+      const hint = field('模型').closest('label')?.querySelector('.hint');
+      expect(hint?.textContent).toBe('无法列出接口的模型：Ollama 未在 http://localhost:11434 运行。请用“ollama serve”启动它（或打开 Ollama 应用），再重新测试。');
+      expect(hint?.getAttribute('title')).toContain('connection refused');
+      expect(host.textContent).not.toContain('check the base URL in Settings');
+      // A code without a kind still reads in Chinese.
+      svc.ListModels.mockRejectedValue(new Error(JSON.stringify({ code: 'model_rejected', message: 'The model endpoint refused the request: check the model name and endpoint in Settings.', detail: 'llm: GET x: 404 Not Found' })));
+      type(field('基础 URL'), 'http://localhost:11435/v1');
+      await wait(MODEL_LIST_DELAY_MS + 50);
+      expect(field('模型').closest('label')?.querySelector('.hint')?.textContent).toBe('无法列出接口的模型：' + i18n.t('errors:code.model_rejected'));
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Settings, SettingsInput } from './api/settings';
 import { buildSettingsInput, extraFormOf, isSettingsField, parseSettingsErrors } from './components/SettingsDialog';
+import { i18n } from './i18n';
 import {
   agentTexts,
   connectionText,
@@ -119,6 +120,30 @@ describe('presets and test results', () => {
     expect(searchTestText({ ok: true, provider: 'brave', results: 1, latency_ms: 2400, error: '' })).toBe('1 result in 2.4 s');
     expect(searchTestText({ ok: false, provider: 'brave', results: 0, latency_ms: 0, error: 'brave search: API key refused' })).toBe('brave search: API key refused');
   });
+
+  it('says what went wrong with a check, by kind, in English and Chinese', async () => {
+    const offline = { ok: false, provider: 'duckduckgo', results: 0, latency_ms: 0, kind: 'offline', host: 'html.duckduckgo.com',
+      error: 'duckduckgo search: cannot resolve html.duckduckgo.com (you may be offline, or the name is wrong)' };
+    const unauthorized = { ok: false, latency_ms: 0, endpoint: 'e', model: 'gpt-4.1-mini', kind: 'auth', status: 401,
+      error: 'llm: POST https://api.openai.com/v1/chat/completions: 401 Unauthorized: Incorrect API key provided' };
+    const ollamaDown = { ok: false, latency_ms: 0, endpoint: 'e', model: 'qwen3:8b', kind: 'refused', host: 'http://127.0.0.1:11434', server: 'Ollama',
+      error: 'llm: POST http://127.0.0.1:11434/v1/chat/completions: network error: dial tcp 127.0.0.1:11434: connect: connection refused' };
+    expect(searchTestText(offline)).toBe('Cannot resolve html.duckduckgo.com: you seem to be offline, or the address is wrong.');
+    expect(connectionText(unauthorized)).toBe('The endpoint refused the API key (HTTP 401): check the key (a local server needs none).');
+    expect(connectionText(ollamaDown)).toBe('Ollama is not running at http://127.0.0.1:11434. Start it with “ollama serve” (or open the Ollama app), then test again.');
+    expect(connectionText({ ...ollamaDown, server: 'LM Studio', host: 'http://127.0.0.1:1234' })).toBe('LM Studio is not running at http://127.0.0.1:1234. Start it, then test again.');
+    expect(searchTestText({ ...offline, kind: 'auth' })).toBe('The search provider refused the API key: check it.');
+    // No known kind: the error itself.
+    expect(connectionText({ ...ollamaDown, kind: undefined })).toBe(ollamaDown.error);
+    await i18n.changeLanguage('zh-CN');
+    try {
+      expect(searchTestText(offline)).toBe('无法解析 html.duckduckgo.com：你可能处于离线状态，或地址有误。');
+      expect(connectionText(unauthorized)).toBe('接口拒绝了 API 密钥（HTTP 401）：请检查密钥（本地服务不需要密钥）。');
+      expect(connectionText(ollamaDown)).toBe('Ollama 未在 http://127.0.0.1:11434 运行。请用“ollama serve”启动它（或打开 Ollama 应用），再重新测试。');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+  });
 });
 
 describe('parseSettingsErrors with the new fields', () => {
@@ -158,7 +183,7 @@ describe('buildSettingsInput', () => {
     searxng_url: '', allow_private_network: false, max_upload_mb: 20,
   };
   const stored: Settings = {
-    ...base, revision: 'r1', api_key_set: false, data_dir: '/d',
+    ...base, revision: 'r1', api_key_set: false, data_dir: '/d', max_upload_mb_limit: 256, proxy: '', proxy_source: 'direct', proxy_in_effect: '',
     search: { provider: 'brave', keys_stored: ['brave'], language: '' },
     search_providers: [], search_ready: true, search_problem: '', language: '',
     lead: { model: 'qwen3:32b', base_url: '', tool_call_mode: '', context_window: 0, temperature: 0.2, top_p: null, max_tokens: 0 },

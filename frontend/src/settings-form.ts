@@ -3,7 +3,7 @@
 // and the words for test results and validation errors (namespace `settings`, in the UI's
 // language).
 
-import type { AgentModelSettings, ConnectionResult, EndpointPreset, SearchInput, SearchProvider, SearchTestResult } from './api/settings';
+import type { AgentModelSettings, ConnectionResult, EndpointPreset, SearchInput, SearchProvider, SearchTestResult, Trouble } from './api/settings';
 import { formatNumber } from './format';
 import { i18n } from './i18n';
 
@@ -180,17 +180,57 @@ export function formatLatency(ms: number): string {
     : i18n.t('settings:test.seconds', { n: formatNumber(ms / 1000, 1) });
 }
 
-/** The words for a connection test's result: "qwen3:8b answered in 840 ms", or the error as is. */
+// i18n-keys: settings:trouble.offline settings:trouble.refused settings:trouble.refusedServer settings:trouble.refusedOllama
+// i18n-keys: settings:trouble.unreachable settings:trouble.timeout settings:trouble.timeoutHost settings:trouble.tls
+// i18n-keys: settings:trouble.auth settings:trouble.authStatus settings:trouble.authSearch
+
+/**
+ * The words for a settings check's failure by its kind (Trouble), in the UI's language:
+ * "Cannot resolve html.duckduckgo.com: you seem to be offline …", "Ollama is not running at
+ * http://127.0.0.1:11434. Start it with ollama serve …", "The endpoint refused the API key
+ * (HTTP 401) …"; `search` words a refused key for a search provider. "" when the kind is
+ * unknown or absent (the caller shows the error itself).
+ */
+export function troubleText(t: Trouble, search = false): string {
+  const host = t.host ?? '';
+  switch (t.kind) {
+    case 'auth':
+      if (search) return i18n.t('settings:trouble.authSearch');
+      return t.status ? i18n.t('settings:trouble.authStatus', { status: t.status }) : i18n.t('settings:trouble.auth');
+    case 'offline':
+      return i18n.t('settings:trouble.offline', { host });
+    case 'refused':
+      if (t.server === 'Ollama') return i18n.t('settings:trouble.refusedOllama', { host });
+      if (t.server) return i18n.t('settings:trouble.refusedServer', { host, server: t.server });
+      return i18n.t('settings:trouble.refused', { host });
+    case 'unreachable':
+      return i18n.t('settings:trouble.unreachable', { host });
+    case 'timeout':
+      return host === '' ? i18n.t('settings:trouble.timeout') : i18n.t('settings:trouble.timeoutHost', { host });
+    case 'tls':
+      return i18n.t('settings:trouble.tls', { host });
+    default:
+      return '';
+  }
+}
+
+/**
+ * The words for a connection test's result: "qwen3:8b answered in 840 ms"; a failure of a
+ * known kind in the UI's language (troubleText), else the error as is.
+ */
 export function connectionText(r: ConnectionResult): string {
-  if (!r.ok) return r.error || i18n.t('settings:test.failedNoMessage');
+  if (!r.ok) return troubleText(r) || r.error || i18n.t('settings:test.failedNoMessage');
   return r.model
     ? i18n.t('settings:test.modelAnswered', { model: r.model, time: formatLatency(r.latency_ms) })
     : i18n.t('settings:test.answered', { time: formatLatency(r.latency_ms) });
 }
 
-/** The words for a search test's result: "5 results in 420 ms", or the error as is. */
+/**
+ * The words for a search test's result: "5 results in 420 ms"; a failure of a known kind
+ * in the UI's language (troubleText), else the error as is.
+ */
 export function searchTestText(r: SearchTestResult): string {
-  if (!r.ok) return r.error || i18n.t('settings:test.searchFailedNoMessage');
+  if (!r.ok) return troubleText(r, true) || r.error || i18n.t('settings:test.searchFailedNoMessage');
   return i18n.t('settings:test.results', { count: r.results, n: formatNumber(r.results), time: formatLatency(r.latency_ms) });
 }
 
@@ -205,15 +245,33 @@ export function setByNote(setBy: Readonly<Record<string, string>>, field: string
   return src.startsWith('--') ? i18n.t('settings:setBy.flag', { flag: src }) : i18n.t('settings:setBy.env', { name: src });
 }
 
-/** The largest upload limit the backend accepts, in MiB (config.MaxUploadMBLimit). */
-export const MAX_UPLOAD_MB_LIMIT = 1024;
-
-/** Parses the upload-limit field: a whole number of MiB from 1 to MAX_UPLOAD_MB_LIMIT, else null. */
-export function parseUploadLimit(text: string): number | null {
+/**
+ * Parses the upload-limit field: a whole number of MiB from 1 to `max`, else null. `max` is
+ * the largest limit the backend accepts, as the settings give it (Settings.max_upload_mb_limit,
+ * config.MaxUploadMBLimit); 0 (unknown) leaves the upper bound to the backend's check.
+ */
+export function parseUploadLimit(text: string, max: number): number | null {
   const t = text.trim();
   if (!/^\d+$/.test(t)) return null;
   const v = Number(t);
-  return v >= 1 && v <= MAX_UPLOAD_MB_LIMIT ? v : null;
+  return v >= 1 && (max <= 0 || v <= max) ? v : null;
+}
+
+/**
+ * Checks the proxy field as netproxy.Validate does: "" (the system's proxy), "direct" or
+ * "none" (any case), or an http://, https://, socks5:// or socks5h:// URL with a host, a
+ * port (when written) from 1 to 65535 and no path, query or fragment. Returns the value to
+ * send (trimmed; "none" as "direct"), or null when it is none of these.
+ */
+export function parseProxy(text: string): string | null {
+  const t = text.trim();
+  if (t === '') return '';
+  if (/^(direct|none)$/i.test(t)) return 'direct';
+  const m = /^(https?|socks5h?):\/\/(?:[^@/?#]*@)?(\[[0-9a-fA-F:.]+\]|[^:/?#[\]@\s]+)(?::(\d{1,5}))?\/?$/i.exec(t);
+  if (!m) return null;
+  const port = m[3];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return null;
+  return t;
 }
 
 /**

@@ -498,6 +498,15 @@ describe('the search banner', () => {
     await render(<SearchBanner reasons={[]} onOpenSettings={open} />);
     expect(host.querySelector('.search-banner')).toBeNull();
   });
+
+  it('keeps the cause of a long error when it cuts it', async () => {
+    const error = `searxng search at 127.0.0.1:8888: Get "http://127.0.0.1:8888/search?format=json&q=${'dense+urban+heat+island+'.repeat(10)}": dial tcp 127.0.0.1:8888: connect: connection refused`;
+    await render(<SearchBanner reasons={[{ kind: 'all-failed', error, messageId: 'm9' }]} onOpenSettings={vi.fn()} />);
+    const text = host.querySelector('.search-banner-text')?.textContent ?? '';
+    expect(text).toContain('searxng search at 127.0.0.1:8888');
+    expect(text).toContain('connect: connection refused. Check the search provider in Settings.');
+    expect(text).toContain('…');
+  });
 });
 
 describe('the activity summary', () => {

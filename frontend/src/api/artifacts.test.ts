@@ -82,15 +82,19 @@ describe('uploads', () => {
     const upload = vi.fn((..._args: unknown[]) =>
       Promise.resolve([
         { name: 'a.md', conversation_id: 'c9', artifact_id: 'a.md', title: 'a.md', content_type: 'markdown', size: 3, readable: true },
-        { name: 'big.pdf', conversation_id: 'c9', size: 99, readable: false, error: 'file too large' },
+        { name: 'big.pdf', conversation_id: 'c9', size: 99, readable: false, error: 'file too large', error_code: 'file_too_large', error_args: { size: '99', limit_mb: '1', bad: 3 } },
+        { name: 'x.xyz', conversation_id: 'c9', artifact_id: 'x.xyz', size: 2, readable: false, note: 'n', note_parts: [{ code: 'unreadable', args: { ext: '.xyz' } }, { args: {} }] },
       ]),
     );
     bind({ ArtifactService: { Upload: upload } });
     const res = await uploadFiles('', [{ name: 'a.md', data: 'IyBS' }]);
     expect(JSON.parse(JSON.stringify(upload.mock.calls[0]))).toEqual(['', [{ name: 'a.md', data: 'IyBS' }]]);
     expect(res).toEqual([
-      { name: 'a.md', conversation_id: 'c9', artifact_id: 'a.md', title: 'a.md', content_type: 'markdown', size: 3, readable: true, note: '', error: '' },
-      { name: 'big.pdf', conversation_id: 'c9', artifact_id: '', title: '', content_type: '', size: 99, readable: false, note: '', error: 'file too large' },
+      { name: 'a.md', conversation_id: 'c9', artifact_id: 'a.md', title: 'a.md', content_type: 'markdown', size: 3, readable: true, note: '', error: '', note_parts: [], error_code: '', error_args: {} },
+      { name: 'big.pdf', conversation_id: 'c9', artifact_id: '', title: '', content_type: '', size: 99, readable: false, note: '', error: 'file too large',
+        note_parts: [], error_code: 'file_too_large', error_args: { size: '99', limit_mb: '1' } },
+      { name: 'x.xyz', conversation_id: 'c9', artifact_id: 'x.xyz', title: '', content_type: '', size: 2, readable: false, note: 'n', error: '',
+        note_parts: [{ code: 'unreadable', args: { ext: '.xyz' } }], error_code: '', error_args: {} },
     ]);
   });
 

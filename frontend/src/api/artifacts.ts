@@ -45,13 +45,30 @@ export type ExportResult = Omit<Model<app.ExportResult>, 'data'> & { data: strin
 /** One file to upload from the page (app.UploadFile): its name and its bytes as base64. */
 export type UploadFile = Omit<Model<app.UploadFile>, 'data'> & { data: string };
 
+/** One part of an upload's note (app.UploadNotePart): its code and values. */
+export interface UploadNotePart {
+  code: string;
+  args: Record<string, string>;
+}
+
 /**
  * What became of one uploaded file (app.UploadResult). `error` non-empty means it failed
- * (the text is for the user); otherwise it is artifact `artifact_id` of
- * `conversation_id`. `readable` false: stored, but its text could not be extracted
- * (`note` says why). `size` is in bytes.
+ * (the backend's English text; `error_code` its AppError code and `error_args` its values,
+ * for file_too_large "size" in bytes, "limit_mb" and "at_least"); otherwise it is
+ * artifact `artifact_id` of `conversation_id`. `readable` false: stored, but its text
+ * could not be extracted (`note` says why in English, `note_parts` by kind). `size` is
+ * in bytes.
  */
-export type UploadResult = Model<app.UploadResult>;
+export type UploadResult = Omit<Model<app.UploadResult>, 'note_parts' | 'error_code' | 'error_args'> & {
+  note_parts?: UploadNotePart[];
+  error_code?: string;
+  error_args?: Record<string, string>;
+};
+
+/** A string map from a JSON object: entries whose values are strings. */
+function stringMap(v: unknown): Record<string, string> {
+  return Object.fromEntries(Object.entries(o(v)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
 
 function artifactSummary(v: unknown): ArtifactSummary {
   const x = o(v);
@@ -97,6 +114,11 @@ function uploadResult(v: unknown): UploadResult {
     readable: b(x.readable),
     note: s(x.note),
     error: s(x.error),
+    note_parts: list(x.note_parts)
+      .map((p) => ({ code: s(o(p).code), args: stringMap(o(p).args) }))
+      .filter((p) => p.code !== ''),
+    error_code: s(x.error_code),
+    error_args: stringMap(x.error_args),
   };
 }
 
@@ -313,6 +335,16 @@ export async function removeDeclared(conversationId: string, artifactId: string)
  */
 export async function openDeclared(conversationId: string, artifactId: string): Promise<void> {
   await call('OpenDeclared', () => ArtifactService.OpenDeclared(conversationId, artifactId));
+}
+
+/**
+ * Opens a workspace file the conversation cites as a source (its `location`, e.g.
+ * "notes/moon.md") with the system's default application (ArtifactService.OpenSourceFile),
+ * under OpenDeclared's checks. Rejects with the reason otherwise (not_a_file for an upload,
+ * which the page shows in the panel instead), and always in browser mode (desktop_only).
+ */
+export async function openSourceFile(conversationId: string, path: string): Promise<void> {
+  await call('OpenSourceFile', () => ArtifactService.OpenSourceFile(conversationId, path));
 }
 
 /**

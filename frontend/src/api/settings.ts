@@ -50,8 +50,12 @@ export type RemoteImages = 'ask' | 'always';
 /**
  * What the settings dialog shows (app.SettingsView, without the model-context and tool
  * fields, which getConversationSettings reads); the API key itself is never sent.
- * `max_upload_mb`: size limit of one uploaded file, in MiB (1–1024; the backend's default is
- * 20). `search_providers`: every provider, the default (DuckDuckGo) first. `search_ready`
+ * `max_upload_mb`: size limit of one uploaded file, in MiB (the backend's default is 20);
+ * `max_upload_mb_limit` the largest limit Save accepts (config.MaxUploadMBLimit, 256), which
+ * the dialog's hint and check use.
+ * `proxy`: the proxy setting ("" = the system's, "direct", or a proxy URL with any password
+ * shown as "xxxxx"); `proxy_source` what it means now ("direct", "environment", "system",
+ * "setting", "invalid") and `proxy_in_effect` the proxy https requests use then ("" = none). `search_providers`: every provider, the default (DuckDuckGo) first. `search_ready`
  * false when the provider in effect lacks its key or URL; `search_problem` says why.
  * `set_by`: what sets a field for this session instead of config.json, by field name
  * ("model", "base_url", "api_key", "lead.model", "search.provider", "search.keys.<id>" ...):
@@ -106,7 +110,8 @@ export type SearchInput = Model<app.SearchInput>;
  * fields whose values differ from what that version showed, over config.json as it is now
  * (another process's save or a hand edit of the other fields is kept). Left out, the
  * comparison is with config.json as it is now.
- * `max_upload_mb` in MiB (1–1024; 0 = the default, 20). Left out: `search` and the agent
+ * `max_upload_mb` in MiB (1 to Settings.max_upload_mb_limit; 0 = the default, 20).
+ * `proxy`: "" (the system's), "direct" or a proxy URL; left out, the stored one is kept. Left out: `search` and the agent
  * models keep the stored ones, `load_remote_images` is "ask", and the model-context and
  * tool fields (the conversation settings form adds them) keep theirs, and so do
  * `model_idle_timeout_seconds` (5–3600 s), `max_answer_mb` (1–64) and
@@ -126,6 +131,7 @@ export type SettingsInput = Omit<
   | 'model_idle_timeout_seconds'
   | 'max_answer_mb'
   | 'max_parallel_tool_calls'
+  | 'proxy'
 > &
   Partial<
     Pick<
@@ -144,6 +150,7 @@ export type SettingsInput = Omit<
     lead?: AgentModelSettings;
     sub_agents?: AgentModelSettings;
     load_remote_images?: RemoteImages;
+    proxy?: string;
   };
 
 /** The upload limit (MiB) when the settings do not give one (config default). */
@@ -197,6 +204,11 @@ function settings(v: unknown): Settings {
     searxng_url: s(x.searxng_url),
     allow_private_network: b(x.allow_private_network),
     max_upload_mb: n(x.max_upload_mb) > 0 ? n(x.max_upload_mb) : DEFAULT_MAX_UPLOAD_MB,
+    // 0 from an older backend: the upload limit's upper bound is left to Save's check.
+    max_upload_mb_limit: n(x.max_upload_mb_limit),
+    proxy: s(x.proxy),
+    proxy_source: s(x.proxy_source) || 'direct',
+    proxy_in_effect: s(x.proxy_in_effect),
     data_dir: s(x.data_dir),
     language: typeof x.language === 'string' ? x.language : null,
     // 0 from an older backend without the model call limits: the form shows the defaults.
@@ -273,8 +285,31 @@ export async function findLocalServers(): Promise<LocalServer[]> {
     .filter((x) => x.base_url !== '');
 }
 
-/** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error. */
-export type ConnectionResult = Model<app.ConnectionResult>;
+/**
+ * What kind of failure a settings check met (app.Trouble): `kind` "auth" (the key was
+ * refused; `status` its HTTP status), "offline" (`host` did not resolve), "refused"
+ * (nothing listens at `host`; `server` names the local model server usually there, e.g.
+ * "Ollama"), "unreachable", "timeout" or "tls"; absent when no kind fits.
+ */
+export interface Trouble {
+  kind?: string;
+  host?: string;
+  server?: string;
+  status?: number;
+}
+
+/** Normalizes the Trouble fields of a check's result. */
+function troubleOf(x: Record<string, unknown>): Trouble {
+  const t: Trouble = {};
+  if (s(x.kind) !== '') t.kind = s(x.kind);
+  if (s(x.host) !== '') t.host = s(x.host);
+  if (s(x.server) !== '') t.server = s(x.server);
+  if (n(x.status) > 0) t.status = n(x.status);
+  return t;
+}
+
+/** The outcome of a connection test (app.ConnectionResult): latency in ms, or the exact error and its Trouble. */
+export type ConnectionResult = Omit<Model<app.ConnectionResult>, keyof Trouble> & Trouble;
 
 /**
  * Makes one max_tokens-1 call to the endpoint and model (SettingsService.TestConnection);
@@ -283,11 +318,11 @@ export type ConnectionResult = Model<app.ConnectionResult>;
  */
 export async function testConnection(baseUrl: string, apiKey: string, model: string, noStoredKey: boolean): Promise<ConnectionResult> {
   const x = o(await call('TestConnection', () => SettingsService.TestConnection(baseUrl, apiKey, model, noStoredKey)));
-  return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model) };
+  return { ok: b(x.ok), latency_ms: n(x.latency_ms), error: s(x.error), endpoint: s(x.endpoint), model: s(x.model), ...troubleOf(x) };
 }
 
-/** The outcome of a search test (app.SearchTestResult): result count and latency, or the provider-named error. */
-export type SearchTestResult = Model<app.SearchTestResult>;
+/** The outcome of a search test (app.SearchTestResult): result count and latency, or the provider-named error and its Trouble. */
+export type SearchTestResult = Omit<Model<app.SearchTestResult>, keyof Trouble> & Trouble;
 
 /**
  * Runs one search for "test" through `provider` (SettingsService.TestSearch) with `apiKey`
@@ -296,7 +331,7 @@ export type SearchTestResult = Model<app.SearchTestResult>;
  */
 export async function testSearch(provider: string, apiKey: string, baseUrl: string): Promise<SearchTestResult> {
   const x = o(await call('TestSearch', () => SettingsService.TestSearch(provider, apiKey, baseUrl)));
-  return { ok: b(x.ok), provider: s(x.provider), results: n(x.results), latency_ms: n(x.latency_ms), error: s(x.error) };
+  return { ok: b(x.ok), provider: s(x.provider), results: n(x.results), latency_ms: n(x.latency_ms), error: s(x.error), ...troubleOf(x) };
 }
 
 /** A tool's permission policy: run at once, or ask the user first. */

@@ -2,7 +2,7 @@
 // figures, the reasoning fold and the messages added during a run.
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { AnswerParts } from '../citations';
+import { failureParts, type AnswerParts } from '../citations';
 import type { QueuedInput, RunState } from '../events';
 import { formatCount, formatDuration } from '../format';
 import { currentLocale } from '../i18n';
@@ -17,15 +17,24 @@ import { Markdown } from './Markdown';
  * open) and the engine's Markdown line (a link to the page, site and date; for a file its
  * path and page).
  */
+// i18n-keys: chat:answer.searchesFailed chat:answer.fetchesFailed
 export function AnswerFooter({ parts }: { parts: AnswerParts }) {
   const { t } = useTranslation('chat');
   if (parts.failures === '' && parts.sources.length === 0) return null;
+  // The engine writes the line in English; each part is worded in the UI's language.
+  const failed = failureParts(parts.failures);
+  const failures =
+    failed.length === 0
+      ? parts.failures
+      : failed
+          .map((f) => t(f.kind === 'search' ? 'answer.searchesFailed' : 'answer.fetchesFailed', { count: f.total, failed: f.failed, error: f.error }))
+          .reduce((all, part) => (all === '' ? part : all.endsWith('。') ? all + part : `${all} ${part}`), '');
   return (
     <>
       {parts.failures !== '' ? (
         <div className="answer-failures" role="note" aria-label={t('answer.failures')}>
           <AlertIcon size={15} />
-          <span>{parts.failures}</span>
+          <span>{failures}</span>
         </div>
       ) : null}
       {parts.sources.length > 0 ? (

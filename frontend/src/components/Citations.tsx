@@ -7,7 +7,7 @@ import { createContext, useCallback, useContext, useEffect, useLayoutEffect, use
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 import { openExternal } from '../api/runtime';
-import { chipLabel, copyCitations, isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, type CiteResolver, type Source } from '../citations';
+import { chipLabel, copyCitations, isWebSource, missingTitle, placeCard, sourceMeta, sourceTitle, uploadArtifactId, type CiteResolver, type Source } from '../citations';
 import { clip, shortUrl } from '../format';
 import './citations.css';
 
@@ -25,7 +25,10 @@ export interface Citations {
   show: (anchor: HTMLElement, n: number) => void;
   /** Hides the card: after a short delay (so the pointer can move onto it), or at once. */
   hide: (now?: boolean) => void;
-  /** Opens source `n` in the system browser; returns whether it did (web sources only). */
+  /**
+   * Opens source `n`: a web page in the system browser, a local file through
+   * CitationProviderProps.onOpenFile; returns whether it did.
+   */
   open: (n: number) => boolean;
   /** Closes the card if its chip has left the page (its Markdown was rendered again). */
   prune: () => void;
@@ -49,6 +52,11 @@ export interface CitationProviderProps {
   sources: readonly Source[] | null;
   /** Why the sources could not be loaded ("" when they were, or are loading). */
   error?: string;
+  /**
+   * Opens a cited local file: an upload in the artifact panel, a workspace file with the
+   * system's application (the caller decides; see App). Without it a file's chip does nothing.
+   */
+  onOpenFile?: (s: Source) => void;
   children: ReactNode;
 }
 
@@ -59,7 +67,7 @@ export interface CitationProviderProps {
  * scrolling, on resizing, and when its chip leaves the page. While it is mounted, copying a
  * selection that holds chips writes them as "[n]" (citations.copyCitations).
  */
-export function CitationProvider({ sources, error = '', children }: CitationProviderProps) {
+export function CitationProvider({ sources, error = '', onOpenFile, children }: CitationProviderProps) {
   const [card, setCard] = useState<{ n: number; anchor: HTMLElement } | null>(null);
   const timer = useRef(0);
   const byNumber = useMemo(() => new Map((sources ?? []).map((s) => [s.n, s])), [sources]);
@@ -84,9 +92,14 @@ export function CitationProvider({ sources, error = '', children }: CitationProv
   const open = useCallback(
     (n: number) => {
       const s = byNumber.get(n);
-      return s !== undefined && isWebSource(s) && openExternal(s.location);
+      if (s === undefined) return false;
+      if (isWebSource(s)) return openExternal(s.location);
+      if (s.kind !== 'file' || onOpenFile === undefined) return false;
+      setCard(null);
+      onOpenFile(s);
+      return true;
     },
-    [byNumber],
+    [byNumber, onOpenFile],
   );
 
   // The chip whose card is open describes itself by it.
@@ -194,7 +207,7 @@ function CitationCard({ source: s, anchor, onEnter, onLeave }: CitationCardProps
       </div>
       {s.excerpt.trim() !== '' ? <p className="cite-card-excerpt">{clip(s.excerpt.trim(), 320)}</p> : null}
       {web ? <div className="cite-card-url">{shortUrl(s.location, 80)}</div> : null}
-      <div className="cite-card-hint">{web ? t('card.hintWeb') : t('card.hintFile')}</div>
+      <div className="cite-card-hint">{web ? t('card.hintWeb') : uploadArtifactId(s) !== '' ? t('card.hintUpload') : t('card.hintFile')}</div>
     </div>,
     document.body,
   );
@@ -208,7 +221,8 @@ export interface CiteChipProps {
 /**
  * One citation chip made by React (the same look and behaviour as those in rendered
  * Markdown): a button showing n whose hover or focus shows the source's card and whose
- * click or Enter opens a web source in the system browser; for a number that is not among
+ * click or Enter opens the source (a web page in the system browser, a local file through
+ * CitationProvider's onOpenFile); for a number that is not among
  * the conversation's sources, an unresolved chip that is never a link; while the sources
  * load, a plain number.
  */

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { findLocalServers, getPresets, listModels, testConnection, type ConnectionResult, type EndpointPreset, type LocalServer } from '../api/settings';
-import { connectionText, MODEL_LIMITS, presetOf, type AgentKind, type AgentMode, type AgentTexts, type ModelLimitTexts } from '../settings-form';
+import { connectionText, MODEL_LIMITS, presetOf, troubleText, type AgentKind, type AgentMode, type AgentTexts, type ModelLimitTexts } from '../settings-form';
+import { toApiError } from '../api/call';
+import { errorMessage } from '../errors';
 import { Spinner } from './icons';
 import './settings.css';
 
@@ -11,9 +13,28 @@ export const MODEL_LIST_DELAY_MS = 500;
 /** The endpoint's models as the model fields suggest them. */
 export interface ModelList {
   models: string[];
-  /** Why the list could not be had ("" when it could, or was not asked for). */
+  /** Why the list could not be had, in the UI's language ("" when it could, or was not asked for). */
   error: string;
+  /** The backend's own error text behind `error` ("" when none), for a tooltip. */
+  detail: string;
   loading: boolean;
+}
+
+/**
+ * Why the model list could not be had, in the UI's language: the failure's kind from the
+ * error's fields (app.Trouble: "The endpoint refused the API key (HTTP 401) …", "Ollama is not
+ * running at …"), else what its code means ("The model could not be reached."), else its
+ * message; with the backend's text as the detail.
+ */
+export function modelListError(e: unknown): { error: string; detail: string } {
+  const err = toApiError(e);
+  const f = err.fields;
+  const status = Number(f.status ?? '');
+  const trouble = troubleText({ kind: f.reason, host: f.host, server: f.server, status: Number.isFinite(status) && status > 0 ? status : undefined });
+  const detail = err.detail || err.message;
+  if (trouble !== '') return { error: trouble, detail };
+  const what = errorMessage(err.code);
+  return what === '' ? { error: err.message, detail: '' } : { error: what, detail };
 }
 
 /**
@@ -24,7 +45,7 @@ export interface ModelList {
  * without the method gives an empty list and no error.
  */
 export function useModelList(baseUrl: string, apiKey: string, noStoredKey: boolean, enabled: boolean): ModelList {
-  const [state, setState] = useState<ModelList>({ models: [], error: '', loading: false });
+  const [state, setState] = useState<ModelList>({ models: [], error: '', detail: '', loading: false });
   const url = baseUrl.trim();
   const ok = enabled && /^https?:\/\/[^/\s]+/i.test(url);
   useEffect(() => {
@@ -34,13 +55,13 @@ export function useModelList(baseUrl: string, apiKey: string, noStoredKey: boole
       setState((s) => ({ ...s, loading: true }));
       listModels(url, apiKey.trim(), noStoredKey).then(
         (models) => {
-          if (!stale) setState({ models, error: '', loading: false });
+          if (!stale) setState({ models, error: '', detail: '', loading: false });
         },
         (e: unknown) => {
           if (stale) return;
           const err = e as { code?: string; message?: string };
           const quiet = err.code === 'unsupported' || err.code === 'unavailable';
-          setState({ models: [], error: quiet ? '' : String(err.message ?? e), loading: false });
+          setState({ models: [], ...(quiet ? { error: '', detail: '' } : modelListError(e)), loading: false });
         },
       );
     }, MODEL_LIST_DELAY_MS);
@@ -49,7 +70,7 @@ export function useModelList(baseUrl: string, apiKey: string, noStoredKey: boole
       clearTimeout(timer);
     };
   }, [ok, url, apiKey, noStoredKey]);
-  return ok ? state : { models: [], error: '', loading: false };
+  return ok ? state : { models: [], error: '', detail: '', loading: false };
 }
 
 /** The endpoint presets (SettingsService.Presets); empty until they arrive or when the backend has none. */
@@ -151,7 +172,12 @@ export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, di
         {busy ? <Spinner size={12} /> : null}
         {t('test.connection')}
       </button>
-      <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
+      <span
+        className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`}
+        role="status"
+        aria-live="polite"
+        title={shown !== null && !shown.ok && shown.error !== connectionText(shown) ? shown.error : undefined}
+      >
         {busy ? t('test.calling') : shown === null ? '' : connectionText(shown)}
       </span>
     </div>

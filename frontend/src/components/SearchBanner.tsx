@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getSettings, SETTINGS_SAVED_EVENT } from '../api/settings';
-import { clip } from '../format';
+import { clipError } from '../format';
 import { AlertIcon, XIcon } from './icons';
 import './citations.css';
 
@@ -60,9 +60,9 @@ export interface SearchBannerProps {
   onOpenSettings: () => void;
 }
 
-/** An error message as a sentence of at most 200 characters, with a space after ("" for none). */
+/** An error message as a sentence of at most 200 characters, cut in the middle so its cause stays (clipError), with a space after ("" for none). */
 function sentence(text: string): string {
-  const t = clip(text.trim(), 200);
+  const t = clipError(text.trim(), 200);
   return t === '' ? '' : /[.!?…。！？]$/.test(t) ? `${t} ` : `${t}. `;
 }
 

@@ -204,7 +204,12 @@ function SearchTest({ provider: p, apiKey, searxngUrl, language, disabled }: Sea
         {busy ? <Spinner size={12} /> : null}
         {t('search.test', { name: p.name })}
       </button>
-      <span className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`} role="status" aria-live="polite">
+      <span
+        className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`}
+        role="status"
+        aria-live="polite"
+        title={shown !== null && !shown.ok && shown.error !== searchTestText(shown) ? shown.error : undefined}
+      >
         {busy ? t('search.testing') : shown === null ? '' : searchTestText(shown)}
       </span>
     </div>

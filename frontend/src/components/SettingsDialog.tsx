@@ -5,10 +5,10 @@ import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type S
 import {
   agentTexts,
   EMPTY_AGENT_TEXTS,
-  MAX_UPLOAD_MB_LIMIT,
   modelLimitTexts,
   parseAgentTexts,
   parseModelLimits,
+  parseProxy,
   parseUploadLimit,
   searchInputOf,
   setByNote,
@@ -43,6 +43,7 @@ export type SettingsField =
   | 'model'
   | 'tool_call_mode'
   | 'searxng_url'
+  | 'proxy'
   | 'max_upload_mb'
   | 'model_idle_timeout_seconds'
   | 'max_answer_mb'
@@ -53,7 +54,7 @@ export type SettingsField =
   | 'search.keys'
   | `search.keys.${string}`;
 
-const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb', 'max_parallel_tool_calls'] as const;
+const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'proxy', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb', 'max_parallel_tool_calls'] as const;
 
 /** Reports whether `name` is a field the dialog shows errors for (see SettingsField). */
 export function isSettingsField(name: string): name is SettingsField {
@@ -88,7 +89,7 @@ export function parseSettingsErrors(e: unknown): SettingsErrors {
   return { fields, general: rest.join('; ') };
 }
 
-export { MAX_UPLOAD_MB_LIMIT, parseUploadLimit } from '../settings-form';
+export { parseUploadLimit } from '../settings-form';
 
 /** The per-agent sections and the search choice as typed, beside SettingsInput. */
 export interface ExtraForm {
@@ -97,6 +98,8 @@ export interface ExtraForm {
   search: SearchForm;
   /** The model call limits as typed; left out, the stored ones are kept. */
   limits?: ModelLimitTexts;
+  /** The largest upload limit Save accepts, in MiB (Settings.max_upload_mb_limit); 0 or left out: unknown. */
+  maxUploadMb?: number;
 }
 
 /** The extra form for stored settings: their agents' fields and search choice, no key typed. */
@@ -106,6 +109,7 @@ export function extraFormOf(s: Settings): ExtraForm {
     sub: agentTexts(s.sub_agents),
     search: { provider: s.search.provider, keys: {}, clear: [], language: s.search.language },
     limits: modelLimitTexts(s),
+    maxUploadMb: s.max_upload_mb_limit,
   };
 }
 
@@ -120,15 +124,20 @@ export function buildSettingsInput(
   extra: ExtraForm,
 ): { input: SettingsInput; errors: null } | { input: null; errors: Partial<Record<SettingsField, string>> } {
   const errors: Record<string, string> = {};
-  const limit = parseUploadLimit(limitText);
-  if (limit === null) errors.max_upload_mb = i18n.t('settings:validation.uploadLimit', { max: MAX_UPLOAD_MB_LIMIT });
+  const maxUpload = extra.maxUploadMb ?? 0;
+  const limit = parseUploadLimit(limitText, maxUpload);
+  if (limit === null) {
+    errors.max_upload_mb = maxUpload > 0 ? i18n.t('settings:validation.uploadLimit', { max: maxUpload }) : i18n.t('settings:validation.uploadLimitAny');
+  }
+  const proxy = base.proxy === undefined ? undefined : parseProxy(base.proxy);
+  if (proxy === null) errors.proxy = i18n.t('settings:validation.proxy');
   const lead = parseAgentTexts('lead', extra.lead);
   const sub = parseAgentTexts('sub_agents', extra.sub);
   const limits = extra.limits ? parseModelLimits(extra.limits) : null;
   Object.assign(errors, lead.errors, sub.errors, limits?.errors);
   if (Object.keys(errors).length > 0 || limit === null) return { input: null, errors };
   return {
-    input: { ...base, max_upload_mb: limit, search: searchInputOf(extra.search), lead: lead.value, sub_agents: sub.value, ...limits?.value },
+    input: { ...base, proxy: proxy ?? undefined, max_upload_mb: limit, search: searchInputOf(extra.search), lead: lead.value, sub_agents: sub.value, ...limits?.value },
     errors: null,
   };
 }
@@ -162,6 +171,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     allow_private_network: false,
     max_upload_mb: DEFAULT_MAX_UPLOAD_MB,
     load_remote_images: 'ask',
+    proxy: '',
   });
   const [extraForm, setExtraForm] = useState<ExtraForm>({
     lead: EMPTY_AGENT_TEXTS,
@@ -169,7 +179,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
     search: { provider: 'duckduckgo', keys: {}, clear: [], language: '' },
     limits: { idle: '', answer: '', parallel: '' },
   });
-  // The upload limit as typed (validated on save; the backend accepts 1–1024).
+  // The upload limit as typed (validated on save against Settings.max_upload_mb_limit).
   const [limitText, setLimitText] = useState(String(DEFAULT_MAX_UPLOAD_MB));
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<SettingsErrors | null>(null);
@@ -195,6 +205,7 @@ function useSettingsForm(onSaved: (s: Settings) => void) {
           allow_private_network: s.allow_private_network,
           max_upload_mb: s.max_upload_mb,
           load_remote_images: s.load_remote_images,
+          proxy: s.proxy,
         });
         setExtraForm(extraFormOf(s));
         setLimitText(String(s.max_upload_mb));
@@ -397,7 +408,14 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         ) : (
           <SearxngSection form={form} kit={kit} />
         )}
-        <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
+        <OtherSections
+          form={form}
+          kit={kit}
+          limitText={limitText}
+          onLimitText={setLimitText}
+          maxUploadMb={loaded?.max_upload_mb_limit ?? 0}
+          proxyNow={loaded ? { source: loaded.proxy_source, proxy: loaded.proxy_in_effect } : null}
+        />
         {extra.sections}
         <ToolsSettings />
         <DataSettings dataDir={loaded?.data_dir ?? ''} />

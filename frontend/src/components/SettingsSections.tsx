@@ -4,7 +4,7 @@
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EndpointPreset, SettingsInput } from '../api/settings';
-import { MAX_UPLOAD_MB_LIMIT, parseUploadLimit } from '../settings-form';
+import { parseUploadLimit } from '../settings-form';
 import { ConnectionTest, PresetPicker, type ModelList } from './ModelSettings';
 import type { SettingsField } from './SettingsDialog';
 
@@ -110,7 +110,7 @@ export function ModelSection({ form, kit, presets, modelList, apiKeySet, listId,
           {...invalid('model')}
         />
         {lockNote('model')}
-        <span className="hint">
+        <span className="hint" title={modelList.error !== '' && modelList.detail !== '' ? modelList.detail : undefined}>
           {modelList.loading
             ? t('model.listing')
             : modelList.models.length > 0
@@ -188,14 +188,49 @@ export interface OtherSectionsProps extends SectionProps {
   /** The upload limit as typed (validated on save). */
   limitText: string;
   onLimitText: (text: string) => void;
+  /** The largest upload limit Save accepts, in MiB (Settings.max_upload_mb_limit); 0: unknown. */
+  maxUploadMb: number;
+  /** What the proxy setting means now (Settings.proxy_source, proxy_in_effect); null before the settings load. */
+  proxyNow: { source: string; proxy: string } | null;
 }
 
-/** The Web pages (private network), Privacy (remote images) and Files (upload limit) fieldsets. */
-export function OtherSections({ form, kit, limitText, onLimitText }: OtherSectionsProps) {
+/**
+ * The key (namespace `settings`) of the words for what the proxy setting means now, by
+ * Settings.proxy_source: "network.now.environment" ("Now: {{proxy}}, from the proxy
+ * environment variables"), ".system", ".setting", ".invalid", else ".direct".
+ */
+export function proxyNowKey(source: string): string {
+  return ['environment', 'system', 'setting', 'invalid'].includes(source) ? `network.now.${source}` : 'network.now.direct';
+}
+
+/** The Network (proxy), Web pages (private network), Privacy (remote images) and Files (upload limit) fieldsets. */
+export function OtherSections({ form, kit, limitText, onLimitText, maxUploadMb, proxyNow }: OtherSectionsProps) {
   const { t } = useTranslation('settings');
   const { set, fieldError, invalid, locked, lockNote } = kit;
   return (
     <>
+      <fieldset disabled={kit.disabled}>
+        <legend>{t('network.legend')}</legend>
+        <label className="field">
+          <span className="label">{t('network.proxy')}</span>
+          <input
+            className="input"
+            value={form.proxy ?? ''}
+            placeholder={t('network.placeholder')}
+            spellCheck={false}
+            autoComplete="off"
+            readOnly={locked('proxy')}
+            onChange={(e) => set('proxy', e.target.value)}
+            {...invalid('proxy')}
+          />
+          <span className="hint">{t('network.hint')}</span>
+          <span className="hint" data-testid="proxy-now">
+            {proxyNow ? t(proxyNowKey(proxyNow.source), { proxy: proxyNow.proxy }) : null}
+          </span>
+          {lockNote('proxy')}
+          {fieldError('proxy')}
+        </label>
+      </fieldset>
       <fieldset disabled={kit.disabled}>
         <legend>{t('pages.legend')}</legend>
         <label className="check">
@@ -244,13 +279,13 @@ export function OtherSections({ form, kit, limitText, onLimitText }: OtherSectio
               value={limitText}
               onChange={(e) => {
                 onLimitText(e.target.value);
-                set('max_upload_mb', parseUploadLimit(e.target.value) ?? form.max_upload_mb);
+                set('max_upload_mb', parseUploadLimit(e.target.value, maxUploadMb) ?? form.max_upload_mb);
               }}
               {...invalid('max_upload_mb')}
             />
             <span className="muted">{t('files.perFile')}</span>
           </span>
-          <span className="hint">{t('files.hint', { max: MAX_UPLOAD_MB_LIMIT })}</span>
+          <span className="hint">{maxUploadMb > 0 ? t('files.hint', { max: maxUploadMb }) : t('files.hintAny')}</span>
           {fieldError('max_upload_mb')}
         </label>
       </fieldset>

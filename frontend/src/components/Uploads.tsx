@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { uploadFiles, uploadPaths, type UploadResult } from '../api/artifacts';
 import { toApiError } from '../api/call';
 import { isBrowserMode, onDesktopFileDrop } from '../api/runtime';
-import { dragHasFiles, readAsBase64, uploadProblem } from '../files';
+import { dragHasFiles, readAsBase64, uploadErrorText, uploadNoteText, uploadProblem } from '../files';
 import { formatBytes } from '../format';
 import { i18n } from '../i18n';
 import { FileIcon, UploadIcon } from './artifact-icons';
@@ -66,13 +66,13 @@ const newKey = () => `u${String(++counter)}`;
 
 function fromResult(item: UploadItem, r: UploadResult | undefined): UploadItem {
   if (!r) return { ...item, status: 'failed', error: i18n.t('workspace:upload.noReport') };
-  if (r.error !== '') return { ...item, status: 'failed', error: r.error, conversationId: r.conversation_id };
+  if (r.error !== '') return { ...item, status: 'failed', error: uploadErrorText(item.name, r), conversationId: r.conversation_id };
   return {
     ...item,
     status: 'done',
     size: item.size >= 0 ? item.size : r.size,
     readable: r.readable,
-    note: r.note,
+    note: uploadNoteText(r),
     artifactId: r.artifact_id,
     conversationId: r.conversation_id,
   };

@@ -230,6 +230,10 @@ export namespace app {
 	    error?: string;
 	    endpoint: string;
 	    model: string;
+	    kind?: string;
+	    host?: string;
+	    server?: string;
+	    status?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new ConnectionResult(source);
@@ -242,6 +246,10 @@ export namespace app {
 	        this.error = source["error"];
 	        this.endpoint = source["endpoint"];
 	        this.model = source["model"];
+	        this.kind = source["kind"];
+	        this.host = source["host"];
+	        this.server = source["server"];
+	        this.status = source["status"];
 	    }
 	}
 	export class MessageView {
@@ -832,6 +840,10 @@ export namespace app {
 	    results: number;
 	    latency_ms: number;
 	    error?: string;
+	    kind?: string;
+	    host?: string;
+	    server?: string;
+	    status?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new SearchTestResult(source);
@@ -844,6 +856,10 @@ export namespace app {
 	        this.results = source["results"];
 	        this.latency_ms = source["latency_ms"];
 	        this.error = source["error"];
+	        this.kind = source["kind"];
+	        this.host = source["host"];
+	        this.server = source["server"];
+	        this.status = source["status"];
 	    }
 	}
 	export class SearchView {
@@ -902,6 +918,7 @@ export namespace app {
 	    model_idle_timeout_seconds?: number;
 	    max_answer_mb?: number;
 	    max_parallel_tool_calls?: number;
+	    proxy?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsInput(source);
@@ -929,6 +946,7 @@ export namespace app {
 	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
 	        this.max_answer_mb = source["max_answer_mb"];
 	        this.max_parallel_tool_calls = source["max_parallel_tool_calls"];
+	        this.proxy = source["proxy"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -958,6 +976,7 @@ export namespace app {
 	    searxng_url: string;
 	    allow_private_network: boolean;
 	    max_upload_mb: number;
+	    max_upload_mb_limit: number;
 	    context_window: number;
 	    effective_context_window: number;
 	    compact_at_percent: number;
@@ -976,6 +995,9 @@ export namespace app {
 	    model_idle_timeout_seconds: number;
 	    max_answer_mb: number;
 	    max_parallel_tool_calls: number;
+	    proxy: string;
+	    proxy_source: string;
+	    proxy_in_effect: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsView(source);
@@ -991,6 +1013,7 @@ export namespace app {
 	        this.searxng_url = source["searxng_url"];
 	        this.allow_private_network = source["allow_private_network"];
 	        this.max_upload_mb = source["max_upload_mb"];
+	        this.max_upload_mb_limit = source["max_upload_mb_limit"];
 	        this.context_window = source["context_window"];
 	        this.effective_context_window = source["effective_context_window"];
 	        this.compact_at_percent = source["compact_at_percent"];
@@ -1009,6 +1032,9 @@ export namespace app {
 	        this.model_idle_timeout_seconds = source["model_idle_timeout_seconds"];
 	        this.max_answer_mb = source["max_answer_mb"];
 	        this.max_parallel_tool_calls = source["max_parallel_tool_calls"];
+	        this.proxy = source["proxy"];
+	        this.proxy_source = source["proxy_source"];
+	        this.proxy_in_effect = source["proxy_in_effect"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1043,6 +1069,20 @@ export namespace app {
 	        this.data = source["data"];
 	    }
 	}
+	export class UploadNotePart {
+	    code: string;
+	    args?: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new UploadNotePart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.code = source["code"];
+	        this.args = source["args"];
+	    }
+	}
 	export class UploadResult {
 	    name: string;
 	    conversation_id: string;
@@ -1053,6 +1093,9 @@ export namespace app {
 	    readable: boolean;
 	    note?: string;
 	    error?: string;
+	    note_parts?: UploadNotePart[];
+	    error_code?: string;
+	    error_args?: Record<string, string>;
 	
 	    static createFrom(source: any = {}) {
 	        return new UploadResult(source);
@@ -1069,7 +1112,28 @@ export namespace app {
 	        this.readable = source["readable"];
 	        this.note = source["note"];
 	        this.error = source["error"];
+	        this.note_parts = this.convertValues(source["note_parts"], UploadNotePart);
+	        this.error_code = source["error_code"];
+	        this.error_args = source["error_args"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	
 	export class VersionContent {

@@ -21,6 +21,8 @@ export function ListDeclared(arg1:string):Promise<Array<events.DeclaredArtifact>
 
 export function OpenDeclared(arg1:string,arg2:string):Promise<void>;
 
+export function OpenSourceFile(arg1:string,arg2:string):Promise<void>;
+
 export function RemoveDeclared(arg1:string,arg2:string):Promise<void>;
 
 export function Restore(arg1:string,arg2:string,arg3:number,arg4:number):Promise<app.ArtifactView>;

@@ -38,6 +38,10 @@ export function OpenDeclared(arg1, arg2) {
   return window['go']['app']['ArtifactService']['OpenDeclared'](arg1, arg2);
 }
 
+export function OpenSourceFile(arg1, arg2) {
+  return window['go']['app']['ArtifactService']['OpenSourceFile'](arg1, arg2);
+}
+
 export function RemoveDeclared(arg1, arg2) {
   return window['go']['app']['ArtifactService']['RemoveDeclared'](arg1, arg2);
 }
