@@ -113,6 +113,36 @@ await check('edit and resend leaves no phantom question', async () => {
   await noPhantom('after edit and resend');
 });
 
+await check('the report follows the branch: 1/3 shows the version its run produced, and says so', async () => {
+  // Each run changes the report once more: "(checked)" once after the first run, three times after the third.
+  const heading = () => page.locator('.viewer .preview h1').textContent();
+  await exchanges().last().locator('.run-artifacts .chip').first().click();
+  await page.waitForFunction(() => document.querySelector('.viewer .preview h1')?.textContent === 'Moon distance (checked) (checked) (checked)');
+  const nav = exchanges().first().getByRole('group', { name: 'Branches' });
+  for (const pos of ['2/3', '1/3']) {
+    await nav.getByRole('button', { name: 'Previous branch' }).click();
+    await nav.locator('.branch-pos', { hasText: pos }).waitFor();
+  }
+  await finished('Answer 1');
+  const banner = page.locator('.version-banner', { hasText: "produced by this branch's run" });
+  await banner.waitFor();
+  assert((await heading()) === 'Moon distance (checked)', `branch 1/3 shows "${String(await heading())}", want its run's "Moon distance (checked)"`);
+  const selected = await page.getByRole('combobox', { name: 'Version' }).evaluate((el) => el.selectedOptions[0]?.textContent ?? '');
+  const said = (await banner.textContent()) ?? '';
+  const number = /v\d+/.exec(selected)?.[0] ?? '?';
+  assert(said.includes(`Showing ${number},`), `the banner says "${said}", the selector shows "${selected}"`);
+  await screenshot(page, 'defects-branch');
+  await banner.getByRole('button', { name: 'Show latest' }).click();
+  await page.waitForFunction(() => document.querySelector('.viewer .preview h1')?.textContent === 'Moon distance (checked) (checked) (checked)');
+  for (const pos of ['2/3', '3/3']) {
+    await nav.getByRole('button', { name: 'Next branch' }).click();
+    await nav.locator('.branch-pos', { hasText: pos }).waitFor();
+  }
+  await finished('Answer 3');
+  await page.waitForFunction(() => document.querySelector('.viewer .preview h1')?.textContent === 'Moon distance (checked) (checked) (checked)');
+  assert((await page.locator('.version-banner').count()) === 0, 'a banner over the latest branch\'s own report');
+});
+
 /** The conversation's scroll position: how far from its bottom, and how much it can scroll. */
 const scrollState = () =>
   page.locator('.chat-scroll').evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, room: el.scrollHeight - el.clientHeight }));

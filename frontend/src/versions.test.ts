@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api/artifacts';
-import { currentIsExtra, defaultComparePair, draftExplained, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
+import { branchVersion, currentIsExtra, defaultComparePair, draftExplained, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({
   version,
@@ -107,5 +107,23 @@ describe('a run\'s live drafts (never "v4" with a history of only "v4 Created")'
     const target = list.find((x) => x.version === at);
     expect(target).toBeDefined();
     if (target) expect(draftsNote(list, target)).toBe(want);
+  });
+});
+
+describe('branchVersion', () => {
+  // Runs m1 (branch 1), m2 (branch 2, a sibling) and m3 (a follow-up on branch 2) wrote the report.
+  const runs = [v(2, 'create', { message_id: 'm1' }), v(3, 'update', { message_id: 'm2' }), v(5, 'update', { message_id: 'm3' })];
+  const saved = { version: 5, unsaved: false };
+  it.each([
+    ['branch 1: a later run of another branch changed it', runs, saved, ['m1'], { ref: 2, why: 'branch' }],
+    ['branch 2: its own run made the current version', runs, saved, ['m2', 'm3'], { ref: 'current', why: 'latest' }],
+    ['branch 2 seen before its follow-up: m3 continues it', runs, saved, ['m2'], { ref: 3, why: 'branch' }],
+    ['no run of this branch wrote it', runs, saved, ['m9'], { ref: 'current', why: 'other' }],
+    ['the branch is not known', runs, saved, undefined, { ref: 'current', why: 'latest' }],
+    ['a run is changing it', runs, { version: 6, unsaved: true }, ['m1'], { ref: 'current', why: 'latest' }],
+    ['uploads and edits belong to no run', [v(1, 'upload'), v(2, 'user_edit')], { version: 2, unsaved: false }, ['m1'], { ref: 'current', why: 'latest' }],
+    ['the user edited after this branch\'s run', [v(2, 'create', { message_id: 'm1' }), v(3, 'user_edit')], { version: 3, unsaved: false }, ['m1'], { ref: 'current', why: 'latest' }],
+  ] as const)('%s', (_what, versions, current, branch, want) => {
+    expect(branchVersion(versions, current, branch)).toEqual(want);
   });
 });

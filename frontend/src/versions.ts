@@ -152,3 +152,33 @@ export function draftsNote(versions: readonly ArtifactVersion[], v: ArtifactVers
   if (last < first) return '';
   return first === last ? i18n.t('artifacts:version.draftsNoteOne', { first }) : i18n.t('artifacts:version.draftsNoteRange', { first, last });
 }
+
+/**
+ * Which version of an artifact the shown branch of the conversation stands for:
+ *   - 'latest' (ref 'current'): the current content is this branch's, or no run made it
+ *     (uploads, the user's own edits), or the branch is not known, or a run is changing it;
+ *   - 'branch' (ref the stored version): a run on another branch changed the artifact
+ *     after this branch's last run did, so ref is the version this branch's last run
+ *     produced (the report the answer on screen was written with);
+ *   - 'other' (ref 'current'): only runs of other branches wrote it.
+ * branch holds the ids of the messages on the shown branch (root first); a version's
+ * message_id is the run that stored it ("" for none).
+ */
+export interface BranchVersion {
+  ref: VersionRef;
+  why: 'latest' | 'branch' | 'other';
+}
+
+/** The version of the shown branch (see BranchVersion) among versions (oldest first). */
+export function branchVersion(versions: readonly ArtifactVersion[], current: CurrentState, branch: readonly string[] | undefined): BranchVersion {
+  const latest: BranchVersion = { ref: 'current', why: 'latest' };
+  if (branch === undefined || branch.length === 0 || current.unsaved) return latest;
+  const on = new Set(branch);
+  const byRuns = versions.filter((v) => v.message_id !== '');
+  if (byRuns.length === 0) return latest;
+  const mine = byRuns.filter((v) => on.has(v.message_id)).at(-1);
+  if (mine === undefined) return { ref: 'current', why: 'other' };
+  const later = byRuns.some((v) => v.version > mine.version && !on.has(v.message_id));
+  if (!later) return latest;
+  return { ref: mine.version, why: 'branch' };
+}
