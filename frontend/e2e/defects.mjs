@@ -58,10 +58,13 @@ await check('the file chip under the answer names the artifact by its title', as
   await page.locator('.preview', { hasText: fact }).waitFor();
 });
 
-await check('the report\'s history explains the run\'s draft behind its one stored version', async () => {
+await check('the report\'s history says in plain words why its first version is v2', async () => {
   await page.getByRole('tab', { name: /History/ }).click();
   const item = page.locator('.history-item', { hasText: 'v2' }).first();
-  await item.locator('.history-drafts', { hasText: 'v1 was a draft of its run' }).waitFor();
+  await item.locator('.history-drafts', { hasText: 'Numbered v2 after 2 steps of its run' }).waitFor();
+  const words = (await page.locator('.history').textContent()) ?? '';
+  assert(!/draft of its run|approximate match/.test(words), `the history speaks jargon: ${words}`);
+  await screenshot(page, 'defects-history');
   const select = page.getByRole('combobox', { name: 'Version' });
   const label = ((await select.locator('option').first().textContent()) ?? '').trim();
   assert(label === 'v2 · current', `the version selector reads "${label}"`);

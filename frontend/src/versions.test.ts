@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api/artifacts';
-import { branchVersion, currentIsExtra, defaultComparePair, draftExplained, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
+import { branchVersion, currentIsExtra, defaultComparePair, draftExplained, draftsNote, fuzzyNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({
   version,
@@ -17,7 +17,7 @@ describe('updateTypeLabel', () => {
   it.each([
     ['create', 'Created'],
     ['update', 'Updated'],
-    ['update_fuzzy', 'Updated (approximate match)'],
+    ['update_fuzzy', 'Updated, please check'],
     ['rewrite', 'Rewritten'],
     ['user_edit', 'Your edit'],
     ['restore', 'Restored'],
@@ -38,7 +38,7 @@ describe('versionTitle and versionQuestion', () => {
     expect(versionTitle(v(4, 'restore'), 2)).toBe('Restored v2');
     expect(versionTitle(v(4, 'restore'))).toBe('Restored an earlier version');
     expect(versionTitle(v(3, 'recover'))).toBe('Recovered draft');
-    expect(versionTitle(v(3, 'update_fuzzy'))).toBe('Updated (approximate match)');
+    expect(versionTitle(v(3, 'update_fuzzy'))).toBe('Updated, please check');
     expect(versionTitle(v(3, '', { source: 'user' }))).toBe('Your edit');
     expect(versionQuestion(v(3, 'update'))).toBe('');
     expect(versionQuestion(v(3, 'update', { message: 'x'.repeat(200) }), 20)).toHaveLength(20);
@@ -98,8 +98,8 @@ describe('a run\'s live drafts (never "v4" with a history of only "v4 Created")'
   });
 
   it.each([
-    { name: 'first run of four changes', versions: [4], at: 4, want: 'v1–v3 were drafts of its run; a run stores only its final state.' },
-    { name: 'one skipped draft', versions: [1, 3], at: 3, want: 'v2 was a draft of its run; a run stores only its final state.' },
+    { name: 'first run of four changes', versions: [4], at: 4, want: 'Numbered v4 after 4 steps of its run: the research keeps its finished text, not each step.' },
+    { name: 'a run of two changes', versions: [1, 3], at: 3, want: 'Numbered v3 after 2 steps of its run: the research keeps its finished text, not each step.' },
     { name: 'one change', versions: [1, 2], at: 2, want: '' },
     { name: 'a single first version', versions: [1], at: 1, want: '' },
   ])('$name', ({ versions, at, want }) => {
@@ -125,5 +125,23 @@ describe('branchVersion', () => {
     ['the user edited after this branch\'s run', [v(2, 'create', { message_id: 'm1' }), v(3, 'user_edit')], { version: 3, unsaved: false }, ['m1'], { ref: 'current', why: 'latest' }],
   ] as const)('%s', (_what, versions, current, branch, want) => {
     expect(branchVersion(versions, current, branch)).toEqual(want);
+  });
+});
+
+describe('version words a user understands', () => {
+  // The first version a user sees is often v2: the note says why without "draft of its run",
+  // and an approximate match is said in plain words.
+  const jargon = /draft of its run|drafts of its run|approximate match|final state/i;
+  it.each([
+    ['a first version written in two steps', draftsNote([v(2, 'create')], v(2, 'create'))],
+    ['an approximate update', updateTypeLabel('update_fuzzy')],
+    ['its note', fuzzyNote(v(3, 'update_fuzzy'))],
+  ])('%s', (_what, text) => {
+    expect(text).not.toBe('');
+    expect(text).not.toMatch(jargon);
+  });
+  it('explains why the first version is v2', () => {
+    expect(draftsNote([v(2, 'create')], v(2, 'create'))).toMatch(/^Numbered v2 after 2 steps/);
+    expect(fuzzyNote(v(3, 'update'))).toBe('');
   });
 });

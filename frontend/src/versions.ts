@@ -141,16 +141,25 @@ export function refLabel(ref: VersionRef, current: CurrentState): string {
 }
 
 /**
- * The note under a stored version whose number skips the drafts of the run that wrote it:
- * "v1–v3 were drafts of its run; a run stores only its final state." when the stored version
- * before it (0 when none) is more than one below it, else "". See draftExplained.
+ * The note under a stored version whose number skips earlier numbers, in plain words: a run
+ * numbers each of its changes but keeps only its finished text, so a report written in two
+ * steps is first seen as v2. "Numbered v2 after 2 steps of its run: the research keeps its
+ * finished text, not each step." when the stored version before it (0 when none) is more
+ * than one below it, else "". See draftExplained.
  */
 export function draftsNote(versions: readonly ArtifactVersion[], v: ArtifactVersion): string {
   const before = versions.filter((x) => x.version < v.version).reduce((n, x) => Math.max(n, x.version), 0);
-  const first = before + 1;
-  const last = v.version - 1;
-  if (last < first) return '';
-  return first === last ? i18n.t('artifacts:version.draftsNoteOne', { first }) : i18n.t('artifacts:version.draftsNoteRange', { first, last });
+  const steps = v.version - before;
+  return steps < 2 ? '' : i18n.t('artifacts:version.stepsNote', { version: v.version, steps });
+}
+
+/**
+ * The note under a version an agent's edit made by changing the passage closest to the
+ * text it asked for (update_type update_fuzzy): what happened and that the user may want
+ * to check it; "" for any other version.
+ */
+export function fuzzyNote(v: ArtifactVersion): string {
+  return v.update_type === 'update_fuzzy' ? i18n.t('artifacts:version.fuzzyNote') : '';
 }
 
 /**
