@@ -170,6 +170,22 @@ await check('"Jump to latest" shows while scrolled up and brings the latest back
     return el !== null && el.scrollHeight - el.scrollTop - el.clientHeight < 48;
   });
   await jump().waitFor({ state: 'detached' });
+  // Scrolled up a little, with the last run's figures still in view: the button never covers them.
+  for (const up of [50, 60, 70, 80, 95, 120]) {
+    await page.locator('.chat-scroll').evaluate((el, d) => el.scrollTo(0, el.scrollHeight - el.clientHeight - d), up);
+    await page.waitForTimeout(150);
+    const overlap = await page.evaluate(() => {
+      const b = document.querySelector('.jump-latest')?.getBoundingClientRect();
+      const f = [...document.querySelectorAll('.exchange .run-foot')].at(-1)?.getBoundingClientRect();
+      if (!b || !f) return '';
+      return b.bottom > f.top && b.top < f.bottom && b.right > f.left && b.left < f.right ? `button ${JSON.stringify(b)} over figures ${JSON.stringify(f)}` : '';
+    });
+    assert(overlap === '', `${String(up)} px above the end: ${overlap}`);
+  }
+  await toTop();
+  await jump().waitFor();
+  await jump().click();
+  await jump().waitFor({ state: 'detached' });
 });
 
 await check('sending while scrolled up scrolls to the new question', async () => {
