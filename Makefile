@@ -115,7 +115,9 @@ test: deps-test frontend lint mcp-deps
 # uploaded; a link the scripted lead records shows in Links & files and opens in the system
 # browser; a cited answer's chip [1] shows its hover card under the mouse and opens its page;
 # Ctrl+B and Ctrl+J hide the side columns, a dragged splitter widens the panel and a restart
-# keeps it; copy (read back with xclip), Ctrl+F and Ctrl +/-/0 zoom work in WebKitGTK; a
+# keeps it; copy (read back with xclip), Ctrl+F and Ctrl +/-/0 zoom work in WebKitGTK (find's
+# highlights follow the query with none left behind, and find works in the Reader and the
+# artifact view; a click that opens a dialog leaves no tooltip over it); a
 # refused endpoint shows model_unreachable with Open settings and Retry, and a Failed badge;
 # a field set by a flag is read-only in Settings while a saved change reaches the next run;
 # the window follows a Chinese system locale (same as Chinese chosen in Settings, code in
@@ -127,7 +129,7 @@ test: deps-test frontend lint mcp-deps
 # BIN, which hands it to WINDOW_BIN in the same process; TestLauncher checks that pair.
 # WINDOW_SHOTS=dir keeps the screenshots (docs/ takes its window-*.png from there).
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects|TestWindowLanes|TestWindowMCPTools' ./app/windowtest/
+	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects|TestWindowLanes|TestWindowMCPTools|TestWindowFindRepaint|TestWindowFindInReader' ./app/windowtest/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 # The Linux package: build/package/artifactflow_$(VERSION)_amd64.deb holds both binaries in

@@ -26,12 +26,21 @@ func (d *dirDialogs) SaveFile(dir, _ string) (string, error) {
 	return filepath.Join(dir, d.name), nil
 }
 
-// TestExportStartsInWorkspace: the export dialog opens in the conversation's workspace
-// folder, created when missing (the default one under the data dir, then a chosen one),
-// never in the launch directory; a workspace that cannot be created falls back to the
-// Documents folder; "Show in folder" (RevealExport) opens the folder of a file Export
-// saved and refuses any other path.
-func TestExportStartsInWorkspace(t *testing.T) {
+// TestExportStartsInDocuments: with no research folder chosen, the export dialog opens in
+// the user's Documents folder, never in the hidden default workspace folder under the data
+// dir; saving there creates no workspace folder, so the panel still says no folder is
+// chosen and an indexing pass finds no file for the agents to search. With a chosen
+// research folder the dialog opens there; when that folder is gone, in Documents again.
+// "Show in folder" (RevealExport) opens the folder of a file Export saved and refuses any
+// other path.
+func TestExportStartsInDocuments(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	docs := filepath.Join(home, "Documents")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	w := apptest.NewWorld(t, "native", nil)
 	core := newCore(t, w)
 	svc := &ArtifactService{core}
@@ -55,14 +64,23 @@ func TestExportStartsInWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.dirs) != 1 || d.dirs[0] != ws {
-		t.Fatalf("dialog opened in %q, want the workspace %q", d.dirs, ws)
+	if len(d.dirs) != 1 || d.dirs[0] != docs {
+		t.Fatalf("dialog opened in %q, want Documents %q (the workspace folder is %q)", d.dirs, docs, ws)
 	}
-	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
-		t.Fatalf("workspace folder not created: %v", err)
-	}
-	if want := filepath.Join(ws, "notes.html"); out.SavedPath != want {
+	if want := filepath.Join(docs, "notes.html"); out.SavedPath != want {
 		t.Fatalf("saved to %q, want %q", out.SavedPath, want)
+	}
+	if _, err := os.Stat(ws); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("export created the default workspace folder %s (stat: %v)", ws, err)
+	}
+	<-core.files.Start(conv, true) // the pass a run or the panel would start
+	st, err := core.workspaceStatus(ctx, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Chosen || st.Exists || st.Files != st.Uploads {
+		t.Fatalf("after an export the panel shows chosen=%v exists=%v files=%d (uploads %d); want no folder and only the upload indexed",
+			st.Chosen, st.Exists, st.Files, st.Uploads)
 	}
 
 	// Show in folder: the exported file's folder, nothing else.
@@ -106,15 +124,8 @@ func TestExportStartsInWorkspace(t *testing.T) {
 		t.Fatalf("dialog opened in %q, want the chosen folder %q", got, chosen)
 	}
 
-	// A workspace folder that cannot be created (a file is in its place): Documents.
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	docs := filepath.Join(home, "Documents")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(chosen); err != nil { // the chosen folder is replaced by a file
+	// The chosen folder is gone (a file is in its place): Documents, nothing created.
+	if err := os.RemoveAll(chosen); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(chosen, nil, 0o644); err != nil {

@@ -69,17 +69,21 @@ func (c *Core) rememberExport(path string) {
 	c.exported[path] = true
 }
 
-// exportDir is the folder the export dialog starts in: the conversation's workspace
-// folder (Core.Workspace), created if missing; else the user's Documents folder
-// (documentsDir); else "" (the system's choice). It never returns the directory the app
-// was launched from unless that is one of these.
+// exportDir is the folder the export dialog starts in: the research folder the user chose
+// for the conversation (ChooseWorkspace) when it is a folder on disk now; else the user's
+// Documents folder (documentsDir); else "" (the system's choice). It never creates a folder
+// and never offers the default workspace folder under the data dir: a file saved there
+// would be indexed and searched by the agents as if the user had chosen a research
+// folder, and that folder is hidden from the user.
 func (c *Core) exportDir(ctx context.Context, conversationID string) string {
-	if ws, err := c.Workspace(ctx, conversationID); err == nil && ws != "" {
-		err := os.MkdirAll(ws, 0o755)
-		if err == nil {
-			return ws
+	chosen, err := c.db.ConversationWorkspace(ctx, conversationID)
+	if err != nil {
+		c.log.Warn("export: read the research folder, using Documents", "err", err)
+	} else if chosen != "" {
+		if st, err := os.Stat(chosen); err == nil && st.IsDir() {
+			return chosen
 		}
-		c.log.Warn("export: workspace folder unavailable, using Documents", "dir", ws, "err", err)
+		c.log.Warn("export: research folder unavailable, using Documents", "dir", chosen)
 	}
 	return documentsDir()
 }

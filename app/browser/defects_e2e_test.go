@@ -44,9 +44,10 @@ func reportWorld(t *testing.T) *apptest.World {
 // copy of the first question with a "Starting…" line, also after switching conversations;
 // the file chip under an answer names the artifact by its title; an artifact tool row in
 // the activity expands to the artifact's title, id, version and text, not the <artifact>
-// wrapper the model saw; the report's history explains that v1 was a draft of the run that
-// stored v2; the task plan opens in the viewer with its history and export like any
-// artifact. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
+// wrapper the model saw; the report's history says in plain words why its first version is
+// v2 (the run's two steps), with no jargon; the task plan opens in the viewer with its history and export like any
+// artifact; after the edit and resend, branch 1/3 shows the report its own run produced
+// and says so, "Show latest" and branch 3/3 bring the latest back. Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2EDefects(t *testing.T) {
 	dist := apptest.E2EFrontend(t)
 	_, srv, hs := newBrowserServer(t, reportWorld(t), dist)

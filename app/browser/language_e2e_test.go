@@ -11,7 +11,8 @@ import (
 )
 
 // TestBrowserE2ELanguage runs frontend/e2e/language.mjs in headless Chromium against browser
-// mode after the scripted research: a zh-CN system locale starts in Chinese; in an English
+// mode after the scripted research: a zh-CN system locale starts in Chinese (and the shortcut
+// hint under the composer breaks no Chinese word across lines at any width); in an English
 // profile, choosing 中文 in Settings switches the sidebar, the composer, the run's figures and
 // the dialog at once and survives a reload; a new English profile then starts in Chinese
 // (the choice is in config.json) until "System" is chosen; English chosen on a Chinese

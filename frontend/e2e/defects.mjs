@@ -58,10 +58,13 @@ await check('the file chip under the answer names the artifact by its title', as
   await page.locator('.preview', { hasText: fact }).waitFor();
 });
 
-await check('the report\'s history explains the run\'s draft behind its one stored version', async () => {
+await check('the report\'s history says in plain words why its first version is v2', async () => {
   await page.getByRole('tab', { name: /History/ }).click();
   const item = page.locator('.history-item', { hasText: 'v2' }).first();
-  await item.locator('.history-drafts', { hasText: 'v1 was a draft of its run' }).waitFor();
+  await item.locator('.history-drafts', { hasText: 'Numbered v2 after 2 steps of its run' }).waitFor();
+  const words = (await page.locator('.history').textContent()) ?? '';
+  assert(!/draft of its run|approximate match/.test(words), `the history speaks jargon: ${words}`);
+  await screenshot(page, 'defects-history');
   const select = page.getByRole('combobox', { name: 'Version' });
   const label = ((await select.locator('option').first().textContent()) ?? '').trim();
   assert(label === 'v2 · current', `the version selector reads "${label}"`);
@@ -113,6 +116,36 @@ await check('edit and resend leaves no phantom question', async () => {
   await noPhantom('after edit and resend');
 });
 
+await check('the report follows the branch: 1/3 shows the version its run produced, and says so', async () => {
+  // Each run changes the report once more: "(checked)" once after the first run, three times after the third.
+  const heading = () => page.locator('.viewer .preview h1').textContent();
+  await exchanges().last().locator('.run-artifacts .chip').first().click();
+  await page.waitForFunction(() => document.querySelector('.viewer .preview h1')?.textContent === 'Moon distance (checked) (checked) (checked)');
+  const nav = exchanges().first().getByRole('group', { name: 'Branches' });
+  for (const pos of ['2/3', '1/3']) {
+    await nav.getByRole('button', { name: 'Previous branch' }).click();
+    await nav.locator('.branch-pos', { hasText: pos }).waitFor();
+  }
+  await finished('Answer 1');
+  const banner = page.locator('.version-banner', { hasText: "produced by this branch's run" });
+  await banner.waitFor();
+  assert((await heading()) === 'Moon distance (checked)', `branch 1/3 shows "${String(await heading())}", want its run's "Moon distance (checked)"`);
+  const selected = await page.getByRole('combobox', { name: 'Version' }).evaluate((el) => el.selectedOptions[0]?.textContent ?? '');
+  const said = (await banner.textContent()) ?? '';
+  const number = /v\d+/.exec(selected)?.[0] ?? '?';
+  assert(said.includes(`Showing ${number},`), `the banner says "${said}", the selector shows "${selected}"`);
+  await screenshot(page, 'defects-branch');
+  await banner.getByRole('button', { name: 'Show latest' }).click();
+  await page.waitForFunction(() => document.querySelector('.viewer .preview h1')?.textContent === 'Moon distance (checked) (checked) (checked)');
+  for (const pos of ['2/3', '3/3']) {
+    await nav.getByRole('button', { name: 'Next branch' }).click();
+    await nav.locator('.branch-pos', { hasText: pos }).waitFor();
+  }
+  await finished('Answer 3');
+  await page.waitForFunction(() => document.querySelector('.viewer .preview h1')?.textContent === 'Moon distance (checked) (checked) (checked)');
+  assert((await page.locator('.version-banner').count()) === 0, 'a banner over the latest branch\'s own report');
+});
+
 /** The conversation's scroll position: how far from its bottom, and how much it can scroll. */
 const scrollState = () =>
   page.locator('.chat-scroll').evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, room: el.scrollHeight - el.clientHeight }));
@@ -136,6 +169,22 @@ await check('"Jump to latest" shows while scrolled up and brings the latest back
     const el = document.querySelector('.chat-scroll');
     return el !== null && el.scrollHeight - el.scrollTop - el.clientHeight < 48;
   });
+  await jump().waitFor({ state: 'detached' });
+  // Scrolled up a little, with the last run's figures still in view: the button never covers them.
+  for (const up of [50, 60, 70, 80, 95, 120]) {
+    await page.locator('.chat-scroll').evaluate((el, d) => el.scrollTo(0, el.scrollHeight - el.clientHeight - d), up);
+    await page.waitForTimeout(150);
+    const overlap = await page.evaluate(() => {
+      const b = document.querySelector('.jump-latest')?.getBoundingClientRect();
+      const f = [...document.querySelectorAll('.exchange .run-foot')].at(-1)?.getBoundingClientRect();
+      if (!b || !f) return '';
+      return b.bottom > f.top && b.top < f.bottom && b.right > f.left && b.left < f.right ? `button ${JSON.stringify(b)} over figures ${JSON.stringify(f)}` : '';
+    });
+    assert(overlap === '', `${String(up)} px above the end: ${overlap}`);
+  }
+  await toTop();
+  await jump().waitFor();
+  await jump().click();
   await jump().waitFor({ state: 'detached' });
 });
 

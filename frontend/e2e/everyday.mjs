@@ -5,7 +5,8 @@
 // Checks copy (answer, code block, artifact: what reached navigator.clipboard.writeText and
 // the clipboard itself, and the "Copied" confirmation), find (Ctrl+F), zoom (Ctrl + / 0,
 // remembered across a reload) and the sidebar search finding report text with a plain-text
-// snippet. Saves /tmp/ui-everyday-find.png. Exits non-zero on the first failure.
+// snippet; find in the Reader and the artifact view. Saves /tmp/ui-everyday-find.png,
+// ui-everyday-find-reader.png and ui-everyday-find-view.png. Exits non-zero on the first failure.
 import { assert, checker, launch, screenshot } from './browser.mjs';
 
 const url = process.argv[2];
@@ -101,6 +102,41 @@ await check('Ctrl+F finds in the conversation: count, Enter, Shift+Enter, Esc', 
   await page.keyboard.press('Escape');
   await page.locator('.find-bar').waitFor({ state: 'detached' });
   assert(await page.evaluate(() => !CSS.highlights.has('af-find')), 'highlights left after Esc');
+});
+
+await check('Ctrl+F finds in the Reader and in the artifact view, not in the conversation behind', async () => {
+  await page.locator('aside.panel').getByRole('button', { name: 'Reader' }).click();
+  const reader = page.locator('dialog.reader');
+  await reader.waitFor();
+  await page.keyboard.press('Control+f');
+  const input = reader.getByRole('searchbox', { name: 'Find in report' });
+  await input.waitFor();
+  assert(await input.evaluate((el) => el === document.activeElement), 'the find box in the Reader is not focused');
+  await page.keyboard.type('perilune');
+  await page.waitForFunction(() => document.querySelector('dialog.reader .find-count')?.textContent === '1 / 1');
+  const inReader = await page.evaluate(() =>
+    [...(CSS.highlights.get('af-find') ?? [])].map((r) => (r.startContainer.parentElement?.closest('.reader-body') ? r.toString() : 'outside')),
+  );
+  assert(inReader.join() === 'perilune', `highlighted ${JSON.stringify(inReader)}, want the Reader's one "perilune"`);
+  await screenshot(page, 'everyday-find-reader');
+  await page.keyboard.press('Escape');
+  await reader.locator('.find-bar').waitFor({ state: 'detached' });
+  assert(await reader.isVisible(), 'Esc in the find box closed the Reader too');
+  assert(await page.evaluate(() => !CSS.highlights.has('af-find')), 'highlights left after Esc');
+  await page.keyboard.press('Escape');
+  await reader.waitFor({ state: 'detached' });
+
+  await page.locator('.viewer .preview').click();
+  await page.keyboard.press('Control+f');
+  const inView = page.getByRole('searchbox', { name: 'Find in report' });
+  await inView.waitFor();
+  await page.keyboard.type('orbiter');
+  await page.waitForFunction(() => document.querySelector('.find-bar .find-count')?.textContent === '1 / 1');
+  const where = await page.evaluate(() => [...(CSS.highlights.get('af-find') ?? [])].map((r) => Boolean(r.startContainer.parentElement?.closest('.viewer .preview'))));
+  assert(where.join() === 'true', `the artifact view's match is not the one highlighted: ${JSON.stringify(where)}`);
+  await screenshot(page, 'everyday-find-view');
+  await page.keyboard.press('Escape');
+  await page.locator('.find-bar').waitFor({ state: 'detached' });
 });
 
 await check('Ctrl + zooms the whole UI, remembered across a reload; Ctrl 0 resets', async () => {

@@ -2,7 +2,8 @@
 // app/browser/language_e2e_test.go (TestBrowserE2ELanguage): node e2e/language.mjs URL, with
 // AF_QUESTION (asked; the scripted research answers it and writes a report). Checks, each in
 // a fresh browser profile where it says so:
-//   1. a zh-CN system locale with no stored choice starts in Chinese;
+//   1. a zh-CN system locale with no stored choice starts in Chinese, and the composer's
+//      shortcut hint breaks no Chinese word across lines at any window width (960-1400 px);
 //   2. an en-US profile starts in English, runs the research (screenshot
 //      /tmp/ui-language-en.png), switches to 中文 in Settings and every area (sidebar,
 //      composer, run figures, settings) is Chinese at once, without a reload (screenshots
@@ -97,6 +98,37 @@ await run('zh-CN system locale', async () => {
     const select = dialog.locator('[data-testid="language-select"]');
     assert((await select.inputValue()) === '', 'the select does not say "System"');
     assert((await select.locator('option:checked').textContent()) === '跟随系统（中文）', `the System option reads ${await select.locator('option:checked').textContent()}`);
+    await page.keyboard.press('Escape');
+  });
+  await check('the shortcut hint never breaks a Chinese word across lines, at any window width', async () => {
+    const words = Object.entries(zh.chat.composer).filter(([k, v]) => k.startsWith('hint') && CJK.test(v) && v.length > 1).map(([, v]) => v);
+    assert(words.length >= 4, `hint words: ${words.join(', ')}`);
+    for (let width = 960; width <= 1400; width += 2) {
+      await page.setViewportSize({ width, height: 760 });
+      const broken = await page.evaluate((ws) => {
+        const hint = document.querySelector('.composer-hint');
+        if (!hint) return ['no hint'];
+        const out = [];
+        const walker = document.createTreeWalker(hint, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          for (const w of ws) {
+            const at = n.nodeValue.indexOf(w);
+            if (at < 0 || n.parentElement.offsetParent === null) continue;
+            const r = document.createRange();
+            r.setStart(n, at);
+            r.setEnd(n, at + w.length);
+            const lines = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+            if (lines.size > 1) out.push(w);
+          }
+        }
+        return out;
+      }, words);
+      if (broken.length > 0) await page.screenshot({ path: '/tmp/ui-language-hint-broken.png' });
+      assert(broken.length === 0, `at ${String(width)} px the hint breaks ${broken.join(', ')} across lines (/tmp/ui-language-hint-broken.png)`);
+    }
+    await page.setViewportSize({ width: 1000, height: 760 });
+    await screenshot(page, 'language-hint-zh');
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
   assert(errors.length === 0, `page errors: ${errors.join('; ')}`);
   await close();

@@ -110,6 +110,8 @@ export default function App() {
 
   const cited = useCitedFiles(selectedId, setSelectedArtifact, layout);
   const artifacts = useArtifactRows(selectedId, view.stored, conv);
+  const branchKey = detail?.conversation.id === selectedId ? detail.messages.map((m) => m.id).join(',') : '';
+  const branch = useMemo(() => (branchKey === '' ? undefined : branchKey.split(',')), [branchKey]);
   const title = (detail?.conversation.id === selectedId ? detail.conversation.title : '') || list.conversations.find((c) => c.id === selectedId)?.title || '';
   const { sidebarCollapsed, panelCollapsed } = layout.layout;
 
@@ -162,6 +164,7 @@ export default function App() {
           onAddFiles={uploads.addFiles}
           declared={declared.items}
           onDeclaredRemoved={declared.remove}
+          branch={branch}
           onWorkspaceConversation={(id) => {
             list.refresh();
             openConversation(id);

@@ -13,6 +13,7 @@ import { DeclaredList, locationText } from './components/DeclaredList';
 import { kindIcon } from './components/declared-icons';
 import { draftsHeadline } from './components/DraftsBanner';
 import { DiffView } from './components/DiffView';
+import { History } from './components/VersionHistory';
 import { diffTexts } from './diff';
 import { i18n } from './i18n';
 import { draftsNote, refLabel, updateTypeLabel, versionChoices, versionTitle } from './versions';
@@ -45,7 +46,8 @@ describe('version labels', () => {
     expect(updateTypeLabel('')).toBe('已更改');
     expect(versionTitle(v(5, 'restore'), 2)).toBe('从 v2 恢复');
     expect(refLabel('current', { version: 5, unsaved: false })).toBe('v5（当前）');
-    expect(draftsNote([v(4, 'create')], v(4, 'create'))).toBe('v1–v3 是本次运行的草稿；每次运行只保存最终状态。');
+    expect(draftsNote([v(4, 'create')], v(4, 'create'))).toBe('编号为 v4：研究在运行中分 4 步写成，只保留写完的文本，不保留每一步。');
+    expect(updateTypeLabel('update_fuzzy')).toBe('已更新，请核对');
   });
 
   it('follow the language back to English', async () => {
@@ -111,6 +113,34 @@ describe('diff and reader', () => {
     const dialog = document.querySelector('dialog.reader');
     expect(dialog?.getAttribute('aria-label')).toBe('阅读器：Report');
     expect(dialog?.querySelector('.reader-head button')?.textContent.trim()).toBe('关闭 Esc');
+  });
+});
+
+describe('the history in plain words', () => {
+  it('says why the first version is v2 and asks to check an approximate edit, in either language', async () => {
+    const host = document.createElement('div');
+    document.body.appendChild(host);
+    const root = createRoot(host);
+    const versions = [v(2, 'create'), v(3, 'update_fuzzy')];
+    const render = () =>
+      act(() =>
+        root.render(
+          <History versions={versions} loading={false} error="" state={{ version: 3, unsaved: false }} restoredFrom={new Map()} shown="current" onView={() => undefined} onCompare={() => undefined} />,
+        ),
+      );
+    await render();
+    const text = () => host.textContent ?? '';
+    expect(text()).toContain('Numbered v2 after 2 steps of its run');
+    expect(text()).toContain('Updated, please check');
+    expect(text()).toContain('did not match the text exactly');
+    expect(text()).not.toMatch(/draft of its run|approximate match/);
+    await act(() => i18n.changeLanguage('zh-CN'));
+    await render();
+    expect(text()).toContain('编号为 v2');
+    expect(text()).toContain('请与上一版本比较核对');
+    expect(text()).not.toContain('近似匹配');
+    act(() => root.unmount());
+    host.remove();
   });
 });
 

@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findRanges, matchCount, paintMatches, stepMatch, HIGHLIGHT_ALL, HIGHLIGHT_CURRENT } from './find';
+import { clearMatches, findRanges, findScope, matchCount, paintMatches, stepMatch, HIGHLIGHT_ALL, HIGHLIGHT_CURRENT } from './find';
 import { FindBar } from './components/FindBar';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -45,11 +45,13 @@ describe('find steps and count', () => {
   });
 });
 
-/** A stand-in for the CSS Custom Highlight API (jsdom has none). */
-class FakeHighlight {
-  ranges: Range[];
+/** A stand-in for the CSS Custom Highlight API (jsdom has none): a Highlight is a set of ranges. */
+class FakeHighlight extends Set<Range> {
   constructor(...r: Range[]) {
-    this.ranges = r;
+    super(r);
+  }
+  get ranges(): Range[] {
+    return [...this];
   }
 }
 const g = globalThis as unknown as { CSS?: unknown; Highlight?: unknown };
@@ -166,5 +168,130 @@ describe('FindBar', () => {
     expect(sel?.toString()).toBe('one');
     expect(sel?.getRangeAt(0).startOffset).toBe(8);
     box.remove();
+  });
+
+  it('changes the registered highlights in place and empties them before removing them', () => {
+    // WebKitGTK repaints text only for ranges taken out of a registered highlight: a
+    // highlight replaced or deleted in the registry left its old matches painted.
+    const cleared: string[] = [];
+    class Recording extends FakeHighlight {
+      override clear() {
+        cleared.push(this.ranges.map((r) => r.toString()).join());
+        super.clear();
+      }
+    }
+    g.CSS = { highlights: registry };
+    g.Highlight = Recording;
+    registry.clear();
+    const box = document.createElement('div');
+    box.textContent = 'moon mood moon';
+    document.body.appendChild(box);
+    paintMatches(findRanges(box, 'moo'), 0);
+    const all = registry.get(HIGHLIGHT_ALL);
+    const cur = registry.get(HIGHLIGHT_CURRENT);
+    paintMatches(findRanges(box, 'moon'), 1);
+    expect(registry.get(HIGHLIGHT_ALL)).toBe(all);
+    expect(registry.get(HIGHLIGHT_CURRENT)).toBe(cur);
+    expect(all?.ranges.map((r) => r.toString())).toEqual(['moon', 'moon']);
+    expect(cur?.ranges[0]?.startOffset).toBe(10);
+    expect(cleared).toContain('moo,moo,moo'); // the old matches were taken out one by one
+    paintMatches([], -1);
+    expect(all?.size).toBe(0);
+    expect(cur?.size).toBe(0);
+    paintMatches(findRanges(box, 'mood'), 0);
+    cleared.length = 0;
+    clearMatches();
+    expect(cleared).toEqual(['mood', 'mood']);
+    expect(registry.has(HIGHLIGHT_ALL)).toBe(false);
+    expect(registry.has(HIGHLIGHT_CURRENT)).toBe(false);
+    box.remove();
+  });
+
+  it('Ctrl+F in an open dialog searches the dialog, from a bar inside it that closes with it', async () => {
+    g.CSS = { highlights: registry };
+    g.Highlight = FakeHighlight;
+    convo.innerHTML = '<p>alpha in the conversation, alpha again</p>';
+    const reader = document.createElement('dialog');
+    reader.className = 'reader';
+    reader.setAttribute('open', '');
+    reader.innerHTML = '<header><h2>Report alpha</h2><button>Close</button></header><div class="reader-body"><p>The alpha report.</p></div>';
+    document.body.appendChild(reader);
+    await act(async () => {
+      root = createRoot(host);
+      root.render(<FindBar />);
+      await Promise.resolve();
+    });
+    reader.querySelector('button')?.focus();
+    await press(window, 'f', { ctrlKey: true });
+    const bar = reader.querySelector<HTMLElement>('.find-bar');
+    expect(bar).not.toBeNull();
+    expect(host.querySelector('.find-bar')).toBeNull();
+    const input = bar?.querySelector('input');
+    expect(input?.getAttribute('aria-label')).toBe('Find in report');
+    expect(document.activeElement).toBe(input);
+    await act(async () => {
+      Reflect.set(HTMLInputElement.prototype, 'value', 'alpha', input);
+      input?.dispatchEvent(new Event('input', { bubbles: true }));
+      await Promise.resolve();
+    });
+    await wait();
+    expect(bar?.querySelector('.find-count')?.textContent).toBe('1 / 1'); // the body's, not the heading's or the conversation's
+    expect(registry.get(HIGHLIGHT_ALL)?.ranges[0]?.startContainer.parentElement?.closest('.reader-body')).not.toBeNull();
+
+    // Esc closes the bar, not the dialog, and the focus goes back.
+    await press(input as HTMLInputElement, 'Escape');
+    expect(reader.querySelector('.find-bar')).toBeNull();
+    expect(reader.isConnected).toBe(true);
+    expect(document.activeElement).toBe(reader.querySelector('button'));
+
+    // The dialog closes with the bar open: the bar closes too.
+    await press(window, 'f', { ctrlKey: true });
+    expect(reader.querySelector('.find-bar')).not.toBeNull();
+    await act(async () => {
+      reader.remove();
+      await new Promise((r) => setTimeout(r, 5));
+    });
+    await wait();
+    expect(registry.has(HIGHLIGHT_ALL)).toBe(false);
+    await press(window, 'f', { ctrlKey: true });
+    expect(host.querySelector('.find-bar')?.getAttribute('data-scope')).toBe('conversation');
+  });
+});
+
+describe('findScope', () => {
+  const page = () => {
+    const doc = document.implementation.createHTMLDocument('t');
+    doc.body.innerHTML = `<div class="app"><main class="chat"><div class="chat-scroll"><p id="answer">answer</p></div></main>
+      <aside class="panel"><button id="tab">Sources</button><div class="viewer"><div class="preview" tabindex="0"><p id="report">report</p></div></div></aside></div>`;
+    return doc;
+  };
+  it.each([
+    ['nothing focused', null, 'conversation', '.chat-scroll'],
+    ['the conversation', '#answer', 'conversation', '.chat-scroll'],
+    ['the artifact view', '#report', 'report', '.preview'],
+    ['elsewhere in the panel', '#tab', 'panel', 'aside.panel'],
+  ] as const)('with the focus on %s it searches the %s', (_what, focus, kind, rootSel) => {
+    const doc = page();
+    const sc = findScope(doc, focus === null ? null : doc.querySelector(focus));
+    expect(sc?.kind).toBe(kind);
+    expect(sc?.root).toBe(doc.querySelector(rootSel));
+    expect(sc?.host).toBeNull();
+  });
+  it('an open dialog wins, the one holding the focus first, searched in its body', () => {
+    const doc = page();
+    doc.body.insertAdjacentHTML(
+      'beforeend',
+      '<dialog open class="modal" id="settings"><div class="modal-body"><input id="field"></div></dialog><dialog open class="modal modal-compare" id="compare"><div class="modal-body"></div></dialog><dialog class="modal" id="closed"></dialog>',
+    );
+    const settings = findScope(doc, doc.querySelector('#field'));
+    expect(settings?.kind).toBe('dialog');
+    expect(settings?.host).toBe(doc.querySelector('#settings'));
+    expect(settings?.root).toBe(doc.querySelector('#settings .modal-body'));
+    const last = findScope(doc, doc.querySelector('#answer'));
+    expect(last?.kind).toBe('report');
+    expect(last?.host).toBe(doc.querySelector('#compare'));
+  });
+  it('is null where there is nothing to search', () => {
+    expect(findScope(document.implementation.createHTMLDocument('t'), null)).toBeNull();
   });
 });

@@ -4,11 +4,14 @@ import App from './App';
 import './i18n'; // the UI's language, set before the first render
 import { syncLanguageFromBackend } from './language';
 import { guardNavigation } from './navigation';
+import { installTooltips } from './tooltips';
 import './style.css';
 import './conversation.css';
 
 // Before the app renders: nothing on the page may navigate the window away from the app.
 guardNavigation();
+// The app draws its tooltips: a click that opens a dialog leaves none over it.
+installTooltips();
 // The language stored locally paints first; the one in config.json wins when it differs.
 void syncLanguageFromBackend();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedAnew, nearBottom, sendMarker } from './scroll';
+import { askedAnew, jumpShown, nearBottom, sendMarker } from './scroll';
 
 describe('nearBottom', () => {
   it.each([
@@ -28,5 +28,19 @@ describe('following a new question', () => {
       expect(askedAnew(last, next)).toBe(want);
       last = next;
     }
+  });
+});
+
+describe('jumpShown', () => {
+  // A 400 px view of 1000 px of content; the last run's foot starts 96 px above the end.
+  it.each([
+    { name: 'at the end', fromBottom: 0, tail: 96, want: false },
+    { name: 'within the slack', fromBottom: 40, tail: 96, want: false },
+    { name: 'the figures still in view where the button would float', fromBottom: 60, tail: 96, want: false },
+    { name: 'the figures just under the button', fromBottom: 82, tail: 96, want: true },
+    { name: 'far up', fromBottom: 500, tail: 96, want: true },
+    { name: 'no foot (a run going on): the slack alone', fromBottom: 60, tail: 0, want: true },
+  ])('$name', ({ fromBottom, tail, want }) => {
+    expect(jumpShown(1000, 1000 - 400 - fromBottom, 400, tail)).toBe(want);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtifactVersion } from './api/artifacts';
-import { currentIsExtra, defaultComparePair, draftExplained, draftsNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
+import { branchVersion, currentIsExtra, defaultComparePair, draftExplained, draftsNote, fuzzyNote, refLabel, restoreCandidates, updateTypeLabel, versionChoices, versionQuestion, versionTitle } from './versions';
 
 const v = (version: number, update_type: string, extra: Partial<ArtifactVersion> = {}): ArtifactVersion => ({
   version,
@@ -17,7 +17,7 @@ describe('updateTypeLabel', () => {
   it.each([
     ['create', 'Created'],
     ['update', 'Updated'],
-    ['update_fuzzy', 'Updated (approximate match)'],
+    ['update_fuzzy', 'Updated, please check'],
     ['rewrite', 'Rewritten'],
     ['user_edit', 'Your edit'],
     ['restore', 'Restored'],
@@ -38,7 +38,7 @@ describe('versionTitle and versionQuestion', () => {
     expect(versionTitle(v(4, 'restore'), 2)).toBe('Restored v2');
     expect(versionTitle(v(4, 'restore'))).toBe('Restored an earlier version');
     expect(versionTitle(v(3, 'recover'))).toBe('Recovered draft');
-    expect(versionTitle(v(3, 'update_fuzzy'))).toBe('Updated (approximate match)');
+    expect(versionTitle(v(3, 'update_fuzzy'))).toBe('Updated, please check');
     expect(versionTitle(v(3, '', { source: 'user' }))).toBe('Your edit');
     expect(versionQuestion(v(3, 'update'))).toBe('');
     expect(versionQuestion(v(3, 'update', { message: 'x'.repeat(200) }), 20)).toHaveLength(20);
@@ -98,8 +98,8 @@ describe('a run\'s live drafts (never "v4" with a history of only "v4 Created")'
   });
 
   it.each([
-    { name: 'first run of four changes', versions: [4], at: 4, want: 'v1–v3 were drafts of its run; a run stores only its final state.' },
-    { name: 'one skipped draft', versions: [1, 3], at: 3, want: 'v2 was a draft of its run; a run stores only its final state.' },
+    { name: 'first run of four changes', versions: [4], at: 4, want: 'Numbered v4 after 4 steps of its run: the research keeps its finished text, not each step.' },
+    { name: 'a run of two changes', versions: [1, 3], at: 3, want: 'Numbered v3 after 2 steps of its run: the research keeps its finished text, not each step.' },
     { name: 'one change', versions: [1, 2], at: 2, want: '' },
     { name: 'a single first version', versions: [1], at: 1, want: '' },
   ])('$name', ({ versions, at, want }) => {
@@ -107,5 +107,41 @@ describe('a run\'s live drafts (never "v4" with a history of only "v4 Created")'
     const target = list.find((x) => x.version === at);
     expect(target).toBeDefined();
     if (target) expect(draftsNote(list, target)).toBe(want);
+  });
+});
+
+describe('branchVersion', () => {
+  // Runs m1 (branch 1), m2 (branch 2, a sibling) and m3 (a follow-up on branch 2) wrote the report.
+  const runs = [v(2, 'create', { message_id: 'm1' }), v(3, 'update', { message_id: 'm2' }), v(5, 'update', { message_id: 'm3' })];
+  const saved = { version: 5, unsaved: false };
+  it.each([
+    ['branch 1: a later run of another branch changed it', runs, saved, ['m1'], { ref: 2, why: 'branch' }],
+    ['branch 2: its own run made the current version', runs, saved, ['m2', 'm3'], { ref: 'current', why: 'latest' }],
+    ['branch 2 seen before its follow-up: m3 continues it', runs, saved, ['m2'], { ref: 3, why: 'branch' }],
+    ['no run of this branch wrote it', runs, saved, ['m9'], { ref: 'current', why: 'other' }],
+    ['the branch is not known', runs, saved, undefined, { ref: 'current', why: 'latest' }],
+    ['a run is changing it', runs, { version: 6, unsaved: true }, ['m1'], { ref: 'current', why: 'latest' }],
+    ['uploads and edits belong to no run', [v(1, 'upload'), v(2, 'user_edit')], { version: 2, unsaved: false }, ['m1'], { ref: 'current', why: 'latest' }],
+    ['the user edited after this branch\'s run', [v(2, 'create', { message_id: 'm1' }), v(3, 'user_edit')], { version: 3, unsaved: false }, ['m1'], { ref: 'current', why: 'latest' }],
+  ] as const)('%s', (_what, versions, current, branch, want) => {
+    expect(branchVersion(versions, current, branch)).toEqual(want);
+  });
+});
+
+describe('version words a user understands', () => {
+  // The first version a user sees is often v2: the note says why without "draft of its run",
+  // and an approximate match is said in plain words.
+  const jargon = /draft of its run|drafts of its run|approximate match|final state/i;
+  it.each([
+    ['a first version written in two steps', draftsNote([v(2, 'create')], v(2, 'create'))],
+    ['an approximate update', updateTypeLabel('update_fuzzy')],
+    ['its note', fuzzyNote(v(3, 'update_fuzzy'))],
+  ])('%s', (_what, text) => {
+    expect(text).not.toBe('');
+    expect(text).not.toMatch(jargon);
+  });
+  it('explains why the first version is v2', () => {
+    expect(draftsNote([v(2, 'create')], v(2, 'create'))).toMatch(/^Numbered v2 after 2 steps/);
+    expect(fuzzyNote(v(3, 'update'))).toBe('');
   });
 });

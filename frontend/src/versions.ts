@@ -141,14 +141,53 @@ export function refLabel(ref: VersionRef, current: CurrentState): string {
 }
 
 /**
- * The note under a stored version whose number skips the drafts of the run that wrote it:
- * "v1–v3 were drafts of its run; a run stores only its final state." when the stored version
- * before it (0 when none) is more than one below it, else "". See draftExplained.
+ * The note under a stored version whose number skips earlier numbers, in plain words: a run
+ * numbers each of its changes but keeps only its finished text, so a report written in two
+ * steps is first seen as v2. "Numbered v2 after 2 steps of its run: the research keeps its
+ * finished text, not each step." when the stored version before it (0 when none) is more
+ * than one below it, else "". See draftExplained.
  */
 export function draftsNote(versions: readonly ArtifactVersion[], v: ArtifactVersion): string {
   const before = versions.filter((x) => x.version < v.version).reduce((n, x) => Math.max(n, x.version), 0);
-  const first = before + 1;
-  const last = v.version - 1;
-  if (last < first) return '';
-  return first === last ? i18n.t('artifacts:version.draftsNoteOne', { first }) : i18n.t('artifacts:version.draftsNoteRange', { first, last });
+  const steps = v.version - before;
+  return steps < 2 ? '' : i18n.t('artifacts:version.stepsNote', { version: v.version, steps });
+}
+
+/**
+ * The note under a version an agent's edit made by changing the passage closest to the
+ * text it asked for (update_type update_fuzzy): what happened and that the user may want
+ * to check it; "" for any other version.
+ */
+export function fuzzyNote(v: ArtifactVersion): string {
+  return v.update_type === 'update_fuzzy' ? i18n.t('artifacts:version.fuzzyNote') : '';
+}
+
+/**
+ * Which version of an artifact the shown branch of the conversation stands for:
+ *   - 'latest' (ref 'current'): the current content is this branch's, or no run made it
+ *     (uploads, the user's own edits), or the branch is not known, or a run is changing it;
+ *   - 'branch' (ref the stored version): a run on another branch changed the artifact
+ *     after this branch's last run did, so ref is the version this branch's last run
+ *     produced (the report the answer on screen was written with);
+ *   - 'other' (ref 'current'): only runs of other branches wrote it.
+ * branch holds the ids of the messages on the shown branch (root first); a version's
+ * message_id is the run that stored it ("" for none).
+ */
+export interface BranchVersion {
+  ref: VersionRef;
+  why: 'latest' | 'branch' | 'other';
+}
+
+/** The version of the shown branch (see BranchVersion) among versions (oldest first). */
+export function branchVersion(versions: readonly ArtifactVersion[], current: CurrentState, branch: readonly string[] | undefined): BranchVersion {
+  const latest: BranchVersion = { ref: 'current', why: 'latest' };
+  if (branch === undefined || branch.length === 0 || current.unsaved) return latest;
+  const on = new Set(branch);
+  const byRuns = versions.filter((v) => v.message_id !== '');
+  if (byRuns.length === 0) return latest;
+  const mine = byRuns.filter((v) => on.has(v.message_id)).at(-1);
+  if (mine === undefined) return { ref: 'current', why: 'other' };
+  const later = byRuns.some((v) => v.version > mine.version && !on.has(v.message_id));
+  if (!later) return latest;
+  return { ref: mine.version, why: 'branch' };
 }

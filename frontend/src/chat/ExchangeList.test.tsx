@@ -51,7 +51,7 @@ function Harness({ items, find }: { items: ChatItem[]; find: boolean }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   return (
     <div className="app">
-      {find ? <div className="find-bar" /> : null}
+      {find ? <div className="find-bar" data-scope="conversation" /> : null}
       <main>
         <div className="chat-scroll" ref={scrollRef} style={{ height: '800px', overflowY: 'auto' }}>
           <ExchangeList

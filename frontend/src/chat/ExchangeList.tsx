@@ -43,7 +43,7 @@ export interface ViewAnchor {
   offset: number;
 }
 
-/** Whether the find bar (components/FindBar, rendered beside the chat in .app) is open. */
+/** Whether the find bar (components/FindBar, rendered beside the chat in .app) is open on the conversation. */
 export function useFindOpen(scrollRef: RefObject<HTMLElement | null>, onChange?: (open: boolean) => void): boolean {
   const [open, setOpen] = useState(false);
   const changed = useRef(onChange);
@@ -54,7 +54,7 @@ export function useFindOpen(scrollRef: RefObject<HTMLElement | null>, onChange?:
     const app = scrollRef.current?.closest('main')?.parentElement;
     if (!app) return;
     const check = () => {
-      const now = app.querySelector(':scope > .find-bar') !== null;
+      const now = app.querySelector(':scope > .find-bar[data-scope="conversation"]') !== null;
       setOpen((was) => {
         if (was !== now) changed.current?.(now);
         return now;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type UIEvent } from 'react';
-import { askedAnew, nearBottom } from '../scroll';
+import { askedAnew, jumpShown, nearBottom, tailTop } from '../scroll';
 import { firstInView, type ViewAnchor } from './ExchangeList';
 
 /** What useChatScroll needs to know about the conversation. */
@@ -32,7 +32,9 @@ export function useChatScroll(p: ChatScrollInput) {
   // bottom (a plain list) and by the exchange in view (a virtualized list, see takeAnchor).
   const anchor = useRef<{ fromBottom: number; firstKey: string; view: ViewAnchor | null } | null>(null);
   const lastAsked = useRef(p.asked);
+  // The end is in view: no "Jump to latest" (which would cover the last run's figures).
   const [atBottom, setAtBottom] = useState(true);
+  const endInView = (el: HTMLElement) => !jumpShown(el.scrollHeight, el.scrollTop, el.clientHeight, tailTop(el));
   const { asked, firstKey, loadingOlder, loadOlder, canLoadOlder, windowFirst } = p;
 
   useLayoutEffect(() => {
@@ -61,7 +63,7 @@ export function useChatScroll(p: ChatScrollInput) {
     const el = scrollRef.current;
     const inner = el?.firstElementChild;
     if (!el || !inner || typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(() => setAtBottom(nearBottom(el.scrollHeight, el.scrollTop, el.clientHeight)));
+    const ro = new ResizeObserver(() => setAtBottom(endInView(el)));
     ro.observe(inner);
     ro.observe(el);
     return () => ro.disconnect();
@@ -93,7 +95,7 @@ export function useChatScroll(p: ChatScrollInput) {
   const onScroll = (e: UIEvent<HTMLDivElement>) => {
     const el = e.currentTarget;
     stick.current = nearBottom(el.scrollHeight, el.scrollTop, el.clientHeight);
-    setAtBottom(stick.current);
+    setAtBottom(endInView(el));
   };
   const jumpToLatest = () => {
     const el = scrollRef.current;

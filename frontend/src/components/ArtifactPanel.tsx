@@ -37,6 +37,8 @@ export interface ArtifactPanelProps {
   onDeleted?: (artifactId: string) => void;
   /** Choosing a research folder with no conversation open started this one: open it. */
   onWorkspaceConversation?: (conversationId: string) => void;
+  /** The ids of the messages on the conversation's shown branch, root first (the viewer follows the branch). */
+  branch?: readonly string[];
 }
 
 /**
@@ -60,6 +62,7 @@ export function ArtifactPanel({
   onDeclaredRemoved,
   onDeleted,
   onWorkspaceConversation,
+  branch,
 }: ArtifactPanelProps) {
   const { t } = useTranslation('artifacts');
   const [tab, setTab] = useState<PanelTab>('artifacts');
@@ -114,6 +117,7 @@ export function ArtifactPanel({
             current={preview}
             onChanged={onChanged}
             onDelete={() => del.ask(selected)}
+            branch={branch}
           />
         ) : null}
       </section>

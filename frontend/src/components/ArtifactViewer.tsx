@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useViewerActions } from '../artifacts/useViewerActions';
-import { defaultComparePair, versionChoices, type CurrentState, type VersionRef } from '../versions';
+import { branchVersion, defaultComparePair, versionChoices, type CurrentState, type VersionRef } from '../versions';
 import { useRestoredFrom, useVersionContent, useVersions, type ContentState } from './artifactData';
 import { ArtifactReader } from './ArtifactReader';
 import { Spinner } from './icons';
@@ -34,6 +34,11 @@ export interface ArtifactViewerProps {
   onChanged: () => void;
   /** Asks to delete the artifact (the caller confirms first); no Delete button when absent. */
   onDelete?: () => void;
+  /**
+   * The ids of the messages on the conversation's shown branch, root first: the viewer
+   * opens on the version this branch's run produced (branchVersion). Undefined: the current one.
+   */
+  branch?: readonly string[];
 }
 
 /**
@@ -41,13 +46,18 @@ export interface ArtifactViewerProps {
  * versions are read-only and say so), and the actions Edit, Compare, Export (Markdown,
  * HTML, Word), Delete (when onDelete is given) and, on an old version, Restore. Edit,
  * Restore and Delete are disabled while the running research holds unsaved changes to the
- * artifact.
+ * artifact. After a branch switch it shows the version that branch's run produced when a
+ * run of another branch changed the artifact since, and says so; a version the user picks
+ * holds until the branch changes again.
  */
-export function ArtifactViewer({ conversationId, artifact, current, onChanged, onDelete }: ArtifactViewerProps) {
+export function ArtifactViewer({ conversationId, artifact, current, onChanged, onDelete, branch }: ArtifactViewerProps) {
   const { t } = useTranslation('artifacts');
   const tabLabel = (id: ViewerTab) => t(`viewer.tab.${id}`);
   const [tab, setTab] = useState<ViewerTab>('preview');
-  const [viewing, setViewing] = useState<VersionRef>('current');
+  // The version the user picked, for the branch shown when they picked it.
+  const [picked, setPicked] = useState<{ ref: VersionRef; branch: string } | null>(null);
+  const branchKey = branch?.join(',') ?? '';
+  const setViewing = (ref: VersionRef) => setPicked({ ref, branch: branchKey });
   const [editing, setEditing] = useState(false);
   const [compare, setCompare] = useState<[VersionRef, VersionRef] | null>(null);
   const [reading, setReading] = useState(false);
@@ -59,8 +69,11 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
     `${String(artifact.version)}/${String(artifact.unsaved)}`,
   );
   const choices = versionChoices(versions, state);
+  const ofBranch = branchVersion(versions, state, branch);
+  const viewing = picked !== null && picked.branch === branchKey ? picked.ref : ofBranch.ref;
   // A viewed version that no longer exists (e.g. the list changed) falls back to current.
   const shown: VersionRef = viewing !== 'current' && choices.some((c) => c.ref === viewing) ? viewing : 'current';
+  const branchShown = ofBranch.why === 'branch' && shown === ofBranch.ref;
   const content = useVersionContent(conversationId, artifact.id, shown, current);
   const restoredFrom = useRestoredFrom(conversationId, artifact.id, versions);
   const old = shown !== 'current';
@@ -109,9 +122,15 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
           <span className="unsaved-dot" aria-hidden="true" /> {unsavedReason}
         </div>
       ) : null}
+      {!old && ofBranch.why === 'other' ? (
+        <div className="viewer-note" role="note">
+          {t('viewer.otherBranch')}
+        </div>
+      ) : null}
       {old ? (
         <VersionBanner
           version={shown}
+          ofBranch={branchShown}
           viewed={versions.find((v) => v.version === shown)}
           restoring={actions.busy === 'restore'}
           restoreBlocked={artifact.unsaved ? unsavedReason : ''}

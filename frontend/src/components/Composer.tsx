@@ -73,7 +73,22 @@ export function Composer({ value, onChange, onSend, onStop, running, sending, te
   );
 }
 
-/** The keyboard hints under the box. */
+/** One shortcut of the hint: its keys and what they do, never broken across lines (a Chinese word would split: "换/行"). */
+function Shortcut({ keys, label }: { keys: string[]; label: string }) {
+  return (
+    <span className="hint-item">
+      {keys.map((k, i) => (
+        <span key={k}>
+          {i > 0 ? '+' : null}
+          <kbd>{k}</kbd>
+        </span>
+      ))}{' '}
+      {label}
+    </span>
+  );
+}
+
+/** The keyboard hints under the box; lines break only between shortcuts. */
 function ComposerHint({ running }: { running: boolean }) {
   const { t } = useTranslation('chat');
   return (
@@ -81,17 +96,17 @@ function ComposerHint({ running }: { running: boolean }) {
       <span>
         {running ? (
           <>
-            <kbd>Enter</kbd> {t('composer.hintAdds')} · <kbd>Esc</kbd> {t('composer.hintStops')}
+            <Shortcut keys={['Enter']} label={t('composer.hintAdds')} /> · <Shortcut keys={['Esc']} label={t('composer.hintStops')} />
           </>
         ) : (
           <>
-            <kbd>Enter</kbd> {t('composer.hintSend')} · <kbd>Shift</kbd>+<kbd>Enter</kbd> {t('composer.hintNewLine')}
+            <Shortcut keys={['Enter']} label={t('composer.hintSend')} /> · <Shortcut keys={['Shift', 'Enter']} label={t('composer.hintNewLine')} />
           </>
         )}
       </span>
       <span>
-        <kbd>{MOD_KEY}</kbd>+<kbd>N</kbd> {t('composer.hintNew')} · <kbd>{MOD_KEY}</kbd>+<kbd>,</kbd> {t('composer.hintSettings')} ·{' '}
-        <kbd>{MOD_KEY}</kbd>+<kbd>B</kbd> {t('composer.hintSidebar')} · <kbd>{MOD_KEY}</kbd>+<kbd>J</kbd> {t('composer.hintPanel')}
+        <Shortcut keys={[MOD_KEY, 'N']} label={t('composer.hintNew')} /> · <Shortcut keys={[MOD_KEY, ',']} label={t('composer.hintSettings')} /> ·{' '}
+        <Shortcut keys={[MOD_KEY, 'B']} label={t('composer.hintSidebar')} /> · <Shortcut keys={[MOD_KEY, 'J']} label={t('composer.hintPanel')} />
       </span>
     </div>
   );

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { ArtifactVersion } from '../api/artifacts';
 import { formatBytes, relativeTime } from '../format';
 import { currentLocale } from '../i18n';
-import { currentIsExtra, draftExplained, draftsNote, versionQuestion, versionTitle, type CurrentState, type VersionRef } from '../versions';
+import { currentIsExtra, draftExplained, draftsNote, fuzzyNote, versionQuestion, versionTitle, type CurrentState, type VersionRef } from '../versions';
 import { CompareIcon, EyeIcon } from './artifact-icons';
 import { Spinner } from './icons';
 
@@ -52,6 +52,7 @@ export function History({ versions, loading, error, state, restoredFrom, shown, 
         const ref: VersionRef = isCurrent ? 'current' : v.version;
         const question = versionQuestion(v);
         const drafts = draftsNote(versions, v);
+        const fuzzy = fuzzyNote(v);
         const exact = new Date(v.created_at);
         return (
           <li key={v.version} className={`history-item${shown === ref ? ' viewing' : ''}`}>
@@ -69,6 +70,7 @@ export function History({ versions, loading, error, state, restoredFrom, shown, 
               </div>
             ) : null}
             {drafts ? <div className="history-q muted history-drafts">{drafts}</div> : null}
+            {fuzzy ? <div className="history-q history-fuzzy">{fuzzy}</div> : null}
             <div className="history-foot">
               <span className="muted">{formatBytes(v.size)}</span>
               <span className="history-actions">

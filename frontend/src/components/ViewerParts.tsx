@@ -191,6 +191,8 @@ export function ViewerStatusBar({ status, onReveal, onDismiss }: { status: Viewe
 /** Props of VersionBanner. */
 export interface VersionBannerProps {
   version: number;
+  /** The version is the one the shown branch's run produced (a later run of another branch changed the artifact). */
+  ofBranch?: boolean;
   /** The stored version shown, when the list has it. */
   viewed: ArtifactVersion | undefined;
   restoring: boolean;
@@ -200,23 +202,30 @@ export interface VersionBannerProps {
   onBack: () => void;
 }
 
-/** Over an older version: which one, that it is read-only, Restore and Back to current. */
-export function VersionBanner({ version, viewed, restoring, restoreBlocked, onRestore, onBack }: VersionBannerProps) {
+/**
+ * Over an older version: which one, that it is read-only, Restore and Back to current; for
+ * the version of the shown branch, that this branch's run produced it and "Show latest".
+ */
+export function VersionBanner({ version, ofBranch = false, viewed, restoring, restoreBlocked, onRestore, onBack }: VersionBannerProps) {
   const { t } = useTranslation('artifacts');
   return (
-    <div className="version-banner" role="note">
+    <div className={`version-banner${ofBranch ? ' version-banner-branch' : ''}`} role="note">
+      {ofBranch ? (
+        <span className="version-banner-text">{t('viewer.ofBranch', { version })}</span>
+      ) : (
       <span className="version-banner-text">
         <strong>v{version}</strong>
         {viewed ? ` · ${updateTypeLabel(viewed.update_type)}` : ''}
         {viewed?.created_at ? ` · ${relativeTime(viewed.created_at)}` : ''}
         {t('viewer.olderReadOnly')}
       </span>
+      )}
       <span className="version-banner-actions">
         <button type="button" className="btn btn-sm" onClick={onRestore} disabled={restoring || restoreBlocked !== ''} title={restoreBlocked || t('viewer.restoreTitle', { version })}>
           {restoring ? <Spinner size={12} /> : <RestoreIcon size={13} />} {t('viewer.restore')}
         </button>
         <button type="button" className="btn btn-sm btn-ghost" onClick={onBack}>
-          {t('viewer.backToCurrent')}
+          {ofBranch ? t('viewer.showLatest') : t('viewer.backToCurrent')}
         </button>
       </span>
     </div>
