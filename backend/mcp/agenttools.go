@@ -356,15 +356,7 @@ func (a *agentTool) keep(ctx context.Context, what, uri, mimeType string, data [
 	if err != nil {
 		return fmt.Sprintf("- a %s (%s), not kept: %v", what, mimeType, err)
 	}
-	sum := sha256.Sum256(data)
-	base := sanitize(a.t.Name)
-	if uri != "" {
-		if b := strings.TrimSuffix(path.Base(uri), path.Ext(uri)); b != "" && b != "." && b != "/" {
-			base = sanitize(b)
-		}
-	}
-	ext := extensionOf(mimeType, uri)
-	rel := path.Join(WorkspaceDir, a.t.Server, clipRunes(base, 60)+"-"+hex.EncodeToString(sum[:4])+ext)
+	rel := keptPath(a.t.Server, a.t.Name, uri, mimeType, data)
 	abs := filepath.Join(ws, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return fmt.Sprintf("- a %s (%s), not kept: %v", what, mimeType, err)
@@ -374,7 +366,7 @@ func (a *agentTool) keep(ctx context.Context, what, uri, mimeType string, data [
 	}
 	title := fmt.Sprintf("%s from %s (%s)", what, a.t.Name, a.t.Server)
 	if uri != "" {
-		title = fmt.Sprintf("%s (%s)", clipRunes(uri, 150), a.t.Server)
+		title = fmt.Sprintf("%s (%s)", cutRunes(uri, 150), a.t.Server)
 	}
 	ch, err := a.env.Declared.Upsert(ctx, info.ConversationID, []declared.Input{{Title: title, WorkspacePath: rel,
 		MimeType: mimeType, Description: fmt.Sprintf("Returned by the MCP tool %s.", a.t.QualifiedName),
@@ -446,6 +438,30 @@ func firstOf(ss ...string) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // clipRunes cuts s to n runes, adding a note when it cut.
+// keptPath is the workspace-relative path a kept image or resource is written to:
+// mcp/<server>/<base>-<first 8 hex digits of the content's SHA-256><extension>, where base is
+// the resource URI's last element without its extension (else the tool's name), made of
+// [A-Za-z0-9_-] only and cut to 60 characters, so the name is one line a file system takes.
+func keptPath(server, tool, uri, mimeType string, data []byte) string {
+	sum := sha256.Sum256(data)
+	base := sanitize(tool)
+	if uri != "" {
+		if b := strings.TrimSuffix(path.Base(uri), path.Ext(uri)); b != "" && b != "." && b != "/" {
+			base = sanitize(b)
+		}
+	}
+	return path.Join(WorkspaceDir, server, cutRunes(base, 60)+"-"+hex.EncodeToString(sum[:4])+extensionOf(mimeType, uri))
+}
+
+// cutRunes returns s cut to its first n characters, with nothing appended: for a file
+// name or a one-line title, where clipRunes's note on a line of its own does not belong.
+func cutRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
