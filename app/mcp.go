@@ -406,7 +406,11 @@ func (m mcpToolSource) MayOffer(name string) bool {
 
 // Tools implements engine.ToolSource.
 func (m mcpToolSource) Tools(ctx context.Context, req engine.ToolRequest) engine.ToolSet {
-	set := m.c.mcp.AgentTools(ctx, m.servers, req.Agents, req.Wanted,
+	// The servers as config.json holds them now, not as they were when the run's
+	// dependencies were read: a server removed or changed meanwhile (while the run indexed
+	// local files, say) must not be put back in the manager or started with its old
+	// program and secrets.
+	set := m.c.mcp.AgentTools(ctx, m.c.mcpServers(), req.Agents, req.Wanted,
 		mcp.ToolEnv{Sources: req.Sources, Declared: m.c.declared, Workspace: m.c.workspace})
 	return engine.ToolSet{Tools: set.Tools, Agents: set.Agents, Permissions: set.Policies, Warnings: set.Warnings}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
 	"artifactflow/internal/mcpnpm"
 )
 
@@ -164,5 +166,24 @@ func TestMCPToolSourceMayOffer(t *testing.T) {
 		if got := src.MayOffer(tc.name); got != tc.want {
 			t.Errorf("MayOffer(%q) = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestMCPToolSourceReadsCurrentSettings: a run's tool source uses the MCP servers as
+// config.json holds them when the run asks for its tools; a server removed after the run's
+// settings were read is neither put back in the manager nor started.
+func TestMCPToolSourceReadsCurrentSettings(t *testing.T) {
+	w := apptest.NewWorld(t, "native", nil)
+	core := mcpCore(t, w, config.MCPServers{"gone": {Command: "/bin/sh", Args: []string{"-c", "sleep 30"}, Permission: "auto"}}, nil, nil)
+	src := mcpToolSource{c: core, servers: core.Settings().MCPServers} // as deps() took them
+	if err := core.Services().Settings.RemoveMCPServer("gone"); err != nil {
+		t.Fatal(err)
+	}
+	set := src.Tools(context.Background(), engine.ToolRequest{Agents: []string{"search_agent", "crawl_agent"}})
+	if len(set.Tools) != 0 || len(set.Warnings) != 0 {
+		t.Errorf("tool set of a removed server: %+v", set)
+	}
+	if names := core.mcp.Names(); slices.Contains(names, "gone") {
+		t.Errorf("the removed server is back in the manager: %v", names)
 	}
 }
