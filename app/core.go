@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -176,7 +177,9 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 		db.Close()
 		return nil, err
 	}
-	c.mcp = mcp.New(mcp.Options{LogDir: filepath.Join(opts.DataDir, MCPLogDir), Logger: opts.Logger})
+	c.mcp = mcp.New(mcp.Options{LogDir: filepath.Join(opts.DataDir, MCPLogDir), Logger: opts.Logger,
+		// Servers reached by URL go through the proxy setting, as model calls and searches do.
+		HTTP: func() http.RoundTripper { return proxyClient(c.Settings(), 0).Transport }})
 	c.mcp.Configure(settings.MCPServers)
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance,
 		ErrorCode: ErrorCode, RunStaleAfter: 3 * c.beat, // another process's run is live while sweep would not interrupt it

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -86,6 +87,10 @@ type Options struct {
 	LogDir string
 	// Logger receives the manager's own warnings (never a secret); nil: slog.Default().
 	Logger *slog.Logger
+	// HTTP, when set, gives the transport a server reached by URL is connected through,
+	// asked at each connection, so a changed proxy setting applies to the next start (the
+	// app: its proxy setting, like model calls and searches); nil: http.DefaultTransport.
+	HTTP func() http.RoundTripper
 	// ClientVersion is the version the app reports to servers in initialize; "" means the
 	// main module's version from the build information.
 	ClientVersion string

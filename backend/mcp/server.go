@@ -375,13 +375,23 @@ func (s *server) connectStdio(ctx context.Context, cfg config.MCPServer, c *conn
 	return nil
 }
 
+// httpTransport is Options.HTTP's transport, or http.DefaultTransport.
+func (m *Manager) httpTransport() http.RoundTripper {
+	if m.opts.HTTP != nil {
+		if rt := m.opts.HTTP(); rt != nil {
+			return rt
+		}
+	}
+	return http.DefaultTransport
+}
+
 // connectHTTP connects over Streamable HTTP, unless cfg.Transport is sse, and over the
 // legacy SSE transport when cfg.Transport is sse or is "" and the server answered the
 // Streamable HTTP initialize POST with a 4xx status. cfg.Headers go with every request.
 func (s *server) connectHTTP(ctx context.Context, cfg config.MCPServer, c *conn, client *sdk.Client) error {
 	if cfg.Transport != config.MCPSSE {
 		s.log.note("connecting to %s (Streamable HTTP)", cfg.URL)
-		rt := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers}
+		rt := &headerTransport{base: s.m.httpTransport(), headers: cfg.Headers}
 		sess, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: &http.Client{Transport: rt}}, nil)
 		if err == nil {
 			c.sess, c.transport = sess, config.MCPHTTP
@@ -397,7 +407,7 @@ func (s *server) connectHTTP(ctx context.Context, cfg config.MCPServer, c *conn,
 	// The SSE transport's event stream lives as long as the context its Connect gets:
 	// give it one that ends with the connection, not with the start's timeout.
 	sseCtx, cancel := context.WithCancel(s.ctx)
-	rt := &headerTransport{base: http.DefaultTransport, headers: cfg.Headers}
+	rt := &headerTransport{base: s.m.httpTransport(), headers: cfg.Headers}
 	t := &detachedTransport{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: &http.Client{Transport: rt}}, ctx: sseCtx, cancel: cancel}
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
