@@ -304,7 +304,7 @@ export async function artifactChecks({ page, check, shot, calls }) {
     assert((await field.inputValue()) === '20', `limit shows ${await field.inputValue()}`);
     await field.fill('0');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.locator('#err-max_upload_mb', { hasText: '1 to 1024' }).waitFor();
+    await dialog.locator('#err-max_upload_mb', { hasText: '1 to 256' }).waitFor();
     await field.fill('1');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText('Saved').waitFor();
