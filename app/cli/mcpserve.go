@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -132,6 +133,10 @@ func (r *coreResearcher) Research(ctx context.Context, conversationID, question 
 		runID   string
 		pending []events.Event
 	)
+	// ended is closed once the run's terminal event has been handled: the sinks may hear
+	// it after Wait returns, and the progress must not lose its last message.
+	ended := make(chan struct{})
+	endedClosed := false
 	handle := func(ev events.Event) { // under mu
 		if ev.MessageID != runID {
 			return
@@ -144,6 +149,10 @@ func (r *coreResearcher) Research(ctx context.Context, conversationID, question 
 			}
 		}
 		onEvent(ev)
+		if ev.Type.Terminal() && !endedClosed {
+			endedClosed = true
+			close(ended)
+		}
 	}
 	defer r.core.AddSink(app.SinkFunc(func(ev events.Event) {
 		mu.Lock()
@@ -165,5 +174,15 @@ func (r *coreResearcher) Research(ctx context.Context, conversationID, question 
 	}
 	pending = nil
 	mu.Unlock()
-	return run.Wait(context.WithoutCancel(ctx))
+	res, err := run.Wait(context.WithoutCancel(ctx))
+	select {
+	case <-ended:
+	case <-time.After(terminalWait):
+		r.log.Warn("ask_research: the run's terminal event did not reach the progress in time", "message", runID)
+	}
+	return res, err
 }
+
+// terminalWait bounds how long ask_research waits, after the run has ended, for its
+// terminal event to reach the progress notifications.
+const terminalWait = 5 * time.Second
