@@ -73,13 +73,22 @@ func TestWindowMCPTools(t *testing.T) {
 	s.waitShot("window-mcp-open.png", 10*time.Second, "Ctrl+, to open the Settings dialog", func(img image.Image) bool {
 		return len(blobs(img, foot, accent, 800)) == 1 // Save
 	})
-	// The MCP servers are the dialog's last section: scroll to its end.
+	// The MCP servers come after the settings form and before the Agents section: scroll
+	// to the dialog's end, then back up a notch at a time until both servers show.
 	s.xdo("mousemove", "640", "450")
 	s.xdo("click", "--repeat", "60", "--delay", "15", "5")
 	body := image.Rect(dialog.Min.X, 80, dialog.Max.X, 760)
-	img := s.waitSettled("window-mcp-settings.png", body, 15*time.Second, "the MCP servers: one running, one failed", func(img image.Image) bool {
+	shown := func(img image.Image) bool {
 		return countPixels(img, body, errSoft) > 5000 && countPixels(img, body, okGreen) > 20
+	}
+	s.waitShot("window-mcp-scrolled.png", 30*time.Second, "the MCP servers scrolled into view", func(img image.Image) bool {
+		if shown(img) {
+			return true
+		}
+		s.xdo("click", "--repeat", "2", "--delay", "15", "4")
+		return false
 	})
+	img := s.waitSettled("window-mcp-settings.png", body, 15*time.Second, "the MCP servers: one running, one failed", shown)
 	// Keyboard only: Shift+Tab until the focus ring is on Add server (the section's first
 	// button under its cards, at the section's left edge), then Enter opens the form.
 	addAt := body.Min.X + 21 // the section's left edge: the dialog's padding (20 px) and the ring's offset
