@@ -1,4 +1,4 @@
-import { useEffect, useState, type SyntheticEvent } from 'react';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toApiError } from '../api/call';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api/settings';
@@ -23,6 +23,8 @@ import { AgentModelFields, LocalServers, ModelLimitFields, useLocalServers, useM
 import { ModelSection, OtherSections, SearxngSection, type FieldKit } from './SettingsSections';
 import { SearchSettings } from './SearchSettings';
 import { LanguageSettings } from './LanguageSettings';
+import { SettingsNav } from './SettingsNav';
+import './settings.css';
 import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
@@ -299,6 +301,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setLimits, setBy, errorMap } = useSettingsForm(onSaved);
   // First launch (no model set): look for local servers at once; otherwise on "Find local servers".
   const canUseLocal = !kit.locked('base_url');
+  const formRef = useRef<HTMLFormElement>(null);
   const local = useLocalServers(canUseLocal && loaded !== null && loaded.model === '');
   const useLocal = (baseUrl: string, model: string) => {
     set('base_url', baseUrl);
@@ -327,79 +330,82 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           {t('loadFailed', { error: loadError })}
         </p>
       ) : null}
-      <form id="settings-form" className="settings" onSubmit={submit} noValidate>
-        {error?.general ? (
-          <div className="form-error" role="alert">
-            {error.general}
-          </div>
-        ) : null}
-        <datalist id={MODELS_LIST_ID}>
-          {modelList.models.map((m) => (
-            <option key={m} value={m} />
-          ))}
-        </datalist>
-        <p className="hint">{t('applyNext')}</p>
-        <LanguageSettings />
-        <ModelSection
-          form={form}
-          kit={kit}
-          presets={presets}
-          modelList={modelList}
-          apiKeySet={loaded?.api_key_set === true}
-          listId={MODELS_LIST_ID}
-          localServers={canUseLocal ? <LocalServers result={local.result} onFind={local.find} onUse={useLocal} disabled={loaded === null} /> : null}
-        />
-        <AgentModelFields
-          kind="lead"
-          texts={extraForm.lead}
-          onChange={(t) => setAgent('lead', t)}
-          modelSetBy={setByNote(setBy, 'lead.model')}
-          apiKeySet={loaded?.lead.api_key_set === true}
-          inheritedBaseUrl={form.base_url.trim()}
-          inheritedModel={form.model.trim()}
-          inheritedMode={form.tool_call_mode}
-          listId={MODELS_LIST_ID}
-          errors={errorMap}
-          disabled={loaded === null}
-        />
-        <AgentModelFields
-          kind="sub_agents"
-          texts={extraForm.sub}
-          onChange={(t) => setAgent('sub', t)}
-          modelSetBy={setByNote(setBy, 'sub_agents.model')}
-          apiKeySet={loaded?.sub_agents.api_key_set === true}
-          inheritedBaseUrl={form.base_url.trim()}
-          inheritedModel={form.model.trim()}
-          inheritedMode={form.tool_call_mode}
-          listId={MODELS_LIST_ID}
-          errors={errorMap}
-          disabled={loaded === null}
-        />
-        <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '', parallel: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
-        {loaded !== null && loaded.search_providers.length > 0 ? (
-          <SearchSettings
-            providers={loaded.search_providers}
-            form={extraForm.search}
-            onChange={setSearch}
-            searxngUrl={form.searxng_url}
-            onSearxngUrl={(u) => set('searxng_url', u)}
-            storedProvider={loaded.search.provider}
-            storedProblem={loaded.search_ready ? '' : loaded.search_problem}
-            setBy={loaded.set_by}
-            errors={errorMap}
-            disabled={false}
+      <div className="settings-layout">
+        <SettingsNav formRef={formRef} />
+        <form ref={formRef} id="settings-form" className="settings" onSubmit={submit} noValidate>
+          {error?.general ? (
+            <div className="form-error" role="alert">
+              {error.general}
+            </div>
+          ) : null}
+          <datalist id={MODELS_LIST_ID}>
+            {modelList.models.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+          <p className="hint">{t('applyNext')}</p>
+          <LanguageSettings />
+          <ModelSection
+            form={form}
+            kit={kit}
+            presets={presets}
+            modelList={modelList}
+            apiKeySet={loaded?.api_key_set === true}
+            listId={MODELS_LIST_ID}
+            localServers={canUseLocal ? <LocalServers result={local.result} onFind={local.find} onUse={useLocal} disabled={loaded === null} /> : null}
           />
-        ) : (
-          <SearxngSection form={form} kit={kit} />
-        )}
-        <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
-        {extra.sections}
-        {loaded?.data_dir ? (
-          <p className="hint">
-            {t('dataFolder')} <code>{loaded.data_dir}</code>
-          </p>
-        ) : null}
-      </form>
+          <AgentModelFields
+            kind="lead"
+            texts={extraForm.lead}
+            onChange={(t) => setAgent('lead', t)}
+            modelSetBy={setByNote(setBy, 'lead.model')}
+            apiKeySet={loaded?.lead.api_key_set === true}
+            inheritedBaseUrl={form.base_url.trim()}
+            inheritedModel={form.model.trim()}
+            inheritedMode={form.tool_call_mode}
+            listId={MODELS_LIST_ID}
+            errors={errorMap}
+            disabled={loaded === null}
+          />
+          <AgentModelFields
+            kind="sub_agents"
+            texts={extraForm.sub}
+            onChange={(t) => setAgent('sub', t)}
+            modelSetBy={setByNote(setBy, 'sub_agents.model')}
+            apiKeySet={loaded?.sub_agents.api_key_set === true}
+            inheritedBaseUrl={form.base_url.trim()}
+            inheritedModel={form.model.trim()}
+            inheritedMode={form.tool_call_mode}
+            listId={MODELS_LIST_ID}
+            errors={errorMap}
+            disabled={loaded === null}
+          />
+          <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '', parallel: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
+          {loaded !== null && loaded.search_providers.length > 0 ? (
+            <SearchSettings
+              providers={loaded.search_providers}
+              form={extraForm.search}
+              onChange={setSearch}
+              searxngUrl={form.searxng_url}
+              onSearxngUrl={(u) => set('searxng_url', u)}
+              storedProvider={loaded.search.provider}
+              storedProblem={loaded.search_ready ? '' : loaded.search_problem}
+              setBy={loaded.set_by}
+              errors={errorMap}
+              disabled={false}
+            />
+          ) : (
+            <SearxngSection form={form} kit={kit} />
+          )}
+          <OtherSections form={form} kit={kit} limitText={limitText} onLimitText={setLimitText} />
+          {extra.sections}
+          {loaded?.data_dir ? (
+            <p className="hint">
+              {t('dataFolder')} <code>{loaded.data_dir}</code>
+            </p>
+          ) : null}
+        </form>
+      </div>
     </Modal>
   );
 }
