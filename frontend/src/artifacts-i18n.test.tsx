@@ -122,20 +122,21 @@ describe('the history in plain words', () => {
     document.body.appendChild(host);
     const root = createRoot(host);
     const versions = [v(2, 'create'), v(3, 'update_fuzzy')];
-    const render = () =>
-      act(() =>
+    const render = () => {
+      act(() => {
         root.render(
           <History versions={versions} loading={false} error="" state={{ version: 3, unsaved: false }} restoredFrom={new Map()} shown="current" onView={() => undefined} onCompare={() => undefined} />,
-        ),
-      );
-    await render();
-    const text = () => host.textContent ?? '';
+        );
+      });
+    };
+    render();
+    const text = () => host.textContent;
     expect(text()).toContain('Numbered v2 after 2 steps of its run');
     expect(text()).toContain('Updated, please check');
     expect(text()).toContain('did not match the text exactly');
     expect(text()).not.toMatch(/draft of its run|approximate match/);
     await act(() => i18n.changeLanguage('zh-CN'));
-    await render();
+    render();
     expect(text()).toContain('编号为 v2');
     expect(text()).toContain('请与上一版本比较核对');
     expect(text()).not.toContain('近似匹配');
