@@ -212,6 +212,22 @@ describe('settings dialog', () => {
     for (const want of ['Language', 'Model', 'Lead agent', 'Web search', 'Files', 'Tools']) expect(names).toContain(want);
     expect(names.indexOf('Language')).toBeLessThan(names.indexOf('Model'));
     expect(entries().filter((b) => b.getAttribute('aria-current') === 'true')).toHaveLength(1);
+    // One stop of the Tab order, after the form's fields; the arrow keys move through it.
+    const form = host.querySelector('form');
+    expect(form && nav && form.compareDocumentPosition(nav) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    const stops = () => entries().filter((b) => b.tabIndex === 0);
+    expect(stops()).toHaveLength(1);
+    const key = (k: string) =>
+      act(() => {
+        const at = stops()[0];
+        at?.focus();
+        at?.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+      });
+    key('Home');
+    expect(document.activeElement?.textContent.trim()).toBe('Language');
+    key('ArrowDown');
+    expect(document.activeElement?.textContent.trim()).toBe('Model');
+    expect(stops().map((b) => b.textContent.trim())).toEqual(['Model']);
     await save();
     const flagged = entries().filter((b) => b.querySelector('.settings-nav-dot') !== null);
     expect(flagged.map((b) => b.getAttribute('aria-label'))).toEqual(['Sub-agents (search and crawl): a field needs attention']);

@@ -331,7 +331,6 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
         </p>
       ) : null}
       <div className="settings-layout">
-        <SettingsNav formRef={formRef} />
         <form ref={formRef} id="settings-form" className="settings" onSubmit={submit} noValidate>
           {error?.general ? (
             <div className="form-error" role="alert">
@@ -405,6 +404,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
             </p>
           ) : null}
         </form>
+        <SettingsNav formRef={formRef} />
       </div>
     </Modal>
   );

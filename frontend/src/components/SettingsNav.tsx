@@ -1,7 +1,7 @@
 // The Settings dialog's side list of sections: a table of contents beside the one long form,
 // which names each section, scrolls to it on a click, marks the one in view and the ones
 // holding an invalid field.
-import { useCallback, useEffect, useState, type ReactNode, type RefObject } from 'react';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 
 /** Marks an element of the settings form as one section of the side list; its value is the section's name. */
@@ -82,7 +82,9 @@ export interface SettingsNavProps {
  * the section to the top of the dialog's scrolling body; the section in view is marked
  * (aria-current); a section holding an invalid field shows a dot and says so to screen
  * readers. The list follows the form as sections appear (after loading) and fields turn
- * invalid or valid.
+ * invalid or valid. It is one stop of the Tab order (the section in view), and the arrow
+ * keys, Home and End move through it; render it after the form, so Tab from the dialog's
+ * top reaches the first field first (the stylesheet puts the list on the left).
  */
 export function SettingsNav({ formRef }: SettingsNavProps) {
   const { t } = useTranslation('settings');
@@ -122,17 +124,30 @@ export function SettingsNav({ formRef }: SettingsNavProps) {
     const offset = e.el.getBoundingClientRect().top - sc.getBoundingClientRect().top;
     sc.scrollTo({ top: sc.scrollTop + offset - 4 });
   };
+  const list = useRef<HTMLUListElement>(null);
+  const onKey = (ev: KeyboardEvent<HTMLUListElement>) => {
+    const buttons = Array.from(list.current?.querySelectorAll('button') ?? []);
+    const at = buttons.findIndex((b) => b === document.activeElement);
+    const to = ev.key === 'ArrowDown' ? at + 1 : ev.key === 'ArrowUp' ? at - 1 : ev.key === 'Home' ? 0 : ev.key === 'End' ? buttons.length - 1 : null;
+    const entry = to === null ? undefined : entries[to];
+    if (to === null || entry === undefined) return;
+    ev.preventDefault();
+    buttons[to]?.focus();
+    setActive(to);
+    go(entry);
+  };
 
   if (entries.length < 2) return null;
   return (
     <nav className="settings-nav" aria-label={t('nav.label')}>
-      <ul>
+      <ul ref={list} onKeyDown={onKey}>
         {entries.map((e, i) => (
           <li key={`${e.title}/${String(i)}`}>
             <button
               type="button"
               className={`settings-nav-item${i === active ? ' active' : ''}`}
               aria-current={i === active ? 'true' : undefined}
+              tabIndex={i === active ? 0 : -1}
               aria-label={e.invalid ? t('nav.invalid', { section: e.title }) : undefined}
               onClick={() => go(e)}
             >
