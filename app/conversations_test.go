@@ -157,8 +157,8 @@ func TestBranchesEditRegenerateSwitch(t *testing.T) {
 	}
 }
 
-// TestTitleAndRename covers the automatic title from the first question (its first line,
-// at most 60 characters) and Rename.
+// TestTitleAndRename covers the automatic title from the first question (its first
+// sentence without Markdown, at most 60 characters: engine.QuestionTitle) and Rename.
 func TestTitleAndRename(t *testing.T) {
 	w := apptest.EchoWorld(t)
 	core := newCore(t, w)

@@ -219,7 +219,7 @@ func languageSwitch(t *testing.T, env []string, zh image.Image) {
 	s, w, _ := languageSession(t, "window-switch-before.png", env, "", chineseQuestion)
 	s.xdo("key", "ctrl+comma")
 	s.waitShot("window-switch-settings.png", 10*time.Second, "Ctrl+, to open Settings", func(img image.Image) bool {
-		return len(blobs(img, image.Rect(380, 780, 900, 850), accent, 800)) == 1 // Save
+		return len(blobs(img, image.Rect(260, 780, 1020, 850), accent, 800)) == 1 // Save, at the foot of the 760 px dialog
 	})
 	s.xdo("key", "Tab")
 	time.Sleep(300 * time.Millisecond)

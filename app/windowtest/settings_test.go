@@ -64,7 +64,7 @@ func TestWindowSettingsFlags(t *testing.T) {
 	}
 
 	s.xdo("key", "ctrl+comma")
-	dialog := image.Rect(380, 50, 900, 850)
+	dialog := image.Rect(260, 50, 1020, 850) // the Settings dialog, 760 px wide
 	s.waitShot("window-settings-open.png", 10*time.Second, "Ctrl+, to open the Settings dialog", func(img image.Image) bool {
 		return len(blobs(img, image.Rect(dialog.Min.X, 780, dialog.Max.X, dialog.Max.Y), accent, 800)) == 1 // Save
 	})

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -554,16 +553,4 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("engine: close: %w", ctx.Err())
 	}
-}
-
-// titleFrom makes a conversation title from the first question: its first line, at most
-// 60 runes.
-func titleFrom(content string) string {
-	line, _, _ := strings.Cut(content, "\n")
-	line = strings.TrimSpace(line)
-	if utf8.RuneCountInString(line) <= 60 {
-		return line
-	}
-	r := []rune(line)
-	return strings.TrimSpace(string(r[:59])) + "…"
 }

@@ -126,7 +126,7 @@ await run('zh-CN system locale', async () => {
       if (broken.length > 0) await page.screenshot({ path: '/tmp/ui-language-hint-broken.png' });
       assert(broken.length === 0, `at ${String(width)} px the hint breaks ${broken.join(', ')} across lines (/tmp/ui-language-hint-broken.png)`);
     }
-    await page.setViewportSize({ width: 1000, height: 760 });
+    await page.setViewportSize({ width: 1266, height: 760 }); // where 换行 and 面板 used to break
     await screenshot(page, 'language-hint-zh');
     await page.setViewportSize({ width: 1280, height: 860 });
   });

@@ -280,6 +280,45 @@ await check('settings: endpoint preset, model list, test connection, per-agent m
   await dialog.waitFor({ state: 'detached' });
 });
 
+await check('settings: a side list of sections scrolls to each and marks the one in view; Test connection says why it waits', async () => {
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.waitFor();
+  const nav = dialog.getByRole('navigation', { name: 'Settings sections' });
+  await nav.waitFor();
+  const names = (await nav.getByRole('button').allTextContents()).map((x) => x.trim());
+  for (const want of ['Language', 'Model', 'Lead agent', 'Files', 'Tools']) assert(names.includes(want), `the side list lacks ${want}: ${names.join(' | ')}`);
+  const body = dialog.locator('.modal-body');
+  for (const name of ['Files', 'Model', 'Tools']) {
+    await nav.getByRole('button', { name, exact: true }).click();
+    await page.waitForFunction(
+      (n) => document.querySelector('.settings-nav [aria-current="true"]')?.textContent?.trim() === n,
+      name,
+      { timeout: 5000 },
+    );
+    const gap = await body.evaluate((el, n) => {
+      const legend = [...el.querySelectorAll('fieldset > legend')].find((l) => l.textContent?.trim() === n);
+      return legend ? legend.closest('fieldset').getBoundingClientRect().top - el.getBoundingClientRect().top : 9999;
+    }, name);
+    // The last section may not reach the top: it is then in view, at most a body's height down.
+    const height = await body.evaluate((el) => el.clientHeight);
+    assert(name === 'Tools' ? gap < height : Math.abs(gap) < 24, `${name} is ${String(gap)} px from the top of the dialog after its entry was clicked`);
+  }
+  await shot('settings-nav');
+  await nav.getByRole('button', { name: 'Model', exact: true }).click();
+  const model = dialog.getByRole('combobox', { name: /^Model/ });
+  const before = await model.inputValue();
+  await model.fill('');
+  const test = dialog.getByRole('button', { name: 'Test connection' });
+  assert(await test.isDisabled(), 'Test connection is enabled with no model');
+  await dialog.locator('.test-result.why', { hasText: 'Type a model name to test the connection.' }).waitFor();
+  await shot('settings-test-why');
+  await model.fill(before);
+  assert(await test.isEnabled(), 'Test connection stays disabled with a model typed');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+});
+
 await check('a missing model offers to open settings', async () => {
   await page.keyboard.press('Control+n');
   await page.evaluate(() => {

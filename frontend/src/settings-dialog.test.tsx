@@ -182,6 +182,57 @@ describe('settings dialog', () => {
     expect(host.querySelector('.test-result.err')?.textContent).toContain('401 Unauthorized: Incorrect API key provided');
   });
 
+  it('says why Test connection cannot run, beside it and in its tooltip', async () => {
+    await open();
+    const test = button('Test connection');
+    const why = () => test.parentElement?.querySelector('.test-result')?.textContent;
+    expect(test.disabled).toBe(false);
+    expect(why()).toBe('');
+    type(field('Model'), '');
+    expect(test.disabled).toBe(true);
+    expect(why()).toBe('Type a model name to test the connection.');
+    expect(test.title).toBe('Type a model name to test the connection.');
+    type(field('Model'), 'qwen3:8b');
+    type(field('Base URL'), '');
+    expect(test.disabled).toBe(true);
+    expect(why()).toBe('Type the base URL to test the connection.');
+    type(field('Base URL'), 'http://localhost:11434/v1');
+    expect(test.disabled).toBe(false);
+    expect(test.title).toBe('');
+  });
+
+  it('lists its sections in a side list, and marks the one holding an invalid field', async () => {
+    svc.Save.mockRejectedValueOnce(
+      new Error(JSON.stringify({ code: 'invalid_settings', message: 'invalid settings: sub_agents.top_p: 1.5 is outside 0–1', fields: { 'sub_agents.top_p': '1.5 is outside 0–1' } })),
+    );
+    await open();
+    const nav = host.querySelector('nav[aria-label="Settings sections"]');
+    const entries = () => [...(nav?.querySelectorAll('button') ?? [])];
+    const names = entries().map((b) => b.textContent.trim());
+    for (const want of ['Language', 'Model', 'Lead agent', 'Web search', 'Files', 'Tools']) expect(names).toContain(want);
+    expect(names.indexOf('Language')).toBeLessThan(names.indexOf('Model'));
+    expect(entries().filter((b) => b.getAttribute('aria-current') === 'true')).toHaveLength(1);
+    // One stop of the Tab order, after the form's fields; the arrow keys move through it.
+    const form = host.querySelector('form');
+    expect(form && nav && form.compareDocumentPosition(nav) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    const stops = () => entries().filter((b) => b.tabIndex === 0);
+    expect(stops()).toHaveLength(1);
+    const key = (k: string) =>
+      act(() => {
+        const at = stops()[0];
+        at?.focus();
+        at?.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+      });
+    key('Home');
+    expect(document.activeElement?.textContent.trim()).toBe('Language');
+    key('ArrowDown');
+    expect(document.activeElement?.textContent.trim()).toBe('Model');
+    expect(stops().map((b) => b.textContent.trim())).toEqual(['Model']);
+    await save();
+    const flagged = entries().filter((b) => b.querySelector('.settings-nav-dot') !== null);
+    expect(flagged.map((b) => b.getAttribute('aria-label'))).toEqual(['Sub-agents (search and crawl): a field needs attention']);
+  });
+
   it('chooses a search provider, keeps its stored key and tests it', async () => {
     await open();
     const provider = select('Search provider');

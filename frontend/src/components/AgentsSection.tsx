@@ -13,6 +13,7 @@ import {
 } from '../api/agents';
 import { lineSpan, suggestAgentName } from '../agent-files';
 import { Spinner } from './icons';
+import { SECTION_ATTR } from './SettingsNav';
 import './agents.css';
 
 /** The agent file open in the editor: its text as typed and as last saved, and its problems. */
@@ -303,7 +304,7 @@ export function AgentsSection() {
 
   if (unsupported) return null;
   return (
-    <section className="settings agents-section" aria-labelledby="agents-legend" data-testid="agents-section">
+    <section className="settings agents-section" aria-labelledby="agents-legend" data-testid="agents-section" {...{ [SECTION_ATTR]: t('legend') }}>
       <fieldset>
         <legend id="agents-legend">{t('legend')}</legend>
         <p className="hint block">

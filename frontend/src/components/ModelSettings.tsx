@@ -144,7 +144,8 @@ export interface ConnectionTestProps {
 /**
  * The "Test connection" button: one call of one token to the endpoint and model as typed,
  * then the latency or the exact error inline. The result is cleared when the endpoint, key
- * or model change.
+ * or model change. While it cannot run (no base URL or no model typed, the settings not
+ * loaded) it says why beside it, and in its tooltip.
  */
 export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, disabled }: ConnectionTestProps) {
   const { t } = useTranslation('settings');
@@ -166,19 +167,20 @@ export function ConnectionTest({ baseUrl, apiKey, noStoredKey = false, model, di
       },
     );
   };
+  const why = disabled ? t('test.whyLoading') : baseUrl.trim() === '' ? t('test.whyBaseUrl') : model.trim() === '' ? t('test.whyModel') : '';
   return (
     <div className="test-row">
-      <button type="button" className="btn btn-sm" onClick={run} disabled={disabled || busy || model.trim() === ''}>
+      <button type="button" className="btn btn-sm" onClick={run} disabled={why !== '' || busy} title={why || undefined}>
         {busy ? <Spinner size={12} /> : null}
         {t('test.connection')}
       </button>
       <span
-        className={`test-result ${shown === null ? '' : shown.ok ? 'ok' : 'err'}`}
+        className={`test-result ${shown === null ? (why === '' ? '' : 'why') : shown.ok ? 'ok' : 'err'}`}
         role="status"
         aria-live="polite"
         title={shown !== null && !shown.ok && shown.error !== connectionText(shown) ? shown.error : undefined}
       >
-        {busy ? t('test.calling') : shown === null ? '' : connectionText(shown)}
+        {busy ? t('test.calling') : shown === null ? why : connectionText(shown)}
       </span>
     </div>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useState, type SyntheticEvent } from 'react';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toApiError } from '../api/call';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api/settings';
@@ -26,6 +26,8 @@ import { LanguageSettings } from './LanguageSettings';
 import { AgentsSection } from './AgentsSection';
 import { DataSettings } from './DataSettings';
 import { ToolsSettings } from './ToolsSettings';
+import { SettingsNav } from './SettingsNav';
+import './settings.css';
 import { i18n } from '../i18n';
 import { setRemoteImages } from '../remote-images';
 
@@ -315,6 +317,7 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
   const { loaded, loadError, form, extraForm, limitText, setLimitText, saving, error, saved, extra, presets, modelList, submit, kit, set, setAgent, setSearch, setLimits, setBy, errorMap } = useSettingsForm(onSaved);
   // First launch (no model set): look for local servers at once; otherwise on "Find local servers".
   const canUseLocal = !kit.locked('base_url');
+  const formRef = useRef<HTMLDivElement>(null);
   const local = useLocalServers(canUseLocal && loaded !== null && loaded.model === '');
   const useLocal = (baseUrl: string, model: string) => {
     set('base_url', baseUrl);
@@ -343,84 +346,89 @@ export function SettingsDialog({ onClose, onSaved }: SettingsDialogProps) {
           {t('loadFailed', { error: loadError })}
         </p>
       ) : null}
-      <form id="settings-form" className="settings" onSubmit={submit} noValidate>
-        {error?.general ? (
-          <div className="form-error" role="alert">
-            {error.general}
-          </div>
-        ) : null}
-        <datalist id={MODELS_LIST_ID}>
-          {modelList.models.map((m) => (
-            <option key={m} value={m} />
-          ))}
-        </datalist>
-        <p className="hint">{t('applyNext')}</p>
-        <LanguageSettings />
-        <ModelSection
-          form={form}
-          kit={kit}
-          presets={presets}
-          modelList={modelList}
-          apiKeySet={loaded?.api_key_set === true}
-          listId={MODELS_LIST_ID}
-          localServers={canUseLocal ? <LocalServers result={local.result} onFind={local.find} onUse={useLocal} disabled={loaded === null} /> : null}
-        />
-        <AgentModelFields
-          kind="lead"
-          texts={extraForm.lead}
-          onChange={(t) => setAgent('lead', t)}
-          modelSetBy={setByNote(setBy, 'lead.model')}
-          apiKeySet={loaded?.lead.api_key_set === true}
-          inheritedBaseUrl={form.base_url.trim()}
-          inheritedModel={form.model.trim()}
-          inheritedMode={form.tool_call_mode}
-          listId={MODELS_LIST_ID}
-          errors={errorMap}
-          disabled={loaded === null}
-        />
-        <AgentModelFields
-          kind="sub_agents"
-          texts={extraForm.sub}
-          onChange={(t) => setAgent('sub', t)}
-          modelSetBy={setByNote(setBy, 'sub_agents.model')}
-          apiKeySet={loaded?.sub_agents.api_key_set === true}
-          inheritedBaseUrl={form.base_url.trim()}
-          inheritedModel={form.model.trim()}
-          inheritedMode={form.tool_call_mode}
-          listId={MODELS_LIST_ID}
-          errors={errorMap}
-          disabled={loaded === null}
-        />
-        <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '', parallel: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
-        {loaded !== null && loaded.search_providers.length > 0 ? (
-          <SearchSettings
-            providers={loaded.search_providers}
-            form={extraForm.search}
-            onChange={setSearch}
-            searxngUrl={form.searxng_url}
-            onSearxngUrl={(u) => set('searxng_url', u)}
-            storedProvider={loaded.search.provider}
-            storedProblem={loaded.search_ready ? '' : loaded.search_problem}
-            setBy={loaded.set_by}
-            errors={errorMap}
-            disabled={false}
-          />
-        ) : (
-          <SearxngSection form={form} kit={kit} />
-        )}
-        <OtherSections
-          form={form}
-          kit={kit}
-          limitText={limitText}
-          onLimitText={setLimitText}
-          maxUploadMb={loaded?.max_upload_mb_limit ?? 0}
-          proxyNow={loaded ? { source: loaded.proxy_source, proxy: loaded.proxy_in_effect } : null}
-        />
-        {extra.sections}
-        <ToolsSettings />
-        <DataSettings dataDir={loaded?.data_dir ?? ''} />
-      </form>
-      <AgentsSection />
+      <div className="settings-layout">
+        <div ref={formRef} className="settings-main">
+          <form id="settings-form" className="settings" onSubmit={submit} noValidate>
+            {error?.general ? (
+              <div className="form-error" role="alert">
+                {error.general}
+              </div>
+            ) : null}
+            <datalist id={MODELS_LIST_ID}>
+              {modelList.models.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
+            <p className="hint">{t('applyNext')}</p>
+            <LanguageSettings />
+            <ModelSection
+              form={form}
+              kit={kit}
+              presets={presets}
+              modelList={modelList}
+              apiKeySet={loaded?.api_key_set === true}
+              listId={MODELS_LIST_ID}
+              localServers={canUseLocal ? <LocalServers result={local.result} onFind={local.find} onUse={useLocal} disabled={loaded === null} /> : null}
+            />
+            <AgentModelFields
+              kind="lead"
+              texts={extraForm.lead}
+              onChange={(t) => setAgent('lead', t)}
+              modelSetBy={setByNote(setBy, 'lead.model')}
+              apiKeySet={loaded?.lead.api_key_set === true}
+              inheritedBaseUrl={form.base_url.trim()}
+              inheritedModel={form.model.trim()}
+              inheritedMode={form.tool_call_mode}
+              listId={MODELS_LIST_ID}
+              errors={errorMap}
+              disabled={loaded === null}
+            />
+            <AgentModelFields
+              kind="sub_agents"
+              texts={extraForm.sub}
+              onChange={(t) => setAgent('sub', t)}
+              modelSetBy={setByNote(setBy, 'sub_agents.model')}
+              apiKeySet={loaded?.sub_agents.api_key_set === true}
+              inheritedBaseUrl={form.base_url.trim()}
+              inheritedModel={form.model.trim()}
+              inheritedMode={form.tool_call_mode}
+              listId={MODELS_LIST_ID}
+              errors={errorMap}
+              disabled={loaded === null}
+            />
+            <ModelLimitFields texts={extraForm.limits ?? { idle: '', answer: '', parallel: '' }} onChange={setLimits} errors={errorMap} disabled={loaded === null} />
+            {loaded !== null && loaded.search_providers.length > 0 ? (
+              <SearchSettings
+                providers={loaded.search_providers}
+                form={extraForm.search}
+                onChange={setSearch}
+                searxngUrl={form.searxng_url}
+                onSearxngUrl={(u) => set('searxng_url', u)}
+                storedProvider={loaded.search.provider}
+                storedProblem={loaded.search_ready ? '' : loaded.search_problem}
+                setBy={loaded.set_by}
+                errors={errorMap}
+                disabled={false}
+              />
+            ) : (
+              <SearxngSection form={form} kit={kit} />
+            )}
+            <OtherSections
+              form={form}
+              kit={kit}
+              limitText={limitText}
+              onLimitText={setLimitText}
+              maxUploadMb={loaded?.max_upload_mb_limit ?? 0}
+              proxyNow={loaded ? { source: loaded.proxy_source, proxy: loaded.proxy_in_effect } : null}
+            />
+            {extra.sections}
+            <ToolsSettings />
+            <DataSettings dataDir={loaded?.data_dir ?? ''} />
+          </form>
+          <AgentsSection />
+        </div>
+        <SettingsNav formRef={formRef} />
+      </div>
     </Modal>
   );
 }
