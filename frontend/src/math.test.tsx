@@ -60,6 +60,15 @@ describe('math with KaTeX', () => {
     expect(root.textContent).toContain('$');
   });
 
+  it.each([
+    ['in a paragraph', 'Escaped \\[1\\] and \\[2, 3\\] stay.'],
+    ['alone on a line', 'Text\n\n\\[1\\]\n'],
+  ])('leaves an escaped citation %s as text', (_, source) => {
+    const root = dom(renderMarkdown(source));
+    expect(root.querySelector('.math, .katex')).toBeNull();
+    expect(root.textContent).toContain('[1]');
+  });
+
   it('leaves code spans and code blocks untouched', () => {
     const root = dom(renderMarkdown('Run `echo $HOME $PATH` or `$x$`.\n\n```sh\nprice=$5; echo "$a$"\n$$b$$\n```\n\n    $$indented$$\n'));
     expect(root.querySelector('.katex, .math')).toBeNull();

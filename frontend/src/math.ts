@@ -24,13 +24,13 @@ const escapeHTML = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g,
 // delimiter ending a line (the formula may span lines).
 const BLOCK_DOLLARS = /^ {0,3}\$\$([\s\S]+?)\$\$[ \t]*(?:\n+|$)/;
 const BLOCK_BRACKETS = /^ {0,3}\\\[([\s\S]+?)\\\][ \t]*(?:\n+|$)/;
-// Inline: "$$…$$" (display), "\(…\)", "\[…\]" (display) and "$…$". For "$…$" the opening
+// Inline: "$$…$$" (display), "\(…\)" and "$…$" ("\[…\]" only as a block: in a paragraph
+// "\[1\]" is an escaped citation, which stays text). For "$…$" the opening
 // dollar is followed by a non-space, the closing one is preceded by a non-space and a
 // backslash-free char, and is not followed by a digit: so "$5 and $10" stays text (the
 // second dollar follows a space and precedes a digit), as in Pandoc's rule.
 const INLINE_DOUBLE = /^\$\$(?!\$)([^]+?)\$\$/;
 const INLINE_PAREN = /^\\\(([^]+?)\\\)/;
-const INLINE_BRACKET = /^\\\[([^]+?)\\\]/;
 const INLINE_DOLLAR = /^\$(?![\s$])((?:\\.|[^\\$\n])*?[^\s\\])\$(?!\d)/;
 const INLINE_SINGLE_CHAR = /^\$([^\s\\$])\$(?!\d)/;
 
@@ -39,8 +39,6 @@ function inlineMatch(src: string): MathToken | undefined {
   if (m) return { type: 'math', raw: m[0], text: (m[1] ?? '').trim(), display: true };
   m = INLINE_PAREN.exec(src);
   if (m) return { type: 'math', raw: m[0], text: (m[1] ?? '').trim(), display: false };
-  m = INLINE_BRACKET.exec(src);
-  if (m) return { type: 'math', raw: m[0], text: (m[1] ?? '').trim(), display: true };
   m = INLINE_SINGLE_CHAR.exec(src) ?? INLINE_DOLLAR.exec(src);
   if (m) return { type: 'math', raw: m[0], text: m[1] ?? '', display: false };
   return undefined;
@@ -50,7 +48,8 @@ function inlineMatch(src: string): MathToken | undefined {
  * The marked extension for TeX math. A formula becomes
  * `<span class="math math-inline">TeX</span>` or `<div class="math math-display">TeX</div>`
  * (the TeX escaped, as text), which the sanitizer keeps and typesetMath replaces with
- * KaTeX's output. Code spans and fenced or indented code are never searched (marked
+ * KaTeX's output. `\[…\]` is math only as a block opening a line, so an escaped citation
+ * ("\[1\]") stays text. Code spans and fenced or indented code are never searched (marked
  * consumes them whole), a backslash-escaped dollar (`\$`) stays a dollar, and a `$` that
  * opens before a space or closes after one, or is followed by a digit ("$5 and $10"),
  * is text.
@@ -67,7 +66,8 @@ export function mathExtension(): MarkedExtension {
         },
         tokenizer(src) {
           const m = BLOCK_DOLLARS.exec(src) ?? BLOCK_BRACKETS.exec(src);
-          if (!m) return undefined;
+          // "\[1\]" alone on a line is an escaped citation, not a formula.
+          if (!m || /^[\d\s,\-–]*$/.test(m[1] ?? '')) return undefined;
           return { type: 'math', raw: m[0], text: (m[1] ?? '').trim(), display: true } satisfies MathToken;
         },
         renderer(token) {
@@ -78,7 +78,7 @@ export function mathExtension(): MarkedExtension {
         name: 'math',
         level: 'inline',
         start(src) {
-          const i = src.search(/\$|\\[([]/);
+          const i = src.search(/\$|\\\(/);
           return i < 0 ? undefined : i;
         },
         tokenizer(src) {
