@@ -7,9 +7,9 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Feedback } from '../api/conversations';
-import { applyEvents, emptyRunsState, type RunEvent } from '../events';
-import { firstShownIndex } from '../history';
-import { i18n } from '../i18n';
+import { applyEvents, emptyRunsState, type RunEvent } from '../run/events';
+import { firstShownIndex } from '../run/history';
+import { i18n } from '../i18n/i18n';
 import { RunFeedback } from './RunFeedback';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;

@@ -5,8 +5,8 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toApiError } from '../api/call';
 import { setFeedback, type Feedback, type Rating } from '../api/conversations';
-import { Svg, type IconProps } from '../components/icons';
-import { describeError } from '../errors';
+import { Svg, type IconProps } from '../shared/icons';
+import { describeError } from '../shared/errors';
 import './feedback.css';
 
 /** A raised thumb (a good answer). */
