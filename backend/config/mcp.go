@@ -55,8 +55,11 @@ var DefaultMCPAgents = []string{"search_agent", "crawl_agent"}
 var mcpNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ValidMCPServerName reports whether name may name an MCP server: 1–64 ASCII letters,
-// digits, "_" or "-".
-func ValidMCPServerName(name string) bool { return mcpNameRE.MatchString(name) }
+// digits, "_" or "-", without "__" (the separator of mcp__<server>__<tool>: server "a__b"
+// with tool "x" and server "a" with tool "b__x" would both be offered as mcp__a__b__x).
+func ValidMCPServerName(name string) bool {
+	return mcpNameRE.MatchString(name) && !strings.Contains(name, "__")
+}
 
 // MCPServer is one entry of Settings.MCPServers (config.json "mcp_servers": {"name":
 // entry}), in the shape of Claude Desktop's and Cursor's "mcpServers" entries so a user can
@@ -240,8 +243,11 @@ func ValidateMCPServer(name string, s MCPServer) error {
 
 // mcpServerProblems returns one problem per bad key of server name.
 func mcpServerProblems(name string, s MCPServer) []string {
-	if !ValidMCPServerName(name) {
+	if !mcpNameRE.MatchString(name) {
 		return []string{fmt.Sprintf("mcp_servers: %q is not a valid server name (1–%d letters, digits, _ or -)", name, MaxMCPServerName)}
+	}
+	if strings.Contains(name, "__") {
+		return []string{fmt.Sprintf(`mcp_servers: %q is not a valid server name: "__" separates the server from the tool in the names models see (mcp__<server>__<tool>); use a single _ or -`, name)}
 	}
 	at := "mcp_servers." + name + "."
 	var problems []string

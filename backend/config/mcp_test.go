@@ -30,6 +30,10 @@ func TestValidateMCPServers(t *testing.T) {
 		{"sse", "legacy", MCPServer{URL: "http://127.0.0.1:9/sse", Transport: MCPSSE}, ""},
 		{"bad name", "a b", MCPServer{Command: "npx"}, "mcp_servers"},
 		{"long name", strings.Repeat("a", 65), MCPServer{Command: "npx"}, "mcp_servers"},
+		// "__" separates server from tool in mcp__<server>__<tool>: server "a__b" tool "x"
+		// would be offered under the same name as server "a" tool "b__x".
+		{"double underscore", "a__b", MCPServer{Command: "npx"}, "mcp_servers"},
+		{"single underscores", "a_b-c_", MCPServer{Command: "npx"}, ""},
 		{"neither", "x", MCPServer{}, "mcp_servers.x"},
 		{"both", "x", MCPServer{Command: "npx", URL: "http://a/mcp"}, "mcp_servers.x"},
 		{"relative program", "x", MCPServer{Command: "./bin/server"}, "mcp_servers.x.command"},
