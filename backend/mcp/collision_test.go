@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,35 @@ func TestQualifiedNameCollisionRefused(t *testing.T) {
 	}
 	if s, tool, ok := m.Resolve(QualifiedName("a_", "only_here")); !ok || s != "a_" || tool != "only_here" {
 		t.Errorf("Resolve of a tool only one server has = %s/%s/%v", s, tool, ok)
+	}
+}
+
+// TestServerLogHidesURLAndArgSecrets: the secrets a server's url (a query value) and args
+// (a secret-named flag's value) carry never reach its log, where the manager notes what it
+// starts and connects to.
+func TestServerLogHidesURLAndArgSecrets(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "no MCP here", http.StatusNotFound)
+	}))
+	t.Cleanup(hs.Close)
+	m := New(Options{LogDir: t.TempDir(), Backoff: func(int) time.Duration { return time.Hour }})
+	t.Cleanup(func() { _ = m.Close() })
+	m.Configure(config.MCPServers{
+		"remote": {URL: hs.URL + "/mcp?api_key=qv-secret-77", Transport: config.MCPHTTP, TimeoutSeconds: 5},
+		"local":  {Command: filepath.Join(t.TempDir(), "no-such-server"), Args: []string{"--api-key", "ak-secret-78"}, TimeoutSeconds: 5},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, name := range []string{"remote", "local"} {
+		if _, err := m.Tools(ctx, name); err == nil {
+			t.Fatalf("%s started", name)
+		}
+		text, err := m.Log(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(text, "secret-7") || !strings.Contains(text, "[secret]") {
+			t.Errorf("log of %s:\n%s\nwant its secret replaced by [secret]", name, text)
+		}
 	}
 }
