@@ -87,7 +87,7 @@ func cleanTree(n *html.Node) (head *html.Node, hasTitle bool) {
 				case atom.Head:
 					head = c
 				case atom.Title:
-					hasTitle = hasTitle || strings.TrimSpace(textOf(c)) != ""
+					hasTitle = hasTitle || strings.TrimSpace(nodeText(c)) != ""
 				}
 				dropActive(c)
 			}
@@ -140,7 +140,7 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-func textOf(n *html.Node) string {
+func nodeText(n *html.Node) string {
 	var b strings.Builder
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.TextNode {
