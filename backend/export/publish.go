@@ -71,15 +71,15 @@ func cleanTree(n *html.Node) (head *html.Node, hasTitle bool) {
 					c = next
 					continue
 				case atom.Meta:
-					if strings.EqualFold(attr(c, "http-equiv"), "refresh") || strings.EqualFold(attr(c, "http-equiv"), "content-security-policy") ||
-						attr(c, "charset") != "" {
+					if strings.EqualFold(attrOf(c, "http-equiv"), "refresh") || strings.EqualFold(attrOf(c, "http-equiv"), "content-security-policy") ||
+						attrOf(c, "charset") != "" {
 						n.RemoveChild(c)
 						c = next
 						continue
 					}
 				case atom.Img:
-					if src := strings.TrimSpace(attr(c, "src")); !strings.HasPrefix(strings.ToLower(src), "data:") {
-						n.InsertBefore(imageLink(src, attr(c, "alt")), c)
+					if src := strings.TrimSpace(attrOf(c, "src")); !strings.HasPrefix(strings.ToLower(src), "data:") {
+						n.InsertBefore(imageLink(src, attrOf(c, "alt")), c)
 						n.RemoveChild(c)
 						c = next
 						continue
@@ -131,7 +131,7 @@ func dropActive(n *html.Node) {
 	n.Attr = kept
 }
 
-func attr(n *html.Node, key string) string {
+func attrOf(n *html.Node, key string) string {
 	for _, a := range n.Attr {
 		if strings.EqualFold(a.Key, key) {
 			return a.Val
