@@ -81,6 +81,7 @@ func (s *ArtifactService) Publish(conversationID, artifactID string) (PublishRes
 		_ = os.Remove(path) // not declared: leave no stray page behind
 		return PublishResult{}, err
 	}
+	s.core.rememberExport(path) // the viewer's "Show in folder" (RevealExport)
 	for _, ch := range changes {
 		if ch.Action != declared.ActionRemoved && ch.Artifact != nil {
 			return PublishResult{Artifact: *ch.Artifact, Path: path}, nil
