@@ -35,7 +35,7 @@ func BackupFilename(t time.Time) string {
 // docs/ARCHITECTURE.md "Conversation files and backups"): the database copied at one
 // instant with SQLite's online backup API while runs may go on writing, the upload
 // originals it names (read under the blob lock, so no upload or deletion changes them
-// meanwhile), the default workspace folders and config.json without its secrets.
+// meanwhile), the default workspace folders, the agents folder and config.json without its secrets.
 func (c *Core) Backup(ctx context.Context, w io.Writer) (backup.Manifest, error) {
 	return backup.Create(ctx, c.db, c.dataDir, w, backup.Options{Lock: &c.blobMu})
 }

@@ -88,6 +88,9 @@ type Core struct {
 	workspace func(ctx context.Context, conversationID string) (string, error)
 	files     *localfiles.Manager // the local-file index's passes (workspace.go)
 	mcp       *mcp.Manager        // the user's MCP servers (mcp.go); configured from the settings at each use
+	// mcpTestWait bounds SettingsService.TestMCPServer (mcpTestWait by default; tests
+	// shorten it).
+	mcpTestWait time.Duration
 
 	// cfgMu guards config.json's settings as this process last read or wrote them
 	// (settings_file.go): settings (as stored, without flags or defaults), the version's
@@ -153,7 +156,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
 	}
-	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db,
+	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, mcpTestWait: mcpTestWait,
 		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
 		stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
 		follow: opts.FollowOtherRuns, followEvery: opts.FollowInterval, watchDone: make(chan struct{})}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,7 +108,18 @@ func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID st
 		return "", err
 	}
 	a := &got
+	ws, err := f.core.Workspace(ctx, conversationID)
+	if err != nil {
+		return "", err
+	}
+	rel := a.WorkspacePath
 	switch {
+	case a.Storage == declared.StoragePublish && strings.HasPrefix(a.URL, "file:"):
+		// A page Publish wrote: its file: URL, read back as a path in the workspace, gets
+		// the same checks as a workspace file.
+		if rel, err = publishedPath(ws, a.URL); err != nil {
+			return "", err
+		}
 	case a.Storage != declared.StorageWorkspace || a.WorkspacePath == "":
 		return "", notAFile(a.Storage)
 	case a.Status != declared.StatusAvailable:
@@ -117,15 +129,11 @@ func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID st
 		}
 		return "", fmt.Errorf("%w: %s cannot be opened: %s", ErrFileUnavailable, a.WorkspacePath, reason)
 	}
-	ws, err := f.core.Workspace(ctx, conversationID)
-	if err != nil {
-		return "", err
-	}
 	// Open what the path resolves to now (the check above just passed), so a link swapped
 	// in after it is not followed to somewhere else by the opener.
-	clean, real, target, err := declared.ResolveWorkspaceTarget(ws, a.WorkspacePath)
+	clean, real, target, err := declared.ResolveWorkspaceTarget(ws, rel)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s cannot be opened: %w", ErrFileUnavailable, a.WorkspacePath, err)
+		return "", fmt.Errorf("%w: %s cannot be opened: %w", ErrFileUnavailable, rel, err)
 	}
 	if localfiles.Excluded(target) && !folder {
 		what := clean + " is a hidden file or in a dependency folder"
@@ -136,6 +144,24 @@ func (f declaredFiles) locate(ctx context.Context, conversationID, artifactID st
 			ErrFileUnavailable, what)
 	}
 	return real, nil
+}
+
+// publishedPath returns the workspace-relative path of a published page's file: URL u,
+// or ErrFileUnavailable when it does not name a file inside the workspace ws.
+func publishedPath(ws, u string) (string, error) {
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Host != "" && pu.Host != "localhost") {
+		return "", fmt.Errorf("%w: %s is not a file on this computer", ErrFileUnavailable, u)
+	}
+	root, err := declared.RealWorkspace(ws)
+	if err != nil {
+		return "", fmt.Errorf("%w: the workspace folder: %w", ErrFileUnavailable, err)
+	}
+	rel, err := filepath.Rel(root, filepath.FromSlash(pu.Path))
+	if err != nil || rel == "." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%w: %s is not inside the workspace", ErrFileUnavailable, pu.Path)
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // notAFile explains why an artifact of storage st has no file to open.

@@ -19,9 +19,12 @@ import (
 // MCPServerInput it keeps the stored value.
 const MCPSecretMask = "••••••••"
 
-// mcpTestTimeout bounds SettingsService.TestMCPServer beyond the server's own
-// timeout_seconds (which bounds its start and its tools/list each).
-const mcpTestTimeout = 2*time.Duration(config.MaxMCPTimeoutSeconds)*time.Second + 10*time.Second
+// mcpTestWait bounds SettingsService.TestMCPServer whatever the server's timeout_seconds
+// (which may be up to an hour, for its start and again for tools/list): Settings' Test and
+// the browser-mode request carrying it end by then with "timed out", and a start still
+// going on is left to finish (or fail) in the background, where the server's status
+// shows it.
+const mcpTestWait = 2 * time.Minute
 
 // ErrNoMCPServer: no MCP server of that name is configured (not_found).
 var ErrNoMCPServer = errors.New("no such MCP server")
@@ -304,17 +307,25 @@ func (s *SettingsService) ImportMCPServers(text string) (MCPImportResult, error)
 }
 
 // TestMCPServer starts the MCP server name now (a failed one without waiting for its
-// backoff; a running one is used as it is) and lists its tools; it calls none. A server
-// that fails is a result with OK false and the error, not an error. Errors: not_found
-// for a name that is not configured, settings_file_invalid.
+// backoff; a running one is used as it is) and lists its tools; it calls none. The wait
+// is bounded by mcpTestWait (2 minutes), however long the server's own timeout_seconds:
+// a start that hangs ends the call with a timed-out result instead of holding it (and,
+// in browser mode, its HTTP handler). A server that fails or times out is a result with
+// OK false and the error, not an error. Errors: not_found for a name that is not
+// configured, settings_file_invalid.
 func (s *SettingsService) TestMCPServer(name string) (MCPTestResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.core.mcpTestWait)
+	defer cancel()
+	return s.testMCPServer(ctx, name)
+}
+
+// testMCPServer is TestMCPServer waiting at most as long as the caller's ctx.
+func (s *SettingsService) testMCPServer(ctx context.Context, name string) (MCPTestResult, error) {
 	servers := s.core.mcpServers()
 	srv, ok := servers[name]
 	if !ok {
 		return MCPTestResult{}, fmt.Errorf("%w: %q", ErrNoMCPServer, name)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), mcpTestTimeout)
-	defer cancel()
 	start := time.Now()
 	tools, err := s.core.mcp.Test(ctx, name)
 	res := MCPTestResult{OK: err == nil, Tools: toolViews(tools, srv), LogTail: []string{}, DurationMS: time.Since(start).Milliseconds()}

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
@@ -185,5 +187,38 @@ func TestMCPToolSourceReadsCurrentSettings(t *testing.T) {
 	}
 	if names := core.mcp.Names(); slices.Contains(names, "gone") {
 		t.Errorf("the removed server is back in the manager: %v", names)
+	}
+}
+
+// TestMCPTestIsBounded: Settings' Test of a server whose start hangs (a program that never
+// speaks MCP, with the longest timeout_seconds) returns a failed, timed-out result once
+// the test's own bound passes, instead of waiting out the server's hour and holding the
+// call (in browser mode, its HTTP handler) meanwhile.
+func TestMCPTestIsBounded(t *testing.T) {
+	w := apptest.NewWorld(t, "native", nil)
+	core := newCore(t, w)
+	core.mcpTestWait = 300 * time.Millisecond
+	svc := core.Services().Settings
+	block := fmt.Sprintf(`{"mcpServers": {"hangs": {"command": "sleep", "args": ["600"], "timeout_seconds": %d}}}`, config.MaxMCPTimeoutSeconds)
+	if _, err := svc.ImportMCPServers(block); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		res MCPTestResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := svc.TestMCPServer("hangs")
+		done <- answer{res, err}
+	}()
+	select {
+	case a := <-done:
+		if a.err != nil || a.res.OK || a.res.Error == "" {
+			t.Fatalf("TestMCPServer = %+v, %v; want a failed result saying why", a.res, a.err)
+		}
+		t.Log(a.res.Error)
+	case <-time.After(30 * time.Second):
+		t.Fatal("TestMCPServer still waits for a server whose start hangs")
 	}
 }

@@ -10,13 +10,14 @@
 //	blobs/<sha256>       the uploaded originals the copied database names
 //	workspaces/<id>/...  the default workspace folders inside the data directory (folders
 //	                     the user chose elsewhere are theirs, and not included)
+//	agents/...           the user's own agent definitions (useragents.Dir)
 //	config.json          the settings without any secret (StripSecrets): API keys,
 //	                     tokens and passwords never leave the computer in a backup
 //
 // Restore checks the backup before it touches the data directory: the manifest, every
 // entry's name and size, each blob's SHA-256, and the database with PRAGMA integrity_check
 // and its schema version, all in a staging folder inside the data directory. Only then
-// does it move the current database, blobs and workspaces aside (into
+// does it move the current database, blobs, workspaces and agents aside (into
 // before-restore-<time>/, kept for the user to delete) and the restored ones into place;
 // a failure on the way puts the old ones back.
 package backup
@@ -43,6 +44,7 @@ import (
 
 	"artifactflow/backend/config"
 	"artifactflow/backend/store"
+	"artifactflow/backend/useragents"
 )
 
 // Format is Manifest.Format of a backup.
@@ -53,6 +55,9 @@ const Version = 1
 
 // WorkspacesDir is the data directory's folder of default workspace folders.
 const WorkspacesDir = "workspaces"
+
+// AgentsDir is the data directory's folder of the user's agent files (useragents.DirName).
+const AgentsDir = useragents.DirName
 
 // Sentinel errors; test with errors.Is.
 var (
@@ -68,16 +73,20 @@ var (
 
 // Manifest is manifest.json.
 type Manifest struct {
-	Format        string         `json:"format"`
-	Version       int            `json:"version"`
-	Schema        int            `json:"schema"`
-	CreatedAt     time.Time      `json:"created_at"`
-	Database      FileEntry      `json:"database"`
-	Conversations int            `json:"conversations"`
-	Blobs         []FileEntry    `json:"blobs"`
-	Workspaces    []FileEntry    `json:"workspaces"`
-	Config        bool           `json:"config"` // config.json (without secrets) is inside
-	LeftOut       []LeftOutEntry `json:"left_out,omitempty"`
+	Format        string      `json:"format"`
+	Version       int         `json:"version"`
+	Schema        int         `json:"schema"`
+	CreatedAt     time.Time   `json:"created_at"`
+	Database      FileEntry   `json:"database"`
+	Conversations int         `json:"conversations"`
+	Blobs         []FileEntry `json:"blobs"`
+	Workspaces    []FileEntry `json:"workspaces"`
+	// Agents are the files of the data directory's agents folder (useragents.Dir). Create
+	// always writes the list (empty when there are none); a backup made before agents were
+	// carried has none, and its restore leaves the current agents folder as it is.
+	Agents  []FileEntry    `json:"agents"`
+	Config  bool           `json:"config"` // config.json (without secrets) is inside
+	LeftOut []LeftOutEntry `json:"left_out,omitempty"`
 }
 
 // FileEntry is one entry: its path in the archive, size and SHA-256.
@@ -120,12 +129,15 @@ func Create(ctx context.Context, db *store.DB, dataDir string, w io.Writer, opts
 	}
 	defer os.RemoveAll(tmp)
 	m := Manifest{Format: Format, Version: Version, CreatedAt: opts.Now().UTC().Truncate(time.Second),
-		Blobs: []FileEntry{}, Workspaces: []FileEntry{}}
+		Blobs: []FileEntry{}, Workspaces: []FileEntry{}, Agents: []FileEntry{}}
 	zw := zip.NewWriter(w)
 	if err := addDatabaseAndBlobs(ctx, db, dataDir, tmp, zw, &m, opts.Lock); err != nil {
 		return Manifest{}, err
 	}
-	if err := addWorkspaces(ctx, filepath.Join(dataDir, WorkspacesDir), zw, &m); err != nil {
+	if err := addTree(ctx, filepath.Join(dataDir, WorkspacesDir), WorkspacesDir, zw, &m, &m.Workspaces); err != nil {
+		return Manifest{}, err
+	}
+	if err := addTree(ctx, useragents.Dir(dataDir), AgentsDir, zw, &m, &m.Agents); err != nil {
 		return Manifest{}, err
 	}
 	if raw, err := os.ReadFile(filepath.Join(dataDir, config.ConfigFile)); err == nil {
@@ -255,8 +267,10 @@ func inspect(ctx context.Context, p string) (blobs []string, schema, convs int, 
 	return blobs, schema, convs, rows.Err()
 }
 
-// addWorkspaces adds every regular file under dir (the data dir's workspaces folder).
-func addWorkspaces(ctx context.Context, dir string, zw *zip.Writer, m *Manifest) error {
+// addTree adds every regular file under dir (the data dir's workspaces or agents folder)
+// as prefix/<relative path>, listing each in *list and what it cannot carry in
+// m.LeftOut.
+func addTree(ctx context.Context, dir, prefix string, zw *zip.Writer, m *Manifest, list *[]FileEntry) error {
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
@@ -265,7 +279,7 @@ func addWorkspaces(ctx context.Context, dir string, zw *zip.Writer, m *Manifest)
 		if rerr != nil {
 			return rerr
 		}
-		name := path.Join(WorkspacesDir, filepath.ToSlash(rel))
+		name := path.Join(prefix, filepath.ToSlash(rel))
 		if err != nil {
 			if p == dir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipAll
@@ -295,11 +309,11 @@ func addWorkspaces(ctx context.Context, dir string, zw *zip.Writer, m *Manifest)
 			m.LeftOut = append(m.LeftOut, LeftOutEntry{Path: name, Reason: why})
 			return nil
 		}
-		m.Workspaces = append(m.Workspaces, e)
+		*list = append(*list, e)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("backup: workspaces: %w", err)
+		return fmt.Errorf("backup: %s: %w", prefix, err)
 	}
 	return nil
 }

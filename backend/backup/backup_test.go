@@ -432,3 +432,83 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestBackupCarriesAgents: the user's agent files (the data dir's agents folder) go into
+// the backup and come back on restore, replacing the agents the target had (which are kept
+// aside with the rest); an agent path leaving its folder makes the backup invalid.
+func TestBackupCarriesAgents(t *testing.T) {
+	src := t.TempDir()
+	db := fillDataDir(t, src, 3)
+	agentFile := filepath.Join(src, AgentsDir, "reviewer.md")
+	const agent = "---\nname: reviewer\ndescription: reads drafts critically\n---\nYou review drafts.\n"
+	if err := os.MkdirAll(filepath.Dir(agentFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agentFile, []byte(agent), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := create(t, db, src)
+
+	dst := t.TempDir()
+	mine := filepath.Join(dst, AgentsDir, "mine.md")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("---\nname: mine\n---\nx\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Restore(context.Background(), writeFile(t, file), dst, RestoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, AgentsDir, "reviewer.md")); err != nil || string(b) != agent {
+		t.Errorf("restored agent = %q, %v; want the backed-up file", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, AgentsDir, "mine.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the target's own agent is still in agents/ (%v); want it moved aside", err)
+	}
+	if _, err := os.Stat(filepath.Join(res.Aside, AgentsDir, "mine.md")); err != nil {
+		t.Errorf("the target's own agent was not kept aside: %v", err)
+	}
+
+	bad := rebuild(t, file, func(name string, b []byte) (string, []byte) {
+		return strings.Replace(name, "agents/reviewer.md", "agents/../evil.md", 1), b
+	})
+	bad = rebuild(t, bad, manifestOf(func(m *Manifest) { m.Agents[0].Path = "agents/../evil.md" }))
+	if _, err := Restore(context.Background(), writeFile(t, bad), t.TempDir(), RestoreOptions{}); !errors.Is(err, ErrInvalidBackup) {
+		t.Errorf("an agent path leaving its folder: err = %v, want ErrInvalidBackup", err)
+	}
+}
+
+// TestRestoreOldBackupKeepsAgents: a backup made before agents were carried (no "agents"
+// in its manifest) leaves the target's agents folder as it is.
+func TestRestoreOldBackupKeepsAgents(t *testing.T) {
+	src := t.TempDir()
+	file := create(t, fillDataDir(t, src, 3), src)
+	old := rebuild(t, file, func(name string, b []byte) (string, []byte) {
+		if name != "manifest.json" {
+			return name, b
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "agents")
+		out, _ := json.Marshal(m)
+		return name, out
+	})
+	dst := t.TempDir()
+	mine := filepath.Join(dst, AgentsDir, "mine.md")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(context.Background(), writeFile(t, old), dst, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the agents folder was touched by a backup that does not carry one: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,12 +62,12 @@ type RestoreResult struct {
 	ConfigRestored bool
 }
 
-// Restore replaces the database, blobs and workspace folders of dataDir (created if
-// missing) with those of the backup file at file. The backup is checked first, in a
+// Restore replaces the database, blobs, workspace folders and agents folder of dataDir
+// (created if missing; the agents folder only when the backup carries it, Manifest.Agents) with those of the backup file at file. The backup is checked first, in a
 // staging folder inside dataDir: its manifest and entries (names, sizes, SHA-256 of every
 // entry), and its database with PRAGMA integrity_check and a schema version this program
-// can open. Only then are the current artifactflow.db (with its -wal and -shm), blobs/ and
-// workspaces/ moved into dataDir/before-restore-<time>/, which is kept for the user to
+// can open. Only then are the current artifactflow.db (with its -wal and -shm), blobs/,
+// workspaces/ and agents/ moved into dataDir/before-restore-<time>/, which is kept for the user to
 // delete, and the restored ones moved into place; the new database is then opened with
 // store.Open (which brings an older schema up to date), the runs its copy caught going are
 // marked interrupted (store.DB.ForgetProcesses) and its conversations counted. A
@@ -124,7 +125,7 @@ func Restore(ctx context.Context, file, dataDir string, opts RestoreOptions) (re
 		return RestoreResult{}, err
 	}
 	res.Manifest = m
-	sw := &swap{dataDir: dataDir, aside: filepath.Join(dataDir, "before-restore-"+opts.Now().UTC().Format("20060102-150405"))}
+	sw := &swap{dataDir: dataDir, agents: m.Agents != nil, aside: filepath.Join(dataDir, "before-restore-"+opts.Now().UTC().Format("20060102-150405"))}
 	defer func() {
 		if err != nil {
 			sw.undo()
@@ -266,13 +267,18 @@ func readArchive(zr *zip.Reader, lim Limits) (map[string]*zip.File, Manifest, er
 			return nil, Manifest{}, err
 		}
 	}
-	for _, e := range m.Workspaces {
-		rel, ok := strings.CutPrefix(e.Path, WorkspacesDir+"/")
-		if ok {
-			_, ok = cleanRel(rel)
-		}
-		if err := need(e, ok); err != nil {
-			return nil, Manifest{}, err
+	for _, tree := range []struct {
+		prefix string
+		list   []FileEntry
+	}{{WorkspacesDir, m.Workspaces}, {AgentsDir, m.Agents}} {
+		for _, e := range tree.list {
+			rel, ok := strings.CutPrefix(e.Path, tree.prefix+"/")
+			if ok {
+				_, ok = cleanRel(rel)
+			}
+			if err := need(e, ok); err != nil {
+				return nil, Manifest{}, err
+			}
 		}
 	}
 	if m.Config {
@@ -289,11 +295,12 @@ func readArchive(zr *zip.Reader, lim Limits) (map[string]*zip.File, Manifest, er
 	return entries, m, nil
 }
 
-// unpack writes every entry into stage: artifactflow.db, blobs/, workspaces/ and
-// config.json, checking each one's SHA-256.
+// unpack writes every entry into stage: artifactflow.db, blobs/, workspaces/, agents/
+// and config.json, checking each one's SHA-256.
 func unpack(ctx context.Context, entries map[string]*zip.File, m Manifest, stage string) error {
 	all := append([]FileEntry{m.Database}, m.Blobs...)
 	all = append(all, m.Workspaces...)
+	all = append(all, m.Agents...)
 	for _, e := range all {
 		if err := extract(ctx, entries[e.Path], filepath.Join(stage, filepath.FromSlash(e.Path)), e); err != nil {
 			return err
@@ -366,6 +373,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // undo both.
 type swap struct {
 	dataDir, aside string
+	agents         bool     // the backup carries the agents folder (it replaces the current one)
 	moved          []string // names moved aside, in order
 	placed         []string // names moved in from the stage
 }
@@ -376,7 +384,11 @@ var swapped = []string{config.DBFile, config.DBFile + "-wal", config.DBFile + "-
 // replace moves the current files aside (the database first, so nothing opens a half-
 // replaced directory's old database), then the staged ones into place.
 func (s *swap) replace(stage string) error {
-	for _, name := range swapped {
+	names, in := swapped, []string{config.DBFile, config.BlobsDir, WorkspacesDir}
+	if s.agents {
+		names, in = append(slices.Clone(names), AgentsDir), append(in, AgentsDir)
+	}
+	for _, name := range names {
 		cur := filepath.Join(s.dataDir, name)
 		if _, err := os.Lstat(cur); errors.Is(err, os.ErrNotExist) {
 			continue
@@ -391,7 +403,7 @@ func (s *swap) replace(stage string) error {
 		}
 		s.moved = append(s.moved, name)
 	}
-	for _, name := range []string{config.DBFile, config.BlobsDir, WorkspacesDir} {
+	for _, name := range in {
 		staged := filepath.Join(stage, name)
 		if _, err := os.Lstat(staged); errors.Is(err, os.ErrNotExist) {
 			continue // a backup without uploads or workspaces: none restored

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -55,8 +56,11 @@ var DefaultMCPAgents = []string{"search_agent", "crawl_agent"}
 var mcpNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // ValidMCPServerName reports whether name may name an MCP server: 1–64 ASCII letters,
-// digits, "_" or "-".
-func ValidMCPServerName(name string) bool { return mcpNameRE.MatchString(name) }
+// digits, "_" or "-", without "__" (the separator of mcp__<server>__<tool>: server "a__b"
+// with tool "x" and server "a" with tool "b__x" would both be offered as mcp__a__b__x).
+func ValidMCPServerName(name string) bool {
+	return mcpNameRE.MatchString(name) && !strings.Contains(name, "__")
+}
 
 // MCPServer is one entry of Settings.MCPServers (config.json "mcp_servers": {"name":
 // entry}), in the shape of Claude Desktop's and Cursor's "mcpServers" entries so a user can
@@ -141,31 +145,106 @@ func (s MCPServer) Timeout() int {
 	return s.TimeoutSeconds
 }
 
-// Secrets returns the server's secret values (its env and header values, non-empty ones),
-// for callers that must keep them out of what they show or log (a server's own output
-// included).
+// secretNameRE marks a name whose value is a secret: an argument flag (--api-key X,
+// --token=X), a NAME=value argument, or a header given as an argument ("Authorization:
+// Bearer X").
+var secretNameRE = regexp.MustCompile(`(?i)key|token|secret|passw|auth|credential|cookie|bearer|session`)
+
+// Secrets returns the server's secret values, non-empty ones, for callers that must keep
+// them out of what they show or log (a server's own output included):
+//   - its env and header values;
+//   - from its url, the user name and password and every query value (a key often rides
+//     in ?api_key=…);
+//   - from its args, what holds a secret the way env and headers do: the value of a flag
+//     or NAME=value whose name looks secret (secretNameRE: --api-key X, --token=X,
+//     API_KEY=X), the argument after a header flag (-H, --header) and the value of a
+//     "Name: value" header argument (with its Bearer token on its own as well).
 func (s MCPServer) Secrets() []string {
 	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
 	for _, m := range []map[string]string{s.Env, s.Headers} {
 		for _, v := range m {
-			if v != "" {
-				out = append(out, v)
+			add(v)
+		}
+	}
+	if u, err := url.Parse(s.URL); err == nil && s.URL != "" {
+		if u.User != nil {
+			add(u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				add(p)
+			}
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				add(v)
+				add(url.QueryEscape(v)) // as the URL spells it
 			}
 		}
 	}
-	return out
+	header := func(a string) {
+		if name, v, ok := strings.Cut(a, ":"); ok && httpguts.ValidHeaderFieldName(strings.TrimSpace(name)) {
+			add(v)
+			if f := strings.Fields(v); len(f) == 2 {
+				add(f[1]) // the token of "Bearer <token>"
+			}
+		}
+	}
+	for i, a := range s.Args {
+		flag := strings.TrimLeft(a, "-")
+		switch name, v, ok := strings.Cut(flag, "="); {
+		case ok && secretNameRE.MatchString(name):
+			add(v)
+			header(v)
+		case a == "-H" || a == "--header":
+			if i+1 < len(s.Args) {
+				add(s.Args[i+1])
+				header(s.Args[i+1])
+			}
+		case strings.HasPrefix(a, "-") && !ok && secretNameRE.MatchString(flag):
+			if i+1 < len(s.Args) && !strings.HasPrefix(s.Args[i+1], "-") {
+				add(s.Args[i+1])
+			}
+		case !strings.HasPrefix(a, "-"):
+			if name, _, ok := strings.Cut(a, ":"); ok && secretNameRE.MatchString(name) {
+				header(a)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
-// String shows s without its secrets: env and header values are replaced by their names.
+// Redact returns text with every one of the server's secrets (Secrets) replaced by
+// "[secret]", longest first so a secret holding another is hidden whole.
+func (s MCPServer) Redact(text string) string {
+	secrets := s.Secrets()
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range secrets {
+		text = strings.ReplaceAll(text, v, "[secret]")
+	}
+	return text
+}
+
+// String shows s without its secrets: env and header values are replaced by their names,
+// and those in its url and args by "[secret]" (Redact).
 func (s MCPServer) String() string {
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = s.Redact(a)
+	}
 	return fmt.Sprintf("{transport:%s command:%q args:%q cwd:%q url:%q env:%v headers:%v agents:%v permission:%s disabled:%v disabled_tools:%v timeout_seconds:%d}",
-		s.Kind(), s.Command, s.Args, s.Cwd, s.URL, sortedKeys(s.Env), sortedKeys(s.Headers), s.AgentNames(), s.Policy(),
+		s.Kind(), s.Command, args, s.Cwd, s.Redact(s.URL), sortedKeys(s.Env), sortedKeys(s.Headers), s.AgentNames(), s.Policy(),
 		s.Disabled, s.DisabledTools, s.Timeout())
 }
 
-// LogValue keeps the secrets out of logs (slog.LogValuer): env and header names only.
+// LogValue keeps the secrets out of logs (slog.LogValuer): env and header names only, the
+// url with its secrets replaced (Redact).
 func (s MCPServer) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("transport", s.Kind()), slog.String("command", s.Command), slog.String("url", s.URL),
+	return slog.GroupValue(slog.String("transport", s.Kind()), slog.String("command", s.Command), slog.String("url", s.Redact(s.URL)),
 		slog.Any("env", sortedKeys(s.Env)), slog.Any("headers", sortedKeys(s.Headers)), slog.Bool("disabled", s.Disabled))
 }
 
@@ -240,8 +319,11 @@ func ValidateMCPServer(name string, s MCPServer) error {
 
 // mcpServerProblems returns one problem per bad key of server name.
 func mcpServerProblems(name string, s MCPServer) []string {
-	if !ValidMCPServerName(name) {
+	if !mcpNameRE.MatchString(name) {
 		return []string{fmt.Sprintf("mcp_servers: %q is not a valid server name (1–%d letters, digits, _ or -)", name, MaxMCPServerName)}
+	}
+	if strings.Contains(name, "__") {
+		return []string{fmt.Sprintf(`mcp_servers: %q is not a valid server name: "__" separates the server from the tool in the names models see (mcp__<server>__<tool>); use a single _ or -`, name)}
 	}
 	at := "mcp_servers." + name + "."
 	var problems []string

@@ -30,6 +30,10 @@ func TestValidateMCPServers(t *testing.T) {
 		{"sse", "legacy", MCPServer{URL: "http://127.0.0.1:9/sse", Transport: MCPSSE}, ""},
 		{"bad name", "a b", MCPServer{Command: "npx"}, "mcp_servers"},
 		{"long name", strings.Repeat("a", 65), MCPServer{Command: "npx"}, "mcp_servers"},
+		// "__" separates server from tool in mcp__<server>__<tool>: server "a__b" tool "x"
+		// would be offered under the same name as server "a" tool "b__x".
+		{"double underscore", "a__b", MCPServer{Command: "npx"}, "mcp_servers"},
+		{"single underscores", "a_b-c_", MCPServer{Command: "npx"}, ""},
 		{"neither", "x", MCPServer{}, "mcp_servers.x"},
 		{"both", "x", MCPServer{Command: "npx", URL: "http://a/mcp"}, "mcp_servers.x"},
 		{"relative program", "x", MCPServer{Command: "./bin/server"}, "mcp_servers.x.command"},
@@ -130,6 +134,42 @@ func TestParseMCPServers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMCPServerSecrets: besides env and header values, the secrets a server's url and
+// args carry are secrets too (user info, query values, a secret-named flag's value, a
+// header given as an argument), and printing the entry hides them.
+func TestMCPServerSecrets(t *testing.T) {
+	s := MCPServer{URL: "https://me:pw-in-url@mcp.example.com/mcp?api_key=qv-secret-1&x=y%2Fz", Headers: map[string]string{"X-Key": "hv-secret"}}
+	got := s.Secrets()
+	for _, want := range []string{"me", "pw-in-url", "qv-secret-1", "y/z", "y%2Fz", "hv-secret"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets() = %q, want %q among them", got, want)
+		}
+	}
+	if out := fmt.Sprint(s); strings.Contains(out, "pw-in-url") || strings.Contains(out, "qv-secret-1") {
+		t.Errorf("String() shows a url secret: %s", out)
+	}
+	a := MCPServer{Command: "npx", Args: []string{"-y", "mcp-remote", "https://h/mcp", "--api-key", "ak-secret-1",
+		"--token=tk-secret-2", "--header", "Authorization: Bearer br-secret-3", "API_KEY=env-secret-4", "--verbose", "plain"}}
+	got = a.Secrets()
+	for _, want := range []string{"ak-secret-1", "tk-secret-2", "Authorization: Bearer br-secret-3", "br-secret-3", "env-secret-4"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets() = %q, want %q among them", got, want)
+		}
+	}
+	for _, not := range []string{"-y", "mcp-remote", "https://h/mcp", "--verbose", "plain"} {
+		if slices.Contains(got, not) {
+			t.Errorf("Secrets() = %q holds %q, which is no secret", got, not)
+		}
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("server", "s", s)
+	for _, out := range []string{fmt.Sprint(a), buf.String()} {
+		if strings.Contains(out, "secret-") || strings.Contains(out, "pw-in-url") {
+			t.Errorf("a secret is printed: %s", out)
+		}
 	}
 }
 

@@ -120,8 +120,44 @@ func (m *Manager) AgentTools(ctx context.Context, servers config.MCPServers, age
 	}
 	wg.Wait()
 	slices.SortFunc(set.Tools, func(a, b tools.Tool) int { return strings.Compare(a.Name(), b.Name()) })
+	set.dropCollisions()
 	slices.Sort(set.Warnings)
 	return set
+}
+
+// dropCollisions removes every tool whose name another server's tool also has (set.Tools
+// sorted by name), with a warning naming both servers: a model calling that name could
+// reach either, so neither is offered. Server names cannot contain "__"
+// (config.ValidMCPServerName), but "_" at a name's edge still lets server "a_" with tool
+// "b" and server "a" with tool "_b" both give mcp__a___b.
+func (set *ToolSet) dropCollisions() {
+	kept := set.Tools[:0]
+	for i := 0; i < len(set.Tools); {
+		j := i + 1
+		for j < len(set.Tools) && set.Tools[j].Name() == set.Tools[i].Name() {
+			j++
+		}
+		if j == i+1 {
+			kept = append(kept, set.Tools[i])
+			i = j
+			continue
+		}
+		name := set.Tools[i].Name()
+		var who []string
+		for _, t := range set.Tools[i:j] {
+			if a, ok := t.(*agentTool); ok {
+				who = append(who, fmt.Sprintf("%s (tool %q)", a.t.Server, a.t.Name))
+			}
+		}
+		slices.Sort(who)
+		set.Warnings = append(set.Warnings, fmt.Sprintf("MCP tools of %s are all offered as %s; none of them is offered: rename one of the servers",
+			strings.Join(who, " and "), name))
+		delete(set.Agents, name)
+		delete(set.Policies, name)
+		i = j
+	}
+	clear(set.Tools[len(kept):])
+	set.Tools = kept
 }
 
 // agentTool is one MCP tool as the agents call it (tools.Tool, tools.Schema,

@@ -6,9 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"artifactflow/backend/config"
 )
 
 // Limits of a server's log file.
@@ -33,14 +36,40 @@ type serverLog struct {
 	secrets []string
 }
 
+// newServerLog returns the log of server name in dir. The path is built only from a valid
+// server name (config.ValidMCPServerName: letters, digits, _ and -, so no separator and no
+// ".."); an invalid name's server gets a log that writes and reads nothing, so a name such
+// as "../x" can never place or read a file outside dir.
 func newServerLog(dir, name string, secrets []string) *serverLog {
-	return &serverLog{path: filepath.Join(dir, name+".log"), secrets: secrets}
+	l := &serverLog{secrets: longestFirst(secrets)}
+	if config.ValidMCPServerName(name) {
+		l.path = filepath.Join(dir, name+".log")
+	}
+	return l
 }
 
 func (l *serverLog) setSecrets(secrets []string) {
 	l.mu.Lock()
-	l.secrets = secrets
+	l.secrets = longestFirst(secrets)
 	l.mu.Unlock()
+}
+
+// longestFirst returns secrets sorted longest first, so that a secret holding another is
+// replaced whole.
+func longestFirst(secrets []string) []string {
+	out := slices.Clone(secrets)
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// longestSecret is the length in bytes of the longest secret (0 for none).
+func (l *serverLog) longestSecret() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.secrets) == 0 {
+		return 0
+	}
+	return len(l.secrets[0])
 }
 
 // redact returns s with every secret replaced by "[secret]".
@@ -65,16 +94,20 @@ func (l *serverLog) note(format string, args ...any) {
 	l.line("--- " + fmt.Sprintf(format, args...))
 }
 
-// line appends one line (cut at maxLogLine), rotating the file first when it is full.
-// Errors writing the log are dropped: a log must never fail a server.
+// line appends one line, its secrets hidden and then cut at maxLogLine (in that order, so
+// a secret the cut would split is never partly written), rotating the file first when it
+// is full. Errors writing the log are dropped: a log must never fail a server.
 func (l *serverLog) line(s string) {
 	s = strings.TrimRight(s, "\r\n")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.path == "" {
+		return
+	}
+	s = redact(s, l.secrets)
 	if len(s) > maxLogLine {
 		s = s[:maxLogLine] + " … (line cut)"
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s = redact(s, l.secrets)
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return
 	}
@@ -93,6 +126,9 @@ func (l *serverLog) line(s string) {
 func (l *serverLog) read() (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.path == "" {
+		return "", nil
+	}
 	b, err := os.ReadFile(l.path)
 	if os.IsNotExist(err) {
 		return "", nil
@@ -107,6 +143,9 @@ func (l *serverLog) read() (string, error) {
 func (l *serverLog) tail(n int) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.path == "" {
+		return nil
+	}
 	f, err := os.Open(l.path)
 	if err != nil {
 		return nil
@@ -134,10 +173,15 @@ func (l *serverLog) tail(n int) []string {
 }
 
 // lineWriter is an io.Writer that hands each complete line to emit (a final line without
-// a newline on flush). It is used by one goroutine.
+// a newline on flush). A line longer than maxLogLine without a newline yet is handed on
+// in pieces: each piece is first redacted whole, and the last longest-1 bytes (longest:
+// the longest secret) are held back for the next piece, so a secret that spans two
+// writes is still hidden whole. It is used by one goroutine.
 type lineWriter struct {
-	buf  []byte
-	emit func(string)
+	buf     []byte
+	emit    func(string)
+	redact  func(string) string // nil: nothing to hide
+	longest func() int          // the longest secret's length; nil: 0
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -151,8 +195,16 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.buf = w.buf[i+1:]
 	}
 	if len(w.buf) > maxLogLine { // a huge line without a newline: write what there is
-		w.emit(string(w.buf))
-		w.buf = w.buf[:0]
+		text := string(w.buf)
+		keep := 0
+		if w.redact != nil {
+			text = w.redact(text)
+		}
+		if w.longest != nil {
+			keep = min(max(w.longest()-1, 0), len(text)/2)
+		}
+		w.emit(text[:len(text)-keep])
+		w.buf = append(w.buf[:0], text[len(text)-keep:]...)
 	}
 	return len(p), nil
 }

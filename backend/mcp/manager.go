@@ -383,19 +383,24 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args map[string
 
 // Resolve returns the server and the server's own tool name that qualified (a name
 // QualifiedName gave) stands for, among the tools the servers listed; ok is false for a
-// name no listed tool has.
+// name no listed tool has, and for a name tools of two servers share (AgentTools offers
+// neither), so a call never reaches a server chosen by chance.
 func (m *Manager) Resolve(qualified string) (server, tool string, ok bool) {
 	m.mu.Lock()
 	servers := slices.Collect(maps.Values(m.servers))
 	m.mu.Unlock()
 	for _, s := range servers {
 		for _, t := range s.cachedTools() {
-			if t.QualifiedName == qualified {
-				return t.Server, t.Name, true
+			if t.QualifiedName != qualified {
+				continue
 			}
+			if ok && t.Server != server {
+				return "", "", false
+			}
+			server, tool, ok = t.Server, t.Name, true
 		}
 	}
-	return "", "", false
+	return server, tool, ok
 }
 
 // Log returns server name's log (at most MaxLogBytes; "" when it has none yet), its

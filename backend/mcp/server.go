@@ -361,7 +361,7 @@ func (s *server) connectStdio(ctx context.Context, cfg config.MCPServer, c *conn
 	}()
 	go func() {
 		defer c.readers.Done()
-		w := &lineWriter{emit: s.log.line}
+		w := &lineWriter{emit: s.log.line, redact: s.log.redact, longest: s.log.longestSecret}
 		_, _ = io.Copy(w, errR)
 		w.flush()
 	}()

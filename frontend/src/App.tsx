@@ -163,6 +163,7 @@ export default function App() {
           onChanged={view.refreshArtifacts}
           onAddFiles={uploads.addFiles}
           declared={declared.items}
+          onDeclaredAdded={declared.add}
           onDeclaredRemoved={declared.remove}
           branch={branch}
           onWorkspaceConversation={(id) => {

@@ -319,6 +319,35 @@ export async function listDeclared(conversationId: string): Promise<DeclaredArti
 }
 
 /**
+ * Declares a link the user adds in Links & files (ArtifactService.AddLink): `title` and
+ * `url` are checked by the declared store exactly as any client's input (http and https
+ * only, lengths, no control characters or markup). Resolves with the artifact as stored
+ * (null when the same link was already there unchanged); an artifact_changed event
+ * follows. Rejects with an ApiError: code "validation" with `fields.title` or `fields.url`
+ * holding the store's reason (declaredFieldError translates it), "not_found" for an unknown
+ * conversation.
+ */
+export async function addLink(conversationId: string, title: string, url: string): Promise<DeclaredArtifact | null> {
+  const raw = await call('AddLink', () => ArtifactService.AddLink(conversationId, title, url));
+  const a = declaredArtifact(raw);
+  return a !== null && a.id !== '' ? a : null;
+}
+
+/**
+ * Publishes an HTML artifact (ArtifactService.Publish): its current version is written as
+ * one self-contained .html file into the conversation's workspace folder (a taken name gets
+ * a number, nothing is overwritten) and declared as a published artifact, which Links &
+ * files lists and opens. Resolves with that artifact (null if the store reported none) and
+ * the file's absolute path. Rejects with an ApiError ("invalid_request" for an artifact
+ * that is not HTML, "not_found").
+ */
+export async function publishArtifact(conversationId: string, artifactId: string): Promise<{ artifact: DeclaredArtifact | null; path: string }> {
+  const raw = o(await call('Publish', () => ArtifactService.Publish(conversationId, artifactId)));
+  const a = declaredArtifact(raw.artifact);
+  return { artifact: a !== null && a.id !== '' ? a : null, path: s(raw.path) };
+}
+
+/**
  * Removes a declared artifact from the conversation (ArtifactService.RemoveDeclared); the
  * link or file it points to is untouched. Removing one already gone is not an error. An
  * artifact_changed event (action "removed", reason "explicit") follows.

@@ -29,8 +29,10 @@ export interface ArtifactPanelProps {
   onChanged: () => void;
   /** Files picked with "Add files" (uploaded to this conversation, or a new one). */
   onAddFiles: (files: File[]) => void;
-  /** The conversation's declared artifacts, oldest first; the section hides when empty. */
+  /** The conversation's declared artifacts, oldest first; with none the section shows only its head and "Add link". */
   declared?: DeclaredArtifact[];
+  /** The user added a link in Links & files (shown at once; its event follows). */
+  onDeclaredAdded?: (a: DeclaredArtifact) => void;
   /** A declared artifact was removed by the user. */
   onDeclaredRemoved?: (artifactId: string) => void;
   /** A document was deleted by the user (its artifact_changed event follows). */
@@ -59,6 +61,7 @@ export function ArtifactPanel({
   onChanged,
   onAddFiles,
   declared = [],
+  onDeclaredAdded,
   onDeclaredRemoved,
   onDeleted,
   onWorkspaceConversation,
@@ -106,8 +109,8 @@ export function ArtifactPanel({
         ) : (
           <ArtifactList rows={others} selectedId={selected?.id} onSelect={onSelect} />
         )}
-        {tab === 'artifacts' && conversationId !== null && declared.length > 0 ? (
-          <DeclaredList conversationId={conversationId} items={declared} onRemoved={(id) => onDeclaredRemoved?.(id)} />
+        {tab === 'artifacts' && conversationId !== null ? (
+          <DeclaredList conversationId={conversationId} items={declared} onRemoved={(id) => onDeclaredRemoved?.(id)} onAdded={onDeclaredAdded} />
         ) : null}
         {tab === 'artifacts' && selected && conversationId !== null ? (
           <ArtifactViewer

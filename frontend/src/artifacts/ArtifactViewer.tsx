@@ -113,6 +113,8 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         onRead={() => setReading(true)}
         exportBusy={actions.busy === 'export'}
         onExport={(format) => actions.doExport(shown, format)}
+        onPublish={kind === 'html' && !artifact.unsaved ? actions.doPublish : undefined}
+        publishBusy={actions.busy === 'publish'}
         deleteBlocked={artifact.unsaved ? unsavedReason : ''}
         onDelete={onDelete}
       />

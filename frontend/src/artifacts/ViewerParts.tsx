@@ -105,13 +105,16 @@ export interface ViewerToolbarProps {
   onRead: () => void;
   exportBusy: boolean;
   onExport: (format: ExportFormat) => void;
+  /** Publish (an HTML artifact's current version into the workspace); no button when absent. */
+  onPublish?: () => void;
+  publishBusy?: boolean;
   /** Why Delete is disabled ("" when it is not). */
   deleteBlocked: string;
   /** No Delete button when absent. */
   onDelete?: () => void;
 }
 
-/** The version selector and the actions Edit, Compare, Copy, Reader, Export and Delete. */
+/** The version selector and the actions Edit, Compare, Copy, Reader, Export, Publish (HTML artifacts) and Delete. */
 export function ViewerToolbar(p: ViewerToolbarProps) {
   const { t } = useTranslation('artifacts');
   const old = p.shown !== 'current';
@@ -154,6 +157,11 @@ export function ViewerToolbar(p: ViewerToolbarProps) {
         <ExpandIcon /> <span className="btn-label">{t('viewer.reader')}</span>
       </button>
       <ExportMenu busy={p.exportBusy} title={old ? t('viewer.exportVersionTitle', { version: p.shown }) : t('viewer.exportTitle')} onExport={p.onExport} />
+      {p.onPublish ? (
+        <button type="button" className="btn btn-sm btn-ghost viewer-publish" onClick={p.onPublish} disabled={p.publishBusy === true} title={t('declared.publishHint')}>
+          <span className="btn-label">{t('declared.publish')}</span>
+        </button>
+      ) : null}
       {p.onDelete ? (
         <button
           type="button"

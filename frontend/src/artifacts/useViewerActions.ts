@@ -3,7 +3,7 @@
 
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { exportArtifact, restoreVersion, revealExport, type ExportFormat } from '../api/artifacts';
+import { exportArtifact, publishArtifact, restoreVersion, revealExport, type ExportFormat } from '../api/artifacts';
 import { toApiError } from '../api/call';
 import { downloadBase64 } from '../files/files';
 import type { VersionRef } from './versions';
@@ -21,13 +21,15 @@ export interface ViewerActions {
   status: ViewerStatus | null;
   setStatus: (s: ViewerStatus | null) => void;
   /** The action under way, if any. */
-  busy: '' | 'export' | 'restore';
+  busy: '' | 'export' | 'restore' | 'publish';
   /** Exports version `ref` ('current': the current content) in `format`: downloads in a browser, saves in the window. */
   doExport: (ref: VersionRef, format: ExportFormat) => void;
   /** The exported notice's "Show in folder" (window only: a browser downloads instead). */
   showInFolder: (path: string) => void;
   /** Restores stored version `version` as the new current one. */
   doRestore: (version: number) => void;
+  /** Publishes the current version of an HTML artifact into the workspace (publishArtifact); the message names the file, with "Show in folder". */
+  doPublish: () => void;
 }
 
 /** What useViewerActions acts on. */
@@ -45,8 +47,23 @@ export interface ViewerTarget {
 /** Export, show in folder and restore for one artifact, with the viewer's message. */
 export function useViewerActions({ conversationId, artifactId, version, onRestored, onChanged }: ViewerTarget): ViewerActions {
   const { t } = useTranslation('artifacts');
-  const [busy, setBusy] = useState<'' | 'export' | 'restore'>('');
+  const [busy, setBusy] = useState<'' | 'export' | 'restore' | 'publish'>('');
   const [status, setStatus] = useFadingStatus<ViewerStatus>(8000);
+
+  const doPublish = () => {
+    setBusy('publish');
+    setStatus(null);
+    publishArtifact(conversationId, artifactId).then(
+      (r) => {
+        setBusy('');
+        setStatus({ kind: 'ok', text: t('declared.published', { path: r.path }), savedPath: r.path });
+      },
+      (e: unknown) => {
+        setBusy('');
+        setStatus({ kind: 'error', text: t('declared.publishFailed', { error: toApiError(e).message }) });
+      },
+    );
+  };
 
   const doExport = (ref: VersionRef, format: ExportFormat) => {
     setBusy('export');
@@ -96,5 +113,5 @@ export function useViewerActions({ conversationId, artifactId, version, onRestor
     );
   };
 
-  return { status, setStatus, busy, doExport, showInFolder, doRestore };
+  return { status, setStatus, busy, doExport, showInFolder, doRestore, doPublish };
 }

@@ -5,6 +5,7 @@ import { useMenuEffects, type MenuAt, type Status } from './declared';
 import { useFadingStatus } from '../artifacts/useFadingStatus';
 import { useDeclaredActions, useRemoveDeclared } from './useDeclaredActions';
 import { LinkIcon } from './declared-icons';
+import { AddLinkForm } from './AddLinkForm';
 import { DeclaredItem, DeclaredMenu, DeclaredStatus, RemoveDeclaredDialog } from './DeclaredParts';
 
 export { locationText, webUrl } from './declared';
@@ -16,6 +17,8 @@ export interface DeclaredListProps {
   items: DeclaredArtifact[];
   /** An artifact was removed from the conversation (the event follows; the list may drop it now). */
   onRemoved: (artifactId: string) => void;
+  /** The user added a link (its event follows; the list may show it now). */
+  onAdded?: (a: DeclaredArtifact) => void;
 }
 
 /**
@@ -26,10 +29,12 @@ export interface DeclaredListProps {
  * app), a workspace file with the system's default application through the backend's
  * containment check (in browser mode, which never opens files, it says so instead). The ⋯
  * button, a right-click, the Menu key or Shift+F10 open its menu: copy the link or path,
- * reveal the file in its folder, remove (after confirmation). Titles and descriptions are
- * plain text: React text nodes only.
+ * reveal the file in its folder, remove (after confirmation). "Add link" in the head opens
+ * AddLinkForm (Enter adds, Escape cancels; the focus comes back to the button either way)
+ * and the new link shows at once. Titles and descriptions are plain text: React text nodes
+ * only.
  */
-export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListProps) {
+export function DeclaredList({ conversationId, items, onRemoved, onAdded }: DeclaredListProps) {
   const { t } = useTranslation('artifacts');
   const [menu, setMenu] = useState<MenuAt | null>(null);
   const menuFor = menu?.id ?? null;
@@ -38,6 +43,12 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
   const moreRefs = useRef(new Map<string, HTMLButtonElement>());
   const menuRef = useRef<HTMLDivElement>(null);
   const listRef = useRef<HTMLUListElement>(null);
+  const addRef = useRef<HTMLButtonElement>(null);
+  const [adding, setAdding] = useState(false);
+  const closeAdd = () => {
+    setAdding(false);
+    requestAnimationFrame(() => addRef.current?.focus());
+  };
   const actions = useDeclaredActions(conversationId, setStatus);
   const rm = useRemoveDeclared(conversationId, onRemoved);
   useMenuEffects(menu, menuRef, listRef, setMenu);
@@ -79,9 +90,29 @@ export function DeclaredList({ conversationId, items, onRemoved }: DeclaredListP
         <LinkIcon size={15} />
         <h2>{t('declared.title')}</h2>
         <span className="count">{items.length}</span>
+        <button
+          ref={addRef}
+          type="button"
+          className="btn btn-sm btn-ghost declared-add-btn"
+          aria-expanded={adding}
+          onClick={() => (adding ? closeAdd() : setAdding(true))}
+        >
+          + {t('declared.addLink')}
+        </button>
       </header>
+      {adding ? (
+        <AddLinkForm
+          conversationId={conversationId}
+          onCancel={closeAdd}
+          onAdded={(a) => {
+            if (a !== null) onAdded?.(a);
+            setStatus({ kind: 'ok', text: t('declared.added') });
+            closeAdd();
+          }}
+        />
+      ) : null}
       {status ? <DeclaredStatus status={status} onDismiss={() => setStatus(null)} /> : null}
-      <ul className="declared-list" aria-label={t('declared.title')} ref={listRef}>
+      <ul className="declared-list" aria-label={t('declared.title')} ref={listRef} hidden={items.length === 0}>
         {items.map((a) => (
           <DeclaredItem
             key={a.id}

@@ -4,7 +4,7 @@
 import type { KeyboardEvent as ReactKeyboardEvent, MouseEvent as ReactMouseEvent, ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DeclaredArtifact } from '../api/artifacts';
-import { copyable, isWorkspace, locationText, type Status } from './declared';
+import { copyable, isLocalFile, isWorkspace, locationText, type Status } from './declared';
 import type { RemoveState } from './useDeclaredActions';
 import { formatBytes } from '../shared/format';
 import { CopyIcon, FolderIcon, kindIcon, OpenIcon, TrashIcon } from './declared-icons';
@@ -153,7 +153,7 @@ export function DeclaredMenu({ item: a, menuRef, onClose, onOpen, onCopy, onReve
       <button type="button" role="menuitem" onClick={onCopy} disabled={text === ''}>
         <CopyIcon size={13} /> {what === 'path' ? t('declared.copyPath') : t('declared.copyLink')}
       </button>
-      {isWorkspace(a) ? (
+      {isLocalFile(a) ? (
         <button type="button" role="menuitem" onClick={onReveal}>
           <FolderIcon size={13} /> {t('declared.reveal')}
         </button>

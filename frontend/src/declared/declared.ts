@@ -21,12 +21,27 @@ export function webUrl(a: DeclaredArtifact): string {
 }
 
 /**
+ * The local path of a page Publish wrote (storage "published" with a file: URL), decoded;
+ * "" for anything else.
+ */
+export function publishedFile(a: DeclaredArtifact): string {
+  if (a.storage !== 'published' || !a.url.startsWith('file:')) return '';
+  try {
+    return decodeURIComponent(new URL(a.url).pathname);
+  } catch {
+    return '';
+  }
+}
+
+/**
  * Where a declared artifact points, as shown under its title: the host of a link (never
  * fetched: icon, title and host only), the workspace-relative path of a
  * workspace file, "kept by a client" (in the UI's language) otherwise.
  */
 export function locationText(a: DeclaredArtifact): string {
   if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return a.workspacePath;
+  const published = publishedFile(a);
+  if (published !== '') return published.slice(published.lastIndexOf('/') + 1);
   if (a.url !== '') {
     try {
       return new URL(a.url).host || a.url;
@@ -40,12 +55,17 @@ export function locationText(a: DeclaredArtifact): string {
 /** What the user can copy for an artifact: its link or its workspace path ("" for neither). */
 export function copyable(a: DeclaredArtifact): { text: string; what: 'path' | 'link' } {
   if (a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '')) return { text: a.workspacePath, what: 'path' };
+  const published = publishedFile(a);
+  if (published !== '') return { text: published, what: 'path' };
   if (a.url !== '') return { text: a.url, what: 'link' };
   return { text: '', what: 'link' };
 }
 
 /** Whether a declared artifact is a file in the conversation's workspace. */
 export const isWorkspace = (a: DeclaredArtifact) => a.storage === 'workspace' || (a.workspacePath !== '' && a.url === '');
+
+/** Whether a declared artifact is a file the desktop app opens (a workspace file, or a page Publish wrote there). */
+export const isLocalFile = (a: DeclaredArtifact) => isWorkspace(a) || publishedFile(a) !== '';
 
 /** A message under a section's head: OK messages fade, errors stay until dismissed or replaced. */
 export type Status = { kind: 'ok' | 'error'; text: string } | null;

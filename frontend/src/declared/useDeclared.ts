@@ -13,6 +13,8 @@ export interface DeclaredState {
   items: DeclaredArtifact[];
   /** Drops one artifact at once (the user removed it; its event may come later). */
   remove: (artifactId: string) => void;
+  /** Shows one artifact at once, as its created or updated event would (the user added it; the event may come later). */
+  add: (a: DeclaredArtifact) => void;
 }
 
 /**
@@ -86,5 +88,11 @@ export function useDeclared(conversationId: string | null, reloadKey: number): D
     setState((s) => (s ? { ...s, items: s.items.filter((a) => a.id !== artifactId) } : s));
   }, []);
 
-  return { items: state !== null && state.conversationId === conversationId ? state.items : [], remove };
+  const add = useCallback((a: DeclaredArtifact) => {
+    setState((s) =>
+      s ? { ...s, items: applyDeclaredChange(s.items, { kind: 'declared', action: s.items.some((x) => x.id === a.id) ? 'updated' : 'created', artifactId: a.id, artifact: a }) } : s,
+    );
+  }, []);
+
+  return { items: state !== null && state.conversationId === conversationId ? state.items : [], remove, add };
 }

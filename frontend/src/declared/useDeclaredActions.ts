@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { openDeclared, removeDeclared, revealDeclared, type DeclaredArtifact } from '../api/artifacts';
 import { toApiError } from '../api/call';
 import { copyText, isBrowserMode, openExternal } from '../api/runtime';
-import { copyable, isWorkspace, webUrl, type Status } from './declared';
+import { copyable, isLocalFile, locationText, webUrl, type Status } from './declared';
 
 /** The actions on declared artifacts; each reports through `setStatus`. */
 export interface DeclaredActions {
@@ -28,14 +28,15 @@ export function useDeclaredActions(conversationId: string, setStatus: (s: Status
       if (!openExternal(url)) setStatus({ kind: 'error', text: t('declared.cannotOpenLink') });
       return;
     }
-    if (isWorkspace(a)) {
+    if (isLocalFile(a)) {
+      const path = locationText(a);
       if (isBrowserMode()) {
-        setStatus({ kind: 'error', text: t('declared.browserNoFiles', { path: a.workspacePath }) });
+        setStatus({ kind: 'error', text: t('declared.browserNoFiles', { path }) });
         return;
       }
       openDeclared(conversationId, a.id).then(
         () => undefined,
-        (e: unknown) => fail(t('declared.couldNotOpen', { path: a.workspacePath }), e),
+        (e: unknown) => fail(t('declared.couldNotOpen', { path }), e),
       );
       return;
     }
@@ -55,12 +56,12 @@ export function useDeclaredActions(conversationId: string, setStatus: (s: Status
   const reveal = (a: DeclaredArtifact) => {
     setStatus(null);
     if (isBrowserMode()) {
-      setStatus({ kind: 'error', text: t('declared.browserNoFolders', { path: a.workspacePath }) });
+      setStatus({ kind: 'error', text: t('declared.browserNoFolders', { path: locationText(a) }) });
       return;
     }
     revealDeclared(conversationId, a.id).then(
       () => undefined,
-      (e: unknown) => fail(t('declared.couldNotReveal', { path: a.workspacePath }), e),
+      (e: unknown) => fail(t('declared.couldNotReveal', { path: locationText(a) }), e),
     );
   };
 

@@ -5,8 +5,11 @@ import { toApiError } from '../api/call';
 import { DEFAULT_MCP_AGENTS, DEFAULT_MCP_TIMEOUT_SECONDS, MAX_MCP_TIMEOUT_SECONDS, type McpServer, type McpServerInput } from '../api/mcp';
 import { i18n } from '../i18n/i18n';
 
-/** A server name: 1–64 ASCII letters, digits, "_" and "-" (config.json's rule). */
-export const MCP_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * A server name: 1–64 ASCII letters, digits, "_" and "-", without "__" (config.json's rule:
+ * "__" separates the server from the tool in the names models see, mcp__<server>__<tool>).
+ */
+export const MCP_NAME_RE = /^(?!.*__)[A-Za-z0-9_-]{1,64}$/;
 
 /** An env variable or header name with its value as typed (MCP_SECRET_MASK = keep the stored one). */
 export interface SecretRow {

@@ -275,7 +275,7 @@ describe('the add form', () => {
     await click(button(host, 'Add'));
     expect(svc.SaveMCPServer).not.toHaveBeenCalled();
     const errors = Array.from(host.querySelectorAll('.mcp-form .field-error')).map((e) => e.textContent);
-    expect(errors).toEqual(['Use 1–64 letters, digits, _ or -.', 'Type the program to run (npx, uvx, node, or an absolute path).']);
+    expect(errors).toEqual(['Use 1–64 letters, digits, _ or - (not two _ in a row).', 'Type the program to run (npx, uvx, node, or an absolute path).']);
     expect(field('Name').getAttribute('aria-invalid')).toBe('true');
     await type(field('Name'), 'everything');
     await type(field('Command'), './run.sh');
@@ -397,6 +397,9 @@ describe('secrets', () => {
     expect(built.errors).toBeNull();
     expect(built.input).toMatchObject({ previous_name: 'old', env: { TOKEN: MCP_SECRET_MASK } });
     expect(buildMcpInput({ ...form, name: 'other' }, ['old', 'other']).errors).toMatchObject({ name: expect.stringContaining('other') as string });
+    // "__" separates server and tool in mcp__<server>__<tool>, so config.json refuses it.
+    expect(buildMcpInput({ ...form, name: 'a__b' }, []).errors).toMatchObject({ name: 'Use 1–64 letters, digits, _ or - (not two _ in a row).' });
+    expect(buildMcpInput({ ...form, name: 'a_b-' }, []).errors).toBeNull();
   });
 });
 

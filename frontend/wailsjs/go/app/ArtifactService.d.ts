@@ -3,6 +3,8 @@
 import {app} from '../models';
 import {events} from '../models';
 
+export function AddLink(arg1:string,arg2:string,arg3:string):Promise<events.DeclaredArtifact>;
+
 export function DeleteArtifact(arg1:string,arg2:string):Promise<void>;
 
 export function DiscardDraft(arg1:string,arg2:string,arg3:string):Promise<void>;
@@ -22,6 +24,8 @@ export function ListDeclared(arg1:string):Promise<Array<events.DeclaredArtifact>
 export function OpenDeclared(arg1:string,arg2:string):Promise<void>;
 
 export function OpenSourceFile(arg1:string,arg2:string):Promise<void>;
+
+export function Publish(arg1:string,arg2:string):Promise<app.PublishResult>;
 
 export function RemoveDeclared(arg1:string,arg2:string):Promise<void>;
 
