@@ -19,7 +19,14 @@ TAGS=webkit2_41,sqlite_fts5
 WAILS_VERSION=$(go list -m -f '{{.Version}}' github.com/wailsapp/wails/v2)
 
 if [[ "${1:-}" != "--check" ]]; then
-  exec go run "github.com/wailsapp/wails/v2/cmd/wails@${WAILS_VERSION}" generate module -tags "$TAGS"
+  # The generator starts the app to read its bound methods: give it an empty home, so it never
+  # opens (or trips over) the user's own data folder; the Go caches stay where they are.
+  home=$(mktemp -d)
+  trap 'rm -rf "$home"' EXIT
+  env GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)" GOPATH="$(go env GOPATH)" \
+    HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" \
+    go run "github.com/wailsapp/wails/v2/cmd/wails@${WAILS_VERSION}" generate module -tags "$TAGS"
+  exit 0
 fi
 
 tmp=$(mktemp -d)

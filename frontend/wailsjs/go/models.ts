@@ -783,20 +783,6 @@ export namespace app {
 	        this.owned_by = source["owned_by"];
 	    }
 	}
-	export class SendResult {
-	    conversation_id: string;
-	    message_id: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new SendResult(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.conversation_id = source["conversation_id"];
-	        this.message_id = source["message_id"];
-	    }
-	}
 	export class PublishResult {
 	    artifact: events.DeclaredArtifact;
 	    path: string;
@@ -828,6 +814,20 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class SendResult {
+	    conversation_id: string;
+	    message_id: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SendResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.conversation_id = source["conversation_id"];
+	        this.message_id = source["message_id"];
+	    }
 	}
 	export class QueueResult {
 	    queued: boolean;
