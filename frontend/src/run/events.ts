@@ -1,7 +1,8 @@
 // Run events (backend/events/events.go) and the pure reducer that turns them into the state
 // the chat and artifact panels render. The UI is fed only by these events and the bound
 // services (docs/ARCHITECTURE.md, "Contracts other code relies on"): nothing here talks to
-// the backend.
+// the backend. The event and state types live in event-types.ts (re-exported here), which
+// the per-type reducers import, so this module and its reducers never import each other.
 
 import { applyChunk } from './agent-reducers';
 import { applyPersisted, closeOpenWork } from './run-reducer';
