@@ -6,7 +6,8 @@
 
 import * as ConversationService from '../../wailsjs/go/app/ConversationService';
 import { app, type localfiles, type sources } from '../../wailsjs/go/models';
-import { parseEvent, type RunEvent } from '../run/events';
+import type { RunEvent } from '../run/event-types';
+import { parseEvent } from '../run/parse-event';
 import { callService, isObject, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
 
 /** Runs the bound call ConversationService.`method` (callService). */

@@ -5,7 +5,8 @@
 // clipboard.
 
 import { BrowserOpenURL, ClipboardSetText, EventsOn, OnFileDrop, OnFileDropOff } from '../../wailsjs/runtime/runtime';
-import { parseEvent, type RunEvent } from '../run/events';
+import type { RunEvent } from '../run/event-types';
+import { parseEvent } from '../run/parse-event';
 import { isObject } from './call';
 import { indexProgress, type IndexProgress } from './conversations';
 

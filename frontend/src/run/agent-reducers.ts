@@ -1,6 +1,6 @@
 // Reducers of an agent's rounds: agent_start, llm_chunk, llm_complete and agent_complete.
 // The root (lead) agent's text is the run's candidate answer; a sub-agent's text stays in its step.
-import type { AgentStep, DataAgentComplete, DataAgentStart, DataLLMChunk, DataLLMComplete, RunEvent, RunState } from './events';
+import type { AgentStep, DataAgentComplete, DataAgentStart, DataLLMChunk, DataLLMComplete, RunEvent, RunState } from './event-types';
 import { instanceOf, LEAD_AGENT, num, ownerOf, replaceStep, rootAgent, runningAgentStep, str, usageOf } from './run-util';
 
 /** Applies one streamed delta (llm_chunk) to the root agent's answer or a sub-agent's step. */

@@ -1,6 +1,6 @@
 // Reducers of context compactions: compaction_start and compaction_summary, each with its
 // line in the activity flow.
-import type { Compaction, DataCompactionStart, DataCompactionSummary, NoteStep, RunEvent, RunState, TextPart } from './events';
+import type { Compaction, DataCompactionStart, DataCompactionSummary, NoteStep, RunEvent, RunState, TextPart } from './event-types';
 import { formatCount } from '../shared/format';
 import { i18n } from '../i18n/i18n';
 import { noteText } from './localize';

@@ -11,7 +11,7 @@ import type {
   QueuedInput,
   RunEvent,
   RunState,
-} from './events';
+} from './event-types';
 import { clip, shortUrl } from '../shared/format';
 import { noteText } from './localize';
 import { findLast, num, obj, ownerOf, placeOf, replaceStep, rootAgent, str } from './run-util';

@@ -1,6 +1,6 @@
 // Lines the run reducers write (activity notes) are kept as catalogue parts as well as text,
 // so a run applied in one language reads in another after the user switches.
-import type { RunState, TextPart } from './events';
+import type { RunState, TextPart } from './event-types';
 import { i18n } from '../i18n/i18n';
 
 /** The text of catalogue parts in language `lng` (the UI's current one when omitted). */

@@ -2,7 +2,7 @@
 // per-type reducer (src/run/*-reducers.ts). applyEvent (src/run/events.ts) handles seq, chunks
 // and the conversation around it.
 import { toWebTally } from '../sources/citations';
-import type { DataTerminal, EventType, RunEvent, RunFigures, RunState } from './events';
+import type { DataTerminal, EventType, RunEvent, RunFigures, RunState } from './event-types';
 import { i18n } from '../i18n/i18n';
 import { agentComplete, agentStart, llmComplete } from './agent-reducers';
 import { compactionStart, compactionSummary } from './compaction-reducers';

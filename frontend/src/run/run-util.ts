@@ -1,6 +1,6 @@
 // Small helpers shared by the run reducers (src/run/*-reducers.ts): lenient readers of event
 // data and lookups in a run's steps. Pure functions; nothing here renders or talks to the backend.
-import type { AgentStep, RunEvent, RunState, Step, StepStatus, Usage } from './events';
+import type { AgentStep, RunEvent, RunState, Step, StepStatus, Usage } from './event-types';
 
 /** The agent that owns a run when no agent_start has named one yet. */
 export const LEAD_AGENT = 'lead_agent';

@@ -1,6 +1,6 @@
 // Reducers of tool calls and what hangs off them: tool_start, tool_complete,
 // subagent_instruction, hook_result and artifact_changed.
-import type { DataHookResult, DataSubagentInstruction, DataToolComplete, DataToolStart, NoteStep, RunEvent, RunState, TextPart, ToolStep } from './events';
+import type { DataHookResult, DataSubagentInstruction, DataToolComplete, DataToolStart, NoteStep, RunEvent, RunState, TextPart, ToolStep } from './event-types';
 import { i18n } from '../i18n/i18n';
 import { noteText } from './localize';
 import { findLast, num, obj, ownerOf, placeOf, replaceStep, str } from './run-util';

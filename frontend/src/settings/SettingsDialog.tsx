@@ -1,20 +1,23 @@
 import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { toApiError } from '../api/call';
 import { DEFAULT_MAX_UPLOAD_MB, getSettings, saveSettings, type Settings, type SettingsInput } from '../api/settings';
 import {
+  AGENT_FIELDS,
   agentTexts,
   EMPTY_AGENT_TEXTS,
   modelLimitTexts,
   parseAgentTexts,
   parseModelLimits,
   parseProxy,
+  parseSettingsErrors,
   parseUploadLimit,
   searchInputOf,
   setByNote,
   type AgentTexts,
   type ModelLimitTexts,
   type SearchForm,
+  type SettingsErrors,
+  type SettingsField,
 } from './settings-form';
 import { Spinner } from '../shared/icons';
 import { Modal } from '../shared/Modal';
@@ -31,66 +34,7 @@ import './settings.css';
 import { i18n } from '../i18n/i18n';
 import { setRemoteImages } from '../markdown/remote-images';
 
-/** The agent fields errors can name, after "lead." or "sub_agents.". */
-const AGENT_FIELDS = ['model', 'base_url', 'api_key', 'tool_call_mode', 'context_window', 'temperature', 'top_p', 'max_tokens'] as const;
-
-/**
- * A settings field that validation errors can name: a top-level field, an agent's
- * (`lead.temperature`, `sub_agents.max_tokens` ...) or a search field (`search.provider`,
- * `search.language`, `search.keys`, `search.keys.<provider>`).
- */
-export type SettingsField =
-  | 'base_url'
-  | 'api_key'
-  | 'model'
-  | 'tool_call_mode'
-  | 'searxng_url'
-  | 'proxy'
-  | 'max_upload_mb'
-  | 'model_idle_timeout_seconds'
-  | 'max_answer_mb'
-  | 'max_parallel_tool_calls'
-  | `${'lead' | 'sub_agents'}.${(typeof AGENT_FIELDS)[number]}`
-  | 'search.provider'
-  | 'search.language'
-  | 'search.keys'
-  | `search.keys.${string}`;
-
-const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'proxy', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb', 'max_parallel_tool_calls'] as const;
-
-/** Reports whether `name` is a field the dialog shows errors for (see SettingsField). */
-export function isSettingsField(name: string): name is SettingsField {
-  if ((TOP_FIELDS as readonly string[]).includes(name)) return true;
-  const agent = /^(lead|sub_agents)\.([a-z_]+)$/.exec(name);
-  if (agent) return (AGENT_FIELDS as readonly string[]).includes(agent[2] ?? '');
-  return name === 'search.provider' || name === 'search.language' || name === 'search.keys' || /^search\.keys\.[a-z0-9_-]+$/.test(name);
-}
-
-/** A Save error split into per-field messages and the rest. */
-export interface SettingsErrors {
-  fields: Partial<Record<SettingsField, string>>;
-  /** Text that names no field ("" when every part did). */
-  general: string;
-}
-
-/**
- * Sorts a Save error into per-field messages by its code's fields (ApiError.fields, from
- * config.InvalidError: "base_url", "lead.temperature", …), never by splitting its text:
- * each field the dialog knows (SettingsField) goes to that field, the others into
- * `general` as "<field>: <message>"; an error without known fields is all `general`.
- */
-export function parseSettingsErrors(e: unknown): SettingsErrors {
-  const err = toApiError(e);
-  const fields: Partial<Record<SettingsField, string>> = {};
-  const rest: string[] = [];
-  for (const [name, msg] of Object.entries(err.fields)) {
-    if (isSettingsField(name)) fields[name] = msg;
-    else rest.push(name === '' ? msg : `${name}: ${msg}`);
-  }
-  if (Object.keys(fields).length === 0) return { fields, general: err.message };
-  return { fields, general: rest.join('; ') };
-}
-
+export { isSettingsField, parseSettingsErrors, type SettingsErrors, type SettingsField } from './settings-form';
 export { parseUploadLimit } from './settings-form';
 
 /** The per-agent sections and the search choice as typed, beside SettingsInput. */

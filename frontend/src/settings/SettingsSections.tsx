@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import type { EndpointPreset, SettingsInput } from '../api/settings';
 import { parseUploadLimit } from './settings-form';
 import { ConnectionTest, PresetPicker, type ModelList } from './ModelSettings';
-import type { SettingsField } from './SettingsDialog';
+import type { SettingsField } from './settings-form';
 
 /** The dialog's helpers a section uses for its fields. */
 export interface FieldKit {

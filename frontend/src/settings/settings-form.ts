@@ -4,6 +4,7 @@
 // language).
 
 import type { AgentModelSettings, ConnectionResult, EndpointPreset, SearchInput, SearchProvider, SearchTestResult, Trouble } from '../api/settings';
+import { toApiError } from '../api/call';
 import { formatNumber } from '../shared/format';
 import { i18n } from '../i18n/i18n';
 
@@ -328,4 +329,64 @@ export function parseModelLimits(t: ModelLimitTexts): ParsedModelLimits {
   const parallel = parseWholeNumber(t.parallel ?? '', L.parallel.min, L.parallel.max);
   if (parallel === null) errors.max_parallel_tool_calls = i18n.t('settings:validation.parallelCalls', { min: fmt(L.parallel.min), max: fmt(L.parallel.max) });
   return { value: { model_idle_timeout_seconds: idle ?? 0, max_answer_mb: answer ?? 0, max_parallel_tool_calls: parallel ?? 0 }, errors };
+}
+
+/** The agent fields errors can name, after "lead." or "sub_agents.". */
+export const AGENT_FIELDS = ['model', 'base_url', 'api_key', 'tool_call_mode', 'context_window', 'temperature', 'top_p', 'max_tokens'] as const;
+
+/**
+ * A settings field that validation errors can name: a top-level field, an agent's
+ * (`lead.temperature`, `sub_agents.max_tokens` ...) or a search field (`search.provider`,
+ * `search.language`, `search.keys`, `search.keys.<provider>`).
+ */
+export type SettingsField =
+  | 'base_url'
+  | 'api_key'
+  | 'model'
+  | 'tool_call_mode'
+  | 'searxng_url'
+  | 'proxy'
+  | 'max_upload_mb'
+  | 'model_idle_timeout_seconds'
+  | 'max_answer_mb'
+  | 'max_parallel_tool_calls'
+  | `${'lead' | 'sub_agents'}.${(typeof AGENT_FIELDS)[number]}`
+  | 'search.provider'
+  | 'search.language'
+  | 'search.keys'
+  | `search.keys.${string}`;
+
+const TOP_FIELDS = ['base_url', 'api_key', 'model', 'tool_call_mode', 'searxng_url', 'proxy', 'max_upload_mb', 'model_idle_timeout_seconds', 'max_answer_mb', 'max_parallel_tool_calls'] as const;
+
+/** Reports whether `name` is a field the dialog shows errors for (see SettingsField). */
+export function isSettingsField(name: string): name is SettingsField {
+  if ((TOP_FIELDS as readonly string[]).includes(name)) return true;
+  const agent = /^(lead|sub_agents)\.([a-z_]+)$/.exec(name);
+  if (agent) return (AGENT_FIELDS as readonly string[]).includes(agent[2] ?? '');
+  return name === 'search.provider' || name === 'search.language' || name === 'search.keys' || /^search\.keys\.[a-z0-9_-]+$/.test(name);
+}
+
+/** A Save error split into per-field messages and the rest. */
+export interface SettingsErrors {
+  fields: Partial<Record<SettingsField, string>>;
+  /** Text that names no field ("" when every part did). */
+  general: string;
+}
+
+/**
+ * Sorts a Save error into per-field messages by its code's fields (ApiError.fields, from
+ * config.InvalidError: "base_url", "lead.temperature", …), never by splitting its text:
+ * each field the dialog knows (SettingsField) goes to that field, the others into
+ * `general` as "<field>: <message>"; an error without known fields is all `general`.
+ */
+export function parseSettingsErrors(e: unknown): SettingsErrors {
+  const err = toApiError(e);
+  const fields: Partial<Record<SettingsField, string>> = {};
+  const rest: string[] = [];
+  for (const [name, msg] of Object.entries(err.fields)) {
+    if (isSettingsField(name)) fields[name] = msg;
+    else rest.push(name === '' ? msg : `${name}: ${msg}`);
+  }
+  if (Object.keys(fields).length === 0) return { fields, general: err.message };
+  return { fields, general: rest.join('; ') };
 }

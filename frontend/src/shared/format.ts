@@ -1,7 +1,7 @@
 // Small pure formatting helpers for times, durations, sizes and activity lines, in the UI's
 // language: numbers through Intl with currentLocale(), words from the `format` catalogue.
 
-import type { Step } from '../run/events';
+import type { Step } from '../run/event-types';
 import { currentLocale, i18n } from '../i18n/i18n';
 import { mcpArgsSummary, parseMcpToolName } from './mcp-names';
 

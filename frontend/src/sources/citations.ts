@@ -5,6 +5,7 @@
 // live in Citations.tsx.
 
 import type { Source } from '../api/conversations';
+import type { WebTally } from '../run/event-types';
 import { clip } from '../shared/format';
 import { i18n } from '../i18n/i18n';
 
@@ -380,17 +381,7 @@ export function failureParts(line: string): FailurePart[] {
   });
 }
 
-/**
- * The searches and fetches of a run (events.WebTally, the terminal event's `web`): counts
- * and up to three distinct error messages, each naming the provider or URL.
- */
-export interface WebTally {
-  searches: number;
-  searches_failed: number;
-  fetches: number;
-  fetches_failed: number;
-  errors: string[];
-}
+export type { WebTally } from '../run/event-types';
 
 /** Normalizes a terminal event's `web` data; null when absent. */
 export function toWebTally(v: unknown): WebTally | null {
