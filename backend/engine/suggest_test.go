@@ -17,7 +17,9 @@ import (
 )
 
 // isSuggest tells the suggestions call from the agents'.
-func isSuggest(req openai.ChatCompletionRequest) bool { return llmtest.SystemContains(req, SuggestRole) }
+func isSuggest(req openai.ChatCompletionRequest) bool {
+	return llmtest.SystemContains(req, SuggestRole)
+}
 
 // suggestionsOf returns the data of the stored suggestions events of message msg.
 func suggestionsOf(t *testing.T, db *store.DB, conv, msg string) []events.DataSuggestions {

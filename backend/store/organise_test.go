@@ -184,3 +184,56 @@ func TestOrganiseMigrationKeepsOldRows(t *testing.T) {
 		t.Errorf("pin after the migration: %v", err)
 	}
 }
+
+// TestOrganiseTravelsWithExportAndBackup: a pinned, archived conversation with the model's
+// title keeps all three through a conversation file (ExportConversation →
+// ImportConversation into another database) and through a backup of the database.
+func TestOrganiseTravelsWithExportAndBackup(t *testing.T) {
+	ctx := context.Background()
+	src := openTestDB(t)
+	if err := src.CreateConversation(ctx, Conversation{ID: "c1", Title: "Question", TitleSource: TitleFromQuestion}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.SetModelTitle(ctx, "c1", "Model title"); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetPinned(ctx, "c1", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetArchived(ctx, "c1", true); err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string, c Conversation) {
+		t.Helper()
+		if c.PinnedAt.IsZero() || c.ArchivedAt.IsZero() || c.Title != "Model title" || c.TitleSource != TitleFromModel {
+			t.Errorf("%s: pinned %v archived %v title %q (%s); want pinned, archived, the model's title", where, c.PinnedAt, c.ArchivedAt, c.Title, c.TitleSource)
+		}
+	}
+
+	rows, schema := exportRows(t, src, "c1")
+	dst := openTestDB(t)
+	res, err := dst.ImportConversation(ctx, "", schema, rows.replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dst.GetConversation(ctx, res.ConversationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("imported", c)
+
+	path := filepath.Join(t.TempDir(), "copy.db")
+	if err := src.BackupTo(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	c, err = restored.GetConversation(ctx, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("backup", c)
+}
