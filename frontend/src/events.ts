@@ -33,6 +33,7 @@ export type EventType =
   | 'artifact_changed'
   | 'hook_result'
   | 'source_added'
+  | 'suggestions' // after a complete run: follow-up questions and the model's title (DataSuggestions)
   | 'index_progress' // an indexing pass of the conversation's local files (no message, never stored)
   | 'complete'
   | 'cancelled'
@@ -440,6 +441,10 @@ export interface RunState {
   cited: number[];
   /** Warnings from the metadata event (a skipped agent file: "reviewer.md:3: …"); [] when none. */
   warnings: string[];
+  /** Follow-up questions from the suggestions event after the run completed; [] when none. */
+  suggestions: string[];
+  /** The conversation's title the model wrote after this run (suggestions event); "" when none. */
+  suggestedTitle: string;
 }
 
 /** Live state of one artifact from artifact_changed events. */
@@ -501,6 +506,8 @@ function newRun(ev: RunEvent): RunState {
     web: null,
     cited: [],
     warnings: [],
+    suggestions: [],
+    suggestedTitle: '',
   };
 }
 
@@ -558,9 +565,10 @@ export function applyEvent(state: RunsState, ev: RunEvent): RunsState {
 
   if (ev.seq <= conv.lastSeq) return state;
   if (existing !== undefined && existing.status !== 'running') {
-    // A finished run takes no more events but its Stop hooks' results (hook_result comes
-    // after the terminal event); otherwise only the seq advances.
-    if (ev.type === 'hook_result') return withRun(state, { ...conv, lastSeq: ev.seq }, applyPersisted(existing, ev));
+    // A finished run takes no more events but its Stop hooks' results (hook_result) and its
+    // follow-up questions (suggestions), which come after the terminal event; otherwise
+    // only the seq advances.
+    if (ev.type === 'hook_result' || ev.type === 'suggestions') return withRun(state, { ...conv, lastSeq: ev.seq }, applyPersisted(existing, ev));
     return withConversation(state, ev.conversation_id, { ...conv, lastSeq: ev.seq });
   }
   const base = existing ?? newRun(ev);
