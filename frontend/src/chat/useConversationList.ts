@@ -2,7 +2,7 @@ import { useCallback, useEffect, useEffectEvent, useMemo, useState } from 'react
 import { toApiError } from '../api/call';
 import { onRunEvent } from '../api/runtime';
 import { archiveConversation, deleteConversation, listConversations, pinConversation, renameConversation, type Conversation } from '../api/conversations';
-import { isRunning, runsOf, type RunsState } from '../events';
+import { isRunning, runsOf, type RunsState } from '../run/events';
 
 /**
  * The sidebar's conversation list: loaded on start, reloaded when any conversation starts or
