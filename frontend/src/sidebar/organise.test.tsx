@@ -134,7 +134,11 @@ describe('sidebar groups', () => {
     const rows = [...host.querySelectorAll<HTMLButtonElement>('.conv-open')];
     expect(rows.map((r) => r.title)).toEqual(['Beta', 'Alpha', 'Epsilon', 'Gamma', 'Delta']);
     rows[0]?.focus();
-    const key = (k: string) => act(() => document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true })));
+    const key = (k: string) => {
+      act(() => {
+        document.activeElement?.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+      });
+    };
     key('ArrowDown');
     expect(document.activeElement).toBe(rows[1]);
     key('End');
