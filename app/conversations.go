@@ -31,8 +31,10 @@ func (s *ConversationService) List() ([]ConversationSummary, error) {
 }
 
 func (s *ConversationService) summary(cv store.Conversation) ConversationSummary {
+	run := s.core.eng.Active(cv.ID)
 	return ConversationSummary{ID: cv.ID, Title: cv.Title, CreatedAt: cv.CreatedAt, UpdatedAt: cv.UpdatedAt,
-		Running: s.core.eng.Active(cv.ID) != nil || s.core.runningElsewhere(cv.ID), LastStatus: cv.LastStatus}
+		Running: (run != nil && !run.Answered()) || s.core.runningElsewhere(cv.ID), LastStatus: cv.LastStatus,
+		Pinned: !cv.PinnedAt.IsZero(), Archived: !cv.ArchivedAt.IsZero()}
 }
 
 // Get returns a conversation and the messages on its active branch, root first, each with
@@ -113,6 +115,25 @@ func (s *ConversationService) Rename(id, title string) error {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
 	return s.core.db.RenameConversation(ctx, id, title)
+}
+
+// Pin pins (true) or unpins (false) conversation id: the sidebar lists pinned
+// conversations in a "Pinned" group above the others. The list's order (updated_at) does
+// not change. Errors: store.ErrNotFound for an unknown id.
+func (s *ConversationService) Pin(id string, pinned bool) error {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.SetPinned(ctx, id, pinned)
+}
+
+// Archive archives (true) or restores (false) conversation id: an archived conversation
+// leaves the main list for the sidebar's "Archived" group; nothing in it changes, a run
+// going in it goes on, and a pin applies again once it is restored. Errors:
+// store.ErrNotFound for an unknown id.
+func (s *ConversationService) Archive(id string, archived bool) error {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	return s.core.db.SetArchived(ctx, id, archived)
 }
 
 // Delete removes a conversation and everything in it (messages, events, artifacts and

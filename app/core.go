@@ -67,6 +67,11 @@ type Options struct {
 	// `artifactflow ask` started, and can stop it: ChatService.Stop); false for the
 	// command line, whose output is its own run's.
 	FollowOtherRuns bool
+	// Suggest: after each complete run, the sub-agents' model writes two or three
+	// follow-up questions and, after the first, the conversation's title (engine.Deps.Suggest;
+	// see docs/ARCHITECTURE.md, "Titles and follow-up questions"). True for a UI (the window,
+	// browser mode), false for the command line, where nobody would see them.
+	Suggest bool
 	// FollowInterval is how often this process looks for stop requests addressed to its
 	// runs and, with FollowOtherRuns, for other processes' new events; 0 means
 	// DefaultFollowInterval.
@@ -122,6 +127,7 @@ type Core struct {
 	beatDone chan struct{}
 
 	follow      bool            // Options.FollowOtherRuns
+	suggest     bool            // Options.Suggest
 	followEvery time.Duration   // Options.FollowInterval
 	watchDone   chan struct{}   // closed when watch returns
 	followFrom  int64           // the newest event at NewCore, where watch starts relaying (-1: unknown)
@@ -159,7 +165,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	c := &Core{dataDir: opts.DataDir, overrides: opts.Overrides, log: opts.Logger, db: db, mcpTestWait: mcpTestWait,
 		sinks: map[int]EventSink{}, instance: uuid.NewString(), beat: opts.HeartbeatInterval,
 		stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
-		follow: opts.FollowOtherRuns, followEvery: opts.FollowInterval, watchDone: make(chan struct{})}
+		follow: opts.FollowOtherRuns, suggest: opts.Suggest, followEvery: opts.FollowInterval, watchDone: make(chan struct{})}
 	c.rememberSettings(settings, stamp)
 	if c.followEvery <= 0 {
 		c.followEvery = DefaultFollowInterval
@@ -410,7 +416,7 @@ func (c *Core) deps() (engine.Deps, error) {
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
 		MaxParallelToolCalls: s.MaxParallelToolCalls,
 		Declared:             c.declared, Workspace: c.workspace, Hooks: s.Hooks, Files: c.files,
-		Language: config.UILanguage(s.Language, os.Getenv)}
+		Language: config.UILanguage(s.Language, os.Getenv), Suggest: c.suggest}
 	searcher, err := c.newSearcher(s, s.SearchProvider(), "", "")
 	if err != nil {
 		c.log.Warn("web search is not available", "provider", s.SearchProvider(), "err", err)

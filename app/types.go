@@ -24,6 +24,12 @@ type ConversationSummary struct {
 	// message): running, complete, cancelled, error, interrupted, or "" with no message.
 	// The sidebar badges error/interrupted as failed and cancelled as stopped.
 	LastStatus string `json:"last_status"`
+	// Pinned: the user pinned the conversation (the sidebar's "Pinned" group at the top).
+	// Archived: the user archived it (it leaves the main list for the collapsed "Archived"
+	// group). Both may be true: an archived conversation shows only under "Archived" and is
+	// pinned again once restored.
+	Pinned   bool `json:"pinned"`
+	Archived bool `json:"archived"`
 }
 
 // MessageView is one user message and the answer it produced. Status is running,

@@ -261,13 +261,13 @@ func openCoreWith(ctx context.Context, env Env, g *globalFlags, follow bool) (*a
 }
 
 // newCore resolves the data directory and opens its Core; follow is
-// app.Options.FollowOtherRuns (true for a UI).
+// app.Options.FollowOtherRuns and app.Options.Suggest (true for a UI).
 func newCore(ctx context.Context, env Env, g *globalFlags, follow bool) (*app.Core, error) {
 	dir, err := config.DataDir(g.dataDir)
 	if err != nil {
 		return nil, err
 	}
-	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, FollowOtherRuns: follow,
+	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, FollowOtherRuns: follow, Suggest: follow,
 		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 }
 

@@ -123,6 +123,12 @@ type Deps struct {
 	// map, runs on the sub-agents' client with that model name, mode, compaction threshold
 	// and sampling, and the context window known for the name.
 	AgentModels map[string]AgentModel
+	// Suggest: after a complete run, ask the sub-agents' model (the lead's when they have
+	// none) for two or three follow-up questions and, while the conversation's title is the
+	// one made from its question, a title (Engine.suggest; one call, bounded by
+	// SuggestTimeout); a suggestions event carries them. The window and browser mode set it;
+	// the command line, eval and MCP do not (nobody would see them).
+	Suggest bool
 	// Warnings are problems the run reports to the user in its metadata event
 	// (events.DataMetadata.Warnings), one sentence each: an agent file that is skipped.
 	Warnings []string
@@ -273,9 +279,10 @@ type Run struct {
 
 	hooks *hooks.Runner // the run's hooks; nil when none are set
 
-	hmu        sync.Mutex
-	finishing  bool               // the terminal event is written; Stop hooks may be running
-	cancelStop context.CancelFunc // cancels the Stop hooks; nil before they start
+	hmu         sync.Mutex
+	finishing   bool               // the terminal event is written; Stop hooks may be running
+	cancelStop  context.CancelFunc // cancels the Stop hooks; nil before they start
+	cancelAfter context.CancelFunc // cancels the suggestions call; nil when none runs
 }
 
 // Wait blocks until the run has ended (its terminal event written and its Stop hooks
@@ -301,13 +308,53 @@ func (r *Run) isFinishing() bool {
 	return r.finishing
 }
 
-// stopHooks cancels the run's Stop hooks if they are running.
+// Answered reports whether the run has written its terminal event: what remains (Stop
+// hooks, the suggestions call) no longer makes the conversation look busy, and the next
+// message waits for it instead of failing with ErrBusy.
+func (r *Run) Answered() bool { return r.isFinishing() }
+
+// stopHooks cancels the run's Stop hooks and its suggestions call if they are running.
 func (r *Run) stopHooks() {
 	r.hmu.Lock()
 	defer r.hmu.Unlock()
 	if r.cancelStop != nil {
 		r.cancelStop()
 	}
+	r.stopAfterLocked()
+}
+
+// stopAfter cancels the run's suggestions call if it is running (the next run of the
+// conversation is starting: its suggestions would be stale).
+func (r *Run) stopAfter() {
+	r.hmu.Lock()
+	defer r.hmu.Unlock()
+	r.stopAfterLocked()
+}
+
+func (r *Run) stopAfterLocked() {
+	if r.cancelAfter != nil {
+		r.cancelAfter()
+	}
+}
+
+// startSuggest starts the suggestions call of a complete run (Deps.Suggest) beside its
+// Stop hooks and returns a function that waits for it; a run that did not complete, or
+// without Deps.Suggest, starts nothing.
+func (e *Engine) startSuggest(r *Run, deps Deps, em *emitter, question string) (wait func()) {
+	if !deps.Suggest || r.result.Status != events.Complete {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(e.base)
+	r.hmu.Lock()
+	r.cancelAfter = cancel
+	r.hmu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		e.suggest(ctx, r, deps, em, question)
+	}()
+	return func() { <-done }
 }
 
 // errStopped is the cancellation cause when the user stops a run.
@@ -341,7 +388,8 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	parentID := req.ParentID
 	if convID == "" {
 		convID = uuid.NewString()
-		if err := st.CreateConversation(ctx, store.Conversation{ID: convID, Title: titleFrom(content), CreatedAt: now, UpdatedAt: now}); err != nil {
+		if err := st.CreateConversation(ctx, store.Conversation{ID: convID, Title: titleFrom(content),
+			TitleSource: store.TitleFromQuestion, CreatedAt: now, UpdatedAt: now}); err != nil {
 			return nil, fmt.Errorf("engine: create conversation: %w", err)
 		}
 	} else {
@@ -373,7 +421,8 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 			return nil, ErrBusy
 		}
 		e.mu.Unlock()
-		select { // the old run is unregistered before its done is closed
+		old.stopAfter() // its follow-up questions would be stale once this run starts
+		select {        // the old run is unregistered before its done is closed
 		case <-old.done:
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -439,7 +488,9 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		defer em.close()
 		r.result = e.execute(runCtx, r, deps, em, parentID, content)
 		r.closeQueue()
+		waitSuggest := e.startSuggest(r, deps, em, content)
 		e.runStopHooks(r, deps, em)
+		waitSuggest()
 	}()
 	return r, nil
 }

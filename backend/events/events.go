@@ -19,7 +19,8 @@ type Type string
 // The event types (docs/ARCHITECTURE.md, "Contracts other code relies on"), hook_result (a
 // hook ran) and source_added (a source entered the conversation's list or changed; data is
 // the sources.Source as stored). Terminal types are Complete, Cancelled and Error; Stop
-// hooks add hook_result and artifact_changed events after the terminal event.
+// hooks add hook_result and artifact_changed events after the terminal event; so does the
+// suggestions event (DataSuggestions), after a complete run.
 const (
 	Metadata            Type = "metadata"
 	AgentStart          Type = "agent_start"
@@ -38,6 +39,7 @@ const (
 	ArtifactChanged     Type = "artifact_changed"
 	HookResult          Type = "hook_result"
 	SourceAdded         Type = "source_added"
+	Suggestions         Type = "suggestions"
 	Complete            Type = "complete"
 	Cancelled           Type = "cancelled"
 	Error               Type = "error"
@@ -281,6 +283,18 @@ type DataHookResult struct {
 	ToolName   string `json:"tool_name,omitempty"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+}
+
+// DataSuggestions is the data of a suggestions event, which may follow a complete run's
+// terminal event in the window and browser mode: Questions are two or three follow-up
+// questions the user may ask next (plain text, each at most 200 runes, in the
+// conversation's language; left out when the model gave none), and Title is the
+// conversation's new title when the model's replaced the one made from the question (left
+// out otherwise). An event has at least one of the two. A later run of the conversation
+// makes its questions stale: the window shows only those of the latest run on the branch.
+type DataSuggestions struct {
+	Questions []string `json:"questions,omitempty"`
+	Title     string   `json:"title,omitempty"`
 }
 
 // DataTerminal is the data of the terminal events complete, cancelled and error; an error

@@ -24,7 +24,23 @@ type Conversation struct {
 	// conversation's latest run: "" when it has no message. Read-only: filled by
 	// GetConversation and ListConversations (the sidebar's failed and stopped badges).
 	LastStatus string
+	// PinnedAt and ArchivedAt are when the user pinned or archived the conversation (zero:
+	// not pinned, not archived). Set with SetPinned and SetArchived; CreateConversation
+	// ignores them.
+	PinnedAt   time.Time
+	ArchivedAt time.Time
+	// TitleSource says who wrote Title: TitleFromQuestion, TitleFromModel, TitleFromUser,
+	// or "" for a conversation from before titles recorded it (kept as it is).
+	TitleSource string
 }
+
+// Title sources (conversations.title_source). A title made from the question may be
+// replaced once by the model's (SetModelTitle); a user's rename is never replaced.
+const (
+	TitleFromQuestion = "question"
+	TitleFromModel    = "model"
+	TitleFromUser     = "user"
+)
 
 // Message statuses (messages.status). A message is running while its run is active and ends
 // in one of the other four; interrupted marks runs found still running at start-up.
@@ -65,12 +81,14 @@ type Message struct {
 }
 
 const conversationCols = `id, title, COALESCE(active_branch, ''), COALESCE(user_id, ''), created_at, updated_at, metadata,
-	COALESCE((SELECT m.status FROM messages m WHERE m.id = conversations.active_branch), '')`
+	COALESCE((SELECT m.status FROM messages m WHERE m.id = conversations.active_branch), ''),
+	pinned_at, archived_at, COALESCE(title_source, '')`
 
 func scanConversation(sc rowScanner) (Conversation, error) {
 	var c Conversation
-	var created, updated, meta sql.NullString
-	if err := sc.Scan(&c.ID, &c.Title, &c.ActiveBranch, &c.UserID, &created, &updated, &meta, &c.LastStatus); err != nil {
+	var created, updated, meta, pinned, archived sql.NullString
+	if err := sc.Scan(&c.ID, &c.Title, &c.ActiveBranch, &c.UserID, &created, &updated, &meta, &c.LastStatus,
+		&pinned, &archived, &c.TitleSource); err != nil {
 		return Conversation{}, err
 	}
 	var err error
@@ -80,13 +98,20 @@ func scanConversation(sc rowScanner) (Conversation, error) {
 	if c.UpdatedAt, err = parseTime(updated); err != nil {
 		return Conversation{}, err
 	}
+	if c.PinnedAt, err = parseTime(pinned); err != nil {
+		return Conversation{}, err
+	}
+	if c.ArchivedAt, err = parseTime(archived); err != nil {
+		return Conversation{}, err
+	}
 	c.Metadata = rawJSON(meta)
 	return c, nil
 }
 
 // CreateConversation inserts c and its artifact session (artifact_sessions row with the same
-// id) in one transaction. Zero CreatedAt/UpdatedAt are set to now. Errors: empty id or
-// invalid Metadata → ErrInvalid; existing id → ErrDuplicate.
+// id) in one transaction. Zero CreatedAt/UpdatedAt are set to now; TitleSource is stored as
+// given ("" stores NULL: a title no model replaces). Errors: empty id, invalid Metadata or an
+// unknown TitleSource → ErrInvalid; existing id → ErrDuplicate.
 func (db *DB) CreateConversation(ctx context.Context, c Conversation) error {
 	if err := requireIDs("create conversation", "id", c.ID); err != nil {
 		return err
@@ -95,12 +120,17 @@ func (db *DB) CreateConversation(ctx context.Context, c Conversation) error {
 	if err != nil {
 		return err
 	}
+	switch c.TitleSource {
+	case "", TitleFromQuestion, TitleFromModel, TitleFromUser:
+	default:
+		return fmt.Errorf("store: create conversation %q: unknown title source %q: %w", c.ID, c.TitleSource, ErrInvalid)
+	}
 	t := now()
 	created, updated := formatTime(timeOr(c.CreatedAt, t)), formatTime(timeOr(c.UpdatedAt, t))
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (id, title, active_branch, user_id, created_at, updated_at, metadata)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			c.ID, c.Title, nullString(c.ActiveBranch), nullString(c.UserID), created, updated, meta); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO conversations (id, title, active_branch, user_id, created_at, updated_at, metadata, title_source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.ID, c.Title, nullString(c.ActiveBranch), nullString(c.UserID), created, updated, meta, nullString(c.TitleSource)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO artifact_sessions (id, created_at, updated_at) VALUES (?, ?, ?)`, c.ID, created, updated)
@@ -156,9 +186,55 @@ func (db *DB) ListConversations(ctx context.Context, limit, offset int) ([]Conve
 	return out, nil
 }
 
-// RenameConversation sets the title and updated_at of conversation id (ErrNotFound if absent).
+// RenameConversation sets the title and updated_at of conversation id and records the
+// title as the user's (TitleFromUser), so no model title replaces it afterwards, even one
+// whose call was already under way (SetModelTitle). ErrNotFound if absent.
 func (db *DB) RenameConversation(ctx context.Context, id, title string) error {
-	return db.updateConversation(ctx, "rename", id, `UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?`, title, formatTime(now()), id)
+	return db.updateConversation(ctx, "rename", id, `UPDATE conversations SET title = ?, title_source = ?, updated_at = ? WHERE id = ?`,
+		title, TitleFromUser, formatTime(now()), id)
+}
+
+// SetModelTitle replaces the title of conversation id with one the model wrote, only while
+// the title is still the one made from the question (TitleFromQuestion): the check and the
+// write are one statement, so a rename that lands first always wins. It reports whether the
+// title was replaced; updated_at does not change (the list keeps its order). Errors:
+// ErrNotFound for an unknown conversation; database errors, wrapped.
+func (db *DB) SetModelTitle(ctx context.Context, id, title string) (bool, error) {
+	res, err := db.exec(ctx, `UPDATE conversations SET title = ?, title_source = ? WHERE id = ? AND title_source = ?`,
+		title, TitleFromModel, id, TitleFromQuestion)
+	if err != nil {
+		return false, fmt.Errorf("store: set model title of conversation %q: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: set model title of conversation %q: %w", id, err)
+	}
+	if n > 0 {
+		return true, nil
+	}
+	if _, err := db.GetConversation(ctx, id); err != nil {
+		return false, fmt.Errorf("store: set model title: %w", err)
+	}
+	return false, nil
+}
+
+// SetPinned pins (pinned_at = now) or unpins (NULL) conversation id; pinning a pinned
+// conversation keeps its first pin time. updated_at does not change. ErrNotFound if absent.
+func (db *DB) SetPinned(ctx context.Context, id string, pinned bool) error {
+	if !pinned {
+		return db.updateConversation(ctx, "unpin", id, `UPDATE conversations SET pinned_at = NULL WHERE id = ?`, id)
+	}
+	return db.updateConversation(ctx, "pin", id, `UPDATE conversations SET pinned_at = COALESCE(pinned_at, ?) WHERE id = ?`, formatTime(now()), id)
+}
+
+// SetArchived archives (archived_at = now) or restores (NULL) conversation id; archiving an
+// archived conversation keeps its first time. A pin stays, and applies again once the
+// conversation is restored. updated_at does not change. ErrNotFound if absent.
+func (db *DB) SetArchived(ctx context.Context, id string, archived bool) error {
+	if !archived {
+		return db.updateConversation(ctx, "unarchive", id, `UPDATE conversations SET archived_at = NULL WHERE id = ?`, id)
+	}
+	return db.updateConversation(ctx, "archive", id, `UPDATE conversations SET archived_at = COALESCE(archived_at, ?) WHERE id = ?`, formatTime(now()), id)
 }
 
 // TouchConversation sets updated_at of conversation id to now (ErrNotFound if absent).

@@ -77,6 +77,7 @@ func (db *DB) SearchConversations(ctx context.Context, query string, limit int) 
 		)
 		SELECT c.id, c.title, COALESCE(c.active_branch, ''), COALESCE(c.user_id, ''), c.created_at, c.updated_at, c.metadata,
 			COALESCE((SELECT m.status FROM messages m WHERE m.id = c.active_branch), ''),
+			c.pinned_at, c.archived_at, COALESCE(c.title_source, ''),
 			COALESCE(f.title, ''), COALESCE(f.content, ''), COALESCE(f.response, '')
 		FROM best JOIN conversations c ON c.id = best.cid JOIN search_fts f ON f.rowid = best.docid
 		ORDER BY best.score, c.updated_at DESC, c.rowid DESC

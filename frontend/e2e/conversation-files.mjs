@@ -54,7 +54,7 @@ await check('the conversation menu offers Export…', async () => {
   assert((await rows.count()) === 1, `${await rows.count()} conversations before the import`);
   const menu = await openMenu();
   const items = (await menu.getByRole('menuitem').allTextContents()).map((s) => s.trim());
-  assert(JSON.stringify(items) === JSON.stringify(['Rename', 'Export…', 'Delete…']), `menu items ${JSON.stringify(items)}`);
+  assert(JSON.stringify(items) === JSON.stringify(['Rename', 'Pin', 'Archive', 'Export…', 'Delete…']), `menu items ${JSON.stringify(items)}`);
   await screenshot(page, 'conversation-menu');
 });
 

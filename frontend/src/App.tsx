@@ -6,7 +6,7 @@ import { DEFAULT_MAX_UPLOAD_MB, getSettings, type Settings } from './api/setting
 import { useArtifactRows } from './chat/useArtifactRows';
 import { useChatItems } from './chat/useChatItems';
 import { useConversationDetail } from './chat/useConversationDetail';
-import { useConversationList } from './chat/useConversationList';
+import { useConversationList, useModelTitles } from './chat/useConversationList';
 import { useNow, useRuns } from './run/useRuns';
 import { useSend } from './chat/useSend';
 import { useAppShortcuts, useLayoutShortcuts } from './chat/useShortcuts';
@@ -62,6 +62,11 @@ export default function App() {
   const conv = selectedId !== null ? runs.conversations[selectedId] : undefined;
   const view = useConversationDetail(selectedId, conv, reloadTick, dispatch);
   const { clear: clearDetail, detail } = view;
+  // The title the sub-agents' model writes after a first answer: the list and the open header follow.
+  useModelTitles((id, title) => {
+    view.renamed(id, title);
+    list.refresh();
+  });
   // "Links & files" and the numbered sources (citation chips, the Sources tab) of the open conversation, live.
   const declared = useDeclared(selectedId, reloadTick);
   const sources = useSources(selectedId, `${String(reloadTick)}/${view.selectedRunKey}`);
@@ -229,7 +234,7 @@ interface WindowSidebarProps {
   onRenamed: (id: string, title: string) => void;
 }
 
-/** The conversation list column, with rename, export, delete and import. */
+/** The conversation list column, with rename, pin, archive, export, delete and import. */
 function WindowSidebar({ list, selectedId, onOpen, onNew, onSettings, onRenamed }: WindowSidebarProps) {
   const now = useNow();
   const files = useConversationFiles({
@@ -259,6 +264,8 @@ function WindowSidebar({ list, selectedId, onOpen, onNew, onSettings, onRenamed 
         await list.remove(id);
         if (id === selectedId) onOpen(null);
       }}
+      onPin={list.pin}
+      onArchive={list.archive}
       onExport={files.exportConversation}
       onImport={files.importConversation}
       importing={files.importing}

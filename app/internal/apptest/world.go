@@ -21,6 +21,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"artifactflow/backend/config"
+	"artifactflow/backend/engine"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/toolcall"
 )
@@ -261,6 +262,19 @@ func EchoWorld(t *testing.T) *World {
 			return llmtest.Reply{Content: "saw " + strings.Join(users, " / ")}
 		}
 	})
+}
+
+// WithSuggestions answers the call that writes a conversation's title and follow-up
+// questions after a complete run (its system prompt starts with engine.SuggestRole) with
+// title and questions as the JSON the call asks for; every other call goes to h.
+func WithSuggestions(h llmtest.Handler, title string, questions ...string) llmtest.Handler {
+	b, _ := json.Marshal(map[string]any{"title": title, "questions": questions})
+	return func(req openai.ChatCompletionRequest, call int) llmtest.Reply {
+		if llmtest.SystemContains(req, engine.SuggestRole) {
+			return llmtest.Reply{Content: string(b)}
+		}
+		return h(req, call)
+	}
 }
 
 // LastUser returns the content of the last user message of req ("" if none).

@@ -31,7 +31,7 @@ describe('ConversationService', () => {
     });
     await expect(listConversations()).resolves.toEqual([]);
     await expect(getConversation('c1')).resolves.toEqual({
-      conversation: { id: 'c1', title: 'T', created_at: '', updated_at: '', running: false, last_status: '' },
+      conversation: { id: 'c1', title: 'T', created_at: '', updated_at: '', running: false, last_status: '', pinned: false, archived: false },
       messages: [],
     });
     const events = await messageEvents('c1', 'm1');

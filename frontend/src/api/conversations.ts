@@ -22,7 +22,8 @@ const STATUSES: readonly MessageStatus[] = ['running', 'complete', 'cancelled', 
  * One row of the conversation list (app.ConversationSummary without the search snippet);
  * times are RFC 3339. `last_status` is the status of the conversation's latest run (its
  * active branch's last message), "" without one; the sidebar marks error and interrupted as
- * failed, cancelled as stopped.
+ * failed, cancelled as stopped. `pinned` puts it in the sidebar's Pinned group, `archived`
+ * in the collapsed Archived group (which wins when both are set).
  */
 export type Conversation = Omit<Model<app.ConversationSummary>, 'snippet' | 'last_status'> & { last_status: MessageStatus | '' };
 
@@ -77,6 +78,8 @@ function conversation(v: unknown): Conversation {
     updated_at: s(x.updated_at),
     running: b(x.running),
     last_status: lastStatus(x.last_status),
+    pinned: b(x.pinned),
+    archived: b(x.archived),
   };
 }
 
@@ -133,6 +136,16 @@ export async function setFeedback(conversationId: string, messageId: string, rat
 /** Sets a conversation's title (ConversationService.Rename). */
 export async function renameConversation(id: string, title: string): Promise<void> {
   await call('Rename', () => ConversationService.Rename(id, title));
+}
+
+/** Pins (true) or unpins (false) a conversation (ConversationService.Pin); rejects with an ApiError. */
+export async function pinConversation(id: string, pinned: boolean): Promise<void> {
+  await call('Pin', () => ConversationService.Pin(id, pinned));
+}
+
+/** Archives (true) or restores (false) a conversation (ConversationService.Archive); rejects with an ApiError. */
+export async function archiveConversation(id: string, archived: boolean): Promise<void> {
+  await call('Archive', () => ConversationService.Archive(id, archived));
 }
 
 /** Removes a conversation and everything in it (ConversationService.Delete). */

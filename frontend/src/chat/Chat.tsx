@@ -104,6 +104,14 @@ export function ChatView(p: ChatViewProps) {
   const exchangeProps = (it: ChatItem) => ({
     localQueued: it === runningItem || (runningItem === undefined && it.key === lastItem?.key) ? pendingLocal : [],
     editing: it.message !== undefined && actions.editing === it.message.id,
+    // Follow-up questions belong to the latest answer; a new run (or a question on its way) hides them.
+    onFollowUp:
+      it.key === lastItem?.key && !p.running && !p.pendingQuestion
+        ? (q: string) => {
+            p.onDraft(q);
+            p.composerRef.current?.focus();
+          }
+        : undefined,
   });
 
   return (

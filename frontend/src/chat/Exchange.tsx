@@ -49,6 +49,11 @@ export interface ExchangeProps {
   onOpenSettings: () => void;
   /** Put text back into the composer (a message the run did not take). */
   onReuse: (text: string) => void;
+  /**
+   * Set on the latest exchange while no run is going: its run's follow-up questions show
+   * under the answer, and picking one calls this with its text (absent: none shown).
+   */
+  onFollowUp?: (question: string) => void;
 }
 
 /** What an exchange shows, worked out from its stored message, live run and rebuilt run. */
@@ -142,7 +147,28 @@ export function Exchange(x: ExchangeProps) {
           disabled={x.actionsDisabled}
         />
       ) : null}
+      {!running && x.onFollowUp && run && run.suggestions.length > 0 ? <FollowUps questions={run.suggestions} onPick={x.onFollowUp} /> : null}
     </article>
+  );
+}
+
+/**
+ * The follow-up questions under the latest answer: one button each (Tab reaches them, Enter
+ * or Space picks). Picking puts the question in the composer, focused, rather than sending
+ * it: a research run takes minutes and costs tokens, so one click should not start one the
+ * user may want to adjust first.
+ */
+export function FollowUps({ questions, onPick }: { questions: readonly string[]; onPick: (q: string) => void }) {
+  const { t } = useTranslation('chat');
+  return (
+    <div className="follow-ups" role="group" aria-label={t('followUps.label')}>
+      <span className="follow-ups-label">{t('followUps.label')}</span>
+      {questions.map((q) => (
+        <button key={q} type="button" className="follow-up" title={t('followUps.pickTitle')} onClick={() => onPick(q)}>
+          {q}
+        </button>
+      ))}
+    </div>
   );
 }
 

@@ -1,12 +1,15 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useMemo, useState } from 'react';
 import { toApiError } from '../api/call';
-import { deleteConversation, listConversations, renameConversation, type Conversation } from '../api/conversations';
+import { onRunEvent } from '../api/runtime';
+import { archiveConversation, deleteConversation, listConversations, pinConversation, renameConversation, type Conversation } from '../api/conversations';
 import { isRunning, runsOf, type RunsState } from '../run/events';
 
 /**
  * The sidebar's conversation list: loaded on start, reloaded when any conversation starts or
- * ends a run, after a reconnect (reloadTick) and on refresh(); with the ids of conversations
- * running (the store's word, corrected by the events seen since).
+ * ends a run, after a reconnect (reloadTick) and
+ * on refresh(); with the ids of conversations running (the store's word, corrected by the
+ * events seen since). pin and archive change a row at once and reject with an ApiError;
+ * a title the model writes comes through useModelTitles.
  */
 export function useConversationList(runs: RunsState, reloadTick: number) {
   const [conversations, setConversations] = useState<Conversation[]>([]);
@@ -62,5 +65,31 @@ export function useConversationList(runs: RunsState, reloadTick: number) {
     setConversations((cs) => cs.filter((c) => c.id !== id));
     refresh();
   };
-  return { conversations, loading, error, runningIds, refresh, rename, remove };
+  const pin = async (id: string, pinned: boolean) => {
+    await pinConversation(id, pinned);
+    setConversations((cs) => cs.map((c) => (c.id === id ? { ...c, pinned } : c)));
+  };
+  const archive = async (id: string, archived: boolean) => {
+    await archiveConversation(id, archived);
+    setConversations((cs) => cs.map((c) => (c.id === id ? { ...c, archived } : c)));
+  };
+  return { conversations, loading, error, runningIds, refresh, rename, remove, pin, archive };
+}
+
+/**
+ * Calls onTitle(conversationId, title) for each title the model gives a conversation while
+ * the window is open: a live suggestions event with a title (the backend sends one only when
+ * the title replaced the one made from the question, so never over a rename). Stored events
+ * (history, hydration) never call it.
+ */
+export function useModelTitles(onTitle: (conversationId: string, title: string) => void) {
+  const handle = useEffectEvent(onTitle);
+  useEffect(
+    () =>
+      onRunEvent((ev) => {
+        const title = ev.type === 'suggestions' ? ev.data.title : undefined;
+        if (typeof title === 'string' && title !== '') handle(ev.conversation_id, title);
+      }),
+    [],
+  );
 }

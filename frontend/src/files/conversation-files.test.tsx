@@ -22,6 +22,8 @@ const conv = (id: string, title: string): Conversation => ({
   updated_at: '2026-11-26T11:00:00Z',
   running: false,
   last_status: 'complete',
+  pinned: false,
+  archived: false,
 });
 
 let host: HTMLDivElement;

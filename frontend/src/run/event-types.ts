@@ -36,6 +36,7 @@ export type EventType =
   | 'artifact_changed'
   | 'hook_result'
   | 'source_added'
+  | 'suggestions' // after a complete run: follow-up questions and the model's title (DataSuggestions)
   | 'index_progress' // an indexing pass of the conversation's local files (no message, never stored)
   | 'feedback' // the user's rating of a finished run, given after it (MessageView.feedback shows it)
   | 'complete'
@@ -444,6 +445,10 @@ export interface RunState {
   cited: number[];
   /** Warnings from the metadata event (a skipped agent file: "reviewer.md:3: …"); [] when none. */
   warnings: string[];
+  /** Follow-up questions from the suggestions event after the run completed; [] when none. */
+  suggestions: string[];
+  /** The conversation's title the model wrote after this run (suggestions event); "" when none. */
+  suggestedTitle: string;
 }
 
 /** Live state of one artifact from artifact_changed events. */

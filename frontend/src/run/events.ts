@@ -60,6 +60,8 @@ function newRun(ev: RunEvent): RunState {
     web: null,
     cited: [],
     warnings: [],
+    suggestions: [],
+    suggestedTitle: '',
   };
 }
 
@@ -120,9 +122,10 @@ export function applyEvent(state: RunsState, ev: RunEvent): RunsState {
 
   if (ev.seq <= conv.lastSeq) return state;
   if (existing !== undefined && existing.status !== 'running') {
-    // A finished run takes no more events but its Stop hooks' results (hook_result comes
-    // after the terminal event); otherwise only the seq advances.
-    if (ev.type === 'hook_result') return withRun(state, { ...conv, lastSeq: ev.seq }, applyPersisted(existing, ev));
+    // A finished run takes no more events but its Stop hooks' results (hook_result) and its
+    // follow-up questions (suggestions), which come after the terminal event; otherwise
+    // only the seq advances.
+    if (ev.type === 'hook_result' || ev.type === 'suggestions') return withRun(state, { ...conv, lastSeq: ev.seq }, applyPersisted(existing, ev));
     return withConversation(state, ev.conversation_id, { ...conv, lastSeq: ev.seq });
   }
   const base = existing ?? newRun(ev);

@@ -65,6 +65,16 @@ function metadata(run: RunState, ev: RunEvent): RunState {
   return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings };
 }
 
+/**
+ * suggestions: the follow-up questions (strings, blanks dropped, at most three) and the
+ * title the model gave the conversation ("" when it kept its title).
+ */
+function suggestions(run: RunState, ev: RunEvent): RunState {
+  const q = Array.isArray(ev.data.questions) ? ev.data.questions : [];
+  const questions = q.filter((x): x is string => typeof x === 'string' && x.trim() !== '').slice(0, 3);
+  return { ...run, suggestions: questions, suggestedTitle: str(ev.data.title) };
+}
+
 /** The reducer of each persisted event type; types not listed leave the run unchanged. */
 const REDUCERS: Partial<Record<EventType, RunReducer>> = {
   metadata,
@@ -82,6 +92,7 @@ const REDUCERS: Partial<Record<EventType, RunReducer>> = {
   permission_request: permissionRequest,
   permission_result: permissionResult,
   artifact_changed: artifactChanged,
+  suggestions,
   complete: terminal,
   cancelled: terminal,
   error: terminal,

@@ -85,6 +85,15 @@ export function ChevronIcon(p: IconProps) {
   return <Svg {...p}><path d="m9 18 6-6-6-6" /></Svg>;
 }
 
+/** A push pin (a pinned conversation). */
+export function PinIcon(p: IconProps) {
+  return (
+    <Svg {...p}>
+      <path d="M12 17v5M9 10.76V4h6v6.76l3 3.24v2H6v-2z" />
+    </Svg>
+  );
+}
+
 /** A circle with an exclamation mark (error box). */
 export function AlertIcon(p: IconProps) {
   return (

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Conversation } from '../api/conversations';
 import { relativeTime } from '../shared/format';
 import '../i18n/i18n'; // the UI's language, set up before the first render
-import { DotsIcon, GearIcon, LogoIcon, PlusIcon, Spinner } from '../shared/icons';
+import { ChevronIcon, DotsIcon, GearIcon, LogoIcon, PinIcon, PlusIcon, Spinner } from '../shared/icons';
 import { ConfirmDialog } from '../shared/Modal';
 import { SearchBox } from './SearchBox';
 
@@ -24,6 +24,10 @@ export interface SidebarProps {
   onRename: (id: string, title: string) => Promise<void>;
   /** Deletes; rejects with an Error whose message is shown. */
   onDelete: (id: string) => Promise<void>;
+  /** The menu's Pin / Unpin (absent: no such item); rejects with an Error whose message is shown. */
+  onPin?: (id: string, pinned: boolean) => Promise<void>;
+  /** The menu's Archive / Unarchive (absent: no such item); rejects with an Error whose message is shown. */
+  onArchive?: (id: string, archived: boolean) => Promise<void>;
   /** The menu's "Export…": saves the conversation to one file (absent: no such item). */
   onExport?: (id: string) => void;
   /** The list's "Import…": stores a conversation file as a new conversation (absent: no button). */
@@ -39,11 +43,27 @@ const isMac = typeof navigator !== 'undefined' && /Mac OS X|Macintosh|iPhone|iPa
 export const MOD_KEY = isMac ? '⌘' : 'Ctrl';
 
 /**
+ * The conversations in the sidebar's groups, each in the list's order (most recently
+ * updated first): `pinned` (pinned, not archived), `recent` (the others not archived) and
+ * `archived` (every archived one, pinned or not).
+ */
+export function groupConversations(cs: readonly Conversation[]): { pinned: Conversation[]; recent: Conversation[]; archived: Conversation[] } {
+  return {
+    pinned: cs.filter((c) => c.pinned && !c.archived),
+    recent: cs.filter((c) => !c.pinned && !c.archived),
+    archived: cs.filter((c) => c.archived),
+  };
+}
+
+/**
  * The left column: brand, "New research", the search box (its results replace the list
  * while a query is entered), the conversation list and the settings button.
- * The list is keyboard navigable (Up/Down/Home/End move between conversations, Enter opens);
- * each row has a menu to rename (inline), export (to one file) or delete (after
- * confirmation); "Import…" beside the list's label stores a conversation file.
+ * The list has a "Pinned" group at the top when any conversation is pinned, then the others,
+ * then an "Archived" toggle (collapsed by default, with the count) opening the archived
+ * ones. It is keyboard navigable (Up/Down/Home/End move between the conversations shown,
+ * Enter opens); each row has a menu to rename (inline), pin or unpin, archive or unarchive,
+ * export (to one file) or delete (after confirmation); "Import…" beside the list's label
+ * stores a conversation file.
  */
 export function Sidebar(p: SidebarProps) {
   const { t } = useTranslation('sidebar');
@@ -53,22 +73,12 @@ export function Sidebar(p: SidebarProps) {
   const [deleteBusy, setDeleteBusy] = useState(false);
   const [deleteError, setDeleteError] = useState('');
   const [searching, setSearching] = useState(false);
-  const listRef = useRef<HTMLUListElement>(null);
+  const [actionError, setActionError] = useState('');
 
-  const onListKey = (e: KeyboardEvent<HTMLUListElement>) => {
-    if (renaming !== null) return;
-    const buttons = Array.from(listRef.current?.querySelectorAll<HTMLButtonElement>('.conv-open') ?? []);
-    const i = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    let next = -1;
-    if (e.key === 'ArrowDown') next = Math.min(buttons.length - 1, i + 1);
-    else if (e.key === 'ArrowUp') next = i < 0 ? buttons.length - 1 : Math.max(0, i - 1);
-    else if (e.key === 'Home') next = 0;
-    else if (e.key === 'End') next = buttons.length - 1;
-    const target = buttons[next];
-    if (target) {
-      e.preventDefault();
-      target.focus();
-    }
+  /** Runs a pin or archive change, showing its failure above the list. */
+  const organise = (change: Promise<void>) => {
+    setActionError('');
+    change.catch((e: unknown) => setActionError(e instanceof Error ? e.message : String(e)));
   };
 
   const confirmDelete = () => {
@@ -86,6 +96,58 @@ export function Sidebar(p: SidebarProps) {
       },
     );
   };
+
+  const row = (c: Conversation) => (
+    <ConversationRow
+      key={c.id}
+      c={c}
+      now={p.now}
+      selected={c.id === p.selectedId}
+      running={p.runningIds.has(c.id)}
+      menuOpen={menuFor === c.id}
+      renaming={renaming === c.id}
+      onSelect={() => p.onSelect(c.id)}
+      onMenu={(open) => setMenuFor(open ? c.id : null)}
+      onStartRename={() => {
+        setMenuFor(null);
+        setRenaming(c.id);
+      }}
+      onRename={async (title) => {
+        await p.onRename(c.id, title);
+        setRenaming(null);
+      }}
+      onCancelRename={() => setRenaming(null)}
+      onDelete={() => {
+        setMenuFor(null);
+        setDeleteError('');
+        setDeleting(c);
+      }}
+      onPin={
+        p.onPin
+          ? () => {
+              setMenuFor(null);
+              organise(p.onPin?.(c.id, !c.pinned) ?? Promise.resolve());
+            }
+          : undefined
+      }
+      onArchive={
+        p.onArchive
+          ? () => {
+              setMenuFor(null);
+              organise(p.onArchive?.(c.id, !c.archived) ?? Promise.resolve());
+            }
+          : undefined
+      }
+      onExport={
+        p.onExport
+          ? () => {
+              setMenuFor(null);
+              p.onExport?.(c.id);
+            }
+          : undefined
+      }
+    />
+  );
 
   return (
     <nav className="sidebar" aria-label={t('conversations')}>
@@ -118,43 +180,14 @@ export function Sidebar(p: SidebarProps) {
         ) : p.conversations.length === 0 ? (
           <p className="sidebar-note">{t('empty')}</p>
         ) : (
-          <ul className="conv-list" ref={listRef} onKeyDown={onListKey}>
-            {p.conversations.map((c) => (
-              <ConversationRow
-                key={c.id}
-                c={c}
-                now={p.now}
-                selected={c.id === p.selectedId}
-                running={p.runningIds.has(c.id)}
-                menuOpen={menuFor === c.id}
-                renaming={renaming === c.id}
-                onSelect={() => p.onSelect(c.id)}
-                onMenu={(open) => setMenuFor(open ? c.id : null)}
-                onStartRename={() => {
-                  setMenuFor(null);
-                  setRenaming(c.id);
-                }}
-                onRename={async (title) => {
-                  await p.onRename(c.id, title);
-                  setRenaming(null);
-                }}
-                onCancelRename={() => setRenaming(null)}
-                onDelete={() => {
-                  setMenuFor(null);
-                  setDeleteError('');
-                  setDeleting(c);
-                }}
-                onExport={
-                  p.onExport
-                    ? () => {
-                        setMenuFor(null);
-                        p.onExport?.(c.id);
-                      }
-                    : undefined
-                }
-              />
-            ))}
-          </ul>
+          <>
+            {actionError ? (
+              <p className="sidebar-note error-text" role="alert">
+                {actionError}
+              </p>
+            ) : null}
+          <ConversationGroups conversations={p.conversations} row={row} />
+          </>
         )}
       </div>
       {p.notice}
@@ -207,6 +240,77 @@ export function RunBadge({ status }: { status: Conversation['last_status'] }) {
   return null;
 }
 
+/**
+ * The conversation list's groups (groupConversations): Pinned with its label when any,
+ * the others (labelled Recent when Pinned is shown), and the Archived toggle, collapsed at
+ * first, opening the archived ones. Up/Down/Home/End move between the rows shown.
+ */
+function ConversationGroups({ conversations, row }: { conversations: readonly Conversation[]; row: (c: Conversation) => ReactNode }) {
+  const { t } = useTranslation('sidebar');
+  const [archivedOpen, setArchivedOpen] = useState(false);
+  const listRef = useRef<HTMLDivElement>(null);
+  const groups = groupConversations(conversations);
+  const onListKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if ((e.target as Element).closest('.rename')) return;
+    const buttons = Array.from(listRef.current?.querySelectorAll<HTMLButtonElement>('.conv-open') ?? []);
+    const i = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    let next = -1;
+    if (e.key === 'ArrowDown') next = Math.min(buttons.length - 1, i + 1);
+    else if (e.key === 'ArrowUp') next = i < 0 ? buttons.length - 1 : Math.max(0, i - 1);
+    else if (e.key === 'Home') next = 0;
+    else if (e.key === 'End') next = buttons.length - 1;
+    const target = buttons[next];
+    if (target) {
+      e.preventDefault();
+      target.focus();
+    }
+  };
+
+  return (
+    <div className="conv-groups" ref={listRef} onKeyDown={onListKey}>
+      {groups.pinned.length > 0 ? (
+        <ConversationGroup id="conv-group-pinned" label={t('groups.pinned')}>
+          {groups.pinned.map(row)}
+        </ConversationGroup>
+      ) : null}
+      {groups.recent.length > 0 ? (
+        <ConversationGroup id="conv-group-recent" label={groups.pinned.length > 0 ? t('groups.recent') : ''}>
+          {groups.recent.map(row)}
+        </ConversationGroup>
+      ) : null}
+      {groups.archived.length > 0 ? (
+        <div className="conv-archived">
+          <button type="button" className="conv-archived-toggle" aria-expanded={archivedOpen} aria-controls="conv-group-archived" onClick={() => setArchivedOpen((o) => !o)}>
+            <ChevronIcon size={12} />
+            <span>{t('groups.archived', { count: groups.archived.length })}</span>
+          </button>
+          {archivedOpen ? (
+            <ConversationGroup id="conv-group-archived" label="">
+              {groups.archived.map(row)}
+            </ConversationGroup>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** One group of the conversation list: its label (none when "") and its rows. */
+function ConversationGroup({ id, label, children }: { id: string; label: string; children: ReactNode }) {
+  return (
+    <div className="conv-group">
+      {label ? (
+        <div className="conv-group-label" id={`${id}-label`}>
+          {label}
+        </div>
+      ) : null}
+      <ul className="conv-list" id={id} aria-labelledby={label ? `${id}-label` : undefined}>
+        {children}
+      </ul>
+    </div>
+  );
+}
+
 interface RowProps {
   c: Conversation;
   now: number;
@@ -220,6 +324,8 @@ interface RowProps {
   onRename: (title: string) => Promise<void>;
   onCancelRename: () => void;
   onDelete: () => void;
+  onPin?: () => void;
+  onArchive?: () => void;
   onExport?: () => void;
 }
 
@@ -252,7 +358,10 @@ function ConversationRow(r: RowProps) {
           onClick={r.onSelect}
           title={title}
         >
-          <span className="conv-title">{title}</span>
+          <span className="conv-title">
+            {r.c.pinned && !r.c.archived ? <PinIcon size={11} className="conv-pin" /> : null}
+            {title}
+          </span>
           <span className="conv-meta">
             {r.running ? (
               <span className="conv-running">
@@ -302,6 +411,16 @@ function ConversationRow(r: RowProps) {
           <button type="button" role="menuitem" onClick={r.onStartRename}>
             {t('common:rename')}
           </button>
+          {r.onPin && !r.c.archived ? (
+            <button type="button" role="menuitem" onClick={r.onPin}>
+              {r.c.pinned ? t('unpin') : t('pin')}
+            </button>
+          ) : null}
+          {r.onArchive ? (
+            <button type="button" role="menuitem" onClick={r.onArchive}>
+              {r.c.archived ? t('unarchive') : t('archive')}
+            </button>
+          ) : null}
           {r.onExport ? (
             <button type="button" role="menuitem" onClick={r.onExport}>
               {t('data:export.menu')}

@@ -324,6 +324,8 @@ export namespace app {
 	    running: boolean;
 	    snippet: string;
 	    last_status: string;
+	    pinned: boolean;
+	    archived: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ConversationSummary(source);
@@ -338,6 +340,8 @@ export namespace app {
 	        this.running = source["running"];
 	        this.snippet = source["snippet"];
 	        this.last_status = source["last_status"];
+	        this.pinned = source["pinned"];
+	        this.archived = source["archived"];
 	    }
 	}
 	export class ConversationDetail {

@@ -4,6 +4,8 @@ import {app} from '../models';
 import {events} from '../models';
 import {sources} from '../models';
 
+export function Archive(arg1:string,arg2:boolean):Promise<void>;
+
 export function ChooseWorkspace(arg1:string):Promise<app.WorkspaceStatus>;
 
 export function Delete(arg1:string):Promise<void>;
@@ -21,6 +23,8 @@ export function Import(arg1:app.UploadFile):Promise<app.ConversationImport>;
 export function ImportFile():Promise<app.ConversationImport>;
 
 export function List():Promise<Array<app.ConversationSummary>>;
+
+export function Pin(arg1:string,arg2:boolean):Promise<void>;
 
 export function Reindex(arg1:string):Promise<app.WorkspaceStatus>;
 
