@@ -120,6 +120,11 @@ type SettingsView struct {
 	ContextWindow          int `json:"context_window"`
 	EffectiveContextWindow int `json:"effective_context_window"`
 	CompactAtPercent       int `json:"compact_at_percent"`
+	// Vision tells whether the chosen model is sent the images of a question (the user's
+	// switch, else by its name); VisionByName is what its name alone says
+	// (config.VisionByName).
+	Vision       bool `json:"vision"`
+	VisionByName bool `json:"vision_by_name"`
 	// ToolPermissions maps tool names to "auto" or "confirm"; PermissionTimeoutSeconds
 	// bounds the wait for an approval.
 	ToolPermissions          map[string]string `json:"tool_permissions"`
@@ -173,12 +178,15 @@ type SettingsView struct {
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
 // (0 = by model name), EffectiveContextWindow the one in use, CompactAtPercent the
-// compaction threshold in percent of it (a threshold per model).
+// compaction threshold in percent of it (a threshold per model); Vision whether it is
+// sent the images of a question and VisionByName what its name alone says.
 type ModelContextView struct {
 	Model                  string `json:"model"`
 	ContextWindow          int    `json:"context_window"`
 	EffectiveContextWindow int    `json:"effective_context_window"`
 	CompactAtPercent       int    `json:"compact_at_percent"`
+	Vision                 bool   `json:"vision"`
+	VisionByName           bool   `json:"vision_by_name"`
 }
 
 // SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
@@ -204,6 +212,10 @@ type SettingsInput struct {
 	CompactAtPercent         int               `json:"compact_at_percent"`
 	ToolPermissions          map[string]string `json:"tool_permissions"`
 	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
+	// Vision is the Model's vision switch (whether it is sent the images of a question);
+	// nil (left out) keeps the stored choice. A value equal to what the model's name says
+	// stores no choice (config.Settings.WithModelVision).
+	Vision *bool `json:"vision,omitempty"`
 	// Search, Lead and SubAgents replace the stored search choice and agent models; nil
 	// (left out) keeps them as stored. See SearchInput and AgentModelSettings.
 	Search    *SearchInput        `json:"search,omitempty"`
