@@ -209,7 +209,7 @@ func ToAppError(err error) *AppError {
 		return mk(CodeFileUnavailable, text)
 	case is(ErrOpenFailed):
 		return mk(CodeOpenFailed, text)
-	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadDecision,
+	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadImages, engine.ErrBadDecision,
 		artifact.ErrInvalidID, artifact.ErrNoMatch, artifact.ErrAmbiguous, web.ErrEmptyQuery,
 		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText, config.ErrMCPPaste, mcp.ErrDisabled,
 		useragents.ErrBadFileName, useragents.ErrInvalid):

@@ -44,6 +44,9 @@ type MessageView struct {
 	CreatedAt    time.Time `json:"created_at" ts_type:"string"`
 	SiblingIDs   []string  `json:"sibling_ids"`
 	SiblingIndex int       `json:"sibling_index"`
+	// Images are the pictures attached to the question (none: empty), each naming the
+	// upload artifact that keeps it; ArtifactService.Image gives its bytes.
+	Images []events.ImageRef `json:"images"`
 }
 
 // ConversationDetail is a conversation with the messages on its active branch, root first.
@@ -63,11 +66,26 @@ type ConversationDetail struct {
 //
 // ParentID and EditOf must name messages of ConversationID (when ConversationID is "", it
 // is taken from the message). The new message becomes the active branch.
+//
+// Images are the artifact ids of pictures attached to the question, uploaded into
+// ConversationID first (ArtifactService.Upload; at most engine.MaxImages): they are kept
+// with the question and sent to the model as pictures when its vision switch is on.
 type SendRequest struct {
-	ConversationID string `json:"conversation_id"`
-	Content        string `json:"content"`
-	ParentID       string `json:"parent_id,omitempty"`
-	EditOf         string `json:"edit_of,omitempty"`
+	ConversationID string   `json:"conversation_id"`
+	Content        string   `json:"content"`
+	ParentID       string   `json:"parent_id,omitempty"`
+	EditOf         string   `json:"edit_of,omitempty"`
+	Images         []string `json:"images,omitempty"`
+}
+
+// ImageView is a picture the user uploaded, for the window to show: its file name, media
+// type, size in pixels and its original bytes (base64 in JSON).
+type ImageView struct {
+	Name   string `json:"name"`
+	MIME   string `json:"mime"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Data   []byte `json:"data"`
 }
 
 // SendResult names the conversation and message of a run that has started; its progress
