@@ -3,6 +3,7 @@
 // services (docs/ARCHITECTURE.md, "Contracts other code relies on"): nothing here talks to
 // the backend.
 
+import type { ImageRef } from './chat/images';
 import { applyChunk } from './chat/agent-reducers';
 import { applyPersisted, closeOpenWork } from './chat/run-reducer';
 import { closeSteps, num, obj, str } from './chat/run-util';
@@ -68,6 +69,8 @@ export interface DataMetadata {
   tool_call_mode: string;
   /** Problems that do not stop the run, one sentence each (a skipped agent file); missing when none. */
   warnings?: string[];
+  /** The pictures attached to the question (events.ImageRef); missing when none. */
+  images?: ImageRef[];
 }
 
 /** data of agent_start; `instruction` is set for sub-agents (events.DataAgentStart). */
@@ -440,6 +443,8 @@ export interface RunState {
   cited: number[];
   /** Warnings from the metadata event (a skipped agent file: "reviewer.md:3: …"); [] when none. */
   warnings: string[];
+  /** The pictures attached to the question, from the metadata event; [] when none. */
+  images: ImageRef[];
 }
 
 /** Live state of one artifact from artifact_changed events. */
@@ -501,6 +506,7 @@ function newRun(ev: RunEvent): RunState {
     web: null,
     cited: [],
     warnings: [],
+    images: [],
   };
 }
 

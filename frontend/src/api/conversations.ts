@@ -4,6 +4,7 @@
 // the normalization of its answer; the normalizers are exported where events carry the same
 // data (source_added, index_progress).
 
+import { imageRefs, type ImageRef } from '../chat/images';
 import * as ConversationService from '../../wailsjs/go/app/ConversationService';
 import { app, type localfiles, type sources } from '../../wailsjs/go/models';
 import { parseEvent, type RunEvent } from '../events';
@@ -32,8 +33,9 @@ export type SearchHit = Conversation & Pick<Model<app.ConversationSummary>, 'sni
  * One user message and its answer (app.MessageView). `sibling_ids` are the ids of the
  * branches at this point of the message tree, oldest first, this one included;
  * `sibling_index` is this message's 0-based position in them (navigator: ‹ index+1 / length ›).
+ * `images` are the pictures attached to the question ([] when none).
  */
-export type Message = Omit<Model<app.MessageView>, 'status'> & { status: MessageStatus };
+export type Message = Omit<Model<app.MessageView>, 'status' | 'images'> & { status: MessageStatus; images: ImageRef[] };
 
 /** A conversation with the messages on its active branch, root first (app.ConversationDetail). */
 export type ConversationDetail = Omit<Model<app.ConversationDetail>, 'conversation' | 'messages'> & {
@@ -70,6 +72,7 @@ function message(v: unknown): Message {
     created_at: s(x.created_at),
     sibling_ids: asStrings(x.sibling_ids),
     sibling_index: n(x.sibling_index),
+    images: imageRefs(x.images),
   };
 }
 

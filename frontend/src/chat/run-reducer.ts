@@ -3,6 +3,7 @@
 // and the conversation around it.
 import { toWebTally } from '../citations';
 import type { DataTerminal, EventType, RunEvent, RunFigures, RunState } from '../events';
+import { imageRefs } from './images';
 import { i18n } from '../i18n';
 import { agentComplete, agentStart, llmComplete } from './agent-reducers';
 import { compactionStart, compactionSummary } from './compaction-reducers';
@@ -62,7 +63,8 @@ function terminal(run: RunState, ev: RunEvent): RunState {
 function metadata(run: RunState, ev: RunEvent): RunState {
   const m = ev.data;
   const warnings = Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === 'string' && w !== '') : [];
-  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings };
+  const images = imageRefs(m.images);
+  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings, images };
 }
 
 /** The reducer of each persisted event type; types not listed leave the run unchanged. */

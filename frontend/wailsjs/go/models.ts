@@ -262,6 +262,7 @@ export namespace app {
 	    created_at: string;
 	    sibling_ids: string[];
 	    sibling_index: number;
+	    images: events.ImageRef[];
 	
 	    static createFrom(source: any = {}) {
 	        return new MessageView(source);
@@ -278,7 +279,26 @@ export namespace app {
 	        this.created_at = source["created_at"];
 	        this.sibling_ids = source["sibling_ids"];
 	        this.sibling_index = source["sibling_index"];
+	        this.images = this.convertValues(source["images"], events.ImageRef);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class ConversationSummary {
 	    id: string;
@@ -500,6 +520,26 @@ export namespace app {
 	        this.latest = source["latest"];
 	    }
 	}
+	export class ImageView {
+	    name: string;
+	    mime: string;
+	    width: number;
+	    height: number;
+	    data: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime = source["mime"];
+	        this.width = source["width"];
+	        this.height = source["height"];
+	        this.data = source["data"];
+	    }
+	}
 	export class IndexFailure {
 	    path: string;
 	    status: string;
@@ -719,6 +759,8 @@ export namespace app {
 	    context_window: number;
 	    effective_context_window: number;
 	    compact_at_percent: number;
+	    vision: boolean;
+	    vision_by_name: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelContextView(source);
@@ -730,6 +772,8 @@ export namespace app {
 	        this.context_window = source["context_window"];
 	        this.effective_context_window = source["effective_context_window"];
 	        this.compact_at_percent = source["compact_at_percent"];
+	        this.vision = source["vision"];
+	        this.vision_by_name = source["vision_by_name"];
 	    }
 	}
 	export class ModelInfo {
@@ -883,6 +927,7 @@ export namespace app {
 	    content: string;
 	    parent_id?: string;
 	    edit_of?: string;
+	    images?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SendRequest(source);
@@ -894,6 +939,7 @@ export namespace app {
 	        this.content = source["content"];
 	        this.parent_id = source["parent_id"];
 	        this.edit_of = source["edit_of"];
+	        this.images = source["images"];
 	    }
 	}
 	
@@ -911,6 +957,7 @@ export namespace app {
 	    compact_at_percent: number;
 	    tool_permissions: Record<string, string>;
 	    permission_timeout_seconds: number;
+	    vision?: boolean;
 	    search?: SearchInput;
 	    lead?: AgentModelSettings;
 	    sub_agents?: AgentModelSettings;
@@ -939,6 +986,7 @@ export namespace app {
 	        this.compact_at_percent = source["compact_at_percent"];
 	        this.tool_permissions = source["tool_permissions"];
 	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
+	        this.vision = source["vision"];
 	        this.search = this.convertValues(source["search"], SearchInput);
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
@@ -980,6 +1028,8 @@ export namespace app {
 	    context_window: number;
 	    effective_context_window: number;
 	    compact_at_percent: number;
+	    vision: boolean;
+	    vision_by_name: boolean;
 	    tool_permissions: Record<string, string>;
 	    permission_timeout_seconds: number;
 	    data_dir: string;
@@ -1017,6 +1067,8 @@ export namespace app {
 	        this.context_window = source["context_window"];
 	        this.effective_context_window = source["effective_context_window"];
 	        this.compact_at_percent = source["compact_at_percent"];
+	        this.vision = source["vision"];
+	        this.vision_by_name = source["vision_by_name"];
 	        this.tool_permissions = source["tool_permissions"];
 	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
 	        this.data_dir = source["data_dir"];
@@ -1337,6 +1389,30 @@ export namespace events {
 		    }
 		    return a;
 		}
+	}
+	export class ImageRef {
+	    artifact_id: string;
+	    name: string;
+	    mime: string;
+	    sha256: string;
+	    size: number;
+	    width: number;
+	    height: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.artifact_id = source["artifact_id"];
+	        this.name = source["name"];
+	        this.mime = source["mime"];
+	        this.sha256 = source["sha256"];
+	        this.size = source["size"];
+	        this.width = source["width"];
+	        this.height = source["height"];
+	    }
 	}
 
 }
