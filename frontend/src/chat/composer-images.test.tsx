@@ -2,9 +2,9 @@
 import { act, createRef, useEffect, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Composer } from '../components/Composer';
-import { clearPictureCache, QuestionPictures } from '../components/Pictures';
-import { listenForDrops } from '../components/Uploads';
+import { Composer } from './Composer';
+import { clearPictureCache, QuestionPictures } from './Pictures';
+import { listenForDrops } from '../files/Uploads';
 import { useComposerImages, type ComposerImages } from './useComposerImages';
 import { useSend } from './useSend';
 
@@ -67,6 +67,7 @@ function setDraft(text: string) {
   const box = host.querySelector('textarea');
   if (!box) throw new Error('no composer');
   act(() => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the native setter, so that React sees the input
     const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set;
     set?.call(box, text);
     box.dispatchEvent(new Event('input', { bubbles: true }));

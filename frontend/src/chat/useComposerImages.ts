@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { getImage, uploadFiles, uploadPaths, type UploadResult } from '../api/artifacts';
 import { toApiError } from '../api/call';
-import { readAsBase64, uploadErrorText, uploadProblem } from '../files';
-import { i18n } from '../i18n';
+import { readAsBase64, uploadErrorText, uploadProblem } from '../files/files';
+import { i18n } from '../i18n/i18n';
 import { MAX_QUESTION_IMAGES } from './images';
 
 /** One picture in the composer: a thumbnail chip until the question is sent. */
