@@ -494,3 +494,28 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 	s.core.files.Refresh(conversationID) // the uploads become searchable (search_files) in the background
 	return results, nil
 }
+
+// Image returns the picture upload artifactID of conversationID holds, with its original
+// bytes, for the window to show (a question's pictures, an image artifact's preview).
+// Errors: artifact.ErrNotFound when the conversation has no such artifact;
+// ErrInvalidRequest when it is not an uploaded picture; ErrFileUnavailable when its
+// original is gone from the data dir's blobs/.
+func (s *ArtifactService) Image(conversationID, artifactID string) (ImageView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	ref, err := artifact.ImageRef(ctx, s.core.db, conversationID, artifactID)
+	if errors.Is(err, artifact.ErrNotImageUpload) {
+		if _, gerr := s.core.db.GetArtifact(ctx, conversationID, artifactID); errors.Is(gerr, store.ErrNotFound) {
+			return ImageView{}, fmt.Errorf("app: picture %q: %w", artifactID, artifact.ErrNotFound)
+		}
+		return ImageView{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	if err != nil {
+		return ImageView{}, err
+	}
+	data, err := os.ReadFile(filepath.Join(s.core.dataDir, config.BlobsDir, ref.SHA256))
+	if err != nil {
+		return ImageView{}, fmt.Errorf("%w: the original of %q: %w", ErrFileUnavailable, ref.Name, err)
+	}
+	return ImageView{Name: ref.Name, MIME: ref.MIME, Width: ref.Width, Height: ref.Height, Data: data}, nil
+}

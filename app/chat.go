@@ -65,7 +65,7 @@ func (s *ChatService) Running() []string {
 }
 
 // Regenerate runs messageID's question again as a new answer beside the old one: a new
-// message with the same content and the same parent (a new root when messageID is the first
+// message with the same content, pictures and parent (a new root when messageID is the first
 // question), which becomes the active branch. The old answer is kept; both are reachable
 // through SwitchBranch. conversationID "" is taken from the message. Returns at once like
 // Send. Errors: ErrMessageNotFound, and Send's errors (engine.ErrBusy while a run is going
@@ -75,7 +75,11 @@ func (s *ChatService) Regenerate(conversationID, messageID string) (SendResult, 
 	if err != nil {
 		return SendResult{}, err
 	}
-	return s.Send(SendRequest{ConversationID: m.ConversationID, Content: m.Content, EditOf: m.ID})
+	var images []string
+	for _, im := range events.ImagesOf(m.Metadata) {
+		images = append(images, im.ArtifactID)
+	}
+	return s.Send(SendRequest{ConversationID: m.ConversationID, Content: m.Content, EditOf: m.ID, Images: images})
 }
 
 // QueueResult tells what became of a message sent while a run was going: Queued with the

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,7 +58,7 @@ func researchWithLinks(w *apptest.World) llmtest.Handler {
 }
 
 // conversationFixture makes, through the bound services and a real engine run with the
-// scripted model, a conversation with an upload, a whole research (plan and report with
+// scripted model, a conversation with an upload, a picture the first question carries, a whole research (plan and report with
 // several versions, sources, a declared link and a declared workspace file), a second
 // branch (the first question edited), and a feedback event on the research's answer. It
 // returns the conversation's id.
@@ -68,6 +71,10 @@ func conversationFixture(t *testing.T, core *Core) string {
 		t.Fatalf("upload = %+v, %v", up, err)
 	}
 	conv := up[0].ConversationID
+	pic, err := arts.Upload(conv, []UploadFile{{Name: "chart.png", Data: tinyPNG(t)}})
+	if err != nil || pic[0].Error != "" || pic[0].ContentType != "image" {
+		t.Fatalf("picture upload = %+v, %v", pic, err)
+	}
 	ws, err := core.Workspace(ctx, conv)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +85,7 @@ func conversationFixture(t *testing.T, core *Core) string {
 	if err := os.WriteFile(filepath.Join(ws, "out", "report.md"), []byte(reportFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, err := chat.Send(SendRequest{ConversationID: conv, Content: apptest.Question})
+	first, err := chat.Send(SendRequest{ConversationID: conv, Content: apptest.Question, Images: []string{pic[0].ArtifactID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,18 +108,19 @@ func conversationFixture(t *testing.T, core *Core) string {
 	}
 	// The fixture must hold what the round trip is about.
 	for q, min := range map[string]int{
-		`SELECT count(*) FROM messages WHERE conversation_id = ?`:                                         2,
-		`SELECT count(*) FROM messages WHERE conversation_id = ? AND parent_id IS NULL`:                   2, // two branches
-		`SELECT count(*) FROM artifact_versions WHERE session_id = ?`:                                     3,
-		`SELECT count(*) FROM artifact_versions WHERE session_id = ? AND artifact_id = 'research_report'`: 2,
-		`SELECT count(*) FROM sources WHERE conversation_id = ?`:                                          1,
-		`SELECT count(*) FROM source_keys WHERE conversation_id = ?`:                                      1,
-		`SELECT count(*) FROM declared_artifacts WHERE conversation_id = ? AND storage = 'external_url'`:  1,
-		`SELECT count(*) FROM declared_artifacts WHERE conversation_id = ? AND storage = 'workspace'`:     1,
-		`SELECT count(*) FROM declared_changes WHERE conversation_id = ?`:                                 2,
-		`SELECT count(*) FROM artifacts WHERE session_id = ? AND json_extract(metadata, '$.blob') != ''`:  1,
-		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'feedback'`:             3,
-		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'artifact_changed'`:     1,
+		`SELECT count(*) FROM messages WHERE conversation_id = ?`:                                                 2,
+		`SELECT count(*) FROM messages WHERE conversation_id = ? AND parent_id IS NULL`:                           2, // two branches
+		`SELECT count(*) FROM artifact_versions WHERE session_id = ?`:                                             3,
+		`SELECT count(*) FROM artifact_versions WHERE session_id = ? AND artifact_id = 'research_report'`:         2,
+		`SELECT count(*) FROM sources WHERE conversation_id = ?`:                                                  1,
+		`SELECT count(*) FROM source_keys WHERE conversation_id = ?`:                                              1,
+		`SELECT count(*) FROM declared_artifacts WHERE conversation_id = ? AND storage = 'external_url'`:          1,
+		`SELECT count(*) FROM declared_artifacts WHERE conversation_id = ? AND storage = 'workspace'`:             1,
+		`SELECT count(*) FROM declared_changes WHERE conversation_id = ?`:                                         2,
+		`SELECT count(*) FROM artifacts WHERE session_id = ? AND json_extract(metadata, '$.blob') != ''`:          2,
+		`SELECT count(*) FROM messages WHERE conversation_id = ? AND json_array_length(metadata, '$.images') = 1`: 1,
+		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'feedback'`:                     3,
+		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'artifact_changed'`:             1,
 	} {
 		var n int
 		if err := db.SQL().QueryRow(q, conv).Scan(&n); err != nil || n < min {
@@ -367,7 +375,7 @@ func TestConversationFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if imp.ConversationID == "" || imp.ConversationID == conv || imp.Title != title || imp.Messages != 2 ||
-		imp.Uploads != 1 || imp.Files != 1 || imp.Artifacts < 3 {
+		imp.Uploads != 2 || imp.Files != 1 || imp.Artifacts < 3 {
 		t.Errorf("import = %+v", imp)
 	}
 	compareConversations(t, src, dst, conv, imp.ConversationID)
@@ -384,6 +392,12 @@ func TestConversationFileRoundTrip(t *testing.T) {
 	d, err = convs.SwitchBranch(imp.ConversationID, d.Messages[0].SiblingIDs[0])
 	if err != nil || d.Messages[0].Content != apptest.Question || d.Messages[0].Response != apptest.FinalReply {
 		t.Fatalf("the research branch of the copy = %+v, %v", d, err)
+	}
+	// The question's picture came along: named with the question, its original readable.
+	if ims := d.Messages[0].Images; len(ims) != 1 || ims[0].Name != "chart.png" || ims[0].MIME != "image/png" {
+		t.Fatalf("the copy's question pictures = %+v", ims)
+	} else if im, err := (&ArtifactService{dst}).Image(imp.ConversationID, ims[0].ArtifactID); err != nil || !bytes.Equal(im.Data, tinyPNG(t)) {
+		t.Errorf("the copy's picture = %d bytes, %v", len(im.Data), err)
 	}
 
 	again, err := convs.Import(UploadFile{Name: exp.Filename, Data: exp.Data})
@@ -571,4 +585,16 @@ func TestImportErrorMessages(t *testing.T) {
 	if err := importError(context.Canceled); !errors.Is(err, context.Canceled) || ToAppError(err).Code != CodeCancelled {
 		t.Errorf("a cancelled import = %v, want it as it is", err)
 	}
+}
+
+// tinyPNG is a 3×2 PNG picture.
+func tinyPNG(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{255, 0, 0, 255})
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -54,7 +54,7 @@ func (s *ConversationService) Get(id string) (ConversationDetail, error) {
 	}
 	d := ConversationDetail{Conversation: s.summary(cv), Messages: make([]MessageView, len(path))}
 	for i, m := range path {
-		d.Messages[i] = MessageView{ID: m.ID, ParentID: m.ParentID, Content: m.Content, Response: m.GraphResponse,
+		d.Messages[i] = MessageView{ID: m.ID, ParentID: m.ParentID, Content: m.Content, Response: m.GraphResponse, Images: events.ImagesOf(m.Metadata),
 			Status: m.Status, Error: m.Error, CreatedAt: m.CreatedAt}
 	}
 	if err := s.core.addBranches(ctx, id, d.Messages); err != nil {

@@ -37,7 +37,7 @@ func (c *Core) messageOf(conversationID, id string) (store.Message, error) {
 // placeMessage turns a SendRequest into an engine request, resolving ParentID and EditOf
 // to the parent of the new message (see SendRequest).
 func (c *Core) placeMessage(req SendRequest) (engine.Request, error) {
-	out := engine.Request{ConversationID: req.ConversationID, Content: req.Content}
+	out := engine.Request{ConversationID: req.ConversationID, Content: req.Content, Images: req.Images}
 	switch {
 	case req.ParentID != "" && req.EditOf != "":
 		return engine.Request{}, fmt.Errorf("%w: give parent_id or edit_of, not both", ErrInvalidRequest)

@@ -192,7 +192,7 @@ func NewCore(ctx context.Context, opts Options) (*Core, error) {
 	c.mcp.Configure(settings.MCPServers)
 	c.eng, err = engine.New(engine.Config{Store: db, Deps: c.deps, Sink: c.emit, Logger: opts.Logger, InstanceID: c.instance,
 		ErrorCode: ErrorCode, RunStaleAfter: 3 * c.beat, // another process's run is live while sweep would not interrupt it
-		OwnerProbe: ownerProbe(c.dataDir, c.instance)})
+		OwnerProbe: ownerProbe(c.dataDir, c.instance), BlobsDir: filepath.Join(c.dataDir, config.BlobsDir)})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -416,7 +416,7 @@ func (c *Core) deps() (engine.Deps, error) {
 		Permissions: s.ToolPermissions, PermissionTimeout: time.Duration(s.PermissionTimeoutSeconds) * time.Second,
 		MaxParallelToolCalls: s.MaxParallelToolCalls,
 		Declared:             c.declared, Workspace: c.workspace, Hooks: s.Hooks, Files: c.files,
-		Language: config.UILanguage(s.Language, os.Getenv), Suggest: c.suggest}
+		Language: config.UILanguage(s.Language, os.Getenv), Suggest: c.suggest, Vision: s.VisionFor(leadModel.Name)}
 	searcher, err := c.newSearcher(s, s.SearchProvider(), "", "")
 	if err != nil {
 		c.log.Warn("web search is not available", "provider", s.SearchProvider(), "err", err)

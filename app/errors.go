@@ -38,6 +38,7 @@ const (
 	CodeSearchFailed       = "search_failed" // web search: Fields["reason"] is auth, rate_limited, not_configured or unknown_provider
 	CodeFileTooLarge       = "file_too_large"
 	CodeNotAFile           = "not_a_file"
+	CodeNotAnImage         = "not_an_image" // a file named .png, .jpg, .gif or .webp whose bytes are no such picture
 	CodeFileUnavailable    = "file_unavailable"
 	CodeOpenFailed         = "open_failed"
 	CodeForbidden          = "forbidden"    // a path outside the workspace, a forbidden declared action
@@ -202,11 +203,13 @@ func ToAppError(err error) *AppError {
 		return mk(CodeFileTooLarge, text)
 	case is(ErrNotAFile):
 		return mk(CodeNotAFile, text)
+	case is(artifact.ErrNotImage):
+		return mk(CodeNotAnImage, text)
 	case is(ErrFileUnavailable):
 		return mk(CodeFileUnavailable, text)
 	case is(ErrOpenFailed):
 		return mk(CodeOpenFailed, text)
-	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadDecision,
+	case is(ErrInvalidRequest, store.ErrInvalid, engine.ErrEmptyMessage, engine.ErrBadImages, engine.ErrBadDecision,
 		artifact.ErrInvalidID, artifact.ErrNoMatch, artifact.ErrAmbiguous, web.ErrEmptyQuery,
 		web.ErrBadURL, localfiles.ErrEmptyQuery, localfiles.ErrNotText, config.ErrMCPPaste, mcp.ErrDisabled,
 		useragents.ErrBadFileName, useragents.ErrInvalid):

@@ -167,10 +167,15 @@ func applyDialog(cur, was config.Settings, in SettingsInput, src map[string]stri
 	model := strings.TrimSpace(in.Model)
 	if shown := modelContextView(was, model); in.ContextWindow != shown.ContextWindow || in.CompactAtPercent != shown.CompactAtPercent {
 		if model != "" {
-			cur = cur.WithModelContext(model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent})
+			cur = cur.WithModelContext(model, config.ModelContext{ContextWindow: in.ContextWindow, CompactAtPercent: in.CompactAtPercent,
+				Vision: cur.Models[model].Vision})
 		} else {
 			cur.ContextWindow, cur.CompactAtPercent = in.ContextWindow, in.CompactAtPercent
 		}
+	}
+	// The vision switch is the typed model's too; a model that is not named has none.
+	if in.Vision != nil && model != "" && *in.Vision != modelContextView(was, model).Vision {
+		cur = cur.WithModelVision(model, *in.Vision)
 	}
 	if in.Search != nil {
 		cur.Search = applySearch(cur.Search, was, *in.Search, src)

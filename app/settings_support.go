@@ -20,7 +20,8 @@ import (
 func modelContextView(s config.Settings, model string) ModelContextView {
 	model = strings.TrimSpace(model)
 	window, percent := s.ContextFor(model)
-	v := ModelContextView{Model: model, ContextWindow: window, EffectiveContextWindow: window, CompactAtPercent: percent}
+	v := ModelContextView{Model: model, ContextWindow: window, EffectiveContextWindow: window, CompactAtPercent: percent,
+		Vision: s.VisionFor(model), VisionByName: config.VisionByName(model)}
 	if window == 0 {
 		v.EffectiveContextWindow = tokens.ContextWindow(model)
 	}
@@ -39,6 +40,7 @@ func (c *Core) settingsView() (SettingsView, error) {
 	v := SettingsView{Revision: rev, BaseURL: s.BaseURL, APIKeySet: s.APIKey != "", Model: s.Model, ToolCallMode: s.ToolCallMode,
 		SearxngURL: s.SearxngURL, AllowPrivateNetwork: s.AllowPrivateNetwork, MaxUploadMB: s.MaxUploadMB, MaxUploadMBLimit: config.MaxUploadMBLimit,
 		ContextWindow: mc.ContextWindow, EffectiveContextWindow: mc.EffectiveContextWindow, CompactAtPercent: mc.CompactAtPercent,
+		Vision: mc.Vision, VisionByName: mc.VisionByName,
 		ToolPermissions: s.ToolPermissions, PermissionTimeoutSeconds: s.PermissionTimeoutSeconds, DataDir: c.dataDir,
 		Lead: agentSettingsOf(s.Lead), SubAgents: agentSettingsOf(s.SubAgents), SetBy: c.overrideSources(),
 		LoadRemoteImages: s.LoadRemoteImages, Language: s.Language,

@@ -52,6 +52,9 @@ type MessageView struct {
 	SiblingIndex int       `json:"sibling_index"`
 	// Feedback is the user's current rating of this message's run, nil when it has none.
 	Feedback *FeedbackView `json:"feedback,omitempty"`
+	// Images are the pictures attached to the question (none: empty), each naming the
+	// upload artifact that keeps it; ArtifactService.Image gives its bytes.
+	Images []events.ImageRef `json:"images"`
 }
 
 // FeedbackView is the user's rating of one run (ConversationService.SetFeedback): Rating
@@ -80,11 +83,26 @@ type ConversationDetail struct {
 //
 // ParentID and EditOf must name messages of ConversationID (when ConversationID is "", it
 // is taken from the message). The new message becomes the active branch.
+//
+// Images are the artifact ids of pictures attached to the question, uploaded into
+// ConversationID first (ArtifactService.Upload; at most engine.MaxImages): they are kept
+// with the question and sent to the model as pictures when its vision switch is on.
 type SendRequest struct {
-	ConversationID string `json:"conversation_id"`
-	Content        string `json:"content"`
-	ParentID       string `json:"parent_id,omitempty"`
-	EditOf         string `json:"edit_of,omitempty"`
+	ConversationID string   `json:"conversation_id"`
+	Content        string   `json:"content"`
+	ParentID       string   `json:"parent_id,omitempty"`
+	EditOf         string   `json:"edit_of,omitempty"`
+	Images         []string `json:"images,omitempty"`
+}
+
+// ImageView is a picture the user uploaded, for the window to show: its file name, media
+// type, size in pixels and its original bytes (base64 in JSON).
+type ImageView struct {
+	Name   string `json:"name"`
+	MIME   string `json:"mime"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Data   []byte `json:"data"`
 }
 
 // SendResult names the conversation and message of a run that has started; its progress
@@ -137,6 +155,11 @@ type SettingsView struct {
 	ContextWindow          int `json:"context_window"`
 	EffectiveContextWindow int `json:"effective_context_window"`
 	CompactAtPercent       int `json:"compact_at_percent"`
+	// Vision tells whether the chosen model is sent the images of a question (the user's
+	// switch, else by its name); VisionByName is what its name alone says
+	// (config.VisionByName).
+	Vision       bool `json:"vision"`
+	VisionByName bool `json:"vision_by_name"`
 	// ToolPermissions maps tool names to "auto" or "confirm"; PermissionTimeoutSeconds
 	// bounds the wait for an approval.
 	ToolPermissions          map[string]string `json:"tool_permissions"`
@@ -190,12 +213,15 @@ type SettingsView struct {
 
 // ModelContextView is the context settings of one model: ContextWindow as set in tokens
 // (0 = by model name), EffectiveContextWindow the one in use, CompactAtPercent the
-// compaction threshold in percent of it (a threshold per model).
+// compaction threshold in percent of it (a threshold per model); Vision whether it is
+// sent the images of a question and VisionByName what its name alone says.
 type ModelContextView struct {
 	Model                  string `json:"model"`
 	ContextWindow          int    `json:"context_window"`
 	EffectiveContextWindow int    `json:"effective_context_window"`
 	CompactAtPercent       int    `json:"compact_at_percent"`
+	Vision                 bool   `json:"vision"`
+	VisionByName           bool   `json:"vision_by_name"`
 }
 
 // SettingsInput is what the settings dialog saves. APIKey empty keeps the stored key;
@@ -221,6 +247,10 @@ type SettingsInput struct {
 	CompactAtPercent         int               `json:"compact_at_percent"`
 	ToolPermissions          map[string]string `json:"tool_permissions"`
 	PermissionTimeoutSeconds int               `json:"permission_timeout_seconds"`
+	// Vision is the Model's vision switch (whether it is sent the images of a question);
+	// nil (left out) keeps the stored choice. A value equal to what the model's name says
+	// stores no choice (config.Settings.WithModelVision).
+	Vision *bool `json:"vision,omitempty"`
 	// Search, Lead and SubAgents replace the stored search choice and agent models; nil
 	// (left out) keeps them as stored. See SearchInput and AgentModelSettings.
 	Search    *SearchInput        `json:"search,omitempty"`

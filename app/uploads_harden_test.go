@@ -253,7 +253,7 @@ func TestUploadHostileDocumentsKeepOriginal(t *testing.T) {
 		{"random.pdf", append([]byte("%PDF-1.7\n"), random...), "broken PDF: the file is damaged or not a PDF"},
 		{"truncated.pdf", pdf[:300], "broken PDF: the file is damaged or not a PDF"},
 		{"encrypted.pdf", encrypted, "PDF is password-protected (encrypted): remove the password"},
-		{"photo.png", append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), random...), ".png files are not supported"},
+		{"photo.heic", append([]byte("\x00\x00\x00\x18ftypheic"), random...), ".heic files are not supported"},
 		{"blob.bin", random, ".bin files are not supported"},
 	}
 	var files []UploadFile

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"artifactflow/backend/extract"
+	"artifactflow/backend/imaging"
 	"artifactflow/backend/store"
 )
 
@@ -92,6 +93,25 @@ type uploadMetadata struct {
 	Encoding     string `json:"encoding"` // charset the text was decoded from; "" for PDF, DOCX and unreadable files
 	Readable     bool   `json:"readable"`
 	Blob         string `json:"blob"` // file name of the original under the blobs directory
+	// Width and Height are a picture's size in pixels (imaging.Sniff); 0 for other files.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+}
+
+// ContentTypeImage is the content type of an uploaded picture (PNG, JPEG, GIF or WebP,
+// recognised by its bytes): its content is ImageDescription's line and the picture itself
+// is its original (UploadOriginal).
+const ContentTypeImage = "image"
+
+// ErrNotImage: an upload named as a picture (.png, .jpg, .jpeg, .gif, .webp) whose bytes
+// are no such picture; nothing was written.
+var ErrNotImage = errors.New("not a picture")
+
+// ImageDescription is the text content of an uploaded picture, what an agent reads of it:
+// `(image: cat.png, PNG, 640×480 pixels, 12 KB; the original file is kept)`.
+func ImageDescription(title string, pic imaging.Info, size int) string {
+	kind := strings.ToUpper(strings.TrimPrefix(pic.MIME, "image/"))
+	return fmt.Sprintf("(image: %s, %s, %d×%d pixels, %s; the original file is kept)", title, kind, pic.Width, pic.Height, formatSize(int64(size)))
 }
 
 // SanitizeID turns an uploaded file name into an artifact id (as Python's
@@ -176,9 +196,14 @@ func bytePrefix(s string, n int) (string, bool) {
 // Existing set and the note `already in this conversation as "<id>"`. Different bytes
 // under a taken name still get the next suffix.
 //
+// A picture (PNG, JPEG, GIF or WebP by its bytes, whatever its name) is stored with
+// content type ContentTypeImage, ImageDescription as its content, and its media type by
+// its bytes, width and height in the metadata; a file named as a picture whose bytes are
+// not one is refused with ErrNotImage.
+//
 // maxBytes is the size limit in bytes (DefaultMaxUploadBytes when <= 0). Errors:
 // ErrTooLarge, naming the file, its size and the limit, when up.Data is larger (nothing is
-// written); an empty blobsDir; the context's error; blob and store errors, wrapped.
+// written); ErrNotImage; an empty blobsDir; the context's error; blob and store errors, wrapped.
 func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Upload, maxBytes int64) (UploadResult, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxUploadBytes
@@ -202,16 +227,28 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		return res, err
 	}
 
-	text, err := extract.Text(ctx, name, up.Data)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, ctxErr)
+	pic, picErr := imaging.Sniff(up.Data)
+	if picErr != nil && imaging.HasImageName(name) {
+		return UploadResult{}, fmt.Errorf("%w: %q is named as a picture, but its bytes are %v", ErrNotImage, title, imaging.ErrNotImage)
 	}
-	if err != nil { // text is unreadable then; keep the file anyway
-		slog.Error("artifact: extracting the text of an upload failed", "name", title, "err", err)
-	}
-	content := text.Text
-	if !text.Readable {
-		content = fmt.Sprintf("(binary file: %s, %s; its text could not be read: %s)", title, formatSize(int64(size)), text.Reason)
+	var text extract.Result
+	var content string
+	if picErr == nil { // a picture: kept as it is, shown by the window from its original
+		text = extract.Result{ContentType: ContentTypeImage, Readable: true}
+		content = ImageDescription(title, pic, size)
+	} else {
+		var err error
+		text, err = extract.Text(ctx, name, up.Data)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return UploadResult{}, fmt.Errorf("artifact: upload %q: %w", title, ctxErr)
+		}
+		if err != nil { // text is unreadable then; keep the file anyway
+			slog.Error("artifact: extracting the text of an upload failed", "name", title, "err", err)
+		}
+		content = text.Text
+		if !text.Readable {
+			content = fmt.Sprintf("(binary file: %s, %s; its text could not be read: %s)", title, formatSize(int64(size)), text.Reason)
+		}
 	}
 	m.mu.Lock()
 	blobLock := m.blobLock
@@ -233,8 +270,12 @@ func (m *Manager) CreateFromUpload(ctx context.Context, blobsDir string, up Uplo
 		}
 	}()
 	original, _ := runePrefix(name, maxNameRunes)
-	meta, err := json.Marshal(uploadMetadata{OriginalName: original, Size: size, SHA256: blob,
-		MIME: mimeType(name, up.Data), Encoding: text.Encoding, Readable: text.Readable, Blob: blob})
+	um := uploadMetadata{OriginalName: original, Size: size, SHA256: blob,
+		MIME: mimeType(name, up.Data), Encoding: text.Encoding, Readable: text.Readable, Blob: blob}
+	if picErr == nil {
+		um.MIME, um.Width, um.Height = pic.MIME, pic.Width, pic.Height // the bytes say what it is, not the name
+	}
+	meta, err := json.Marshal(um)
 	if err != nil {
 		return UploadResult{}, fmt.Errorf("artifact: upload %q: encode metadata: %w", title, err)
 	}

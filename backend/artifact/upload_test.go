@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -347,25 +350,25 @@ func TestCreateFromUploadTooLarge(t *testing.T) {
 func TestCreateFromUploadUnreadableAndEmpty(t *testing.T) {
 	ctx := context.Background()
 	db, m, blobs := uploadSetup(t)
-	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), make([]byte, 3<<20)...)
-	res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "photo.png", Data: png}, 0)
+	heic := append([]byte("\x00\x00\x00\x18ftypheic"), make([]byte, 3<<20)...)
+	res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: "photo.heic", Data: heic}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Readable || res.ContentType != "binary" || res.ArtifactID != "photo.png" || !strings.Contains(res.Note, "could not be read") {
+	if res.Readable || res.ContentType != "binary" || res.ArtifactID != "photo.heic" || !strings.Contains(res.Note, "could not be read") {
 		t.Errorf("result = %+v", res)
 	}
 	// The note by parts, for a UI that words it in its own language.
-	wantParts := []NotePart{{Code: NoteUnreadable, Args: map[string]string{"reason": ".png files are not supported",
-		"reason_code": extract.ReasonUnsupportedType, "ext": ".png"}}}
+	wantParts := []NotePart{{Code: NoteUnreadable, Args: map[string]string{"reason": ".heic files are not supported",
+		"reason_code": extract.ReasonUnsupportedType, "ext": ".heic"}}}
 	if !reflect.DeepEqual(res.NoteParts, wantParts) {
 		t.Errorf("note parts = %+v, want %+v", res.NoteParts, wantParts)
 	}
-	a, err := db.GetArtifact(ctx, "conv", "photo.png")
+	a, err := db.GetArtifact(ctx, "conv", "photo.heic")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Content != "(binary file: photo.png, 3 MB; its text could not be read: .png files are not supported)" {
+	if a.Content != "(binary file: photo.heic, 3 MB; its text could not be read: .heic files are not supported)" {
 		t.Errorf("content = %q", a.Content)
 	}
 	var meta struct {
@@ -374,11 +377,11 @@ func TestCreateFromUploadUnreadableAndEmpty(t *testing.T) {
 		Encoding string `json:"encoding"`
 		Size     int    `json:"size"`
 	}
-	if err := json.Unmarshal(a.Metadata, &meta); err != nil || meta.Readable || meta.MIME != "image/png" || meta.Encoding != "" || meta.Size != len(png) {
+	if err := json.Unmarshal(a.Metadata, &meta); err != nil || meta.Readable || meta.MIME == "" || meta.Encoding != "" || meta.Size != len(heic) {
 		t.Errorf("metadata = %s (%v)", a.Metadata, err)
 	}
-	sum := sha256.Sum256(png)
-	if got, err := os.ReadFile(filepath.Join(blobs, hex.EncodeToString(sum[:]))); err != nil || !bytes.Equal(got, png) {
+	sum := sha256.Sum256(heic)
+	if got, err := os.ReadFile(filepath.Join(blobs, hex.EncodeToString(sum[:]))); err != nil || !bytes.Equal(got, heic) {
 		t.Errorf("blob of the binary file: %d bytes, %v", len(got), err)
 	}
 
@@ -397,7 +400,7 @@ func TestCreateFromUploadUnreadableAndEmpty(t *testing.T) {
 		t.Fatalf("GBK upload = %+v, %v", res, err)
 	}
 	items, err := m.List(ctx)
-	if err != nil || len(items) != 3 || items[0].ID != "photo.png" || items[0].ContentType != "binary" ||
+	if err != nil || len(items) != 3 || items[0].ID != "photo.heic" || items[0].ContentType != "binary" ||
 		items[1].ID != "empty.txt" || items[1].Content != "" || items[2].Content != legacyText {
 		t.Errorf("list = %+v, %v", items, err)
 	}
@@ -578,5 +581,63 @@ func TestUploadBlobLock(t *testing.T) {
 	}
 	if l2.locks != 1 {
 		t.Errorf("blob lock taken %d times on a failed upload, want 1", l2.locks)
+	}
+}
+
+// A picture uploaded becomes an image artifact (not "text could not be read"): its bytes
+// decide its media type and size, the original is kept; a file named as a picture whose
+// bytes are something else is refused and nothing is stored.
+func TestCreateFromUploadImages(t *testing.T) {
+	ctx := context.Background()
+	db, m, blobs := uploadSetup(t)
+	pic := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	var pngData, jpegData bytes.Buffer
+	if err := png.Encode(&pngData, pic); err != nil {
+		t.Fatal(err)
+	}
+	if err := jpeg.Encode(&jpegData, pic, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, wantMIME, wantContent string
+		data                        []byte
+	}{
+		{"chart.png", "image/png", "(image: chart.png, PNG, 40×30 pixels, %s; the original file is kept)", pngData.Bytes()},
+		{"photo.PNG", "image/jpeg", "(image: photo.PNG, JPEG, 40×30 pixels, %s; the original file is kept)", jpegData.Bytes()},
+	} {
+		res, err := m.CreateFromUpload(ctx, blobs, Upload{Name: tc.name, Data: tc.data}, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.ContentType != ContentTypeImage || !res.Readable || res.Note != "" || res.ArtifactID != tc.name {
+			t.Errorf("%s: result %+v", tc.name, res)
+		}
+		a, err := db.GetArtifact(ctx, "conv", res.ArtifactID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(tc.wantContent, formatSize(int64(len(tc.data)))); a.Content != want || a.ContentType != ContentTypeImage {
+			t.Errorf("%s: content %q (%s), want %q", tc.name, a.Content, a.ContentType, want)
+		}
+		var meta uploadMetadata
+		if err := json.Unmarshal(a.Metadata, &meta); err != nil || meta.MIME != tc.wantMIME || meta.Width != 40 || meta.Height != 30 || !meta.Readable {
+			t.Errorf("%s: metadata %s (%v)", tc.name, a.Metadata, err)
+		}
+		if kept, err := os.ReadFile(filepath.Join(blobs, meta.Blob)); err != nil || !bytes.Equal(kept, tc.data) {
+			t.Errorf("%s: original %d bytes, %v", tc.name, len(kept), err)
+		}
+	}
+	for _, name := range []string{"notes.png", "fake.jpg", "page.webp", "x.gif"} {
+		_, err := m.CreateFromUpload(ctx, blobs, Upload{Name: name, Data: []byte("<html>not a picture</html>")}, 0)
+		if !errors.Is(err, ErrNotImage) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v, want ErrNotImage naming the file", name, err)
+		}
+	}
+	items, err := m.List(ctx)
+	if err != nil || len(items) != 2 {
+		t.Errorf("list = %+v, %v; want the two pictures only", items, err)
+	}
+	if entries, _ := os.ReadDir(blobs); len(entries) != 2 {
+		t.Errorf("blobs/ holds %d files, want the two originals", len(entries))
 	}
 }

@@ -171,12 +171,74 @@ const (
 	LoadImagesAlways = "always"
 )
 
-// ModelContext is the user's choice for one model's context: its window in tokens (0 =
-// by model name, else 2048–10,000,000) and the compaction threshold in percent of it (0 =
-// the Settings-wide value, else 50–95).
+// ModelContext is the user's choice for one model: its context window in tokens (0 = by
+// model name, else 2048–10,000,000), the compaction threshold in percent of it (0 = the
+// Settings-wide value, else 50–95), and Vision, whether the model is sent the images of a
+// question (nil = by model name, VisionByName).
 type ModelContext struct {
-	ContextWindow    int `json:"context_window,omitempty"`
-	CompactAtPercent int `json:"compact_at_percent,omitempty"`
+	ContextWindow    int   `json:"context_window,omitempty"`
+	CompactAtPercent int   `json:"compact_at_percent,omitempty"`
+	Vision           *bool `json:"vision,omitempty"`
+}
+
+// visionNames are the model name patterns VisionByName knows as seeing images: a pattern
+// matches a name's last path part ("openai/gpt-4o" → "gpt-4o"), lowercased, that starts
+// with it (or, for those in visionAnywhere, contains it).
+var visionNames = []string{"gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-4-vision", "gpt-5", "chatgpt-4o", "o1", "o3", "o4",
+	"qwen-vl", "qwen2-vl", "qwen2.5-vl", "qwen3-vl", "qvq", "llava", "bakllava", "llama3.2-vision", "llama-3.2-11b-vision",
+	"llama-3.2-90b-vision", "llama4", "llama-4", "gemma3", "gemma-3", "minicpm-v", "claude-3", "claude-sonnet-4", "claude-opus-4",
+	"claude-haiku-4", "claude-4", "gemini", "glm-4v", "glm-4.1v", "glm-4.5v", "pixtral", "deepseek-vl", "internvl", "moondream",
+	"grok-2-vision", "grok-4", "mistral-small-3", "mistral-medium-3"}
+
+// visionAnywhere are the patterns matched anywhere in the name ("Qwen/Qwen2.5-VL-7B",
+// "my-llava-finetune").
+var visionAnywhere = []string{"-vl", "vision", "llava"}
+
+// VisionByName reports whether model is known, by its name, to take images: the OpenAI
+// GPT-4o, GPT-4.1, GPT-5 and o-series models, Qwen-VL and QVQ, LLaVA, Llama 3.2 Vision and
+// Llama 4, Gemma 3, MiniCPM-V, Claude 3 and 4, Gemini, GLM-4V, Pixtral, DeepSeek-VL,
+// InternVL and the names containing "-vl" or "vision". An empty or other name gives false;
+// the user may turn it on in Settings (ModelContext.Vision).
+func VisionByName(model string) bool {
+	name := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" {
+		return false
+	}
+	for _, p := range visionNames {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, p := range visionAnywhere {
+		if strings.Contains(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// VisionFor reports whether model is sent the images of a question: the user's choice
+// for it in Models when set, else VisionByName.
+func (s Settings) VisionFor(model string) bool {
+	if v := s.Models[strings.TrimSpace(model)].Vision; v != nil {
+		return *v
+	}
+	return VisionByName(model)
+}
+
+// WithModelVision returns s with model's vision choice set (a copy of Models is made):
+// on equal to VisionByName's answer removes the choice, so the model follows its name.
+func (s Settings) WithModelVision(model string, on bool) Settings {
+	model = strings.TrimSpace(model)
+	mc := s.Models[model]
+	mc.Vision = nil
+	if on != VisionByName(model) {
+		mc.Vision = &on
+	}
+	return s.WithModelContext(model, mc)
 }
 
 // ContextFor returns the context window in tokens (0 = take it from the model name) and the
@@ -205,7 +267,7 @@ func (s Settings) WithModelContext(model string, mc ModelContext) Settings {
 	for k, v := range s.Models {
 		next[k] = v
 	}
-	if mc == (ModelContext{}) {
+	if mc.ContextWindow == 0 && mc.CompactAtPercent == 0 && mc.Vision == nil {
 		delete(next, model)
 	} else {
 		next[model] = mc
@@ -297,7 +359,7 @@ func (s Settings) Validate() error {
 	default:
 		problems = append(problems, fmt.Sprintf("tool_call_mode: %q is not native or xml", s.ToolCallMode))
 	}
-	problems = append(problems, validContext("", ModelContext{s.ContextWindow, s.CompactAtPercent})...)
+	problems = append(problems, validContext("", ModelContext{ContextWindow: s.ContextWindow, CompactAtPercent: s.CompactAtPercent})...)
 	models := make([]string, 0, len(s.Models))
 	for name := range s.Models {
 		models = append(models, name)
@@ -458,7 +520,7 @@ func (s Settings) migrateModelContext() Settings {
 	if _, ok := s.Models[model]; ok {
 		return s
 	}
-	s = s.WithModelContext(model, ModelContext{s.ContextWindow, s.CompactAtPercent})
+	s = s.WithModelContext(model, ModelContext{ContextWindow: s.ContextWindow, CompactAtPercent: s.CompactAtPercent})
 	s.ContextWindow, s.CompactAtPercent = 0, 0
 	return s
 }

@@ -29,12 +29,15 @@ const summaryPrefix = "This conversation was compacted to stay within the model'
 // valid conversation: a call without a recorded result (a crash or a stop before it
 // finished) gets a "not executed" result and a run with no answer a note of how it ended.
 func (e *Engine) history(ctx context.Context, conversationID, parentID, agentName string, mode toolcall.Mode) ([]llm.Message, error) {
-	return e.agentHistory(ctx, conversationID, parentID, agentName, e.agents[agentName].Tools, mode)
+	return e.agentHistory(ctx, conversationID, parentID, agentName, e.agents[agentName].Tools, mode, nil)
 }
 
 // agentHistory is history for an agent whose tools are toolNames (a user-defined agent's
-// are the run's, not the engine's).
-func (e *Engine) agentHistory(ctx context.Context, conversationID, parentID, agentName string, toolNames []string, mode toolcall.Mode) ([]llm.Message, error) {
+// are the run's, not the engine's). Each earlier question the lead sees carries a line
+// naming its pictures (withImagesNote) and, when pics is set (a lead model that sees
+// pictures), the pictures pics gives for them.
+func (e *Engine) agentHistory(ctx context.Context, conversationID, parentID, agentName string, toolNames []string, mode toolcall.Mode,
+	pics func([]events.ImageRef) []llm.Image) ([]llm.Message, error) {
 	if parentID == "" {
 		return nil, nil
 	}
@@ -42,7 +45,7 @@ func (e *Engine) agentHistory(ctx context.Context, conversationID, parentID, age
 	if err != nil {
 		return nil, fmt.Errorf("engine: load conversation path: %w", err)
 	}
-	h := &historyBuilder{agent: agentName, lead: agentName == e.lead.Name, mode: mode, boundary: -1}
+	h := &historyBuilder{agent: agentName, lead: agentName == e.lead.Name, mode: mode, boundary: -1, pics: pics}
 	if mode == toolcall.ModeXML {
 		h.tools = parseTools(toolNames)
 	}
@@ -70,6 +73,8 @@ type historyBuilder struct {
 	lead  bool
 	mode  toolcall.Mode
 	msgs  []llm.Message
+	// pics gives the pictures of a question to send with it; nil sends none.
+	pics func([]events.ImageRef) []llm.Image
 	// tools are the agent's tools, to read xml calls back from recorded replies.
 	tools []tools.Tool
 	// open holds the calls of the last reply still waiting for results, in call order; in
@@ -129,7 +134,12 @@ func (h *historyBuilder) message(m store.Message, evs []events.Event) {
 	for _, ev := range evs {
 		if ev.Type == events.Metadata && h.lead {
 			h.close("the run moved on")
-			h.add(llm.Message{Role: llm.RoleUser, Content: m.Content})
+			refs := events.ImagesOf(m.Metadata)
+			q := llm.Message{Role: llm.RoleUser, Content: withImagesNote(m.Content, refs)}
+			if h.pics != nil && len(refs) > 0 {
+				q.Images = h.pics(refs)
+			}
+			h.add(q)
 			continue
 		}
 		if ev.AgentName != h.agent {

@@ -107,6 +107,10 @@ type Deps struct {
 	// config.LanguageChinese ("" when unknown; config.UILanguage). The lead's system prompt
 	// names it as the language to answer in when the question's own language is unclear.
 	Language string
+	// Vision tells whether the lead's model is sent the pictures of a question as image
+	// parts (config.Settings.VisionFor); false keeps them with the question and tells the
+	// user they were not shown to the model.
+	Vision bool
 	// UserAgents are the agents the user defined (package useragents: the valid files of
 	// <data-dir>/agents/), resolved for each run so that a file saved meanwhile applies to
 	// the next one. Each runs as a sub-agent beside the built-in ones: the lead sees it in
@@ -177,6 +181,10 @@ type Config struct {
 	// ErrorCode, when set, names a failed run's error with a stable code for its terminal
 	// error event (events.DataTerminal.Code; app.ErrorCode). Nil leaves the code empty.
 	ErrorCode func(error) string
+	// BlobsDir is the directory of the uploads' originals (named by their SHA-256), where
+	// a question's pictures are read from to send them to a model that sees pictures. ""
+	// leaves every picture unsent, with a warning.
+	BlobsDir string
 }
 
 // Engine starts and tracks runs. It owns every run goroutine, and with it the run's Stop
@@ -233,11 +241,16 @@ func New(cfg Config) (*Engine, error) {
 // ParentID empty continues after the conversation's active branch, unless Root is set: then
 // the message is a new root, a sibling of the conversation's first message (editing the
 // first question starts a branch at the root).
+//
+// Images are the upload artifact ids of pictures attached to the question (uploaded into
+// the conversation first; at most MaxImages): they are recorded with the message and sent
+// to the lead's model as image parts when it sees pictures (Deps.Vision).
 type Request struct {
 	ConversationID string
 	ParentID       string
 	Content        string
 	Root           bool
+	Images         []string
 }
 
 // Result is the outcome of a finished run. Status is the terminal event type: complete,
@@ -404,6 +417,10 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 			parentID = conv.ActiveBranch
 		}
 	}
+	refs, err := e.imageRefs(ctx, req.ConversationID, req.Images)
+	if err != nil {
+		return nil, err
+	}
 
 	hk := e.newHooks(deps)
 	e.mu.Lock()
@@ -453,7 +470,7 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	// this one refuse (its events would interleave with ours), a dead one's is interrupted.
 	// The claim holds until releaseClaim, after the run's Stop hooks and last event.
 	if err := st.StartRun(ctx, store.Message{ID: msgID, ConversationID: convID, ParentID: parentID,
-		Content: content, ThreadID: convID, CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID},
+		Content: content, ThreadID: convID, CreatedAt: now, UpdatedAt: now, Owner: e.cfg.InstanceID, Metadata: messageMetadata(refs)},
 		store.Liveness{StaleAfter: e.cfg.RunStaleAfter, Probe: e.cfg.OwnerProbe}); err != nil {
 		release()
 		if errors.Is(err, store.ErrRunLive) {
@@ -478,15 +495,17 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	if len(warnings) > 0 {
 		e.cfg.Logger.Warn("user-defined agents: problems in this run", "conversation", convID, "warnings", warnings)
 	}
+	images, imageWarnings := e.questionImages(refs, deps.Vision, deps.ModelName)
+	warnings = append(warnings, imageWarnings...)
 	em.emit(runCtx, events.Metadata, "", events.DataMetadata{ParentID: parentID, Content: content,
-		Model: deps.ModelName, Mode: string(deps.Mode), Warnings: warnings})
+		Model: deps.ModelName, Mode: string(deps.Mode), Warnings: warnings, Images: refs})
 	go func() {
 		defer e.wg.Done()
 		defer close(r.done) // after unregister: a caller woken by Done may start the next run
 		defer unregister()
 		defer e.releaseClaim(msgID) // after the last event is written, Stop hooks' included
 		defer em.close()
-		r.result = e.execute(runCtx, r, deps, em, parentID, content)
+		r.result = e.execute(runCtx, r, deps, em, parentID, question{text: withImagesNote(content, refs), images: images})
 		r.closeQueue()
 		waitSuggest := e.startSuggest(r, deps, em, content)
 		e.runStopHooks(r, deps, em)

@@ -52,14 +52,17 @@ const flushTimeout = 30 * time.Second
 type runState struct {
 	mu       sync.Mutex
 	permSlot chan struct{} // one permission request shown at a time (permit)
-	e        *Engine
-	deps     Deps
-	r        *Run
-	em       *emitter
-	reg      *tools.Registry
-	usage    events.Usage
-	steps    int
-	parentID string
+	// questionImages are the pictures of the question, sent with it to the lead's model
+	// (none when it does not see pictures).
+	questionImages []llm.Image
+	e              *Engine
+	deps           Deps
+	r              *Run
+	em             *emitter
+	reg            *tools.Registry
+	usage          events.Usage
+	steps          int
+	parentID       string
 	// lead and sub are the models the lead and the sub-agents call, each with its token
 	// counter (agentmodel.go); sub is lead unless Deps.SubAgents is set. named holds the
 	// models user-defined agents name, by model name (Deps.AgentModels).
@@ -125,7 +128,7 @@ func toolRegistry(artifacts *artifact.Manager, subagents []string, deps Deps, re
 
 // execute performs the run and always ends with a flush, the message's final state and
 // exactly one terminal event (the flush comes before the terminal event).
-func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, parentID, content string) Result {
+func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, parentID string, q question) Result {
 	started := e.cfg.Now()
 	subNames := make([]string, 0, len(e.cfg.Agents)-1+len(deps.UserAgents))
 	for _, a := range e.cfg.Agents[1:] {
@@ -145,11 +148,16 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	rs.setAgents()
 	rs.setModels(deps)
 	rs.setNamed()
+	rs.questionImages = q.images
 
-	history, err := e.history(ctx, r.ConversationID, parentID, e.lead.Name, deps.Mode)
+	var pics func([]events.ImageRef) []llm.Image
+	if deps.Vision {
+		pics = e.historyImages
+	}
+	history, err := e.agentHistory(ctx, r.ConversationID, parentID, e.lead.Name, e.lead.Tools, deps.Mode, pics)
 	var answer string
 	if err == nil {
-		answer, _, err = rs.runAgent(ctx, e.lead, history, content)
+		answer, _, err = rs.runAgent(ctx, e.lead, history, q.text)
 	}
 
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
@@ -229,7 +237,11 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 func (rs *runState) runAgent(ctx context.Context, cfg agent.Config, history []llm.Message, input string) (string, []llm.Message, error) {
 	e := rs.e
 	lead := cfg.Name == e.lead.Name
-	msgs := append(slices.Clip(history), llm.Message{Role: llm.RoleUser, Content: input})
+	first := llm.Message{Role: llm.RoleUser, Content: input}
+	if lead {
+		first.Images = rs.questionImages // the question's pictures, when the model sees them
+	}
+	msgs := append(slices.Clip(history), first)
 	agentTools := rs.agentTools(cfg)
 	am := rs.model(cfg.Name)
 	for round := 0; ; round++ {
@@ -553,7 +565,7 @@ func (rs *runState) subHistory(ctx context.Context, name string) ([]llm.Message,
 	if ok {
 		return mem, nil
 	}
-	return rs.e.agentHistory(ctx, rs.r.ConversationID, rs.parentID, name, rs.agents[name].Tools, rs.model(name).Mode)
+	return rs.e.agentHistory(ctx, rs.r.ConversationID, rs.parentID, name, rs.agents[name].Tools, rs.model(name).Mode, nil)
 }
 
 // toolMessages returns the messages that record one round for the agent's next call, in

@@ -111,12 +111,50 @@ func (u Usage) Add(o Usage) Usage {
 // each: an agent file of <data-dir>/agents/ that is skipped ("reviewer.md:3: tools:
 // unknown tool \"foo\" (the agent is skipped)"), or an MCP tool an agent names that no
 // server offers.
+//
+// Images are the pictures the user attached to the question (uploads of the conversation),
+// in the order given; a warning says when one of them was not shown to the model.
 type DataMetadata struct {
-	ParentID string   `json:"parent_id,omitempty"`
-	Content  string   `json:"content"`
-	Model    string   `json:"model"`
-	Mode     string   `json:"tool_call_mode"`
-	Warnings []string `json:"warnings,omitempty"`
+	ParentID string     `json:"parent_id,omitempty"`
+	Content  string     `json:"content"`
+	Model    string     `json:"model"`
+	Mode     string     `json:"tool_call_mode"`
+	Warnings []string   `json:"warnings,omitempty"`
+	Images   []ImageRef `json:"images,omitempty"`
+}
+
+// ImageRef is one picture attached to a question: the upload artifact that holds it
+// (ArtifactID, in the question's conversation), its file name, media type ("image/png",
+// "image/jpeg", "image/gif", "image/webp"), SHA-256 of the original (hex, also the name of
+// the original under the data dir's blobs/), size in bytes and in pixels. The same list
+// is kept in the question's messages.metadata under "images" (MessageMetadata).
+type ImageRef struct {
+	ArtifactID string `json:"artifact_id"`
+	Name       string `json:"name"`
+	MIME       string `json:"mime"`
+	SHA256     string `json:"sha256"`
+	Size       int    `json:"size"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+}
+
+// MessageMetadata is the messages.metadata JSON of a question: Images are the pictures
+// attached to it (none: the metadata stays NULL).
+type MessageMetadata struct {
+	Images []ImageRef `json:"images,omitempty"`
+}
+
+// ImagesOf returns the pictures recorded in a question's messages.metadata; nil when
+// there are none or the metadata is not such JSON.
+func ImagesOf(metadata []byte) []ImageRef {
+	if len(metadata) == 0 {
+		return nil
+	}
+	var m MessageMetadata
+	if json.Unmarshal(metadata, &m) != nil {
+		return nil
+	}
+	return m.Images
 }
 
 // DataAgentStart is the data of agent_start; Instruction is set for sub-agents.

@@ -412,6 +412,17 @@ func (c *Client) chatRequest(req Request) (creq openai.ChatCompletionRequest, ze
 			return openai.ChatCompletionRequest{}, nil, fmt.Errorf("llm: message %d has no role: %w", i, ErrRejected)
 		}
 		msgs[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		if len(m.Images) > 0 { // content parts: the text, then each image as a data URL
+			parts := make([]openai.ChatMessagePart, 0, len(m.Images)+1)
+			if m.Content != "" {
+				parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			}
+			for _, im := range m.Images {
+				parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+					ImageURL: &openai.ChatMessageImageURL{URL: im.DataURL()}})
+			}
+			msgs[i].Content, msgs[i].MultiContent = "", parts
+		}
 		if m.Role == RoleAssistant && len(m.ToolCalls) > 0 {
 			msgs[i].ReasoningContent = m.ReasoningContent // see Message
 		}

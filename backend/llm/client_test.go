@@ -3,6 +3,8 @@ package llm_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -747,5 +749,64 @@ func BenchmarkStream2000Chunks(b *testing.B) {
 		if err != nil || len(resp.Content) != len(content) {
 			b.Fatalf("Stream: %v, %d bytes", err, len(resp.Content))
 		}
+	}
+}
+
+// A user message with images goes out as content parts: its text, then one image_url part
+// per image whose URL is the image as a base64 data URL; messages without images keep a
+// plain string content.
+func TestStreamImageParts(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.Script(llmtest.Reply{Content: "a cat"}))
+	h := newHarness(t, srv.URL(), nil)
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	req := llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: "You are lead_agent."},
+		{Role: llm.RoleUser, Content: "what is in this picture?", Images: []llm.Image{
+			{MIME: "image/png", Data: png}, {MIME: "image/jpeg", Data: []byte{0xff, 0xd8, 0xff}}}},
+	}}
+	if _, err := h.client.Stream(context.Background(), req, nil); err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	bodies := srv.Bodies()
+	if len(bodies) != 1 {
+		t.Fatalf("%d requests", len(bodies))
+	}
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(bodies[0], &body); err != nil {
+		t.Fatalf("decode body: %v", err)
+	}
+	if len(body.Messages) != 2 || string(body.Messages[0].Content) != `"You are lead_agent."` {
+		t.Fatalf("messages = %s", bodies[0])
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(body.Messages[1].Content, &parts); err != nil {
+		t.Fatalf("the user message's content is not a list of parts: %s (%v)", body.Messages[1].Content, err)
+	}
+	want := []string{"text:what is in this picture?",
+		"image_url:data:image/png;base64," + base64.StdEncoding.EncodeToString(png), "image_url:data:image/jpeg;base64,/9j/"}
+	var got []string
+	for _, p := range parts {
+		switch {
+		case p.Type == "text":
+			got = append(got, "text:"+p.Text)
+		case p.Type == "image_url" && p.ImageURL != nil:
+			got = append(got, "image_url:"+p.ImageURL.URL)
+		default:
+			got = append(got, "bad part "+p.Type)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parts\n got %q\nwant %q", got, want)
 	}
 }

@@ -5,6 +5,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 
 	"artifactflow/backend/events"
 )
@@ -26,12 +27,32 @@ const (
 // mode refuses (400) a later request whose tool-call turns lack it, and ignores it on
 // other turns. Reasoning that came in another field ("reasoning", "reasoning_details",
 // <think>) is never sent back, nor on other messages.
+//
+// Images are pictures sent with a user message to a model that can see them: the request
+// then carries the message as content parts (OpenAI's chat format: a "text" part with
+// Content, then one "image_url" part per image, whose URL is a base64 data URL). Only user
+// messages carry images; the caller decides whether the model has vision.
 type Message struct {
 	Role             string     `json:"role"`
 	Content          string     `json:"content"`
+	Images           []Image    `json:"images,omitempty"`
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+}
+
+// Image is one picture of a user message: MIME is its media type ("image/png",
+// "image/jpeg", "image/gif" or "image/webp") and Data its encoded bytes, already within the
+// size a request may carry (the engine downscales or refuses larger ones).
+type Image struct {
+	MIME string `json:"mime"`
+	Data []byte `json:"data"`
+}
+
+// DataURL returns the image as a "data:<mime>;base64,<data>" URL, the form an image_url
+// part carries.
+func (im Image) DataURL() string {
+	return "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
 }
 
 // ToolCall is one native tool call: Arguments is the raw JSON text the model produced

@@ -125,6 +125,12 @@ func (c *Counter) TextContext(ctx context.Context, s string) (int, error) {
 	return n, nil
 }
 
+// ImageTokens is what one image of a message (llm.Message.Images) is counted as: about
+// what OpenAI's vision models charge for a picture of 2048×1024 pixels in high detail (85
+// + 170 per 512-pixel tile), the larger of the sizes the engine sends (at most 2048 pixels
+// a side). Endpoints report the real figure, which corrects the estimate (Observe).
+const ImageTokens = 1105
+
 // Raw counts msgs plus the tool definitions' JSON (extra), uncorrected: the figure to pass
 // to Observe with the usage the endpoint then reports. It is RawContext without a way to
 // stop.
@@ -146,7 +152,7 @@ func (c *Counter) RawContext(ctx context.Context, msgs []llm.Message, extra stri
 		return 0, err
 	}
 	for _, m := range msgs {
-		n += perMessage
+		n += perMessage + len(m.Images)*ImageTokens
 		if err := add(m.Content); err != nil {
 			return 0, err
 		}

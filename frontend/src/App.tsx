@@ -1,3 +1,4 @@
+import { useComposerImages } from './chat/useComposerImages';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLaunchMark } from './launchMark';
 import { isSettingsError } from './api/call';
@@ -81,7 +82,14 @@ export default function App() {
     [clearDetail],
   );
   const items = useChatItems(selectedId, detail, conv);
-  const chat = useSend({ selectedId, running, newestKey: items.at(-1)?.key, onMoved: moveTo, onListChanged: list.refresh, onNeedsSetup: setup.markNeedsSetup });
+  const { refresh: refreshList } = list;
+  const { refreshArtifacts } = view;
+  const picturesUploaded = useCallback(() => {
+    refreshList();
+    refreshArtifacts();
+  }, [refreshList, refreshArtifacts]);
+  const pictures = useComposerImages(selectedId, setup.maxUploadMb, picturesUploaded);
+  const chat = useSend({ selectedId, running, newestKey: items.at(-1)?.key, onMoved: moveTo, onListChanged: list.refresh, onNeedsSetup: setup.markNeedsSetup, pictures });
   const { setSendError, setDraft, stop } = chat;
   const openConversation = useCallback(
     (id: string | null) => {
@@ -154,6 +162,7 @@ export default function App() {
           artifactTitles={artifacts.titles}
           onDismissError={() => setSendError(null)}
           composerRef={composerRef}
+          pictures={pictures}
           onDetail={view.setDetail}
           onArtifactsChanged={reload}
           headStart={<ColumnToggle column="sidebar" collapsed={sidebarCollapsed} onToggle={layout.toggle} />}

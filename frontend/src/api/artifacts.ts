@@ -432,3 +432,28 @@ export function applyDeclaredChange(items: readonly DeclaredArtifact[], ch: Arti
   next[at] = ch.artifact;
   return next;
 }
+
+/**
+ * A picture the user uploaded, ready to show (app.ImageView): its name, media type, size
+ * in pixels and a data URL of its original bytes.
+ */
+export interface ImageData {
+  name: string;
+  mime: string;
+  width: number;
+  height: number;
+  url: string;
+}
+
+/**
+ * The picture upload `artifactId` of a conversation holds (ArtifactService.Image), as a
+ * data URL. Rejects with not_found for an unknown artifact, invalid_request when it is not
+ * an uploaded picture, file_unavailable when its original is gone.
+ */
+export async function getImage(conversationId: string, artifactId: string): Promise<ImageData> {
+  const r = o(await call('Image', () => ArtifactService.Image(conversationId, artifactId)));
+  const mime = s(r.mime);
+  // A Go []byte arrives as base64 (typed number[] by the bindings).
+  const data = typeof r.data === 'string' ? r.data : '';
+  return { name: s(r.name), mime, width: n(r.width), height: n(r.height), url: `data:${mime};base64,${data}` };
+}

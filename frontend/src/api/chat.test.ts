@@ -33,6 +33,6 @@ describe('ChatService', () => {
     const send = vi.fn((..._args: unknown[]) => Promise.resolve({ conversation_id: 'c9', message_id: 'm9' }));
     bind({ ChatService: { Send: send } });
     await expect(sendMessage('', 'hello')).resolves.toEqual({ conversation_id: 'c9', message_id: 'm9' });
-    expect(JSON.parse(JSON.stringify(send.mock.calls[0]?.[0]))).toEqual({ conversation_id: '', content: 'hello' });
+    expect(JSON.parse(JSON.stringify(send.mock.calls[0]?.[0]))).toEqual({ conversation_id: '', content: 'hello', images: [] });
   });
 });

@@ -16,18 +16,24 @@ function sendResult(x: Loose, conversationId = ''): SendResult {
   return { conversation_id: s(x.conversation_id) || conversationId, message_id: s(x.message_id) };
 }
 
-/** Starts a research run (ChatService.Send); empty conversationId starts a new conversation. */
-export async function sendMessage(conversationId: string, content: string): Promise<SendResult> {
-  return sendResult(o(await call('Send', () => ChatService.Send(new app.SendRequest({ conversation_id: conversationId, content })))));
+/**
+ * Starts a research run (ChatService.Send); empty conversationId starts a new conversation.
+ * `images` are the artifact ids of pictures uploaded into the conversation for this
+ * question (at most 8); rejects with invalid_request when one is not such a picture.
+ */
+export async function sendMessage(conversationId: string, content: string, images: readonly string[] = []): Promise<SendResult> {
+  const req = new app.SendRequest({ conversation_id: conversationId, content, images: [...images] });
+  return sendResult(o(await call('Send', () => ChatService.Send(req))));
 }
 
 /**
  * Edit and resend (ChatService.Send with edit_of): `content` becomes a new sibling of the
  * question `messageId` (a new branch, made active) and a run starts for it. Rejects like
  * sendMessage, and with code message_not_found for a message outside the conversation.
+ * `images` are the question's pictures to keep (the edited question's, by artifact id).
  */
-export async function sendEdited(conversationId: string, messageId: string, content: string): Promise<SendResult> {
-  const req = new app.SendRequest({ conversation_id: conversationId, content, edit_of: messageId });
+export async function sendEdited(conversationId: string, messageId: string, content: string, images: readonly string[] = []): Promise<SendResult> {
+  const req = new app.SendRequest({ conversation_id: conversationId, content, edit_of: messageId, images: [...images] });
   return sendResult(o(await call('Send', () => ChatService.Send(req))));
 }
 

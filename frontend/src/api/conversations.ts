@@ -4,6 +4,7 @@
 // the normalization of its answer; the normalizers are exported where events carry the same
 // data (source_added, index_progress).
 
+import { imageRefs, type ImageRef } from '../run/image-refs';
 import * as ConversationService from '../../wailsjs/go/app/ConversationService';
 import { app, type localfiles, type sources } from '../../wailsjs/go/models';
 import type { RunEvent } from '../run/event-types';
@@ -34,8 +35,9 @@ export type SearchHit = Conversation & Pick<Model<app.ConversationSummary>, 'sni
  * One user message and its answer (app.MessageView). `sibling_ids` are the ids of the
  * branches at this point of the message tree, oldest first, this one included;
  * `sibling_index` is this message's 0-based position in them (navigator: ‹ index+1 / length ›).
+ * `images` are the pictures attached to the question ([] when none).
  */
-export type Message = Omit<Model<app.MessageView>, 'status' | 'feedback'> & { status: MessageStatus; feedback?: Feedback };
+export type Message = Omit<Model<app.MessageView>, 'status' | 'feedback' | 'images'> & { status: MessageStatus; feedback?: Feedback; images: ImageRef[] };
 
 /** A thumb of a run's rating: up, down, or '' (not rated). */
 export type Rating = 'up' | 'down' | '';
@@ -96,6 +98,7 @@ function message(v: unknown): Message {
     sibling_ids: asStrings(x.sibling_ids),
     sibling_index: n(x.sibling_index),
     feedback: feedbackOf(x.feedback),
+    images: imageRefs(x.images),
   };
 }
 

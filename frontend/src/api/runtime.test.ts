@@ -57,7 +57,7 @@ describe('browser mode versus the desktop window', () => {
     const cb = onDrop.mock.calls[0]?.[0] as (x: number, y: number, paths: unknown) => void;
     cb(10, 20, ['/home/u/a.md', '', 7]);
     cb(1, 1, []);
-    expect(handler.mock.calls).toEqual([[['/home/u/a.md']]]);
+    expect(handler.mock.calls).toEqual([[['/home/u/a.md'], 10, 20]]); // with the drop point
     stop();
     expect(off).toHaveBeenCalledTimes(1);
 

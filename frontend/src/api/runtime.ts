@@ -56,14 +56,15 @@ export function isBrowserMode(): boolean {
 
 /**
  * In the desktop window, calls `handler` with the absolute paths of files dropped anywhere
- * on it (runtime.OnFileDrop, not limited to drop targets). Returns the function that stops
+ * on it and the drop point in window coordinates (runtime.OnFileDrop, not limited to drop
+ * targets). Returns the function that stops
  * listening. In browser mode it does nothing: drops come as HTML5 events there.
  */
-export function onDesktopFileDrop(handler: (paths: string[]) => void): () => void {
+export function onDesktopFileDrop(handler: (paths: string[], x: number, y: number) => void): () => void {
   if (isBrowserMode()) return () => undefined;
-  OnFileDrop((_x, _y, paths) => {
+  OnFileDrop((x, y, paths) => {
     const ps = Array.isArray(paths) ? paths.filter((p): p is string => typeof p === 'string' && p !== '') : [];
-    if (ps.length > 0) handler(ps);
+    if (ps.length > 0) handler(ps, x, y);
   }, false);
   return () => OnFileDropOff();
 }

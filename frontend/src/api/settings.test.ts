@@ -47,6 +47,8 @@ describe('context settings per model', () => {
       context_window: 0,
       effective_context_window: 32768,
       compact_at_percent: 80,
+      vision: false,
+      vision_by_name: false,
     });
     expect(fn).toHaveBeenCalledWith('llama3.1:8b');
   });

@@ -82,6 +82,8 @@ export type Settings = Omit<
   | 'model_idle_timeout_seconds'
   | 'max_answer_mb'
   | 'max_parallel_tool_calls'
+  | 'vision'
+  | 'vision_by_name'
 > & {
   search: SearchSettings;
   /** The model call limits (seconds, MiB); missing or 0 from an older backend: the defaults. */
@@ -132,6 +134,7 @@ export type SettingsInput = Omit<
   | 'max_answer_mb'
   | 'max_parallel_tool_calls'
   | 'proxy'
+  | 'vision'
 > &
   Partial<
     Pick<
@@ -151,6 +154,8 @@ export type SettingsInput = Omit<
     sub_agents?: AgentModelSettings;
     load_remote_images?: RemoteImages;
     proxy?: string;
+    /** The typed model's vision switch (it is sent a question's pictures); left out, the stored choice is kept. */
+    vision?: boolean;
   };
 
 /** The upload limit (MiB) when the settings do not give one (config default). */
@@ -341,11 +346,13 @@ export type ToolPolicy = 'auto' | 'confirm';
  * The model-context and tool settings (part of app.SettingsView / SettingsInput): `model`
  * the chosen model, whose context the window and threshold are. Token counts are tokens;
  * context_window 0 = by model name (effective_context_window is the one in use);
- * compact_at_percent 50–95 (0 = 80); permission_timeout_seconds 1–3600 (0 = 120).
+ * compact_at_percent 50–95 (0 = 80); permission_timeout_seconds 1–3600 (0 = 120);
+ * `vision` whether the model is sent a question's pictures, `vision_by_name` what its name
+ * alone says (the default).
  */
 export type ConversationSettings = Pick<
   Model<app.SettingsView>,
-  'model' | 'context_window' | 'effective_context_window' | 'compact_at_percent' | 'permission_timeout_seconds'
+  'model' | 'context_window' | 'effective_context_window' | 'compact_at_percent' | 'permission_timeout_seconds' | 'vision' | 'vision_by_name'
 > & { tool_permissions: Record<string, ToolPolicy> };
 
 /** The compaction threshold when the settings give none (engine.DefaultCompactAt). */
@@ -367,13 +374,16 @@ export async function getConversationSettings(): Promise<ConversationSettings> {
     compact_at_percent: n(x.compact_at_percent) || DEFAULT_COMPACT_AT_PERCENT,
     tool_permissions: perms,
     permission_timeout_seconds: n(x.permission_timeout_seconds) || DEFAULT_PERMISSION_TIMEOUT_SECONDS,
+    vision: b(x.vision),
+    vision_by_name: b(x.vision_by_name),
   };
 }
 
 /**
  * One model's context settings (app.ModelContextView; a threshold per model):
  * context_window in tokens as set (0 = by model name), effective_context_window the one in
- * use, compact_at_percent the compaction threshold in percent of it.
+ * use, compact_at_percent the compaction threshold in percent of it; vision whether it is
+ * sent a question's pictures, vision_by_name what its name alone says.
  */
 export type ModelContext = Model<app.ModelContextView>;
 
@@ -389,6 +399,8 @@ export async function getModelContext(model: string): Promise<ModelContext> {
     context_window: n(x.context_window),
     effective_context_window: n(x.effective_context_window),
     compact_at_percent: n(x.compact_at_percent) || DEFAULT_COMPACT_AT_PERCENT,
+    vision: b(x.vision),
+    vision_by_name: b(x.vision_by_name),
   };
 }
 

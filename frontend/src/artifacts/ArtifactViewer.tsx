@@ -87,13 +87,17 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
       ? t('viewer.editOld')
       : kind === 'binary'
         ? t('viewer.editBinary')
+        : kind === 'image'
+          ? t('viewer.editImage')
         : current.loading || current.error !== ''
           ? t('viewer.notLoaded')
           : '';
   const openCompare = (pair?: [VersionRef, VersionRef]) => setCompare(pair ?? defaultComparePair(versions, state, shown));
   // The shown content is not there (loading, or failed): nothing to copy or read.
   const unavailable = content.loading || content.error !== '';
-  const body = tab === 'source' ? <SourceView text={content.content} /> : <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} />;
+  const body = tab === 'source' ? <SourceView text={content.content} /> : (
+      <ArtifactBody kind={kind} contentType={artifact.contentType} content={content.content} picture={{ conversationId, artifactId: artifact.id }} />
+    );
 
   return (
     <div className="viewer">

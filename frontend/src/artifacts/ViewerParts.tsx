@@ -1,6 +1,7 @@
 // The parts of the artifact viewer (ArtifactViewer): its tabs, toolbar, message, old-version
 // banner, and the content as source or preview.
 
+import { PicturePreview } from '../chat/Pictures';
 import { useRef, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ArtifactVersion, ExportFormat } from '../api/artifacts';
@@ -26,7 +27,7 @@ export const TABS: readonly ViewerTab[] = ['preview', 'source', 'history'];
 // i18n-keys: artifacts:viewer.tab.preview artifacts:viewer.tab.source artifacts:viewer.tab.history
 
 /** How a content type is previewed. */
-export type PreviewKind = 'markdown' | 'html' | 'code' | 'binary' | 'text';
+export type PreviewKind = 'markdown' | 'html' | 'code' | 'binary' | 'image' | 'text';
 
 /** How a content type is previewed. */
 export function previewKind(contentType: string): PreviewKind {
@@ -34,6 +35,7 @@ export function previewKind(contentType: string): PreviewKind {
   if (t === '' || t.includes('markdown') || t === 'md') return 'markdown';
   if (t.includes('html')) return 'html';
   if (t === 'binary') return 'binary';
+  if (t === 'image') return 'image'; // an uploaded picture (PNG, JPEG, GIF, WebP)
   if (resolveLanguage(t) !== null) return 'code';
   return 'text';
 }
@@ -259,8 +261,22 @@ export function SourceView({ text }: { text: string }) {
   );
 }
 
-/** An artifact's content as its kind is previewed: a sandboxed HTML frame, Markdown, highlighted code, a binary note or plain text. */
-export function ArtifactBody({ kind, contentType, content }: { kind: PreviewKind; contentType: string; content: string }) {
+/**
+ * An artifact's content as its kind is previewed: a sandboxed HTML frame, Markdown,
+ * highlighted code, a binary note, an uploaded picture (shown from its original, which
+ * `picture` names) or plain text.
+ */
+export function ArtifactBody({
+  kind,
+  contentType,
+  content,
+  picture,
+}: {
+  kind: PreviewKind;
+  contentType: string;
+  content: string;
+  picture?: { conversationId: string; artifactId: string };
+}) {
   const { t } = useTranslation('artifacts');
   switch (kind) {
     case 'html':
@@ -273,6 +289,8 @@ export function ArtifactBody({ kind, contentType, content }: { kind: PreviewKind
       return <CodeView code={content} language={contentType} />;
     case 'binary':
       return <p className="binary-note">{content}</p>;
+    case 'image':
+      return picture ? <PicturePreview conversationId={picture.conversationId} artifactId={picture.artifactId} description={content} /> : <p className="binary-note">{content}</p>;
     default:
       return <pre className="plain">{content}</pre>;
   }

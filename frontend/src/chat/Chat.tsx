@@ -1,3 +1,4 @@
+import type { ComposerImages } from './useComposerImages';
 import type { ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isSettingsError, type ApiError } from '../api/call';
@@ -51,6 +52,8 @@ export interface ChatViewProps {
   artifactTitles?: Readonly<Record<string, string>>;
   onDismissError: () => void;
   composerRef: RefObject<HTMLTextAreaElement | null>;
+  /** The composer's pictures (pasted or dropped into it). */
+  pictures?: ComposerImages;
   /** The conversation after a branch switch (ConversationService.SwitchBranch). */
   onDetail?: (d: ConversationDetail) => void;
   /** A recovered draft was kept: the artifact list changed. */
@@ -185,6 +188,7 @@ export function ChatView(p: ChatViewProps) {
         running={p.running}
         sending={p.sending}
         textareaRef={p.composerRef}
+        pictures={p.pictures}
         banner={<SearchBanner reasons={banner} onOpenSettings={p.onOpenSettings} />}
       />
     </main>

@@ -1,6 +1,9 @@
-import { useLayoutEffect, type ReactNode, type RefObject } from 'react';
+import { useEffect, useLayoutEffect, useRef, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
+import { imageFilesOf, setComposerDropTarget } from './images';
+import type { ComposerImages } from './useComposerImages';
 import { SendIcon, Spinner, StopIcon } from '../shared/icons';
+import { ComposerPictures } from './Pictures';
 import { MOD_KEY } from '../sidebar/Sidebar';
 
 /** Props of Composer. */
@@ -15,21 +18,47 @@ export interface ComposerProps {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
   /** Shown above the box (the search banner). */
   banner?: ReactNode;
+  /**
+   * The question's pictures: pasting (Ctrl+V) or dropping a picture onto the composer adds
+   * it as a chip; undefined: the composer takes no pictures.
+   */
+  pictures?: ComposerImages;
 }
 
-/** The question box under the conversation: Enter sends (or queues during a run), Esc stops. */
-export function Composer({ value, onChange, onSend, onStop, running, sending, textareaRef, banner }: ComposerProps) {
+/**
+ * The question box under the conversation: Enter sends (or queues during a run), Esc stops.
+ * A picture pasted into the box or dropped onto it joins the question (pictures); Send
+ * waits while one is uploading.
+ */
+export function Composer({ value, onChange, onSend, onStop, running, sending, textareaRef, banner, pictures }: ComposerProps) {
   const { t } = useTranslation('chat');
+  const wrapRef = useRef<HTMLDivElement>(null);
+  // Files dropped on the window land on the drop overlay, not here: the window's drop
+  // handling asks this target whether the drop point is over the composer.
+  const addFiles = pictures?.addFiles;
+  const addPaths = pictures?.addPaths;
+  useEffect(() => {
+    if (!addFiles || !addPaths) return;
+    return setComposerDropTarget({
+      contains: (x, y) => {
+        const r = wrapRef.current?.getBoundingClientRect();
+        return r !== undefined && x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+      },
+      addFiles,
+      addPaths,
+    });
+  }, [addFiles, addPaths]);
   useLayoutEffect(() => {
     const el = textareaRef.current;
     if (!el) return;
     el.style.height = 'auto';
     el.style.height = `${String(Math.min(el.scrollHeight, 220))}px`;
   }, [value, running, textareaRef]);
-  const canSend = value.trim() !== '' && !sending;
+  const canSend = value.trim() !== '' && !sending && !(pictures?.busy ?? false);
   return (
-    <div className="composer-wrap">
+    <div className="composer-wrap" ref={wrapRef}>
       {banner}
+      {pictures ? <ComposerPictures items={pictures.items} onRemove={pictures.remove} /> : null}
       <form
         className="composer"
         onSubmit={(e) => {
@@ -45,6 +74,13 @@ export function Composer({ value, onChange, onSend, onStop, running, sending, te
           placeholder={running ? t('composer.placeholderRunning') : t('composer.placeholder')}
           aria-label={t('composer.label')}
           onChange={(e) => onChange(e.target.value)}
+          onPaste={(e) => {
+            if (!pictures) return;
+            const files = imageFilesOf(e.clipboardData);
+            if (files.length === 0) return; // text pastes as usual
+            e.preventDefault();
+            pictures.addFiles(files);
+          }}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();

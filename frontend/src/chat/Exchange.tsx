@@ -2,6 +2,8 @@
 // (a skipped agent file), compaction markers, the activity flow, the answer with its
 // footer, messages added during the run, how the run ended (error, stopped,
 // interrupted, figures, artifacts it changed) and, once complete, the user's rating of it.
+import type { ImageRef } from './images';
+import { QuestionPictures } from './Pictures';
 import { useTranslation } from 'react-i18next';
 import { localizeRun } from '../run/localize';
 import { RunFeedback } from './RunFeedback';
@@ -43,7 +45,8 @@ export interface ExchangeProps {
   onBranch: (messageId: string) => void;
   onEdit: (messageId: string) => void;
   onCancelEdit: () => void;
-  onSubmitEdit: (messageId: string, content: string) => void;
+  /** Edit and resend: the new text; `images` are the edited question's pictures (artifact ids), kept with it. */
+  onSubmitEdit: (messageId: string, content: string, images: string[]) => void;
   onRegenerate: (messageId: string) => void;
   /** Opens the Settings dialog (the fix a model error offers). */
   onOpenSettings: () => void;
@@ -78,6 +81,7 @@ function exchangeView(x: ExchangeProps, pastRun: RunState | undefined) {
     answer,
     parts,
     question: message?.content || live?.question || run?.question || '',
+    images: message && message.images.length > 0 ? message.images : (run?.images ?? []),
     error: live?.error || message?.error || '',
     errorCode: live?.errorCode || run?.errorCode || '',
     delivered: queued.filter((q) => q.status === 'delivered'),
@@ -98,7 +102,7 @@ export function Exchange(x: ExchangeProps) {
   const flowRun = run ? localizeRun(run, i18n.language) : undefined;
   return (
     <article className={`exchange status-${v.status}`} ref={ref} data-message-id={message?.id}>
-      <QuestionBlock x={x} question={v.question} />
+      <QuestionBlock x={x} question={v.question} images={v.images} />
       {run && run.warnings.length > 0 ? <RunWarnings warnings={run.warnings} onOpenSettings={x.onOpenSettings} /> : null}
       {(run?.compactions ?? []).map((c) => (
         <CompactionMarker key={`${String(c.seq)}-${c.agent}`} c={c} />
@@ -173,15 +177,17 @@ export function FollowUps({ questions, onPick }: { questions: readonly string[];
 }
 
 /** The question with its branch navigator and Edit button, or its inline editor. */
-function QuestionBlock({ x, question }: { x: ExchangeProps; question: string }) {
+function QuestionBlock({ x, question, images }: { x: ExchangeProps; question: string; images: readonly ImageRef[] }) {
   const { t } = useTranslation('chat');
   const message = x.item.message;
   if (x.editing && message) {
-    return <QuestionEditor initial={message.content} busy={x.busy === 'edit'} onCancel={x.onCancelEdit} onSubmit={(text) => x.onSubmitEdit(message.id, text)} />;
+    const images = message.images.map((im) => im.artifact_id);
+    return <QuestionEditor initial={message.content} busy={x.busy === 'edit'} onCancel={x.onCancelEdit} onSubmit={(text) => x.onSubmitEdit(message.id, text, images)} />;
   }
   const siblings = message?.sibling_ids ?? [];
   return (
     <div className="question-wrap">
+      <QuestionPictures conversationId={x.conversationId} images={images} onOpen={x.onOpenArtifact} />
       <div className="question">{question}</div>
       {message ? (
         <div className="question-actions">

@@ -47,11 +47,11 @@ export function useExchangeActions(p: ExchangeActionsInput) {
     }, fail(t('actions.branchFailed')));
   };
 
-  const submitEdit = (messageId: string, content: string) => {
+  const submitEdit = (messageId: string, content: string, images: string[] = []) => {
     if (cid === null || blocked) return;
     setBusy('edit');
     setActionError(null);
-    sendEdited(cid, messageId, content).then(() => {
+    sendEdited(cid, messageId, content, images).then(() => {
       setBusy('');
       setEditing(null);
       p.stickToBottom();

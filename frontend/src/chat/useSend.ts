@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import { isSettingsError, toApiError, type ApiError } from '../api/call';
 import { sendMessage, stopRun } from '../api/chat';
 import type { PendingQuestion } from './pending';
+import type { ComposerImages } from './useComposerImages';
 
 /** What useSend needs from the window. */
 export interface SendInput {
@@ -15,6 +16,8 @@ export interface SendInput {
   onListChanged: () => void;
   /** Send failed because no model is set up. */
   onNeedsSetup: () => void;
+  /** The composer's pictures, sent with the question and cleared once it is sent. */
+  pictures?: ComposerImages;
 }
 
 /**
@@ -26,7 +29,7 @@ export function useSend(p: SendInput) {
   const [sending, setSending] = useState(false);
   const [pending, setPending] = useState<PendingQuestion | null>(null);
   const [sendError, setSendError] = useState<ApiError | null>(null);
-  const { selectedId, running, newestKey, onMoved, onListChanged, onNeedsSetup } = p;
+  const { selectedId, running, newestKey, onMoved, onListChanged, onNeedsSetup, pictures } = p;
 
   const stop = useCallback(() => {
     if (selectedId === null) return;
@@ -35,14 +38,18 @@ export function useSend(p: SendInput) {
 
   const send = () => {
     const content = draft.trim();
-    if (content === '' || sending || running) return;
+    if (content === '' || sending || running || (pictures?.busy ?? false)) return;
     setSending(true);
     setSendError(null);
-    setPending({ conversationId: selectedId, messageId: '', content, newestAtSend: newestKey });
-    sendMessage(selectedId ?? '', content).then(
+    // Pictures pasted with no conversation open created one: the question goes there.
+    const into = selectedId ?? (pictures?.conversationId || null);
+    const images = pictures?.ids ?? [];
+    setPending({ conversationId: into, messageId: '', content, newestAtSend: newestKey });
+    sendMessage(into ?? '', content, images).then(
       (r) => {
         setSending(false);
         setDraft('');
+        pictures?.clear();
         setPending({ conversationId: r.conversation_id, messageId: r.message_id, content, newestAtSend: newestKey });
         if (selectedId !== r.conversation_id) onMoved(r.conversation_id);
         onListChanged();

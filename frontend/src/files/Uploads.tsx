@@ -1,3 +1,4 @@
+import { composerDropAt, isImageFile, isImagePath } from '../chat/images';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { uploadFiles, uploadPaths, type UploadResult } from '../api/artifacts';
@@ -377,7 +378,14 @@ export function listenForDrops(
     } else {
       files.push(...Array.from(dt.files));
     }
-    addFiles(files, rejected);
+    // Pictures dropped onto the composer join the question; the rest go to Links & files.
+    const composer = composerDropAt(e.clientX, e.clientY);
+    const pictures = composer ? files.filter(isImageFile) : [];
+    if (composer && pictures.length > 0) composer.addFiles(pictures);
+    addFiles(
+      files.filter((f) => !pictures.includes(f)),
+      rejected,
+    );
   };
   const listeners: [string, EventListener][] = [
     ['dragstart', onStart],
@@ -389,9 +397,13 @@ export function listenForDrops(
     ['blur', hide],
   ];
   for (const [type, fn] of listeners) window.addEventListener(type, fn);
-  const offNative = onDesktopFileDrop((paths) => {
+  const offNative = onDesktopFileDrop((paths, x, y) => {
     hide();
-    addPaths(paths);
+    const composer = composerDropAt(x, y);
+    const pictures = composer ? paths.filter(isImagePath) : [];
+    if (composer && pictures.length > 0) composer.addPaths(pictures);
+    const rest = paths.filter((p) => !pictures.includes(p));
+    if (rest.length > 0) addPaths(rest);
   });
   return () => {
     for (const [type, fn] of listeners) window.removeEventListener(type, fn);

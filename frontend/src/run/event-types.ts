@@ -2,6 +2,8 @@
 // reducers build from them: types only, shared by the reducers (events.ts, *-reducers.ts),
 // the API modules and the views, so that none of them has to import another to name a shape.
 
+import type { ImageRef } from './image-refs';
+
 /**
  * The searches and fetches of a run (events.WebTally, the terminal event's `web`): counts
  * and up to three distinct error messages, each naming the provider or URL.
@@ -73,6 +75,8 @@ export interface DataMetadata {
   tool_call_mode: string;
   /** Problems that do not stop the run, one sentence each (a skipped agent file); missing when none. */
   warnings?: string[];
+  /** The pictures attached to the question (events.ImageRef); missing when none. */
+  images?: ImageRef[];
 }
 
 /** data of agent_start; `instruction` is set for sub-agents (events.DataAgentStart). */
@@ -445,6 +449,8 @@ export interface RunState {
   cited: number[];
   /** Warnings from the metadata event (a skipped agent file: "reviewer.md:3: …"); [] when none. */
   warnings: string[];
+  /** The pictures attached to the question, from the metadata event; [] when none. */
+  images: ImageRef[];
   /** Follow-up questions from the suggestions event after the run completed; [] when none. */
   suggestions: string[];
   /** The conversation's title the model wrote after this run (suggestions event); "" when none. */

@@ -4,6 +4,7 @@
 import { toWebTally } from '../sources/citations';
 import type { DataTerminal, EventType, RunEvent, RunFigures, RunState } from './event-types';
 import { i18n } from '../i18n/i18n';
+import { imageRefs } from './image-refs';
 import { agentComplete, agentStart, llmComplete } from './agent-reducers';
 import { compactionStart, compactionSummary } from './compaction-reducers';
 import { permissionRequest, permissionResult, queuedMessage, userInput } from './input-reducers';
@@ -62,7 +63,8 @@ function terminal(run: RunState, ev: RunEvent): RunState {
 function metadata(run: RunState, ev: RunEvent): RunState {
   const m = ev.data;
   const warnings = Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === 'string' && w !== '') : [];
-  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings };
+  const images = imageRefs(m.images);
+  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings, images };
 }
 
 /**

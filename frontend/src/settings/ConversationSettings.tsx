@@ -34,6 +34,7 @@ export interface ConversationSettingsInput {
   compact_at_percent: number;
   tool_permissions: Record<string, ToolPolicy>;
   permission_timeout_seconds: number;
+  vision: boolean;
 }
 
 /**
@@ -81,7 +82,8 @@ export const MODEL_CONTEXT_DELAY_MS = 250;
  * (tokens; empty = by model name) and compaction threshold (%) of `model`, the model typed
  * in the dialog (a threshold per model; typing another model's name shows that model's
  * values after MODEL_CONTEXT_DELAY_MS), each tool auto or confirm, and how long a confirm
- * waits before it counts as denied (seconds).
+ * waits before it counts as denied (seconds); and whether the model is sent the pictures of
+ * a question (its vision switch: on by default for the names of known vision models).
  */
 export function useConversationSettingsForm(disabled: boolean, model: string): ConversationSettingsForm {
   const [stored, setStored] = useState<ConversationSettings | null>(null);
@@ -91,9 +93,12 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
   const [perms, setPerms] = useState<Record<string, ToolPolicy> | null>(null);
   // The context fields the user typed in: another model's values do not replace them.
   const edited = useRef({ window: false, percent: false });
+  // The vision switch as the user set it (null: as the shown model's settings say).
+  const [vision, setVision] = useState<boolean | null>(null);
 
   const showContext = useCallback((c: ModelContext) => {
     setCtx(c);
+    setVision(null); // each model has its own switch
     setTexts((t) => ({
       ...t,
       window: edited.current.window ? t.window : c.context_window > 0 ? String(c.context_window) : '',
@@ -130,7 +135,8 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
         },
         () => {
           // A backend that cannot tell (an older one): the defaults, so Save is not held.
-          if (!stale) showContext({ model: wanted, context_window: 0, effective_context_window: 0, compact_at_percent: DEFAULT_COMPACT_AT_PERCENT });
+          if (!stale)
+            showContext({ model: wanted, context_window: 0, effective_context_window: 0, compact_at_percent: DEFAULT_COMPACT_AT_PERCENT, vision: false, vision_by_name: false });
         },
       );
     }, MODEL_CONTEXT_DELAY_MS);
@@ -155,6 +161,7 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
     input.context_window = windowValue ?? ctx.context_window;
     input.compact_at_percent = percentValue ?? ctx.compact_at_percent;
     input.permission_timeout_seconds = timeoutValue ?? stored.permission_timeout_seconds;
+    input.vision = vision ?? ctx.vision;
     if (perms !== null) {
       const all: Record<string, ToolPolicy> = { ...perms };
       for (const tool of TOOLS) all[tool.name] = perms[tool.name] ?? 'auto';
@@ -172,7 +179,17 @@ export function useConversationSettingsForm(disabled: boolean, model: string): C
 
   const sections = (
     <>
-      <ContextFieldset off={off} ctx={ctx} texts={texts} setText={setText} auto={auto} windowValue={windowValue} percentValue={percentValue} />
+      <ContextFieldset
+        off={off}
+        ctx={ctx}
+        texts={texts}
+        setText={setText}
+        auto={auto}
+        windowValue={windowValue}
+        percentValue={percentValue}
+        vision={vision ?? ctx?.vision ?? false}
+        onVision={setVision}
+      />
       <ToolsFieldset off={off} perms={perms} setPerms={setPerms} texts={texts} setText={setText} timeoutValue={timeoutValue} />
     </>
   );
@@ -191,11 +208,13 @@ interface FieldsetProps {
  * The Model context fieldset: the typed model's context window (empty = by model name, with
  * the automatic value as placeholder) and compaction threshold, each with its hint or error.
  */
-function ContextFieldset({ off, ctx, texts, setText, auto, windowValue, percentValue }: FieldsetProps & {
+function ContextFieldset({ off, ctx, texts, setText, auto, windowValue, percentValue, vision, onVision }: FieldsetProps & {
   ctx: ModelContext | null;
   auto: number;
   windowValue: number | null;
   percentValue: number | null;
+  vision: boolean;
+  onVision: (on: boolean) => void;
 }) {
   const { t } = useTranslation('settings');
   return (
@@ -248,6 +267,15 @@ function ContextFieldset({ off, ctx, texts, setText, auto, windowValue, percentV
           {percentValue === null ? t('context.percentInvalid', { min: 50, max: 95 }) : t('context.compactHint')}
         </span>
       </label>
+      <div className="field">
+        <label className="check">
+          <input type="checkbox" checked={vision} onChange={(e) => onVision(e.target.checked)} aria-describedby="hint-vision" data-testid="vision-switch" />
+          {t('context.vision')}
+        </label>
+        <span className="hint" id="hint-vision">
+          {ctx?.vision_by_name ? t('context.visionHintOn') : t('context.visionHintOff')}
+        </span>
+      </div>
     </fieldset>
   );
 }

@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   'search_failed',
   'file_too_large',
   'not_a_file',
+  'not_an_image',
   'file_unavailable',
   'open_failed',
   'forbidden',
@@ -131,7 +132,7 @@ export function fixesFor(code: string, fields: Readonly<Record<string, string>> 
 // i18n-keys: errors:code.not_found errors:code.conflict errors:code.busy errors:code.invalid_request errors:code.validation
 // i18n-keys: errors:code.invalid_settings errors:code.model_not_configured errors:code.model_unreachable errors:code.model_auth
 // i18n-keys: errors:code.model_rate_limited errors:code.model_unavailable errors:code.model_rejected errors:code.model_answer_too_large
-// i18n-keys: errors:code.search_failed errors:code.file_too_large errors:code.not_a_file errors:code.file_unavailable
+// i18n-keys: errors:code.search_failed errors:code.file_too_large errors:code.not_a_file errors:code.not_an_image errors:code.file_unavailable
 // i18n-keys: errors:code.open_failed errors:code.forbidden errors:code.not_running errors:code.desktop_only errors:code.cancelled
 // i18n-keys: errors:code.timeout errors:code.unavailable errors:code.internal
 // i18n-keys: errors:code.database_corrupt errors:code.settings_file_invalid

@@ -279,6 +279,7 @@ export namespace app {
 	    sibling_ids: string[];
 	    sibling_index: number;
 	    feedback?: FeedbackView;
+	    images: events.ImageRef[];
 	
 	    static createFrom(source: any = {}) {
 	        return new MessageView(source);
@@ -296,6 +297,7 @@ export namespace app {
 	        this.sibling_ids = source["sibling_ids"];
 	        this.sibling_index = source["sibling_index"];
 	        this.feedback = this.convertValues(source["feedback"], FeedbackView);
+	        this.images = this.convertValues(source["images"], events.ImageRef);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -541,6 +543,26 @@ export namespace app {
 	        this.latest = source["latest"];
 	    }
 	}
+	export class ImageView {
+	    name: string;
+	    mime: string;
+	    width: number;
+	    height: number;
+	    data: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime = source["mime"];
+	        this.width = source["width"];
+	        this.height = source["height"];
+	        this.data = source["data"];
+	    }
+	}
 	export class IndexFailure {
 	    path: string;
 	    status: string;
@@ -760,6 +782,8 @@ export namespace app {
 	    context_window: number;
 	    effective_context_window: number;
 	    compact_at_percent: number;
+	    vision: boolean;
+	    vision_by_name: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new ModelContextView(source);
@@ -771,6 +795,8 @@ export namespace app {
 	        this.context_window = source["context_window"];
 	        this.effective_context_window = source["effective_context_window"];
 	        this.compact_at_percent = source["compact_at_percent"];
+	        this.vision = source["vision"];
+	        this.vision_by_name = source["vision_by_name"];
 	    }
 	}
 	export class ModelInfo {
@@ -956,6 +982,7 @@ export namespace app {
 	    content: string;
 	    parent_id?: string;
 	    edit_of?: string;
+	    images?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SendRequest(source);
@@ -967,6 +994,7 @@ export namespace app {
 	        this.content = source["content"];
 	        this.parent_id = source["parent_id"];
 	        this.edit_of = source["edit_of"];
+	        this.images = source["images"];
 	    }
 	}
 	
@@ -984,6 +1012,7 @@ export namespace app {
 	    compact_at_percent: number;
 	    tool_permissions: Record<string, string>;
 	    permission_timeout_seconds: number;
+	    vision?: boolean;
 	    search?: SearchInput;
 	    lead?: AgentModelSettings;
 	    sub_agents?: AgentModelSettings;
@@ -1012,6 +1041,7 @@ export namespace app {
 	        this.compact_at_percent = source["compact_at_percent"];
 	        this.tool_permissions = source["tool_permissions"];
 	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
+	        this.vision = source["vision"];
 	        this.search = this.convertValues(source["search"], SearchInput);
 	        this.lead = this.convertValues(source["lead"], AgentModelSettings);
 	        this.sub_agents = this.convertValues(source["sub_agents"], AgentModelSettings);
@@ -1053,6 +1083,8 @@ export namespace app {
 	    context_window: number;
 	    effective_context_window: number;
 	    compact_at_percent: number;
+	    vision: boolean;
+	    vision_by_name: boolean;
 	    tool_permissions: Record<string, string>;
 	    permission_timeout_seconds: number;
 	    data_dir: string;
@@ -1090,6 +1122,8 @@ export namespace app {
 	        this.context_window = source["context_window"];
 	        this.effective_context_window = source["effective_context_window"];
 	        this.compact_at_percent = source["compact_at_percent"];
+	        this.vision = source["vision"];
+	        this.vision_by_name = source["vision_by_name"];
 	        this.tool_permissions = source["tool_permissions"];
 	        this.permission_timeout_seconds = source["permission_timeout_seconds"];
 	        this.data_dir = source["data_dir"];
@@ -1410,6 +1444,30 @@ export namespace events {
 		    }
 		    return a;
 		}
+	}
+	export class ImageRef {
+	    artifact_id: string;
+	    name: string;
+	    mime: string;
+	    sha256: string;
+	    size: number;
+	    width: number;
+	    height: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImageRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.artifact_id = source["artifact_id"];
+	        this.name = source["name"];
+	        this.mime = source["mime"];
+	        this.sha256 = source["sha256"];
+	        this.size = source["size"];
+	        this.width = source["width"];
+	        this.height = source["height"];
+	    }
 	}
 
 }

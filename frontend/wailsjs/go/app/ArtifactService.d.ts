@@ -15,6 +15,8 @@ export function Export(arg1:string,arg2:string,arg3:number,arg4:string):Promise<
 
 export function Get(arg1:string,arg2:string):Promise<app.ArtifactView>;
 
+export function Image(arg1:string,arg2:string):Promise<app.ImageView>;
+
 export function KeepDraft(arg1:string,arg2:string,arg3:string):Promise<app.ArtifactView>;
 
 export function List(arg1:string):Promise<Array<app.ArtifactSummary>>;

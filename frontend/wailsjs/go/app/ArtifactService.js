@@ -26,6 +26,10 @@ export function Get(arg1, arg2) {
   return window['go']['app']['ArtifactService']['Get'](arg1, arg2);
 }
 
+export function Image(arg1, arg2) {
+  return window['go']['app']['ArtifactService']['Image'](arg1, arg2);
+}
+
 export function KeepDraft(arg1, arg2, arg3) {
   return window['go']['app']['ArtifactService']['KeepDraft'](arg1, arg2, arg3);
 }
