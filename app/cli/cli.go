@@ -36,6 +36,7 @@ import (
 	"artifactflow/backend/engine"
 	"artifactflow/backend/events"
 	"artifactflow/backend/store"
+	"artifactflow/internal/timeline"
 )
 
 // Exit codes of the command line.
@@ -314,16 +315,19 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "artifactflow: this build has no window; use ask or serve")
 		return ExitError
 	}
+	timeline.Mark("core: open")
 	core, err := newCore(ctx, env, g, true)
 	if err != nil {
 		return startFailed(env, err)
 	}
 	defer closeCore(core)
+	timeline.Mark("core: ready")
 	api, err := core.StartLocalAPI(ctx, apiAddr)
 	if err != nil {
 		return startFailed(env, err)
 	}
 	defer core.StopLocalAPI(api)
+	timeline.Mark("local API started")
 	if err := env.Window(core); err != nil {
 		fmt.Fprintf(env.Stderr, "artifactflow: window: %v\n", text.OneLine(err))
 		return ExitError

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { toApiError } from '../api/call';
 import { deleteConversation, listConversations, renameConversation, type Conversation } from '../api/conversations';
 import { isRunning, runsOf, type RunsState } from '../events';
+import { markStep } from '../launchMark';
 
 /**
  * The sidebar's conversation list: loaded on start, reloaded when any conversation starts or
@@ -25,8 +26,10 @@ export function useConversationList(runs: RunsState, reloadTick: number) {
 
   useEffect(() => {
     let stale = false;
+    markStep('conversation list asked');
     listConversations().then(
       (list) => {
+        markStep('conversation list received');
         if (stale) return;
         setConversations(list);
         setLoading(false);
