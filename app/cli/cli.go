@@ -269,8 +269,12 @@ func newCore(ctx context.Context, env Env, g *globalFlags, follow bool) (*app.Co
 	if err != nil {
 		return nil, err
 	}
+	level := slog.LevelWarn
+	if follow { // a UI also says what its warm-up did (app.Core.StartWarmup)
+		level = slog.LevelInfo
+	}
 	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, FollowOtherRuns: follow,
-		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))})
 }
 
 // startFailed prints why the window could not start and, in the window build, shows it
@@ -328,6 +332,9 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 	}
 	defer core.StopLocalAPI(api)
 	timeline.Mark("local API started")
+	// After the first paint, once idle: what the first PDF, token count and converter
+	// child would otherwise wait for (app.Core.StartWarmup; logged at Info).
+	core.StartWarmup(app.DefaultWarmupIdle)
 	if err := env.Window(core); err != nil {
 		fmt.Fprintf(env.Stderr, "artifactflow: window: %v\n", text.OneLine(err))
 		return ExitError

@@ -79,6 +79,7 @@ func main() {
 	researchOnly := flag.Bool("research-only", false, "measure only the research speed (parallel tool calls); print, write nothing")
 	hello := flag.String("hello-bin", "build/bin/wailshello", "the empty Wails window (internal/bench/wailshello) the launch ratio compares with")
 	ratioOnly := flag.Bool("ratio-only", false, "measure only the launch ratio to the empty Wails window; print, write nothing")
+	pdfOnly := flag.Bool("pdf-first", false, "measure only the first and second PDF read after a fresh install, serve started 10 s before; print, write nothing")
 	timelineRuns := flag.Int("timeline", 0, "launch the window this many times with ARTIFACTFLOW_TIMELINE=1 and print the start-up timeline (medians); write nothing")
 	flag.Parse()
 	if !builtWithFTS5 {
@@ -95,6 +96,15 @@ func main() {
 			fmt.Fprintln(os.Stderr, "measure:", err)
 			os.Exit(1)
 		}
+		return
+	}
+	if *pdfOnly {
+		first, second, err := pdfFirst(*bin, 10*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "measure:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("first PDF read %.3f s, second %.3f s (second/first %.2f)\n", first, second, second/first)
 		return
 	}
 	if *ratioOnly {
