@@ -38,7 +38,7 @@ func window(core *app.Core) error {
 		MinHeight:   600,
 		AssetServer: &assetserver.Options{Assets: assets, Middleware: timedAssets},
 		Logger:      pageLogger{logger.NewDefaultLogger()},
-		// Navigation away from the app is refused in the page (frontend/src/navigation.ts):
+		// Navigation away from the app is refused in the page (frontend/src/markdown/navigation.ts):
 		// Wails v2 has no navigation-policy hook (on Linux it connects no decide-policy
 		// handler to the WebKitGTK view and exposes no view to connect one). Should the
 		// window still reach another origin, Wails refuses its bound calls: only the start

@@ -42,7 +42,7 @@ const TokenHeader = "X-ArtifactFlow-Token"
 // only its own scripts, styles and chunks (checked in Chromium: no violation in the
 // end-to-end tests); images only from the app, data: URLs (the icon) and blob: URLs: a
 // remote image in an answer could carry the conversation to its server with no click
-// (the page drops such URLs too; see frontend/src/markdown.ts). style-src allows inline styles because an
+// (the page drops such URLs too; see frontend/src/markdown/markdown.ts). style-src allows inline styles because an
 // HTML artifact's sandboxed srcdoc frame inherits this policy and its own <style> and style
 // attributes would otherwise be dropped (markdown is sanitized of styles regardless).
 // frame-src 'none' still lets that srcdoc frame render but stops a link inside it from

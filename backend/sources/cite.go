@@ -64,7 +64,7 @@ func Cited(text string) []int {
 // often a nested list), nor raw HTML (a citation inside "<a>…</a>" may count here) or
 // character references ("&#91;1]" is no citation here).
 //
-// The window finds citations by the same rule (frontend/src/citations.ts, on the rendered
+// The window finds citations by the same rule (frontend/src/sources/citations.ts, on the rendered
 // Markdown): testdata/citations.json holds the cases both sides' tests check.
 func Citations(text string) []Citation {
 	// Link reference definitions first: the renderer makes links, not citations, of the

@@ -9,7 +9,7 @@ import (
 )
 
 // TestCited reads the shared cases of testdata/citations.json, which the window's tests
-// (frontend/src/citations.test.ts) read too, so both sides find the same citations.
+// (frontend/src/sources/citations.test.ts) read too, so both sides find the same citations.
 func TestCited(t *testing.T) {
 	raw, err := os.ReadFile("testdata/citations.json")
 	if err != nil {

@@ -2,12 +2,12 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
 import { markStep } from './launchMark';
-import './i18n'; // the UI's language, set before the first render
-import { syncLanguageFromBackend } from './language';
-import { guardNavigation } from './navigation';
-import { installTooltips } from './tooltips';
+import './i18n/i18n'; // the UI's language, set before the first render
+import { syncLanguageFromBackend } from './i18n/language';
+import { guardNavigation } from './markdown/navigation';
+import { installTooltips } from './layout/tooltips';
 import './style.css';
-import './conversation.css';
+import './chat/conversation.css';
 
 markStep('bundle evaluated'); // every static import has run (launchMark.ts: the start-up timeline)
 // Before the app renders: nothing on the page may navigate the window away from the app.

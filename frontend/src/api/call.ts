@@ -5,7 +5,7 @@
 // normalizes Go's JSON with (Go may leave a field out or send null), and Model, which turns
 // a generated model class into the plain type the modules derive theirs from.
 
-import { needsSetup, isErrorCode, parseErrorPayload, payloadOf, type ErrorPayload } from '../errors';
+import { needsSetup, isErrorCode, parseErrorPayload, payloadOf, type ErrorPayload } from '../shared/errors';
 
 /**
  * An error from a bound method, with the backend's stable code (app.AppError; the codes

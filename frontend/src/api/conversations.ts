@@ -6,7 +6,7 @@
 
 import * as ConversationService from '../../wailsjs/go/app/ConversationService';
 import { app, type localfiles, type sources } from '../../wailsjs/go/models';
-import { parseEvent, type RunEvent } from '../events';
+import { parseEvent, type RunEvent } from '../run/events';
 import { callService, isObject, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
 
 /** Runs the bound call ConversationService.`method` (callService). */

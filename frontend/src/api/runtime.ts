@@ -5,7 +5,7 @@
 // clipboard.
 
 import { BrowserOpenURL, ClipboardSetText, EventsOn, OnFileDrop, OnFileDropOff } from '../../wailsjs/runtime/runtime';
-import { parseEvent, type RunEvent } from '../events';
+import { parseEvent, type RunEvent } from '../run/events';
 import { isObject } from './call';
 import { indexProgress, type IndexProgress } from './conversations';
 

@@ -1,7 +1,7 @@
 // The artifact panel's rows: the stored artifact list merged with the live snapshots of a run.
 
 import type { ArtifactSummary } from '../api/artifacts';
-import type { LiveArtifact } from '../events';
+import type { LiveArtifact } from '../run/events';
 
 /** The id of the task plan artifact. */
 export const TASK_PLAN_ID = 'task_plan';

@@ -5,8 +5,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { exportArtifact, restoreVersion, revealExport, type ExportFormat } from '../api/artifacts';
 import { toApiError } from '../api/call';
-import { downloadBase64 } from '../files';
-import type { VersionRef } from '../versions';
+import { downloadBase64 } from '../files/files';
+import type { VersionRef } from './versions';
 import { useFadingStatus } from './useFadingStatus';
 
 /** The viewer's message: OK messages fade, errors stay; an export saved to disk keeps its path for "Show in folder". */

@@ -7,7 +7,7 @@
 // place across the switch.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
-import { nearBottom } from '../scroll';
+import { nearBottom } from './scroll';
 import type { ChatItem } from './types';
 import './exchange-list.css';
 
@@ -43,7 +43,7 @@ export interface ViewAnchor {
   offset: number;
 }
 
-/** Whether the find bar (components/FindBar, rendered beside the chat in .app) is open on the conversation. */
+/** Whether the find bar (layout/FindBar, rendered beside the chat in .app) is open on the conversation. */
 export function useFindOpen(scrollRef: RefObject<HTMLElement | null>, onChange?: (open: boolean) => void): boolean {
   const [open, setOpen] = useState(false);
   const changed = useRef(onChange);

@@ -1,6 +1,6 @@
 // Types shared by the chat column's components and hooks.
 import type { Message } from '../api/conversations';
-import type { RunState } from '../events';
+import type { RunState } from '../run/events';
 
 /** One exchange to show: a stored message, a live run, or both (a run seen live and stored). */
 export interface ChatItem {

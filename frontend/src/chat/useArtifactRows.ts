@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { ArtifactSummary } from '../api/artifacts';
-import { mergeArtifacts } from '../components/ArtifactPanel';
-import type { ConversationRuns } from '../events';
+import { mergeArtifacts } from '../artifacts/ArtifactPanel';
+import type { ConversationRuns } from '../run/events';
 
 /**
  * The open conversation's artifacts for the panel (stored ones merged with the live state

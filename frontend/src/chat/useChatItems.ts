@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { ConversationDetail } from '../api/conversations';
-import type { ConversationRuns } from '../events';
+import type { ConversationRuns } from '../run/events';
 import type { ChatItem } from './types';
 
 /**

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type UIEvent } from 'react';
-import { askedAnew, jumpShown, nearBottom, tailTop } from '../scroll';
+import { askedAnew, jumpShown, nearBottom, tailTop } from './scroll';
 import { firstInView, type ViewAnchor } from './ExchangeList';
 
 /** What useChatScroll needs to know about the conversation. */

@@ -3,9 +3,9 @@ import { artifactChange, listArtifacts, type ArtifactSummary } from '../api/arti
 import { toApiError } from '../api/call';
 import { getConversation, messageEvents, type ConversationDetail } from '../api/conversations';
 import { onRunEvent } from '../api/runtime';
-import { describeError } from '../errors';
-import { runsOf, type ConversationRuns } from '../events';
-import type { RunsAction } from './useRuns';
+import { describeError } from '../shared/errors';
+import { runsOf, type ConversationRuns } from '../run/events';
+import type { RunsAction } from '../run/useRuns';
 
 /**
  * The open conversation's stored messages and artifacts: loaded when it is opened, when a

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { toApiError } from '../api/call';
 import { deleteConversation, listConversations, renameConversation, type Conversation } from '../api/conversations';
-import { isRunning, runsOf, type RunsState } from '../events';
+import { isRunning, runsOf, type RunsState } from '../run/events';
 import { markStep } from '../launchMark';
 
 /**

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { toApiError, type ApiError } from '../api/call';
 import { queueMessage, regenerate, sendEdited } from '../api/chat';
 import { switchBranch, type ConversationDetail } from '../api/conversations';
-import type { QueuedInput } from '../events';
+import type { QueuedInput } from '../run/events';
 import type { ChatBusy, LocalQueued } from './types';
 
 /** What useExchangeActions needs from the chat view. */

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { messageEvents } from '../api/conversations';
-import { replayRun, type RunState } from '../events';
+import { replayRun, type RunState } from '../run/events';
 
 /**
  * Loads the stored events of a past run once its element scrolls into view

@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import { isSettingsError, toApiError, type ApiError } from '../api/call';
 import { sendMessage, stopRun } from '../api/chat';
-import type { PendingQuestion } from '../pending';
+import type { PendingQuestion } from './pending';
 
 /** What useSend needs from the window. */
 export interface SendInput {

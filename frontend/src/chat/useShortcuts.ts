@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { Column } from '../useLayout';
+import type { Column } from '../layout/useLayout';
 
 /**
  * Layout shortcuts: Ctrl/Cmd+B shows or hides the sidebar, Ctrl/Cmd+J the panel (not while

@@ -1,7 +1,7 @@
 import { useCallback, useMemo } from 'react';
-import type { RunState } from '../events';
-import { firstShownIndex } from '../history';
-import { useConversationHistory } from '../useHistory';
+import type { RunState } from '../run/events';
+import { firstShownIndex } from '../run/history';
+import { useConversationHistory } from '../run/useHistory';
 import type { ChatItem } from './types';
 
 /** Messages shown while the newest history page of a conversation is loading. */
