@@ -21,9 +21,9 @@ export interface TimelineStep {
 const markPrefix = 'af:';
 let marked = false;
 
-/** Notes a step of the page's start-up (a performance mark; a no-op where there is none). */
+/** Notes a step of the page's start-up (a performance mark). */
 export function markStep(step: string): void {
-  performance.mark?.(markPrefix + step);
+  performance.mark(markPrefix + step);
 }
 
 /**
@@ -41,7 +41,7 @@ export function timelineSteps(): TimelineStep[] {
       out.push({ step, at: origin + t });
     }
   };
-  const get = (type: string) => (performance.getEntriesByType?.(type) ?? []) as PerformanceEntry[];
+  const get = (type: string) => performance.getEntriesByType(type);
   for (const n of get('navigation') as PerformanceNavigationTiming[]) {
     add('page: request sent', n.requestStart);
     add('page: HTML received', n.responseEnd);
