@@ -50,7 +50,8 @@ type warmup struct {
 // the cache folder: seconds the first time after an install, then a fraction of one).
 // Each step starts only after idle with no run in progress and no run event; a run event
 // (a run starting or going on) cancels the step in progress, which is tried again at the
-// next idle time. Input in the page is not watched: the in-process step is short and the
+// next idle time, as is the PDF step when a PDF read the user asked for stops it
+// (web.ErrWarmUpPreempted). Input in the page is not watched: the in-process step is short and the
 // child runs at the lowest priority. One goroutine owns the warm-up; Close stops it (and
 // kills a step's child). Each step is logged at Info level with how long it took.
 // Calling StartWarmup again does nothing.
@@ -158,8 +159,8 @@ func (c *Core) runWarmup(ctx context.Context, w *warmup, idle time.Duration, ste
 		switch {
 		case ctx.Err() != nil:
 			return
-		case err != nil && errors.Is(cause, errActivity):
-			c.log.Info("warm-up step stopped by a run; tried again when idle", "step", steps[i].name, "after", took.Round(time.Millisecond))
+		case err != nil && (errors.Is(cause, errActivity) || errors.Is(err, web.ErrWarmUpPreempted)):
+			c.log.Info("warm-up step stopped by a run or a PDF read; tried again when idle", "step", steps[i].name, "after", took.Round(time.Millisecond))
 			timer.Reset(idle)
 			continue
 		}

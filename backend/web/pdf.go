@@ -100,12 +100,10 @@ func pdfCacheDir() string {
 // file is damaged or not a PDF") or is encrypted with a password ("PDF is
 // password-protected"), has no pages, has no text layer (scanned images), or the reader took
 // too long (wraps sandbox.ErrTimeout), needed too much memory (sandbox.ErrOutOfMemory)
-// or crashed (sandbox.ErrCrashed); ctx's error when ctx ended first. While WarmPDFReader
-// runs, it waits for it first.
+// or crashed (sandbox.ErrCrashed); ctx's error when ctx ended first. A WarmPDFReader in
+// progress is stopped first.
 func PDFToText(ctx context.Context, data []byte) (title, text string, err error) {
-	if err := waitForWarmUp(ctx); err != nil {
-		return "", "", err
-	}
+	preemptWarmUp()
 	return pdfToText(ctx, data, pdfLimits)
 }
 

@@ -38,25 +38,21 @@ func warmPDF() []byte {
 }
 
 var (
-	warmMu  sync.Mutex
-	warming chan struct{} // closed when the WarmPDFReader in progress returns; nil when none
+	warmMu     sync.Mutex
+	warmCancel context.CancelCauseFunc // cancels the WarmPDFReader in progress; nil when none
 )
 
-// waitForWarmUp waits until a WarmPDFReader in progress has returned, so that a PDF read
-// meanwhile loads the module it compiles instead of compiling its own beside it; ctx's
-// error when ctx ends first.
-func waitForWarmUp(ctx context.Context) error {
+// ErrWarmUpPreempted is WarmPDFReader's error when a PDF read the user asked for started
+// meanwhile and stopped it: that read runs at normal priority and fills the cache itself.
+var ErrWarmUpPreempted = errors.New("PDF: the warm-up gave way to a PDF read")
+
+// preemptWarmUp stops a WarmPDFReader in progress (its child at the lowest priority is
+// killed), so that a PDF read never waits behind it or compiles beside it.
+func preemptWarmUp() {
 	warmMu.Lock()
-	ch := warming
-	warmMu.Unlock()
-	if ch == nil {
-		return nil
-	}
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("broken PDF: %w", ctx.Err())
+	defer warmMu.Unlock()
+	if warmCancel != nil {
+		warmCancel(ErrWarmUpPreempted)
 	}
 }
 
@@ -64,21 +60,26 @@ func waitForWarmUp(ctx context.Context) error {
 // PDFToText, at the lowest CPU priority (sandbox.Limits.LowPriority), so that the first
 // PDF the user reads costs what later ones cost: PDFium's compiled module is then in its
 // cache folder (compiling it takes seconds; loading it from there a fraction of one) and
-// the job host's executable is in memory. A PDFToText called meanwhile waits for it. The child is killed when ctx is done (the
+// the job host's executable is in memory. A PDFToText called meanwhile stops it
+// (ErrWarmUpPreempted): on a busy machine the lowest-priority child could keep a user's
+// read waiting for long. The child is killed when ctx is done (the
 // error then wraps ctx's). Errors are PDFToText's.
 func WarmPDFReader(ctx context.Context) error {
-	done := make(chan struct{})
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	warmMu.Lock()
-	warming = done
+	warmCancel = cancel
 	warmMu.Unlock()
 	defer func() {
 		warmMu.Lock()
-		warming = nil
+		warmCancel = nil
 		warmMu.Unlock()
-		close(done)
 	}()
 	_, text, err := pdfToText(ctx, warmPDF(), warmPDFLimits)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), ErrWarmUpPreempted) {
+			return fmt.Errorf("%w: %w", ErrWarmUpPreempted, err)
+		}
 		return err
 	}
 	if text == "" {
