@@ -139,7 +139,7 @@ test: deps-test frontend lint mcp-deps
 # BIN, which hands it to WINDOW_BIN in the same process; TestLauncher checks that pair.
 # WINDOW_SHOTS=dir keeps the screenshots (docs/ takes its window-*.png from there).
 window-test: build
-	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects|TestWindowLanes|TestWindowFindRepaint|TestWindowFindInReader|TestWindowTooltips' ./app/windowtest/
+	AF_WINDOW_BIN=$(abspath $(BIN)) AF_WINDOW_SHOTS=$(if $(WINDOW_SHOTS),$(abspath $(WINDOW_SHOTS))) go test -tags $(GO_TAGS) -count=1 -run 'TestWindowFileDrop|TestKillDashNine|TestWindowRecordArtifact|TestWindowCitations|TestWindowLayout|TestWindowEveryday|TestWindowErrors|TestWindowSettingsFlags|TestWindowLanguage|TestWindowDefects|TestWindowLanes|TestWindowFindRepaint|TestWindowFindInReader|TestWindowTooltips|TestWindowMathMermaidChinese' ./app/windowtest/
 	AF_WINDOW_BIN=$(abspath $(BIN)) go test -tags $(GO_TAGS) -count=1 -run 'TestLauncher' .
 
 # The Linux package: build/package/artifactflow_$(VERSION)_amd64.deb holds both binaries in

@@ -20,7 +20,6 @@ import (
 	"artifactflow/app/internal/apptest"
 	"artifactflow/backend/config"
 	"artifactflow/backend/convfile"
-	"artifactflow/backend/events"
 	"artifactflow/backend/llm/llmtest"
 	"artifactflow/backend/store"
 )
@@ -85,17 +84,19 @@ func conversationFixture(t *testing.T, core *Core) string {
 	}
 	waitIdle(core, conv)
 	second, err := chat.Send(SendRequest{ConversationID: conv, Content: hiQuestion, EditOf: first.MessageID})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || second.MessageID == "" {
+		t.Fatalf("no second branch: %+v, %v", second, err)
 	}
 	waitIdle(core, conv)
 	db := core.Store()
-	seq, err := db.MaxSeq(ctx, conv)
-	if err != nil {
+	convs := &ConversationService{core}
+	if _, err := convs.SetFeedback(conv, first.MessageID, "down", "too long"); err != nil {
 		t.Fatal(err)
 	}
-	fb, _ := json.Marshal(map[string]string{"message_id": first.MessageID, "rating": "up", "note": "useful"})
-	if err := db.AppendEvents(ctx, events.Event{Type: "feedback", ConversationID: conv, MessageID: first.MessageID, Seq: seq + 1, Data: fb}); err != nil {
+	if _, err := convs.SetFeedback(conv, first.MessageID, "up", "useful, 有用"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convs.SetFeedback(conv, second.MessageID, "down", ""); err != nil {
 		t.Fatal(err)
 	}
 	// The fixture must hold what the round trip is about.
@@ -110,7 +111,7 @@ func conversationFixture(t *testing.T, core *Core) string {
 		`SELECT count(*) FROM declared_artifacts WHERE conversation_id = ? AND storage = 'workspace'`:     1,
 		`SELECT count(*) FROM declared_changes WHERE conversation_id = ?`:                                 2,
 		`SELECT count(*) FROM artifacts WHERE session_id = ? AND json_extract(metadata, '$.blob') != ''`:  1,
-		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'feedback'`:             1,
+		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'feedback'`:             3,
 		`SELECT count(*) FROM message_events WHERE conversation_id = ? AND type = 'artifact_changed'`:     1,
 	} {
 		var n int
@@ -118,10 +119,47 @@ func conversationFixture(t *testing.T, core *Core) string {
 			t.Fatalf("fixture: %s = %d, %v; want at least %d", q, n, err, min)
 		}
 	}
-	if second.MessageID == "" {
-		t.Fatal("no second branch")
-	}
 	return conv
+}
+
+// compareFeedback compares the ratings of every run of conversation old of src with
+// those of new of dst, as the page reads them (ConversationService.Get on each branch):
+// the same runs (matched by question) carry the same rating, note and time.
+func compareFeedback(t *testing.T, src, dst *Core, old, new string) {
+	t.Helper()
+	ratings := func(c *Core, conv string) map[string]FeedbackView {
+		convs := &ConversationService{c}
+		d, err := convs.Get(conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]FeedbackView{}
+		for _, id := range d.Messages[0].SiblingIDs {
+			b, err := convs.SwitchBranch(conv, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range b.Messages {
+				if m.Feedback != nil {
+					out[m.Content] = *m.Feedback
+				}
+			}
+		}
+		return out
+	}
+	want, got := ratings(src, old), ratings(dst, new)
+	if len(want) != 2 {
+		t.Fatalf("the original has %d rated runs, want 2: %+v", len(want), want)
+	}
+	for q, f := range want {
+		g, ok := got[q]
+		if !ok || g.Rating != f.Rating || g.Note != f.Note || !g.At.Equal(f.At) {
+			t.Errorf("feedback of %q in the copy = %+v (%v), want %+v", q, g, ok, f)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the copy has %d rated runs, want %d", len(got), len(want))
+	}
 }
 
 // transferTable is a table compared by the round trip: the column naming the
@@ -333,6 +371,7 @@ func TestConversationFileRoundTrip(t *testing.T) {
 		t.Errorf("import = %+v", imp)
 	}
 	compareConversations(t, src, dst, conv, imp.ConversationID)
+	compareFeedback(t, src, dst, conv, imp.ConversationID)
 
 	list, err := convs.List()
 	if err != nil || len(list) != 1 || list[0].ID != imp.ConversationID || list[0].Title != title {

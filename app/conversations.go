@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,7 +58,42 @@ func (s *ConversationService) Get(id string) (ConversationDetail, error) {
 	if err := s.core.addBranches(ctx, id, d.Messages); err != nil {
 		return ConversationDetail{}, err
 	}
+	if len(d.Messages) > 0 {
+		fb, err := s.core.db.ConversationFeedback(ctx, id)
+		if err != nil {
+			return ConversationDetail{}, err
+		}
+		for i := range d.Messages {
+			if f, ok := fb[d.Messages[i].ID]; ok {
+				d.Messages[i].Feedback = &FeedbackView{Rating: f.Rating, Note: f.Note, At: f.At}
+			}
+		}
+	}
 	return d, nil
+}
+
+// SetFeedback records the user's rating of one finished run: rating "up" or "down" with
+// an optional note (plain text, trimmed, at most events.MaxFeedbackNote characters), or
+// rating "" and no note to clear it. It is stored as a feedback event of the run's message
+// (store.AppendFeedback), so it outlives compaction and branch switches and travels in the
+// conversation's file; every sink also gets the event, so other windows on the conversation
+// update. It returns the rating as now stored. The conversation's updated_at does not
+// change. Errors: a bad rating or note, or a run still going (store.ErrInvalid); an unknown
+// conversation or message (store.ErrNotFound).
+func (s *ConversationService) SetFeedback(conversationID, messageID, rating, note string) (FeedbackView, error) {
+	ctx, cancel := s.core.ctx()
+	defer cancel()
+	ev, err := s.core.db.AppendFeedback(ctx, conversationID, messageID, events.DataFeedback{Rating: rating, Note: note})
+	if err != nil {
+		return FeedbackView{}, err
+	}
+	s.core.emit(ev)
+	var d events.DataFeedback
+	_ = json.Unmarshal(ev.Data, &d) // written by AppendFeedback just now
+	if d.Rating == "" {
+		return FeedbackView{}, nil
+	}
+	return FeedbackView{Rating: d.Rating, Note: d.Note, At: ev.CreatedAt}, nil
 }
 
 // Events returns the stored events of one message's run in seq order: the activity flow

@@ -44,6 +44,17 @@ type MessageView struct {
 	CreatedAt    time.Time `json:"created_at" ts_type:"string"`
 	SiblingIDs   []string  `json:"sibling_ids"`
 	SiblingIndex int       `json:"sibling_index"`
+	// Feedback is the user's current rating of this message's run, nil when it has none.
+	Feedback *FeedbackView `json:"feedback,omitempty"`
+}
+
+// FeedbackView is the user's rating of one run (ConversationService.SetFeedback): Rating
+// is "up" or "down" ("" once cleared), Note the optional remark (plain text), At the time
+// of the rating (zero once cleared).
+type FeedbackView struct {
+	Rating string    `json:"rating"`
+	Note   string    `json:"note"`
+	At     time.Time `json:"at" ts_type:"string"`
 }
 
 // ConversationDetail is a conversation with the messages on its active branch, root first.

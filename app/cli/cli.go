@@ -183,6 +183,11 @@ Usage:
         citations, report length) to DIR/eval-<timestamp>.md and .json and to stdout
         --judge              grade each answer against its reference with the same model
         --approve-tools      approve tools set to confirm in Settings (default: deny)
+        the table and the JSON also count the thumbs up and down (and notes) given in the
+        app to the runs of the data directory, by model and run kind
+  artifactflow eval --feedback [--json]
+        only those feedback counts (first question, follow-up, edit, regenerate), as a
+        table or, with --json, as JSON
   artifactflow mcp list [--json] [--no-start]
         the MCP servers of config.json (mcp_servers): transport, state, agents, permission
         and tools; the servers are started first unless --no-start

@@ -58,6 +58,9 @@ type evalReport struct {
 	Interrupted   bool       `json:"interrupted"`
 	Results       []evalRow  `json:"results"`
 	Totals        evalTotals `json:"totals"`
+	// Feedback counts the thumbs up and down the user gave in the app to the runs of the
+	// data directory's conversations, by model and run kind, when the eval started.
+	Feedback *feedbackCounts `json:"feedback,omitempty"`
 }
 
 // runEval runs `artifactflow eval [flags] questions.jsonl`: each question as a new
@@ -66,14 +69,20 @@ type evalReport struct {
 // and printed to stdout at the end. Ctrl-C (or SIGTERM) cancels the runs going, starts no
 // more and writes the table of what ran.
 //
+// The report also counts the feedback given in the app (feedbackCounts). With --feedback
+// there is no question file: only that count is printed, as a Markdown table or, with
+// --json, as one JSON object.
+//
 // Exit codes: 0 every question completed; 1 a run ended with an error (or the eval could
 // not start or write its files); 2 bad usage or a bad question file (nothing runs);
 // 130 cancelled.
 func runEval(ctx context.Context, env Env, args []string) int {
 	var outDir string
-	var judge, approve bool
+	var judge, approve, feedbackOnly, asJSON bool
 	concurrency := 1
 	g, pos, ok := parseInterleaved(env, "eval", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&feedbackOnly, "feedback", false, "only count the thumbs up and down given in the app, by model and run kind")
+		fs.BoolVar(&asJSON, "json", false, "with --feedback: write the counts as JSON")
 		fs.StringVar(&outDir, "out", ".", "directory for eval-<timestamp>.md and .json")
 		fs.BoolVar(&judge, "judge", false, "ask the model to grade each answer against its reference (0-10)")
 		fs.IntVar(&concurrency, "concurrency", 1, "questions run at the same time (1-16)")
@@ -85,6 +94,14 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	// Answers and judge reasons are model output: no terminal control sequences (see ask).
 	env.Stdout, env.Stderr = termSafe{env.Stdout}, termSafe{env.Stderr}
 	switch {
+	case asJSON && !feedbackOnly:
+		fmt.Fprintln(env.Stderr, "artifactflow: eval: --json goes with --feedback (an eval writes its JSON to --out DIR)")
+		return ExitUsage
+	case feedbackOnly && len(pos) != 0:
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: --feedback takes no question file (got %q)\n", pos[0])
+		return ExitUsage
+	case feedbackOnly:
+		return runEvalFeedback(ctx, env, g, asJSON)
 	case len(pos) != 1:
 		fmt.Fprintln(env.Stderr, "artifactflow: eval: give one question file (usage: artifactflow eval [flags] questions.jsonl)")
 		return ExitUsage
@@ -127,9 +144,14 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	}
 	defer core.AddSink(permissionSink(core, env.Stderr, approve))()
 
+	fc, err := countFeedback(ctx, core.Store())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", text.OneLine(err))
+		return ExitError
+	}
 	abs, _ := filepath.Abs(pos[0])
 	rep := &evalReport{StartedAt: time.Now().UTC(), QuestionsFile: abs, Questions: len(qs), Model: lead.Model,
-		Endpoint: redactURL(s.BaseURL), Judge: judge}
+		Endpoint: redactURL(s.BaseURL), Judge: judge, Feedback: &fc}
 	if subs.Model != lead.Model {
 		rep.SubAgentModel = subs.Model
 	}
@@ -179,4 +201,25 @@ func permissionSink(core *app.Core, w io.Writer, approve bool) app.EventSink {
 			fmt.Fprintf(w, "artifactflow: permission for %s: %v\n", d.Tool, text.OneLine(err))
 		}
 	})
+}
+
+// runEvalFeedback runs `artifactflow eval --feedback [--json]`: the feedback counts of the
+// data directory (countFeedback) on stdout, as feedbackTable or as one JSON object. It
+// needs no model. Exit codes: 0, or 1 when the data directory cannot be read.
+func runEvalFeedback(ctx context.Context, env Env, g *globalFlags, asJSON bool) int {
+	core, ok := openCore(ctx, env, g)
+	if !ok {
+		return ExitError
+	}
+	defer closeCore(core)
+	fc, err := countFeedback(ctx, core.Store())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "artifactflow: eval: %v\n", text.OneLine(err))
+		return ExitError
+	}
+	if asJSON {
+		return writeJSONOut(env, fc)
+	}
+	fmt.Fprint(env.Stdout, feedbackTable(fc))
+	return ExitOK
 }

@@ -84,7 +84,8 @@ func totals(rows []evalRow) evalTotals {
 }
 
 // markdownTable renders rep's rows as a Markdown table with a total and a mean row, the
-// judge's columns when rep.Judge, and a line per run that did not complete.
+// judge's columns when rep.Judge, a line per run that did not complete, and the feedback
+// counts (feedbackTable) when rep.Feedback is set.
 func markdownTable(rep *evalReport) string {
 	t := totals(rep.Results)
 	head := []string{"id", "status", "time (s)", "tokens (prompt/completion)", "rounds", "searches (failed)",
@@ -148,6 +149,9 @@ func markdownTable(rep *evalReport) string {
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	if rep.Feedback != nil {
+		b.WriteString("\n" + feedbackTable(*rep.Feedback))
 	}
 	return b.String()
 }

@@ -48,6 +48,30 @@ const (
 // is never stored.
 const IndexProgress Type = "index_progress"
 
+// Feedback is the user's rating of one finished run: data is DataFeedback, the message id
+// is the rated run's. It comes from outside any run (store.AppendFeedback writes it with the
+// conversation's next seq) and is stored like every other event, so it outlives compaction
+// and stays with its run whichever branch is shown. The latest feedback event of a message
+// is its rating; one with an empty Rating clears it.
+const Feedback Type = "feedback"
+
+// Ratings of DataFeedback.
+const (
+	RatingUp   = "up"
+	RatingDown = "down"
+)
+
+// DataFeedback is the data of feedback: Rating is RatingUp, RatingDown or "" (the rating
+// is cleared), Note the user's optional remark (plain text, at most MaxFeedbackNote runes,
+// always "" when Rating is "").
+type DataFeedback struct {
+	Rating string `json:"rating"`
+	Note   string `json:"note,omitempty"`
+}
+
+// MaxFeedbackNote is the longest note of a feedback event, in runes.
+const MaxFeedbackNote = 2000
+
 // Terminal reports whether t ends a run (complete, cancelled or error).
 func (t Type) Terminal() bool { return t == Complete || t == Cancelled || t == Error }
 

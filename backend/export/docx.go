@@ -23,7 +23,10 @@ import (
 // Version, modified = Exported), word/document.xml, word/styles.xml,
 // word/numbering.xml, word/settings.xml and word/_rels/document.xml.rels.
 //
-// The goldmark GFM AST is mapped to WordprocessingML:
+// The goldmark GFM AST is mapped to WordprocessingML (TeX math keeps its
+// source: inline in the VerbatimChar style between $ or $$, display formulas
+// as SourceCode paragraphs, for Word has no TeX reader and the source is what
+// the reader can paste into Word's equation editor, which accepts LaTeX):
 //   - the title → a "Title" paragraph (same rule as HTML, see parse);
 //   - headings → Word's built-in "heading 1".."heading 6" styles (Heading1..6,
 //     with outline levels, so the navigation pane lists them);
@@ -187,6 +190,9 @@ func (w *docxWriter) block(n ast.Node, ctx blockCtx) {
 		w.table(n)
 	case *ast.HTMLBlock:
 		// Raw HTML is omitted, as in the HTML export.
+	case *mathBlock:
+		// A display formula: its TeX source as a code paragraph (see DOCX).
+		w.writeParagraph(pProps{style: "SourceCode", left: ctx.indent()}, func() { w.run(cleanText(n.math.TeX), runFmt{}) })
 	default:
 		w.blocks(n, ctx)
 	}
@@ -430,6 +436,17 @@ func (w *docxWriter) inline(n ast.Node, f runFmt, inLink bool) {
 			box = "☑ "
 		}
 		w.run(box, runFmt{})
+	case *mathNode:
+		// TeX source in the code character style, delimiters included so the
+		// reader sees it is math ($…$ or $$…$$).
+		if !inLink {
+			f.style = "VerbatimChar"
+		}
+		delim := "$"
+		if n.Display {
+			delim = "$$"
+		}
+		w.run(cleanText(delim+n.TeX+delim), f)
 	case *ast.RawHTML:
 		// Omitted, as in the HTML export.
 	default:

@@ -50,10 +50,11 @@ type Doc struct {
 // md is the one Markdown engine for HTML and DOCX: CommonMark + GFM (tables,
 // strikethrough, linkify autolinks, task lists) + CJK (no space is inserted at
 // a soft line break between two East Asian characters). Raw HTML stays unsafe
-// (omitted): html.WithUnsafe is deliberately not set. goldmark.Markdown is safe
+// (omitted): html.WithUnsafe is deliberately not set. TeX math is parsed too
+// (see mathExtension). goldmark.Markdown is safe
 // for concurrent use.
 var md = goldmark.New(
-	goldmark.WithExtensions(extension.GFM, extension.NewCJK(extension.WithEastAsianLineBreaks())),
+	goldmark.WithExtensions(extension.GFM, extension.NewCJK(extension.WithEastAsianLineBreaks()), mathExtension{}),
 	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkRelTransformer{}, 1000))),
 )
 

@@ -33,7 +33,28 @@ export type SearchHit = Conversation & Pick<Model<app.ConversationSummary>, 'sni
  * branches at this point of the message tree, oldest first, this one included;
  * `sibling_index` is this message's 0-based position in them (navigator: ‹ index+1 / length ›).
  */
-export type Message = Omit<Model<app.MessageView>, 'status'> & { status: MessageStatus };
+export type Message = Omit<Model<app.MessageView>, 'status' | 'feedback'> & { status: MessageStatus; feedback?: Feedback };
+
+/** A thumb of a run's rating: up, down, or '' (not rated). */
+export type Rating = 'up' | 'down' | '';
+
+/**
+ * The user's rating of one run (app.FeedbackView): `rating` up or down ('' once cleared),
+ * `note` the optional remark (plain text), `at` when it was given (RFC 3339, '' once cleared).
+ */
+export interface Feedback {
+  rating: Rating;
+  note: string;
+  at: string;
+}
+
+/** A FeedbackView from the backend, or undefined when `v` holds no rating. */
+export function feedbackOf(v: unknown): Feedback | undefined {
+  if (!isObject(v)) return undefined;
+  const rating = v.rating === 'up' || v.rating === 'down' ? v.rating : '';
+  if (rating === '') return undefined;
+  return { rating, note: s(v.note), at: s(v.at) };
+}
 
 /** A conversation with the messages on its active branch, root first (app.ConversationDetail). */
 export type ConversationDetail = Omit<Model<app.ConversationDetail>, 'conversation' | 'messages'> & {
@@ -70,6 +91,7 @@ function message(v: unknown): Message {
     created_at: s(x.created_at),
     sibling_ids: asStrings(x.sibling_ids),
     sibling_index: n(x.sibling_index),
+    feedback: feedbackOf(x.feedback),
   };
 }
 
@@ -95,6 +117,16 @@ export async function getConversation(id: string): Promise<ConversationDetail> {
 export async function messageEvents(conversationId: string, messageId: string): Promise<RunEvent[]> {
   const raw = list(await call('Events', () => ConversationService.Events(conversationId, messageId)));
   return raw.map(parseEvent).filter((e): e is RunEvent => e !== null);
+}
+
+/**
+ * Rates one finished run (ConversationService.SetFeedback): `rating` up or down with an
+ * optional `note`, or '' (and no note) to clear the rating. Resolves with the rating as
+ * stored (undefined once cleared). Rejects with invalid_request for a bad rating or note
+ * (over 2,000 characters) or a run still going, not_found for an unknown message.
+ */
+export async function setFeedback(conversationId: string, messageId: string, rating: Rating, note: string): Promise<Feedback | undefined> {
+  return feedbackOf(await call('SetFeedback', () => ConversationService.SetFeedback(conversationId, messageId, rating, note)));
 }
 
 /** Sets a conversation's title (ConversationService.Rename). */

@@ -1,9 +1,10 @@
 // One exchange of the conversation: the question (with branch, edit), the run's warnings
 // (a skipped agent file), compaction markers, the activity flow, the answer with its
-// footer, messages added during the run, and how the run ended (error, stopped,
-// interrupted, figures, artifacts it changed).
+// footer, messages added during the run, how the run ended (error, stopped,
+// interrupted, figures, artifacts it changed) and, once complete, the user's rating of it.
 import { useTranslation } from 'react-i18next';
 import { localizeRun } from '../run/localize';
+import { RunFeedback } from './RunFeedback';
 import type { ChatItem, LocalQueued } from './types';
 import { usePastRun } from './usePastRun';
 import { splitAnswer, type AnswerParts } from '../sources/citations';
@@ -132,6 +133,15 @@ export function Exchange(x: ExchangeProps) {
       <RunEnd status={v.status} run={run} />
       {!running ? <ArtifactChips ids={run?.artifactIds ?? []} titles={x.artifactTitles} onOpen={x.onOpenArtifact} /> : null}
       {!running && (run?.figures || message) ? <RunFoot x={x} run={run} answer={answer} /> : null}
+      {message && v.status === 'complete' ? (
+        <RunFeedback
+          key={message.id}
+          conversationId={x.conversationId}
+          messageId={message.id}
+          feedback={message.feedback}
+          disabled={x.actionsDisabled}
+        />
+      ) : null}
     </article>
   );
 }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type Dispatch } from 'react';
 import { artifactChange, listArtifacts, type ArtifactSummary } from '../api/artifacts';
 import { toApiError } from '../api/call';
-import { getConversation, messageEvents, type ConversationDetail } from '../api/conversations';
+import { feedbackOf, getConversation, messageEvents, type ConversationDetail } from '../api/conversations';
 import { onRunEvent } from '../api/runtime';
 import { describeError } from '../shared/errors';
 import { runsOf, type ConversationRuns } from '../run/events';
@@ -80,6 +80,15 @@ export function useConversationDetail(selectedId: string | null, conv: Conversat
       onRunEvent((ev) => {
         const ch = artifactChange(ev.type, ev.data);
         if (ch?.kind === 'document-removed') forgetDocument(ev.conversation_id, ch.artifactId);
+        // A rating given here or in another window: the message shows it.
+        if (ev.type === 'feedback') {
+          const rated = feedbackOf({ ...ev.data, at: ev.created_at });
+          setDetail((d) =>
+            d && d.conversation.id === ev.conversation_id && d.messages.some((m) => m.id === ev.message_id)
+              ? { ...d, messages: d.messages.map((m) => (m.id === ev.message_id ? { ...m, feedback: rated } : m)) }
+              : d,
+          );
+        }
       }),
     [forgetDocument],
   );

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FocusEvent, type MouseEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FocusEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { copyText, isBrowserMode } from '../api/runtime';
 import { chipOf } from '../sources/citations';
@@ -6,6 +6,8 @@ import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from './copy';
 import { fenceLanguages, loadLanguages } from './highlight';
 import { i18n } from '../i18n/i18n';
 import { hasBlockedImages, renderCode, renderMarkdown } from './markdown';
+import { hasMath, loadMath, mathReady } from './math';
+import { MERMAID_BLOCK_CLASS, renderMermaidBlocks } from './mermaid';
 import { UNTRUSTED_ATTR, blockSubmit, followLink } from './navigation';
 import { useRemoteImages } from './remote-images';
 import { useCitations } from '../sources/Citations';
@@ -57,6 +59,9 @@ function useHighlightReady(languages: readonly string[]): number {
   return tick;
 }
 
+/** Whether the app shows its dark theme (it follows the system's colour scheme). */
+const prefersDark = (): boolean => typeof window.matchMedia === 'function' && window.matchMedia('(prefers-color-scheme: dark)').matches;
+
 /**
  * Copies the code of the block whose copy button was clicked (copy.codeOfCopyButton) and
  * marks the button data-copied="true" (or "false" when the clipboard refused) for
@@ -97,8 +102,25 @@ export function Markdown({ source, className, highlight = false, cite = false, c
   const resolve = cite ? citations?.resolve : undefined;
   const [clicked, setClicked] = useState(false);
   const images = useRemoteImages() === 'always' || clicked;
+  // Bumped when KaTeX arrives, so HTML rendered with pending formulas renders again typeset.
+  const [mathTick, setMathTick] = useState(0);
   // Rendered again in another language: chips', copy buttons' and task marks' labels are in the HTML.
-  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images, language]); // eslint-disable-line react-hooks/exhaustive-deps
+  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images, language, mathTick]); // eslint-disable-line react-hooks/exhaustive-deps
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    let stale = false;
+    // Formulas rendered before KaTeX was loaded (by this text or another) are pending.
+    if (hasMath(html) && html.includes('math-pending')) {
+      void loadMath().then(() => {
+        if (!stale && mathReady()) setMathTick((t) => t + 1);
+      });
+    }
+    const el = box.current;
+    if (el !== null && html.includes(MERMAID_BLOCK_CLASS)) void renderMermaidBlocks(el, { dark: prefersDark(), errorLabel: i18n.t('tools:markdown.diagramError') });
+    return () => {
+      stale = true;
+    };
+  }, [html]);
   // New HTML replaced the chips: a card left open on one of them closes.
   const prune = citations?.prune;
   useEffect(() => {
@@ -131,6 +153,7 @@ export function Markdown({ source, className, highlight = false, cite = false, c
   const cspNote = clicked && isBrowserMode() && /<img\b[^>]*\ssrc="https?:/i.test(html);
   const body = (
     <div
+      ref={box}
       className={className ? `markdown ${className}` : 'markdown'}
       {...untrusted}
       onClick={onClick}

@@ -8,6 +8,8 @@ import { linkCitations, type CiteResolver } from '../sources/citations';
 import { addCodeCopyButtons } from './copy';
 import { highlightSync } from './highlight';
 import { i18n } from '../i18n/i18n';
+import { hasMath, mathExtension, typesetMath } from './math';
+import { mermaidBlockHTML } from './mermaid';
 
 /** State of one checklist item in a task plan. */
 export type TaskMark = 'done' | 'todo' | 'progress';
@@ -87,13 +89,23 @@ const options: MarkedExtension = {
   },
 };
 
-const marked = new Marked(options);
+const isMermaid = (lang: string | undefined): boolean => (lang ?? '').trim().split(/\s/)[0]?.toLowerCase() === 'mermaid';
+
+// Math (math.ts) and mermaid blocks (mermaid.ts, drawn later by the Markdown component).
+const marked = new Marked(options, mathExtension(), {
+  renderer: {
+    code({ text, lang }) {
+      return isMermaid(lang) ? mermaidBlockHTML(text) : false;
+    },
+  },
+});
 
 // The same, with fenced code highlighted when its grammar is loaded (else marked's plain
 // <pre><code>, which `false` falls back to).
-const markedHighlighted = new Marked(options, {
+const markedHighlighted = new Marked(options, mathExtension(), {
   renderer: {
     code({ text, lang }) {
+      if (isMermaid(lang)) return mermaidBlockHTML(text);
       return highlightSync(text, lang ?? '') ?? false;
     },
   },
@@ -190,6 +202,11 @@ function blockRemoteLoads(node: Element): void {
  * added after sanitizing; the Markdown component handles its clicks.
  * With `images`, remote http(s) images are kept (see blockRemoteLoads); without it their
  * URLs are in data-blocked-src (hasBlockedImages).
+ * TeX math (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`; see math.mathExtension for what stays text,
+ * such as "$5 and $10" and code) is typeset by KaTeX after sanitizing, once math.loadMath
+ * has loaded it (its TeX source in a `.math-pending` element until then; math.hasMath
+ * tells whether there is any). A ```mermaid block becomes `<div class="mermaid-block">`
+ * with its source (mermaid.mermaidBlockHTML), which mermaid.renderMermaidBlocks draws.
  */
 export function renderMarkdown(source: string, opts: { highlight?: boolean; cite?: CiteResolver; copyCode?: boolean; images?: boolean } = {}): string {
   installHooks();
@@ -211,8 +228,11 @@ export function hasBlockedImages(html: string): boolean {
 
 function renderSanitized(source: string, opts: { highlight?: boolean; cite?: CiteResolver; copyCode?: boolean }): string {
   const html = (opts.highlight === true ? markedHighlighted : marked).parse(source, { async: false });
-  if (opts.cite === undefined && opts.copyCode !== true) return sanitize(html);
+  const math = hasMath(html);
+  if (opts.cite === undefined && opts.copyCode !== true && !math) return sanitize(html);
   const frag = DOMPurify.sanitize(html, { FORBID_TAGS, FORBID_ATTR, ALLOW_DATA_ATTR: false, RETURN_DOM_FRAGMENT: true });
+  // Math first, so no citation chip is made of a "[1]" inside a formula.
+  if (math) typesetMath(frag);
   if (opts.cite !== undefined) linkCitations(frag, opts.cite);
   if (opts.copyCode === true) addCodeCopyButtons(frag);
   const box = document.createElement('div');

@@ -34,6 +34,7 @@ export type EventType =
   | 'hook_result'
   | 'source_added'
   | 'index_progress' // an indexing pass of the conversation's local files (no message, never stored)
+  | 'feedback' // the user's rating of a finished run, given after it (MessageView.feedback shows it)
   | 'complete'
   | 'cancelled'
   | 'error';
@@ -545,6 +546,9 @@ function settleArtifacts(conv: ConversationRuns, ev: RunEvent, failed: string[])
  */
 export function applyEvent(state: RunsState, ev: RunEvent): RunsState {
   if (ev.conversation_id === '' || ev.message_id === '') return state;
+  // A rating is no part of its run's activity, and it may come long after the run: it
+  // neither rebuilds the run nor moves the seq (the message's `feedback` shows it).
+  if (ev.type === 'feedback') return state;
   const conv = state.conversations[ev.conversation_id] ?? emptyConversation();
   const existing = conv.runs[ev.message_id];
 

@@ -98,12 +98,14 @@ export function runsFromHistory(conversationId: string, events: readonly RunEven
 /**
  * The index of the first message of the branch (`messageIds`, root first) to show for the
  * loaded window: 0 when nothing older is left (hasBefore false); else the first message
- * with a loaded event (the ones before it appear when older pages load), or the last
+ * with a loaded event of its run, ratings (feedback events) aside (the ones before it
+ * appear when older pages load), or the last
  * message when none has one.
  */
 export function firstShownIndex(messageIds: readonly string[], events: readonly RunEvent[], hasBefore: boolean): number {
   if (!hasBefore || messageIds.length === 0) return 0;
-  const seen = new Set(events.map((e) => e.message_id));
+  // A rating given later to an old run is no sign that the run's own events are loaded.
+  const seen = new Set(events.filter((e) => e.type !== 'feedback').map((e) => e.message_id));
   const i = messageIds.findIndex((id) => seen.has(id));
   return i >= 0 ? i : messageIds.length - 1;
 }

@@ -252,6 +252,22 @@ export namespace app {
 	        this.status = source["status"];
 	    }
 	}
+	export class FeedbackView {
+	    rating: string;
+	    note: string;
+	    at: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FeedbackView(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.rating = source["rating"];
+	        this.note = source["note"];
+	        this.at = source["at"];
+	    }
+	}
 	export class MessageView {
 	    id: string;
 	    parent_id: string;
@@ -262,6 +278,7 @@ export namespace app {
 	    created_at: string;
 	    sibling_ids: string[];
 	    sibling_index: number;
+	    feedback?: FeedbackView;
 	
 	    static createFrom(source: any = {}) {
 	        return new MessageView(source);
@@ -278,7 +295,26 @@ export namespace app {
 	        this.created_at = source["created_at"];
 	        this.sibling_ids = source["sibling_ids"];
 	        this.sibling_index = source["sibling_index"];
+	        this.feedback = this.convertValues(source["feedback"], FeedbackView);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class ConversationSummary {
 	    id: string;
@@ -444,6 +480,7 @@ export namespace app {
 	        this.saved_path = source["saved_path"];
 	    }
 	}
+	
 	export class HistoryPage {
 	    events: events.Event[];
 	    has_before: boolean;

@@ -30,6 +30,8 @@ export function ResetWorkspace(arg1:string):Promise<app.WorkspaceStatus>;
 
 export function Search(arg1:string):Promise<Array<app.ConversationSummary>>;
 
+export function SetFeedback(arg1:string,arg2:string,arg3:string,arg4:string):Promise<app.FeedbackView>;
+
 export function Sources(arg1:string):Promise<Array<sources.Source>>;
 
 export function SwitchBranch(arg1:string,arg2:string):Promise<app.ConversationDetail>;

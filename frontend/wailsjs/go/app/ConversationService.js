@@ -54,6 +54,10 @@ export function Search(arg1) {
   return window['go']['app']['ConversationService']['Search'](arg1);
 }
 
+export function SetFeedback(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['ConversationService']['SetFeedback'](arg1, arg2, arg3, arg4);
+}
+
 export function Sources(arg1) {
   return window['go']['app']['ConversationService']['Sources'](arg1);
 }

@@ -1,0 +1,39 @@
+package browser
+
+import (
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"artifactflow/app/internal/apptest"
+	"artifactflow/backend/llm/llmtest"
+)
+
+// mathReport is the report the lead writes in TestBrowserE2EMathMermaid.
+const mathReport = "# Light to the Moon\n\nThe distance is $d \\approx 384\\,400$ km; it costs $5 and $10.\n\n" +
+	"$$\nt = \\frac{d}{c} \\approx 1.28\\ \\text{s}\n$$\n\n" +
+	"```mermaid\ngraph LR\n  Earth -->|laser| Moon\n```\n\n" +
+	"```mermaid\ngraph LR\n  A -->\n```\n"
+
+// TestBrowserE2EMathMermaid runs the real frontend in headless Chromium against browser
+// mode (frontend/e2e/math.mjs): a report artifact with inline and display math and a
+// Mermaid diagram shows the formulas typeset by KaTeX (with the prices left as text), the
+// diagram drawn as an SVG, and a diagram that does not parse as an inline error with its
+// source, under the page's own CSP (KaTeX's fonts and Mermaid's chunks come from the app).
+// Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
+func TestBrowserE2EMathMermaid(t *testing.T) {
+	dist := apptest.E2EFrontend(t)
+	world := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if apptest.AgentOf(req) == "lead_agent" && len(apptest.ToolResults(req)) == 0 {
+				return w.ToolCall("create_artifact", map[string]any{"id": "report", "content_type": "markdown", "title": "Light to the Moon", "content": mathReport})
+			}
+			return llmtest.Reply{Content: "Done: light takes $t \\approx 1.28$ s."}
+		}
+	})
+	_, srv, hs := newBrowserServer(t, world, dist)
+	if err := runScript(t, 2*time.Minute, "math.mjs", hs.URL+"/?token="+srv.Token(), nil); err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+}
