@@ -52,11 +52,21 @@ startup: build
 # The start-up, memory and size figures beside their budgets (bench/cmd/measure): --help wall
 # time and peak RSS, the slowest init, serve and window idle RSS (WebKit children summed),
 # the window's launch-to-usable under Xvfb, both binaries' size and the budgeted Go
-# benchmarks; writes bench/results.json and bench/results.md (over-budget rows flagged, not
+# benchmarks, and the window's launch as a ratio to an empty Wails window's; writes bench/results.json and bench/results.md (over-budget rows flagged, not
 # failed).
-.PHONY: bench
+# The launch ratio row launches the window interleaved with HELLO_BIN, an empty Wails window
+# (internal/bench/wailshello) built here with the app's Wails module and tags.
+HELLO_BIN := build/bin/wailshello
+
+.PHONY: bench timeline
 bench: build
-	go run -tags sqlite_fts5 ./bench/cmd/measure -bin $(BIN) -window-bin $(WINDOW_BIN) -out bench
+	go build $(GOFLAGS_BUILD) -o $(HELLO_BIN) ./internal/bench/wailshello
+	go run -tags sqlite_fts5 ./bench/cmd/measure -bin $(BIN) -window-bin $(WINDOW_BIN) -hello-bin $(HELLO_BIN) -out bench
+
+# The window's start-up timeline (docs/ARCHITECTURE.md, "Start-up"): three launches under
+# Xvfb with ARTIFACTFLOW_TIMELINE=1, every step's median time after the process start.
+timeline: build
+	go run -tags sqlite_fts5 ./bench/cmd/measure -bin $(BIN) -timeline 3
 
 deps:
 	@scripts/setup.sh run

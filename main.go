@@ -17,10 +17,12 @@ import (
 	"embed"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"artifactflow/app/cli"
 	"artifactflow/app/gzfs"
 	"artifactflow/backend/sandbox"
+	"artifactflow/internal/timeline"
 )
 
 // assetsGz is frontend/distgz: the built frontend gzip-compressed, file by file, as `npm
@@ -41,6 +43,11 @@ var assets = func() fs.FS {
 
 func main() {
 	sandbox.CheckUnhandled() // a parser's child for a job this build does not serve
+	if timeline.On() {
+		name := filepath.Base(os.Args[0])
+		timeline.Started(name)
+		timeline.Mark(name + ": main")
+	}
 	dist := assets
 	os.Exit(cli.Main(context.Background(), cli.Env{
 		Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Assets: dist, Window: window,

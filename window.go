@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/logger"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -17,6 +19,7 @@ import (
 	"artifactflow/app/cli"
 	"artifactflow/backend/config"
 	"artifactflow/backend/events"
+	"artifactflow/internal/timeline"
 )
 
 // launch is nil: this build opens the window itself.
@@ -26,13 +29,15 @@ var launch cli.LaunchFunc
 // page as runtime events named app.RunEventName.
 func window(core *app.Core) error {
 	var removeSink func()
+	timeline.Mark("wails.Run")
 	return wails.Run(&options.App{
 		Title:       "ArtifactFlow",
 		Width:       1280,
 		Height:      860,
 		MinWidth:    960,
 		MinHeight:   600,
-		AssetServer: &assetserver.Options{Assets: assets},
+		AssetServer: &assetserver.Options{Assets: assets, Middleware: timedAssets},
+		Logger:      pageLogger{logger.NewDefaultLogger()},
 		// Navigation away from the app is refused in the page (frontend/src/markdown/navigation.ts):
 		// Wails v2 has no navigation-policy hook (on Linux it connects no decide-policy
 		// handler to the WebKitGTK view and exposes no view to connect one). Should the
@@ -46,11 +51,13 @@ func window(core *app.Core) error {
 		DragAndDrop:      &options.DragAndDrop{EnableFileDrop: true},
 		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
 		OnStartup: func(ctx context.Context) {
+			timeline.Mark("Wails OnStartup")
 			core.SetDialogs(dialogs{ctx})
 			removeSink = core.AddSink(app.SinkFunc(func(ev events.Event) {
 				runtime.EventsEmit(ctx, app.RunEventName, ev)
 			}))
 		},
+		OnDomReady: func(context.Context) { timeline.Mark("Wails OnDomReady") },
 		OnShutdown: func(context.Context) {
 			if removeSink != nil {
 				removeSink()
@@ -60,6 +67,31 @@ func window(core *app.Core) error {
 		// A bound method's error reaches the page as the JSON of its app.AppError (code,
 		// message, fields, retryable): the page switches on the code.
 		ErrorFormatter: app.FormatBoundError,
+	})
+}
+
+// pageLogger is Wails' default logger, except that the page's timeline line
+// (timeline.PagePrefix, printed through LogPrint) is dropped unless the timeline is on.
+type pageLogger struct{ logger.Logger }
+
+// Print prints message unless it is the page's timeline while the timeline is off.
+func (l pageLogger) Print(message string) {
+	if !timeline.On() && strings.HasPrefix(message, timeline.PagePrefix) {
+		return
+	}
+	l.Logger.Print(message)
+}
+
+// timedAssets marks on the timeline when each asset of the page was asked for and when it
+// was served (a pass-through while the timeline is off).
+func timedAssets(next http.Handler) http.Handler {
+	if !timeline.On() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		timeline.Mark("asset asked: " + r.URL.Path)
+		next.ServeHTTP(w, r)
+		timeline.Mark("asset served: " + r.URL.Path)
 	})
 }
 

@@ -132,6 +132,7 @@ type Core struct {
 	watchDone   chan struct{}   // closed when watch returns
 	followFrom  int64           // the newest event at NewCore, where watch starts relaying (-1: unknown)
 	elsewhere   map[string]bool // under mu: conversations another process runs research in (follow.go)
+	warm        *warmup         // under mu: the background warm-up (warmup.go), nil until StartWarmup
 	closeOnce   sync.Once
 }
 
@@ -256,6 +257,7 @@ func (c *Core) heartbeat() {
 func (c *Core) Close(ctx context.Context) error {
 	var err error
 	c.closeOnce.Do(func() {
+		c.stopWarmup() // first: its child is killed, not waited for
 		err = c.eng.Close(ctx)
 		c.files.Close()   // after the runs, which may still be reading the index
 		_ = c.mcp.Close() // after the runs, which may still be calling tools: no server outlives the app
@@ -359,6 +361,9 @@ func (c *Core) AddSink(s EventSink) (remove func()) {
 }
 
 func (c *Core) emit(ev events.Event) {
+	if ev.MessageID != "" { // a run's event (changes made outside runs carry no message)
+		c.noteActivity()
+	}
 	c.mu.Lock()
 	sinks := make([]EventSink, 0, len(c.sinks))
 	for _, s := range c.sinks {

@@ -267,8 +267,12 @@ func newCore(ctx context.Context, env Env, g *globalFlags, follow bool) (*app.Co
 	if err != nil {
 		return nil, err
 	}
+	level := slog.LevelWarn
+	if follow { // a UI also says what its warm-up did (app.Core.StartWarmup)
+		level = slog.LevelInfo
+	}
 	return app.NewCore(ctx, app.Options{DataDir: dir, Overrides: g.s, FollowOtherRuns: follow, Suggest: follow,
-		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))})
 }
 
 // startFailed prints why the window could not start and, in the window build, shows it

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"artifactflow/app"
 	"artifactflow/app/browser"
 	"artifactflow/app/internal/text"
 	"artifactflow/app/localapi"
@@ -59,6 +60,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 		return ExitError
 	}
 	defer core.StopLocalAPI(api)
+	core.StartWarmup(app.DefaultWarmupIdle) // as the window does (runWindow)
 	hs := newServeServer(srv, defaultServeTimeouts)
 	fmt.Fprintf(env.Stdout, "ArtifactFlow browser mode: http://%s/?token=%s\n", ln.Addr(), srv.Token())
 	fmt.Fprintf(env.Stdout, "ArtifactFlow local API: %s (token in %s)\n", api.URL(), filepath.Join(core.DataDir(), localapi.DiscoveryFile))

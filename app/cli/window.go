@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"artifactflow/app"
 	"artifactflow/app/internal/text"
 	"artifactflow/app/localapi"
+	"artifactflow/internal/timeline"
 )
 
 // This file is the window command (`artifactflow` with no command): it opens the Core
@@ -34,16 +36,22 @@ func runWindow(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "artifactflow: this build has no window; use ask or serve")
 		return ExitError
 	}
+	timeline.Mark("core: open")
 	core, err := newCore(ctx, env, g, true)
 	if err != nil {
 		return startFailed(env, err)
 	}
 	defer closeCore(core)
+	timeline.Mark("core: ready")
 	api, err := core.StartLocalAPI(ctx, apiAddr)
 	if err != nil {
 		return startFailed(env, err)
 	}
 	defer core.StopLocalAPI(api)
+	timeline.Mark("local API started")
+	// After the first paint, once idle: what the first PDF, token count and converter
+	// child would otherwise wait for (app.Core.StartWarmup; logged at Info).
+	core.StartWarmup(app.DefaultWarmupIdle)
 	if err := env.Window(core); err != nil {
 		fmt.Fprintf(env.Stderr, "artifactflow: window: %v\n", text.OneLine(err))
 		return ExitError

@@ -48,6 +48,7 @@ import (
 const (
 	envJob    = "ARTIFACTFLOW_SANDBOX_JOB"
 	envMemory = "ARTIFACTFLOW_SANDBOX_MEMORY"
+	envLow    = "ARTIFACTFLOW_SANDBOX_LOW" // "1": the child lowers its CPU priority first (Limits.LowPriority)
 	// EnvJobHost names the executable that Run starts for a job, when it is not this one.
 	EnvJobHost = "ARTIFACTFLOW_JOB_HOST"
 )
@@ -122,6 +123,10 @@ type Limits struct {
 	MaxMemory int64
 	// MaxOutput caps the output read back, in bytes.
 	MaxOutput int64
+	// LowPriority runs the child at the lowest CPU priority (nice 19 on Linux, every
+	// thread of it; elsewhere as it is), for work done in the background that must never
+	// slow what the user is doing.
+	LowPriority bool
 }
 
 func (l Limits) withDefaults() Limits {
@@ -147,6 +152,9 @@ var slots = make(chan struct{}, max(2, runtime.NumCPU()))
 func Handle(name string, fn Func) {
 	if os.Getenv(envJob) != name {
 		return
+	}
+	if os.Getenv(envLow) == "1" {
+		lowerPriority()
 	}
 	os.Exit(serve(fn, os.Stdin, os.Stdout, os.Getenv(envMemory)))
 }
@@ -222,6 +230,9 @@ func Run(ctx context.Context, name string, input []byte, lim Limits) ([]byte, er
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, exe)
 	cmd.Env = append(childEnv(), envJob+"="+name, envMemory+"="+strconv.FormatInt(lim.MaxMemory, 10))
+	if lim.LowPriority {
+		cmd.Env = append(cmd.Env, envLow+"=1")
+	}
 	cmd.Stdin = bytes.NewReader(input)
 	stdout := &capBuffer{max: lim.MaxOutput}
 	stderr := &capBuffer{max: 4 << 10} // a Go runtime crash says why in its first lines

@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+
+	"artifactflow/internal/timeline"
 )
 
 // Sentinel errors. Every error returned by this package wraps at most one of them; test with
@@ -217,7 +219,12 @@ func (db *DB) init(ctx context.Context) error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("store: open %s: journal_mode is %q, want wal (is the file system read-only or remote?)", db.path, mode)
 	}
-	return db.migrate(ctx)
+	timeline.Mark("database open")
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	timeline.Mark("migrations done")
+	return nil
 }
 
 // describeOpenError turns the SQLite errors seen when opening a bad path into a message that

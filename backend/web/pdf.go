@@ -100,15 +100,22 @@ func pdfCacheDir() string {
 // file is damaged or not a PDF") or is encrypted with a password ("PDF is
 // password-protected"), has no pages, has no text layer (scanned images), or the reader took
 // too long (wraps sandbox.ErrTimeout), needed too much memory (sandbox.ErrOutOfMemory)
-// or crashed (sandbox.ErrCrashed); ctx's error when ctx ended first.
+// or crashed (sandbox.ErrCrashed); ctx's error when ctx ended first. A WarmPDFReader in
+// progress is stopped first.
 func PDFToText(ctx context.Context, data []byte) (title, text string, err error) {
+	preemptWarmUp()
+	return pdfToText(ctx, data, pdfLimits)
+}
+
+// pdfToText is PDFToText with the child's limits.
+func pdfToText(ctx context.Context, data []byte, lim sandbox.Limits) (title, text string, err error) {
 	head, err := json.Marshal(pdfRequest{CacheDir: pdfCacheDir()})
 	if err != nil {
 		return "", "", fmt.Errorf("broken PDF: %w", err)
 	}
 	input := make([]byte, 0, len(head)+1+len(data))
 	input = append(append(append(input, head...), '\n'), data...)
-	res, err := runConverter(ctx, pdfJob, "the PDF reader", "broken PDF", input, pdfLimits)
+	res, err := runConverter(ctx, pdfJob, "the PDF reader", "broken PDF", input, lim)
 	return res.Title, res.Text, err
 }
 

@@ -16,8 +16,9 @@ import { ChatView } from './chat/Chat';
 import { CitationProvider } from './sources/Citations';
 import { FindBar } from './layout/FindBar';
 import { ColumnSplitters, ColumnToggle } from './layout/LayoutControls';
-import { PermissionDialog } from './chat/PermissionDialog';
-import { SettingsDialog } from './settings/SettingsDialog';
+import { LazyPermissionDialog } from './chat/LazyPermissionDialog';
+import { LazySettingsDialog, preloadSettingsDialog } from './settings/LazySettingsDialog';
+import { preloadArtifactViewer } from './artifacts/LazyArtifactViewer';
 import { Sidebar } from './sidebar/Sidebar';
 import { FileNoticeBar, useConversationFiles } from './files/ConversationFiles';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './files/Uploads';
@@ -44,6 +45,22 @@ function useSetup() {
 }
 
 /**
+ * Once the first data has painted and a second has passed, loads the chunks of the UI the
+ * first screen does not show (the Settings dialog, the artifact viewer), so that opening
+ * them later seldom waits (docs/ARCHITECTURE.md, "Start-up").
+ */
+function usePreloadAfterFirstPaint(painted: boolean) {
+  useEffect(() => {
+    if (!painted) return;
+    const id = setTimeout(() => {
+      preloadSettingsDialog();
+      preloadArtifactViewer();
+    }, 1000);
+    return () => clearTimeout(id);
+  }, [painted]);
+}
+
+/**
  * The ArtifactFlow window: conversations | chat | task plan and artifacts, plus the settings
  * dialog. Run progress comes only from run events (applied by applyEvent); stored data is
  * reloaded when a conversation is opened and when a run in it ends.
@@ -53,6 +70,7 @@ export default function App() {
   const { runs, dispatch, reloadTick, reload } = useRuns();
   const list = useConversationList(runs, reloadTick);
   useLaunchMark(!list.loading); // make bench's launch-to-usable mark (launchMark.ts)
+  usePreloadAfterFirstPaint(!list.loading);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [selectedArtifact, setSelectedArtifact] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
@@ -191,8 +209,8 @@ export default function App() {
         />
       </CitationProvider>
       <ColumnSplitters layout={layout} />
-      <PermissionDialog runs={runs} selectedId={selectedId} conversations={list.conversations} />
-      {settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} onSaved={onSettingsSaved} /> : null}
+      <LazyPermissionDialog runs={runs} selectedId={selectedId} conversations={list.conversations} />
+      {settingsOpen ? <LazySettingsDialog onClose={() => setSettingsOpen(false)} onSaved={onSettingsSaved} /> : null}
       <UploadLayer uploads={uploads} selectedId={selectedId} maxUploadMb={setup.maxUploadMb} onOpen={openConversation} onSelectArtifact={setSelectedArtifact} />
     </div>
   );

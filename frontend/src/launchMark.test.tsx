@@ -2,7 +2,7 @@
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { describe, expect, it, vi } from 'vitest';
-import { LAUNCH_MARK, useLaunchMark } from './launchMark';
+import { LAUNCH_MARK, TIMELINE_PREFIX, markStep, useLaunchMark, type TimelineStep } from './launchMark';
 
 function Probe({ rendered }: { rendered: boolean }) {
   useLaunchMark(rendered);
@@ -10,7 +10,7 @@ function Probe({ rendered }: { rendered: boolean }) {
 }
 
 describe('useLaunchMark', () => {
-  it('prints the launch mark through LogPrint once, after the first data has rendered', () => {
+  it('prints the launch mark and the timeline through LogPrint once, after the first data has rendered', () => {
     (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
     const logPrint = vi.fn();
     (window as unknown as { runtime: unknown }).runtime = { LogPrint: logPrint };
@@ -19,13 +19,23 @@ describe('useLaunchMark', () => {
       return 0;
     });
     const root = createRoot(document.createElement('div'));
+    markStep('bundle evaluated');
     act(() => root.render(<Probe rendered={false} />));
     expect(logPrint).not.toHaveBeenCalled();
     act(() => root.render(<Probe rendered />));
-    expect(logPrint.mock.calls).toEqual([[LAUNCH_MARK]]);
+    expect(logPrint.mock.calls[0]).toEqual([LAUNCH_MARK]);
+    // Then the timeline: the steps noted so far, in time order, as epoch ms.
+    expect(logPrint).toHaveBeenCalledTimes(2);
+    const line = String(logPrint.mock.calls[1]?.[0]);
+    expect(line.startsWith(`${TIMELINE_PREFIX} `)).toBe(true);
+    const steps = JSON.parse(line.slice(TIMELINE_PREFIX.length + 1)) as TimelineStep[];
+    expect(steps.map((s) => s.step)).toEqual(['page: bundle evaluated', 'page: first render committed', 'page: first data painted']);
+    const [first, , last] = steps.map((s) => s.at);
+    expect(first).toBeGreaterThan(Date.UTC(2020, 0, 1));
+    expect(first).toBeLessThanOrEqual(last ?? 0);
     act(() => root.render(<Probe rendered={false} />));
     act(() => root.render(<Probe rendered />));
-    expect(logPrint).toHaveBeenCalledTimes(1);
+    expect(logPrint).toHaveBeenCalledTimes(2);
     act(() => root.unmount());
   });
 });

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
+import { markStep } from './launchMark';
 import './i18n/i18n'; // the UI's language, set before the first render
 import { syncLanguageFromBackend } from './i18n/language';
 import { guardNavigation } from './markdown/navigation';
@@ -8,6 +9,7 @@ import { installTooltips } from './layout/tooltips';
 import './style.css';
 import './chat/conversation.css';
 
+markStep('bundle evaluated'); // every static import has run (launchMark.ts: the start-up timeline)
 // Before the app renders: nothing on the page may navigate the window away from the app.
 guardNavigation();
 // The app draws its tooltips: a click that opens a dialog leaves none over it.
@@ -23,3 +25,4 @@ createRoot(container).render(
     <App />
   </StrictMode>,
 );
+markStep('first render called');

@@ -6,13 +6,17 @@
 //
 // Usage (from the module root, after `make build`):
 //
-//	go run -tags sqlite_fts5 ./bench/cmd/measure [-bin build/bin/artifactflow] [-window-bin build/bin/artifactflow-window] [-out bench]
+//	go run -tags sqlite_fts5 ./bench/cmd/measure [-bin build/bin/artifactflow] [-window-bin build/bin/artifactflow-window] [-hello-bin build/bin/wailshello] [-out bench]
+//	go run -tags sqlite_fts5 ./bench/cmd/measure -timeline 3    # the start-up timeline, printed
+//	go run -tags sqlite_fts5 ./bench/cmd/measure -ratio-only    # the launch ratio alone, printed
 //
 // The window rows need Xvfb; without it they are reported as not measured. The launch mark is
 // the line "artifactflow: usable" that the page prints once through the Wails runtime's
 // LogPrint after its first data (the conversation list) has rendered
 // (frontend/src/launchMark.ts); launch-to-usable is the time from starting the binary to
-// reading that line on its output.
+// reading that line on its output. The launch ratio compares that time with an empty Wails
+// window's (internal/bench/wailshello, built beside the app by `make bench`) to its first
+// frame, launched interleaved with the app (launch.go).
 package main
 
 import (
@@ -73,6 +77,10 @@ func main() {
 	out := flag.String("out", "bench", "folder for results.json and results.md")
 	openOnly := flag.Bool("open-only", false, "measure only the opening of the 10,000-event conversation; print, write nothing")
 	researchOnly := flag.Bool("research-only", false, "measure only the research speed (parallel tool calls); print, write nothing")
+	hello := flag.String("hello-bin", "build/bin/wailshello", "the empty Wails window (internal/bench/wailshello) the launch ratio compares with")
+	ratioOnly := flag.Bool("ratio-only", false, "measure only the launch ratio to the empty Wails window; print, write nothing")
+	pdfOnly := flag.Bool("pdf-first", false, "measure only the first and second PDF read after a fresh install, serve started 10 s before; print, write nothing")
+	timelineRuns := flag.Int("timeline", 0, "launch the window this many times with ARTIFACTFLOW_TIMELINE=1 and print the start-up timeline (medians); write nothing")
 	flag.Parse()
 	if !builtWithFTS5 {
 		// Without the tag every fixture row would read "not measured: no such module: fts5".
@@ -81,6 +89,26 @@ func main() {
 	}
 	if *researchOnly {
 		measureResearch(func(r Row) { fmt.Printf("%s: %s %s (%s)\n", r.Name, fmtVal(r), r.Unit, r.Note) })
+		return
+	}
+	if *timelineRuns > 0 {
+		if err := printTimeline(os.Stdout, *bin, *timelineRuns); err != nil {
+			fmt.Fprintln(os.Stderr, "measure:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *pdfOnly {
+		first, second, err := pdfFirst(*bin, 10*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "measure:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("first PDF read %.3f s, second %.3f s (second/first %.2f)\n", first, second, second/first)
+		return
+	}
+	if *ratioOnly {
+		measureLaunchRatio(*bin, *hello, func(r Row) { fmt.Printf("%s: %s %s (%s)\n", r.Name, fmtVal(r), r.Unit, r.Note) })
 		return
 	}
 	if *openOnly {
@@ -125,6 +153,7 @@ func main() {
 	add(row("window launch-to-usable (Xvfb, median of 3)", median(usable), err, "s", 1.0, "start of "+filepath.Base(*bin)+" to the page's launch mark on its output"))
 	add(row("window Go process idle RSS after 10 s (Xvfb)", w.goRSS, err, "MB", 120, "VmRSS"))
 	add(row("window WebKit processes RSS after 10 s (Xvfb)", w.webkitRSS, err, "MB", 0, w.webkitNote))
+	measureLaunchRatio(*bin, *hello, add)
 	benches := []struct {
 		name, pkg, pattern, want string
 		nsBudget, allocBudget    float64
@@ -408,43 +437,13 @@ func startXvfb() (string, *exec.Cmd, error) {
 // descendants' RSS in MB.
 func windowRun(bin string, idle time.Duration, withRSS bool) (windowFigures, error) {
 	var f windowFigures
-	display, xvfb, err := startXvfb()
+	l, err := launch(bin, launchMark, nil, nil)
 	if err != nil {
 		return f, err
 	}
-	defer func() { _ = xvfb.Process.Kill(); _ = xvfb.Wait() }()
-	env, cleanup, err := isolatedEnv("DISPLAY="+display, "GTK_IM_MODULE=gtk-im-context-simple")
-	if err != nil {
-		return f, err
-	}
-	defer cleanup()
-	cmd := exec.Command(bin)
-	cmd.Env = env
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	marked := make(chan time.Time, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), launchMark) {
-				select {
-				case marked <- time.Now():
-				default:
-				}
-			}
-		}
-	}()
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return f, fmt.Errorf("start window: %w", err)
-	}
-	defer func() { stop(cmd); pw.Close() }()
-	select {
-	case at := <-marked:
-		f.usable = at.Sub(start).Seconds()
-	case <-time.After(30 * time.Second):
-		return f, fmt.Errorf("no launch mark within 30 s: %w", errNotMeasured)
-	}
+	defer l.stop()
+	f.usable = l.toMark.Seconds()
+	start, cmd := l.start, l.cmd
 	if !withRSS {
 		return f, nil
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const benchOut = `goos: linux
@@ -129,5 +131,35 @@ func TestBenchMetrics(t *testing.T) {
 	}
 	if _, err := benchMetrics("PASS\n", regexp.MustCompile(`^BenchmarkResearchSpeed$`)); !errors.Is(err, errNotMeasured) {
 		t.Fatalf("err = %v, want errNotMeasured", err)
+	}
+}
+
+// TestParseTimeline: the Go side's slog lines and the page's JSON line are put on one time
+// line from the process start, in time order, with quoted step names unquoted; output
+// without any timeline is reported as not measured.
+func TestParseTimeline(t *testing.T) {
+	start := time.UnixMicro(1_764_000_000_000_000)
+	lines := []string{
+		`time=2026-11-29T12:00:00.000Z level=INFO msg=timeline step="database open" at_us=1764000000250000 pid=7`,
+		`Overriding existing handler for signal 10.`,
+		`time=2026-11-29T12:00:00.000Z level=INFO msg=timeline step=wails.Run at_us=1764000000300000 pid=7`,
+		`artifactflow: usable`,
+		`artifactflow: timeline [{"step":"page: first data painted","at":1764000000900.5},{"step":"page: bundle evaluated","at":1764000000600}]`,
+	}
+	got, err := parseTimeline(lines, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []step{{"database open", 250}, {"wails.Run", 300}, {"page: bundle evaluated", 600}, {"page: first data painted", 900.5}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || math.Abs(got[i].MS-want[i].MS) > 1e-6 {
+			t.Errorf("step %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if _, err := parseTimeline([]string{"artifactflow: usable"}, start); !errors.Is(err, errNotMeasured) {
+		t.Errorf("no timeline: err = %v, want errNotMeasured", err)
 	}
 }

@@ -5,7 +5,7 @@ import { TASK_PLAN_ID, type ArtifactRow } from './rows';
 import { useArtifactContent } from './useArtifactContent';
 import { useDeleteArtifact } from './useDeleteArtifact';
 import '../i18n/i18n'; // the UI's language, set up before the first render
-import { ArtifactViewer } from './ArtifactViewer';
+import { LazyArtifactViewer } from './LazyArtifactViewer';
 import { useCitations } from '../sources/Citations';
 import { DeclaredList } from '../declared/DeclaredList';
 import { ConfirmDialog } from '../shared/Modal';
@@ -113,7 +113,7 @@ export function ArtifactPanel({
           <DeclaredList conversationId={conversationId} items={declared} onRemoved={(id) => onDeclaredRemoved?.(id)} onAdded={onDeclaredAdded} />
         ) : null}
         {tab === 'artifacts' && selected && conversationId !== null ? (
-          <ArtifactViewer
+          <LazyArtifactViewer
             key={`${conversationId}/${selected.id}`}
             conversationId={conversationId}
             artifact={selected}

@@ -232,6 +232,7 @@ describe('the artifact panel in Chinese', () => {
           onAddFiles={() => {}}
         />,
       );
+      await import('./ArtifactViewer'); // a chunk loaded on demand (LazyArtifactViewer)
       await new Promise((r) => setTimeout(r, 0));
     });
     const text = (sel: string) => [...host.querySelectorAll(sel)].map((e) => e.textContent.trim());

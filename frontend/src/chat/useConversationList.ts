@@ -3,6 +3,7 @@ import { toApiError } from '../api/call';
 import { onRunEvent } from '../api/runtime';
 import { archiveConversation, deleteConversation, listConversations, pinConversation, renameConversation, type Conversation } from '../api/conversations';
 import { isRunning, runsOf, type RunsState } from '../run/events';
+import { markStep } from '../launchMark';
 
 /**
  * The sidebar's conversation list: loaded on start, reloaded when any conversation starts or
@@ -28,8 +29,10 @@ export function useConversationList(runs: RunsState, reloadTick: number) {
 
   useEffect(() => {
     let stale = false;
+    markStep('conversation list asked');
     listConversations().then(
       (list) => {
+        markStep('conversation list received');
         if (stale) return;
         setConversations(list);
         setLoading(false);

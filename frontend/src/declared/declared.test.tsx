@@ -26,11 +26,13 @@ let root: Root | null = null;
 const host = document.createElement('div');
 document.body.appendChild(host);
 
+// The artifact viewer is a chunk loaded on demand (LazyArtifactViewer): render waits for it.
 const render = (node: React.ReactNode) =>
   act(async () => {
     root ??= createRoot(host);
     root.render(node);
-    await Promise.resolve();
+    await import('../artifacts/ArtifactViewer');
+    await new Promise((r) => setTimeout(r, 0));
   });
 const settle = () => act(() => new Promise((r) => setTimeout(r, 0)));
 
