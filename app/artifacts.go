@@ -449,7 +449,7 @@ func (s *ArtifactService) upload(conversationID string, ups []artifact.Upload, r
 		// Marked with this process until a file is stored, so that a start after this process
 		// is killed mid-upload removes the conversation if it stayed empty (sweepUploads).
 		if err := s.core.db.CreateConversation(ctx, store.Conversation{ID: conversationID, Title: text.Clip(title, 60),
-			Metadata: store.PendingUploadMetadata(s.core.instance)}); err != nil {
+			TitleSource: store.TitleFromFiles, Metadata: store.PendingUploadMetadata(s.core.instance)}); err != nil {
 			return nil, err
 		}
 	} else if _, err := s.core.db.GetConversation(ctx, conversationID); err != nil {

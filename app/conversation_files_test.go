@@ -2,6 +2,7 @@ package app
 
 import (
 	"archive/zip"
+	"artifactflow/backend/engine"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -362,8 +363,8 @@ func TestConversationFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	title := "Files: notes.md" // named after its first file, uploaded before the question
-	if exp.SavedPath != "" || len(exp.Data) == 0 || exp.Filename != "Files_notesmd.artifactflow.zip" || exp.MIME != "application/zip" {
+	title := engine.QuestionTitle(apptest.Question) // its first file came first, but the first question names it
+	if exp.SavedPath != "" || len(exp.Data) == 0 || exp.Filename != "How_far_away_is_the_Moon.artifactflow.zip" || exp.MIME != "application/zip" {
 		t.Fatalf("export = %+v (%d bytes)", exp.Filename, len(exp.Data))
 	}
 

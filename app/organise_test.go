@@ -88,3 +88,49 @@ func TestPinArchiveAndModelTitle(t *testing.T) {
 		t.Errorf("after unpin and restore = %v, want neither", got)
 	}
 }
+
+// Files dropped or pasted with no conversation open make one titled "Files: name"; the first
+// question asked there names it instead (and the model may then retitle it), unless the user
+// renamed it first.
+func TestFilesFirstConversationTakesQuestionTitle(t *testing.T) {
+	w := apptest.NewWorld(t, "native", func(*apptest.World) llmtest.Handler {
+		return apptest.WithSuggestions(func(openai.ChatCompletionRequest, int) llmtest.Reply {
+			return llmtest.Reply{Content: "The chart rises every year."}
+		}, "", "Why does it rise?")
+	})
+	core, err := NewCore(context.Background(), Options{DataDir: w.DataDir, Overrides: w.Overrides(), Suggest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close(context.Background())
+	arts, chat, convs := &ArtifactService{core}, &ChatService{core}, &ConversationService{core}
+	for _, tc := range []struct {
+		name, rename, want string
+	}{
+		{name: "question names it", want: "What does this chart show?"},
+		{name: "a rename first wins", rename: "My chart", want: "My chart"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up, err := arts.Upload("", []UploadFile{{Name: "notes.md", Data: []byte("# Notes\n\nSales rose.\n")}})
+			if err != nil || len(up) != 1 || up[0].ConversationID == "" {
+				t.Fatalf("Upload = %+v, %v", up, err)
+			}
+			id := up[0].ConversationID
+			if d, _ := convs.Get(id); d.Conversation.Title != "Files: notes.md" {
+				t.Fatalf("title after the upload = %q, want the files' stand-in", d.Conversation.Title)
+			}
+			if tc.rename != "" {
+				if err := convs.Rename(id, tc.rename); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := chat.Send(SendRequest{ConversationID: id, Content: "What does this chart show?"}); err != nil {
+				t.Fatal(err)
+			}
+			waitIdle(core, id)
+			if d, _ := convs.Get(id); d.Conversation.Title != tc.want {
+				t.Errorf("title after the first question = %q, want %q", d.Conversation.Title, tc.want)
+			}
+		})
+	}
+}

@@ -416,6 +416,11 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		if parentID == "" && !req.Root {
 			parentID = conv.ActiveBranch
 		}
+		if conv.TitleSource == store.TitleFromFiles { // files came first: the question names it
+			if _, err := st.SetQuestionTitle(ctx, convID, titleFrom(content)); err != nil {
+				return nil, fmt.Errorf("engine: title the conversation: %w", err)
+			}
+		}
 	}
 	refs, err := e.imageRefs(ctx, req.ConversationID, req.Images)
 	if err != nil {

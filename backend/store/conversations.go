@@ -40,6 +40,10 @@ const (
 	TitleFromQuestion = "question"
 	TitleFromModel    = "model"
 	TitleFromUser     = "user"
+	// TitleFromFiles marks the stand-in title ("Files: name") of a conversation that files
+	// dropped or pasted with no conversation open created: the first question replaces it
+	// (SetQuestionTitle), as if the conversation had begun with that question.
+	TitleFromFiles = "files"
 )
 
 // Message statuses (messages.status). A message is running while its run is active and ends
@@ -121,7 +125,7 @@ func (db *DB) CreateConversation(ctx context.Context, c Conversation) error {
 		return err
 	}
 	switch c.TitleSource {
-	case "", TitleFromQuestion, TitleFromModel, TitleFromUser:
+	case "", TitleFromQuestion, TitleFromModel, TitleFromUser, TitleFromFiles:
 	default:
 		return fmt.Errorf("store: create conversation %q: unknown title source %q: %w", c.ID, c.TitleSource, ErrInvalid)
 	}
@@ -192,6 +196,24 @@ func (db *DB) ListConversations(ctx context.Context, limit, offset int) ([]Conve
 func (db *DB) RenameConversation(ctx context.Context, id, title string) error {
 	return db.updateConversation(ctx, "rename", id, `UPDATE conversations SET title = ?, title_source = ?, updated_at = ? WHERE id = ?`,
 		title, TitleFromUser, formatTime(now()), id)
+}
+
+// SetQuestionTitle gives conversation id the title made from its first question
+// (TitleFromQuestion), only while its title is the stand-in of files uploaded before any
+// question (TitleFromFiles): a rename, or a title a question already made, is kept. It
+// reports whether the title was replaced; updated_at does not change. Database errors are
+// wrapped; an unknown id replaces nothing.
+func (db *DB) SetQuestionTitle(ctx context.Context, id, title string) (bool, error) {
+	res, err := db.exec(ctx, `UPDATE conversations SET title = ?, title_source = ? WHERE id = ? AND title_source = ?`,
+		title, TitleFromQuestion, id, TitleFromFiles)
+	if err != nil {
+		return false, fmt.Errorf("store: set question title of conversation %q: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: set question title of conversation %q: %w", id, err)
+	}
+	return n > 0, nil
 }
 
 // SetModelTitle replaces the title of conversation id with one the model wrote, only while
