@@ -408,6 +408,11 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		deps.Mode = toolcall.ModeNative
 	}
 	st := e.cfg.Store
+	// The pictures are checked first: a question refused for them leaves no conversation.
+	refs, err := e.imageRefs(ctx, req.ConversationID, req.Images)
+	if err != nil {
+		return nil, err
+	}
 	now := e.cfg.Now().UTC()
 	convID := req.ConversationID
 	parentID := req.ParentID
@@ -433,10 +438,6 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 				return nil, fmt.Errorf("engine: title the conversation: %w", err)
 			}
 		}
-	}
-	refs, err := e.imageRefs(ctx, req.ConversationID, req.Images)
-	if err != nil {
-		return nil, err
 	}
 
 	hk := e.newHooks(deps)

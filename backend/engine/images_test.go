@@ -238,6 +238,10 @@ func TestQuestionImagesRefused(t *testing.T) {
 	if msgs, err := w.db.MessageTree(ctx, "c"); err != nil || len(msgs) != 0 {
 		t.Errorf("messages recorded: %+v, %v", msgs, err)
 	}
+	// The question with no conversation yet made none.
+	if convs, err := w.db.ListConversations(ctx, 0, 0); err != nil || len(convs) != 2 {
+		t.Errorf("conversations after the refusals = %d (%v), want the two made here", len(convs), err)
+	}
 }
 
 // sha is the SHA-256 of data in hex.
