@@ -513,10 +513,13 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 	if len(warnings) > 0 {
 		e.cfg.Logger.Warn("user-defined agents: problems in this run", "conversation", convID, "warnings", warnings)
 	}
-	images, imageWarnings := e.questionImages(refs, deps.Vision, deps.ModelName)
+	images, imageWarnings, codes := e.questionImages(refs, deps.Vision, deps.ModelName)
+	for i := range codes {
+		codes[i].Index += len(warnings)
+	}
 	warnings = append(warnings, imageWarnings...)
 	em.emit(runCtx, events.Metadata, "", events.DataMetadata{ParentID: parentID, Content: content,
-		Model: deps.ModelName, Mode: string(deps.Mode), Warnings: warnings, Images: refs})
+		Model: deps.ModelName, Mode: string(deps.Mode), Warnings: warnings, Images: refs, WarningCodes: codes})
 	go func() {
 		defer e.wg.Done()
 		defer close(r.done) // after unregister: a caller woken by Done may start the next run

@@ -68,30 +68,36 @@ func messageMetadata(refs []events.ImageRef) json.RawMessage {
 // and one warning says so; with vision on, each picture is read from its original under
 // Config.BlobsDir and fitted into a request (imaging.ForModel: at most 2048 pixels a side
 // and 4 MB); one that cannot be read or fitted is left out with a warning naming it and why.
-func (e *Engine) questionImages(refs []events.ImageRef, vision bool, model string) ([]llm.Image, []string) {
+// Each warning has a code (its index among the returned warnings) for the UI to translate.
+func (e *Engine) questionImages(refs []events.ImageRef, vision bool, model string) ([]llm.Image, []string, []events.WarningCode) {
 	if len(refs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if !vision {
 		names := make([]string, len(refs))
 		for i, r := range refs {
 			names[i] = fmt.Sprintf("%q", r.Name)
 		}
+		joined := strings.Join(names, ", ")
 		return nil, []string{fmt.Sprintf("The model %s is not shown pictures (its vision switch is off in Settings → Model), so %s "+
-			"was kept with the question and among the uploads, but not sent to it as a picture; the agents can read only its description.",
-			model, strings.Join(names, ", "))}
+				"was kept with the question and among the uploads, but not sent to it as a picture; the agents can read only its description.",
+				model, joined)},
+			[]events.WarningCode{{Index: 0, Code: events.WarningPictureNotShown, Params: map[string]string{"model": model, "names": joined}}}
 	}
 	var out []llm.Image
 	var warnings []string
+	var codes []events.WarningCode
 	for _, r := range refs {
 		im, err := e.loadImage(r)
 		if err != nil {
+			codes = append(codes, events.WarningCode{Index: len(warnings), Code: events.WarningPictureNotSent,
+				Params: map[string]string{"name": r.Name, "reason": err.Error()}})
 			warnings = append(warnings, fmt.Sprintf("The picture %q was kept with the question but not sent to the model: %v.", r.Name, err))
 			continue
 		}
 		out = append(out, im)
 	}
-	return out, warnings
+	return out, warnings, codes
 }
 
 // loadImage reads the original of picture r and fits it into a request. Errors: a missing

@@ -171,6 +171,11 @@ func TestQuestionImagesOnTheWire(t *testing.T) {
 	if len(meta.Warnings) != 1 || !strings.Contains(meta.Warnings[0], `"square.png"`) || !strings.Contains(meta.Warnings[0], "not sent") {
 		t.Errorf("warnings without vision = %q", meta.Warnings)
 	}
+	// The UI says it in its own language from the code and its values.
+	wantCodes := []events.WarningCode{{Index: 0, Code: events.WarningPictureNotShown, Params: map[string]string{"model": "m", "names": `"square.png"`}}}
+	if !reflect.DeepEqual(meta.WarningCodes, wantCodes) {
+		t.Errorf("warning codes without vision = %+v, want %+v", meta.WarningCodes, wantCodes)
+	}
 	if ws := metadataOf(t, w.db, first.ConversationID, first.MessageID).Warnings; len(ws) != 0 {
 		t.Errorf("warnings with vision = %q", ws)
 	}

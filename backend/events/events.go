@@ -121,7 +121,27 @@ type DataMetadata struct {
 	Mode     string     `json:"tool_call_mode"`
 	Warnings []string   `json:"warnings,omitempty"`
 	Images   []ImageRef `json:"images,omitempty"`
+	// WarningCodes let a UI say some of Warnings in its own language (none: every
+	// warning is shown as its sentence).
+	WarningCodes []WarningCode `json:"warning_codes,omitempty"`
 }
+
+// WarningCode names the sentence of DataMetadata.Warnings[Index] so a UI can translate
+// it: Code is one of the WarningPicture* codes, Params its values by name (all text).
+type WarningCode struct {
+	Index  int               `json:"index"`
+	Code   string            `json:"code"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// Warning codes. WarningPictureNotShown: the lead's model does not see pictures, so the
+// question's were kept but not sent (params model, names: the quoted names joined by
+// ", "). WarningPictureNotSent: one picture could not be read or fitted into a request
+// (params name, reason: the cause in English).
+const (
+	WarningPictureNotShown = "picture_not_shown"
+	WarningPictureNotSent  = "picture_not_sent"
+)
 
 // ImageRef is one picture attached to a question: the upload artifact that holds it
 // (ArtifactID, in the question's conversation), its file name, media type ("image/png",

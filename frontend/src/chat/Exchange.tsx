@@ -103,7 +103,7 @@ export function Exchange(x: ExchangeProps) {
   return (
     <article className={`exchange status-${v.status}`} ref={ref} data-message-id={message?.id}>
       <QuestionBlock x={x} question={v.question} images={v.images} />
-      {run && run.warnings.length > 0 ? <RunWarnings warnings={run.warnings} onOpenSettings={x.onOpenSettings} /> : null}
+      {run && run.warnings.length > 0 ? <RunWarnings warnings={run.warnings} codes={run.warningCodes} onOpenSettings={x.onOpenSettings} /> : null}
       {(run?.compactions ?? []).map((c) => (
         <CompactionMarker key={`${String(c.seq)}-${c.agent}`} c={c} />
       ))}

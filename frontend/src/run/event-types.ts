@@ -77,7 +77,12 @@ export interface DataMetadata {
   warnings?: string[];
   /** The pictures attached to the question (events.ImageRef); missing when none. */
   images?: ImageRef[];
+  /** Codes of some warnings, by their index in `warnings`, for the UI to say them in its language. */
+  warning_codes?: { index: number; code: string; params?: Record<string, string> }[];
 }
+
+/** A warning's code and values (events.WarningCode), which the UI translates; null: show its sentence. */
+export type WarningCode = { code: string; params: Record<string, string> } | null;
 
 /** data of agent_start; `instruction` is set for sub-agents (events.DataAgentStart). */
 export interface DataAgentStart {
@@ -449,6 +454,8 @@ export interface RunState {
   cited: number[];
   /** Warnings from the metadata event (a skipped agent file: "reviewer.md:3: …"); [] when none. */
   warnings: string[];
+  /** warnings' codes, one per warning (null: shown as its sentence); [] when none. */
+  warningCodes: WarningCode[];
   /** The pictures attached to the question, from the metadata event; [] when none. */
   images: ImageRef[];
   /** Follow-up questions from the suggestions event after the run completed; [] when none. */

@@ -60,6 +60,7 @@ function newRun(ev: RunEvent): RunState {
     web: null,
     cited: [],
     warnings: [],
+    warningCodes: [],
     images: [],
     suggestions: [],
     suggestedTitle: '',

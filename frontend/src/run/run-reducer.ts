@@ -2,13 +2,13 @@
 // per-type reducer (src/run/*-reducers.ts). applyEvent (src/run/events.ts) handles seq, chunks
 // and the conversation around it.
 import { toWebTally } from '../sources/citations';
-import type { DataTerminal, EventType, RunEvent, RunFigures, RunState } from './event-types';
+import type { DataTerminal, EventType, RunEvent, RunFigures, RunState, WarningCode } from './event-types';
 import { i18n } from '../i18n/i18n';
 import { imageRefs } from './image-refs';
 import { agentComplete, agentStart, llmComplete } from './agent-reducers';
 import { compactionStart, compactionSummary } from './compaction-reducers';
 import { permissionRequest, permissionResult, queuedMessage, userInput } from './input-reducers';
-import { closeSteps, num, str, usageOf } from './run-util';
+import { closeSteps, num, obj, str, usageOf } from './run-util';
 import { artifactChanged, hookResult, subagentInstruction, toolComplete, toolStart } from './tool-reducers';
 
 /** A reducer of one event type: returns the new run, never mutates `run`. */
@@ -62,9 +62,23 @@ function terminal(run: RunState, ev: RunEvent): RunState {
 /** metadata: the question, model and parent, and the run's warnings (a skipped agent file). */
 function metadata(run: RunState, ev: RunEvent): RunState {
   const m = ev.data;
-  const warnings = Array.isArray(m.warnings) ? m.warnings.filter((w): w is string => typeof w === 'string' && w !== '') : [];
+  const all: unknown[] = Array.isArray(m.warnings) ? m.warnings : [];
+  const coded = new Map<number, WarningCode>();
+  for (const c of Array.isArray(m.warning_codes) ? (m.warning_codes as unknown[]) : []) {
+    const o = obj(c);
+    const params: Record<string, string> = {};
+    for (const [k, v] of Object.entries(obj(o.params))) if (typeof v === 'string') params[k] = v;
+    if (typeof o.index === 'number' && str(o.code) !== '') coded.set(o.index, { code: str(o.code), params });
+  }
+  const warnings: string[] = [];
+  const warningCodes: WarningCode[] = [];
+  all.forEach((w, i) => {
+    if (typeof w !== 'string' || w === '') return;
+    warnings.push(w);
+    warningCodes.push(coded.get(i) ?? null);
+  });
   const images = imageRefs(m.images);
-  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings, images };
+  return { ...run, question: str(m.content), model: str(m.model), parentId: str(m.parent_id), startedAt: ev.created_at, warnings, warningCodes, images };
 }
 
 /**

@@ -238,6 +238,35 @@ describe('a run’s warnings', () => {
     await click(button('Fix it in Settings → Agents'));
     expect(open).toHaveBeenCalled();
   });
+
+  it('say a coded warning (a picture not sent) in the UI’s language, and the others as sent', async () => {
+    const ev: RunEvent = {
+      type: 'metadata', conversation_id: 'c', message_id: 'm', seq: 1, created_at: '2026-01-02T03:04:05Z',
+      data: {
+        content: 'q', model: 'deepseek-chat', tool_call_mode: 'native',
+        warnings: ['', 'broken.md:4: tools: unknown tool "foo"', 'The model deepseek-chat is not shown pictures …'],
+        warning_codes: [{ index: 2, code: 'picture_not_shown', params: { model: 'deepseek-chat', names: '"chart.png"' } }, { index: 9, code: 'x' }],
+      },
+    };
+    const run = applyEvents(emptyRunsState(), [ev]).conversations.c?.runs.m;
+    expect(run?.warningCodes).toEqual([null, { code: 'picture_not_shown', params: { model: 'deepseek-chat', names: '"chart.png"' } }]);
+    const show = async () => {
+      await act(async () => {
+        root ??= createRoot(host);
+        root.render(<RunWarnings warnings={run?.warnings ?? []} codes={run?.warningCodes} />);
+        await Promise.resolve();
+      });
+    };
+    await act(() => i18n.changeLanguage('zh-CN'));
+    await show();
+    expect(host.textContent).toContain('模型 deepseek-chat 不接收图片');
+    expect(host.textContent).toContain('"chart.png"');
+    expect(host.textContent).toContain('broken.md:4: tools: unknown tool "foo"');
+    expect(host.textContent).not.toContain('is not shown pictures');
+    await act(() => i18n.changeLanguage('en'));
+    await show();
+    expect(host.textContent).toContain('The model deepseek-chat is not shown pictures (its “Sees pictures” switch is off');
+  });
 });
 
 describe('agent-files helpers', () => {
