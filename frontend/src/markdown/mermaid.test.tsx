@@ -12,20 +12,20 @@ import { renderMermaidBlocks, sanitizeMermaidSVG } from './mermaid';
 // fixed SVG or fails like Mermaid. With mock.real set it hands the diagram to the real
 // Mermaid (set up the same way), which draws in jsdom given text sizes (see useRealMermaid).
 const mock = vi.hoisted(() => ({ imported: 0, config: [] as unknown[], rendered: [] as string[], real: false }));
-vi.mock('mermaid', async (importActual) => {
+vi.mock('mermaid', () => {
   mock.imported++;
-  const actual = (await importActual<typeof import('mermaid')>()).default;
   return {
     default: {
-      initialize: (c: Parameters<typeof actual.initialize>[0]) => {
-        mock.config.push(c);
-        actual.initialize(c);
-      },
-      render: (id: string, src: string) => {
+      initialize: (c: unknown) => mock.config.push(c),
+      render: async (id: string, src: string) => {
         mock.rendered.push(src);
-        if (mock.real) return actual.render(id, src);
-        if (src.includes('%%bad')) return Promise.reject(new Error('Parse error on line 2:\nExpecting NODE'));
-        return Promise.resolve({ svg: `<svg id="${id}" class="diagram"><g><text>${String(src.length)}</text></g></svg>` });
+        if (mock.real) {
+          const actual = (await vi.importActual<typeof import('mermaid')>('mermaid')).default;
+          actual.initialize(mock.config.at(-1) as Parameters<typeof actual.initialize>[0]);
+          return actual.render(id, src);
+        }
+        if (src.includes('%%bad')) throw new Error('Parse error on line 2:\nExpecting NODE');
+        return { svg: `<svg id="${id}" class="diagram"><g><text>${String(src.length)}</text></g></svg>` };
       },
     },
   };
@@ -120,7 +120,7 @@ describe('mermaid diagrams', () => {
     for (const dark of [false, true]) {
       const div = document.createElement('div');
       const src =
-        '%%{init: {"themeCSS": "svg{background:url(https://x.example/t.png)}", "fontFamily": "x;background:url(//x.example/f.png)", ' +
+        '%%{init: {"themeCSS": "svg{background:url(https://x.example/t.png)} .from-directive{opacity:0.5}", "fontFamily": "x;background:url(//x.example/f.png)", ' +
         '"themeVariables": {"primaryColor": "red;background:url(https://x.example/v.png)"}}}%%\ngraph TD\n  A-->B';
       div.innerHTML = renderMarkdown('```mermaid\n' + src + '\n```', { highlight: true });
       await renderMermaidBlocks(div, { dark, errorLabel: 'Diagram could not be drawn' });
@@ -128,6 +128,8 @@ describe('mermaid diagrams', () => {
       expect(fig?.querySelector('svg')).not.toBeNull();
       expect(remoteURLs(fig as Element)).toEqual([]);
       expect(fig?.innerHTML).not.toContain('x.example');
+      // Not even the harmless part of the directive's CSS is used: the theme is the app's.
+      expect(fig?.innerHTML).not.toContain('from-directive');
     }
   });
 
