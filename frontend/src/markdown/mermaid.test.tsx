@@ -99,7 +99,8 @@ describe('mermaid diagrams', () => {
     expect(pre?.textContent).toContain('%%bad A--');
   });
 
-  it('draws a real diagram with its node styles, in light and dark', async () => {
+  // The real Mermaid takes seconds to import on a busy machine: these two get a generous timeout.
+  it('draws a real diagram with its node styles, in light and dark', { timeout: 60_000 }, async () => {
     useRealMermaid();
     for (const dark of [false, true]) {
       const div = document.createElement('div');
@@ -115,7 +116,7 @@ describe('mermaid diagrams', () => {
     }
   });
 
-  it('ignores themeCSS set by a diagram, so it cannot make the page load a remote URL', async () => {
+  it('ignores themeCSS set by a diagram, so it cannot make the page load a remote URL', { timeout: 60_000 }, async () => {
     useRealMermaid();
     for (const dark of [false, true]) {
       const div = document.createElement('div');
