@@ -14,13 +14,15 @@ import (
 const mathReport = "# Light to the Moon\n\nThe distance is $d \\approx 384\\,400$ km; it costs $5 and $10.\n\n" +
 	"$$\nt = \\frac{d}{c} \\approx 1.28\\ \\text{s}\n$$\n\n" +
 	"```mermaid\ngraph LR\n  Earth -->|laser| Moon\n```\n\n" +
+	"```mermaid\n%%{init: {\"themeCSS\": \"svg{background:url(https://x.example/t.png)}\"}}%%\ngraph LR\n  Sun --> Earth\n```\n\n" +
 	"```mermaid\ngraph LR\n  A -->\n```\n"
 
 // TestBrowserE2EMathMermaid runs the real frontend in headless Chromium against browser
 // mode (frontend/e2e/math.mjs): a report artifact with inline and display math and a
 // Mermaid diagram shows the formulas typeset by KaTeX (with the prices left as text), the
-// diagram drawn as an SVG, and a diagram that does not parse as an inline error with its
-// source, under the page's own CSP (KaTeX's fonts and Mermaid's chunks come from the app).
+// diagram drawn as an SVG, a diagram whose init directive sets a themeCSS with a remote
+// url() drawn without it (no remote URL in the page, no request refused by the CSP), and a
+// diagram that does not parse as an inline error with its source, under the page's own CSP (KaTeX's fonts and Mermaid's chunks come from the app).
 // Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
 func TestBrowserE2EMathMermaid(t *testing.T) {
 	dist := apptest.E2EFrontend(t)

