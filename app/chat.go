@@ -103,7 +103,8 @@ func (s *ChatService) Queue(conversationID, content string) (QueueResult, error)
 		return QueueResult{}, err
 	}
 	if r := s.core.eng.Active(conversationID); r != nil {
-		<-r.Done() // it has answered and is saving: start the next run right after
+		r.SkipSuggestions() // this message makes them stale; do not wait up to their timeout
+		<-r.Done()          // it has answered and is saving: start the next run right after
 	}
 	sent, err := s.Send(SendRequest{ConversationID: conversationID, Content: content})
 	if err != nil {

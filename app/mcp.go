@@ -232,6 +232,9 @@ func (s *SettingsService) SaveMCPServer(name string, in MCPServerInput) error {
 		if srv.TimeoutSeconds == config.DefaultMCPTimeoutSeconds && old.TimeoutSeconds == 0 {
 			srv.TimeoutSeconds = 0
 		}
+		if err := config.ValidateMCPServer(name, srv); err != nil {
+			return cur, err
+		}
 		if from != name {
 			cur = cur.WithMCPServer(from, nil)
 		}
@@ -295,6 +298,9 @@ func (s *SettingsService) ImportMCPServers(text string) (MCPImportResult, error)
 	err = s.core.updateSettings(func(cur config.Settings) (config.Settings, error) {
 		for _, name := range servers.Names() {
 			srv := servers[name]
+			if err := config.ValidateMCPServer(name, srv); err != nil {
+				return cur, err
+			}
 			cur = cur.WithMCPServer(name, &srv)
 		}
 		return cur, nil

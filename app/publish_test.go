@@ -61,7 +61,8 @@ func TestPublish(t *testing.T) {
 	}
 	out := string(b)
 	for _, want := range []string{`http-equiv="Content-Security-Policy"`, "default-src &#39;none&#39;", "<style>h1{color:#333}</style>",
-		`<a href="https://img.example.com/chart.png" rel="noopener noreferrer">The chart</a>`, `src="data:image/png;base64,iVBORw0KGgo="`, "<h1>Lineage</h1>"} {
+		`<a href="https://img.example.com/chart.png" rel="noopener noreferrer">The chart</a>`, `src="data:image/png;base64,iVBORw0KGgo="`, "<h1>Lineage</h1>",
+		"form-action &#39;none&#39;"} { // opened outside the app: no form may send anywhere
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %s:\n%s", want, out)
 		}

@@ -227,6 +227,12 @@ func TestBrowserServerRefusesPaths(t *testing.T) {
 // filesystem path or writes where its caller says (Export writes only where the window's
 // native save dialog says, and browser mode has no dialogs: it returns the bytes).
 var browserReviewed = []string{
+	// Ids and text only, each checked by the service as any client input: a link added by
+	// the user (the declared store's own validation), a question picture read by its upload
+	// artifact id, pin/archive and a run's rating; Publish writes an HTML artifact into its
+	// own conversation's workspace under a name made from its title (no path is given).
+	"ArtifactService/AddLink", "ArtifactService/Image", "ArtifactService/Publish",
+	"ConversationService/Pin", "ConversationService/Archive", "ConversationService/SetFeedback",
 	"ArtifactService/DiscardDraft", "ArtifactService/Drafts", "ArtifactService/Export", "ArtifactService/Get",
 	"ArtifactService/KeepDraft", "ArtifactService/List", "ArtifactService/Restore", "ArtifactService/Save",
 	"ArtifactService/Upload", "ArtifactService/Version", "ArtifactService/Versions", "ArtifactService/ListDeclared", "ArtifactService/RemoveDeclared", "ArtifactService/DeleteArtifact",

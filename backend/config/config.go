@@ -190,12 +190,16 @@ var visionNames = []string{"gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-4-vision", "
 	"claude-haiku-4", "claude-4", "gemini", "glm-4v", "glm-4.1v", "glm-4.5v", "pixtral", "deepseek-vl", "internvl", "moondream",
 	"grok-2-vision", "grok-4", "mistral-small-3", "mistral-medium-3"}
 
+// visionNot are names that start like a vision family but take no images: OpenAI's
+// o1-mini, o1-preview and o3-mini (o1, o3 and o4-mini do).
+var visionNot = []string{"o1-mini", "o1-preview", "o3-mini"}
+
 // visionAnywhere are the patterns matched anywhere in the name ("Qwen/Qwen2.5-VL-7B",
 // "my-llava-finetune").
 var visionAnywhere = []string{"-vl", "vision", "llava"}
 
 // VisionByName reports whether model is known, by its name, to take images: the OpenAI
-// GPT-4o, GPT-4.1, GPT-5 and o-series models, Qwen-VL and QVQ, LLaVA, Llama 3.2 Vision and
+// GPT-4o, GPT-4.1, GPT-5 and o-series models (not o1-mini, o1-preview, o3-mini), Qwen-VL and QVQ, LLaVA, Llama 3.2 Vision and
 // Llama 4, Gemma 3, MiniCPM-V, Claude 3 and 4, Gemini, GLM-4V, Pixtral, DeepSeek-VL,
 // InternVL and the names containing "-vl" or "vision". An empty or other name gives false;
 // the user may turn it on in Settings (ModelContext.Vision).
@@ -206,6 +210,11 @@ func VisionByName(model string) bool {
 	}
 	if name == "" {
 		return false
+	}
+	for _, p := range visionNot {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
 	}
 	for _, p := range visionNames {
 		if strings.HasPrefix(name, p) {

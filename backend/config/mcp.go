@@ -308,10 +308,19 @@ func validMCPServers(m MCPServers) []string {
 	return problems
 }
 
-// ValidateMCPServer checks one server entry as Settings.Validate does; the error is an
+// ValidateMCPServer checks one server entry being added, edited or imported, and a
+// server about to start: Settings.Validate's checks and, besides, a name without "__"
+// (which separates the server from the tool in the names models see, mcp__<server>__<tool>:
+// server "a__b" tool "x" would be offered under the same name as server "a" tool "b__x").
+// Settings.Validate leaves that rule out, so a config.json that already holds such a name
+// still saves every other setting; the server itself does not start. The error is an
 // *InvalidError (wrapping ErrInvalid) naming each bad key as mcp_servers.<name>.<key>.
 func ValidateMCPServer(name string, s MCPServer) error {
-	if problems := mcpServerProblems(name, s); len(problems) > 0 {
+	problems := mcpServerProblems(name, s)
+	if len(problems) == 0 && strings.Contains(name, "__") {
+		problems = []string{fmt.Sprintf(`mcp_servers: %q is not a valid server name: "__" separates the server from the tool in the names models see (mcp__<server>__<tool>); use a single _ or -`, name)}
+	}
+	if len(problems) > 0 {
 		return &InvalidError{Problems: problems}
 	}
 	return nil
@@ -321,9 +330,6 @@ func ValidateMCPServer(name string, s MCPServer) error {
 func mcpServerProblems(name string, s MCPServer) []string {
 	if !mcpNameRE.MatchString(name) {
 		return []string{fmt.Sprintf("mcp_servers: %q is not a valid server name (1–%d letters, digits, _ or -)", name, MaxMCPServerName)}
-	}
-	if strings.Contains(name, "__") {
-		return []string{fmt.Sprintf(`mcp_servers: %q is not a valid server name: "__" separates the server from the tool in the names models see (mcp__<server>__<tool>); use a single _ or -`, name)}
 	}
 	at := "mcp_servers." + name + "."
 	var problems []string

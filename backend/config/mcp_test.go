@@ -51,16 +51,16 @@ func TestValidateMCPServers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Settings{MCPServers: MCPServers{tt.srv: tt.s}}.Validate()
+			err := ValidateMCPServer(tt.srv, tt.s)
 			if tt.field == "" {
 				if err != nil {
-					t.Fatalf("Validate() = %v, want nil", err)
+					t.Fatalf("ValidateMCPServer() = %v, want nil", err)
 				}
 				return
 			}
 			var ie *InvalidError
 			if !errors.As(err, &ie) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Validate() = %v, want an *InvalidError", err)
+				t.Fatalf("ValidateMCPServer() = %v, want an *InvalidError", err)
 			}
 			if _, ok := ie.Fields()[tt.field]; !ok {
 				t.Fatalf("problems %q do not name %s", ie.Problems, tt.field)
@@ -239,5 +239,22 @@ func TestUpdateMCPServerWritesOnlyItsKeys(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, ConfigFile)); !bytes.Equal(after, b) {
 		t.Fatal("a refused change altered the file")
+	}
+}
+
+// A config.json that already holds a server named with "__" (valid before that rule) still
+// saves every other setting: Settings.Validate leaves the rule to the server's own checks
+// (ValidateMCPServer: adding, editing, importing, starting), and each other shape rule is
+// the same in both.
+func TestDoubleUnderscoreNameKeepsOtherSettings(t *testing.T) {
+	old := Settings{MCPServers: MCPServers{"a__b": {Command: "npx"}}}
+	if err := old.Validate(); err != nil {
+		t.Errorf("Validate() with an existing a__b server = %v, want nil (the other settings must still save)", err)
+	}
+	if err := ValidateMCPServer("a__b", MCPServer{Command: "npx"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ValidateMCPServer(a__b) = %v, want ErrInvalid", err)
+	}
+	if err := (Settings{MCPServers: MCPServers{"x": {}}}).Validate(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Validate() of a server with neither command nor url = %v, want ErrInvalid", err)
 	}
 }

@@ -16,7 +16,7 @@ func TestVisionByName(t *testing.T) {
 		{"claude-3-5-sonnet", true}, {"anthropic/claude-sonnet-4", true}, {"gemini-2.5-pro", true}, {"glm-4v-plus", true},
 		{"pixtral-12b", true}, {"deepseek-vl2", true},
 		{"gpt-3.5-turbo", false}, {"deepseek-chat", false}, {"qwen2.5:7b", false}, {"llama3.1:8b", false}, {"", false},
-		{"mistral-large", false}, {"qwen3-32b", false},
+		{"mistral-large", false}, {"qwen3-32b", false}, {"o1-mini", false}, {"o3-mini", false}, {"openai/o1-preview", false}, {"o1", true},
 	} {
 		if got := VisionByName(tc.model); got != tc.want {
 			t.Errorf("VisionByName(%q) = %v, want %v", tc.model, got, tc.want)

@@ -296,6 +296,7 @@ type Run struct {
 	finishing   bool               // the terminal event is written; Stop hooks may be running
 	cancelStop  context.CancelFunc // cancels the Stop hooks; nil before they start
 	cancelAfter context.CancelFunc // cancels the suggestions call; nil when none runs
+	skipAfter   bool               // the suggestions call is not wanted (SkipSuggestions): never start it
 }
 
 // Wait blocks until the run has ended (its terminal event written and its Stop hooks
@@ -344,7 +345,13 @@ func (r *Run) stopAfter() {
 	r.stopAfterLocked()
 }
 
+// SkipSuggestions gives up the run's follow-up suggestions call: a running one is
+// cancelled, and one not started yet never starts. A caller about to wait for Done before
+// the conversation's next run calls it, since that run makes the suggestions stale.
+func (r *Run) SkipSuggestions() { r.stopAfter() }
+
 func (r *Run) stopAfterLocked() {
+	r.skipAfter = true
 	if r.cancelAfter != nil {
 		r.cancelAfter()
 	}
@@ -359,6 +366,11 @@ func (e *Engine) startSuggest(r *Run, deps Deps, em *emitter, question string) (
 	}
 	ctx, cancel := context.WithCancel(e.base)
 	r.hmu.Lock()
+	if r.skipAfter { // the next run, Stop or a queued message came first
+		r.hmu.Unlock()
+		cancel()
+		return func() {}
+	}
 	r.cancelAfter = cancel
 	r.hmu.Unlock()
 	done := make(chan struct{})
@@ -396,6 +408,11 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 		deps.Mode = toolcall.ModeNative
 	}
 	st := e.cfg.Store
+	// The pictures are checked first: a question refused for them leaves no conversation.
+	refs, err := e.imageRefs(ctx, req.ConversationID, req.Images)
+	if err != nil {
+		return nil, err
+	}
 	now := e.cfg.Now().UTC()
 	convID := req.ConversationID
 	parentID := req.ParentID
@@ -421,10 +438,6 @@ func (e *Engine) Start(ctx context.Context, req Request) (*Run, error) {
 				return nil, fmt.Errorf("engine: title the conversation: %w", err)
 			}
 		}
-	}
-	refs, err := e.imageRefs(ctx, req.ConversationID, req.Images)
-	if err != nil {
-		return nil, err
 	}
 
 	hk := e.newHooks(deps)

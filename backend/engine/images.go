@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"artifactflow/backend/artifact"
@@ -142,6 +143,55 @@ func withImagesNote(content string, refs []events.ImageRef) string {
 type question struct {
 	text   string
 	images []llm.Image
+}
+
+// MaxHistoryImages is how many pictures of earlier questions a model request carries again
+// at most: the newest ones (the current question's own pictures, up to MaxImages, come on
+// top). Older pictures stay named by their question's line, so a long conversation of
+// picture questions neither outgrows a provider's limit on pictures per request nor re-reads
+// every picture it ever held at each call.
+const MaxHistoryImages = MaxImages
+
+// pendingImage marks a placeholder picture in a history being built: its MIME is this
+// prefix and the index of the question's pictures in historyPictures.refs.
+const pendingImage = "pending-picture:"
+
+// historyPictures collects the pictures of earlier questions while a history is built
+// (hold), then loads only the newest MaxHistoryImages of them into it (resolve).
+type historyPictures struct {
+	e    *Engine
+	refs [][]events.ImageRef
+}
+
+// hold records refs and returns one placeholder per picture, resolved later.
+func (h *historyPictures) hold(refs []events.ImageRef) []llm.Image {
+	k := len(h.refs)
+	h.refs = append(h.refs, refs)
+	out := make([]llm.Image, len(refs))
+	for i := range out {
+		out[i] = llm.Image{MIME: pendingImage + strconv.Itoa(k)}
+	}
+	return out
+}
+
+// resolve replaces the placeholders of history: newest question first, each question's
+// pictures are loaded while the budget of MaxHistoryImages lasts; the older questions
+// keep no picture (their line still names each).
+func (h *historyPictures) resolve(history []llm.Message) {
+	budget := MaxHistoryImages
+	for i := len(history) - 1; i >= 0; i-- {
+		m := &history[i]
+		if len(m.Images) == 0 || !strings.HasPrefix(m.Images[0].MIME, pendingImage) {
+			continue
+		}
+		k, err := strconv.Atoi(strings.TrimPrefix(m.Images[0].MIME, pendingImage))
+		if err != nil || k < 0 || k >= len(h.refs) || len(h.refs[k]) > budget {
+			m.Images, budget = nil, 0
+			continue
+		}
+		budget -= len(h.refs[k])
+		m.Images = h.e.historyImages(h.refs[k])
+	}
 }
 
 // historyImages returns the pictures of an earlier question to send with it again, as

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -237,6 +238,10 @@ func TestQuestionImagesRefused(t *testing.T) {
 	if msgs, err := w.db.MessageTree(ctx, "c"); err != nil || len(msgs) != 0 {
 		t.Errorf("messages recorded: %+v, %v", msgs, err)
 	}
+	// The question with no conversation yet made none.
+	if convs, err := w.db.ListConversations(ctx, 0, 0); err != nil || len(convs) != 2 {
+		t.Errorf("conversations after the refusals = %d (%v), want the two made here", len(convs), err)
+	}
 }
 
 // sha is the SHA-256 of data in hex.
@@ -263,4 +268,51 @@ func metadataOf(t *testing.T, db *store.DB, conv, messageID string) events.DataM
 	}
 	t.Fatalf("no metadata event for %s", messageID)
 	return events.DataMetadata{}
+}
+
+// A conversation of picture questions sends again only the newest earlier pictures, at
+// most MaxHistoryImages of them (whole questions, newest first): older questions keep their
+// line naming the pictures but carry none, so requests stay within providers' limits.
+func TestHistoryPicturesCapped(t *testing.T) {
+	ctx := context.Background()
+	w := newImageWorld(t)
+	if err := w.db.CreateConversation(ctx, store.Conversation{ID: "c", Title: "pictures"}); err != nil {
+		t.Fatal(err)
+	}
+	w.vision = true
+	for q := 0; q < 3; q++ {
+		var ids []string
+		for i := 0; i < 6; i++ {
+			id, _ := w.upload(t, "c", fmt.Sprintf("p%d-%d.png", q, i), 10+q, 10+i)
+			ids = append(ids, id)
+		}
+		if _, err := w.e.Ask(ctx, Request{ConversationID: "c", Content: fmt.Sprintf("Question %d", q), Images: ids}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.e.Ask(ctx, Request{ConversationID: "c", Content: "And now?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := w.srv.Requests()
+	last := reqs[len(reqs)-1]
+	var pictures []int
+	for i := 0; i < 3; i++ {
+		n := 0
+		for _, p := range userParts(last, i) {
+			if strings.HasPrefix(p, "image:") {
+				n++
+			}
+		}
+		pictures = append(pictures, n)
+	}
+	// Question 2's six fit the budget of eight; question 1's six would not, nor question 0's.
+	if want := []int{0, 0, 6}; !reflect.DeepEqual(pictures, want) {
+		t.Errorf("pictures sent again per earlier question = %v, want %v (at most %d, newest first)", pictures, want, MaxHistoryImages)
+	}
+	for i := 0; i < 3; i++ {
+		parts := userParts(last, i)
+		if len(parts) == 0 || !strings.Contains(parts[0], fmt.Sprintf("p%d-0.png", i)) {
+			t.Errorf("earlier question %d lost the line naming its pictures: %.200q", i, parts)
+		}
+	}
 }

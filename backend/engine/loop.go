@@ -151,10 +151,12 @@ func (e *Engine) execute(ctx context.Context, r *Run, deps Deps, em *emitter, pa
 	rs.questionImages = q.images
 
 	var pics func([]events.ImageRef) []llm.Image
+	held := &historyPictures{e: e}
 	if deps.Vision {
-		pics = e.historyImages
+		pics = held.hold
 	}
 	history, err := e.agentHistory(ctx, r.ConversationID, parentID, e.lead.Name, e.lead.Tools, deps.Mode, pics)
+	held.resolve(history)
 	var answer string
 	if err == nil {
 		answer, _, err = rs.runAgent(ctx, e.lead, history, q.text)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -230,4 +231,44 @@ func TestSuggestFailuresAreSilent(t *testing.T) {
 			t.Errorf("suggestions = %+v, want none", got)
 		}
 	})
+}
+
+// A message queued while the lead gives its final answer skips the run's suggestions call
+// (they would be stale), even when it is asked for before the call starts: the caller
+// waiting for Done is not held up to SuggestTimeout.
+func TestSkipSuggestionsBeforeTheCall(t *testing.T) {
+	answering, release := make(chan struct{}, 1), make(chan struct{})
+	var suggested atomic.Bool
+	e, db, _, _ := newEngineWith(t, func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+		if isSuggest(req) {
+			suggested.Store(true)
+			return llmtest.Reply{Content: `{"questions": ["Why?", "How?"]}`}
+		}
+		answering <- struct{}{}
+		<-release
+		return llmtest.Reply{Content: "The answer."}
+	}, withSuggest)
+	ctx := context.Background()
+	r, err := e.Start(ctx, Request{Content: "What is the question?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-answering:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lead was never asked")
+	}
+	r.SkipSuggestions() // before the run completes, so before its suggestions call starts
+	close(release)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if res, err := r.Wait(wctx); err != nil || res.Status != events.Complete {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if suggested.Load() {
+		t.Error("the suggestions call ran after SkipSuggestions")
+	}
+	if got := suggestionsOf(t, db, r.ConversationID, r.MessageID); len(got) != 0 {
+		t.Errorf("suggestions = %+v, want none", got)
+	}
 }

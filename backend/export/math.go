@@ -3,10 +3,12 @@ package export
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/yuin/goldmark"
@@ -232,6 +234,13 @@ var katexJS string
 
 // katexVM is one JavaScript VM with KaTeX loaded, made on the first formula
 // (about 0.3 s) and kept; goja VMs are not safe for concurrent use, hence mu.
+// mathTimeout bounds the typesetting of one formula in an export; errMathTimeout is the
+// cause of a formula stopped at it.
+var (
+	mathTimeout    = 5 * time.Second
+	errMathTimeout = errors.New("formula took too long to typeset")
+)
+
 var katexVM struct {
 	once   sync.Once
 	mu     sync.Mutex
@@ -263,7 +272,12 @@ func mathML(tex string, display bool) (string, error) {
 			for k, v := range map[string]any{"displayMode": display, "throwOnError": false, "output": "mathml", "trust": false, "strict": "ignore", "maxExpand": 1000, "maxSize": 20} {
 				_ = opts.Set(k, v)
 			}
+			// A formula that keeps KaTeX busy too long is stopped, not waited for: the VM is
+			// shared, and every export would queue behind it.
+			stop := time.AfterFunc(mathTimeout, func() { vm.Interrupt(errMathTimeout) })
 			v, err := fn(katex, vm.ToValue(tex), opts)
+			stop.Stop()
+			vm.ClearInterrupt()
 			if err != nil {
 				return "", fmt.Errorf("export: katex: %w", err)
 			}

@@ -3,6 +3,7 @@ package export
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 )
@@ -107,5 +108,23 @@ func TestDOCXMath(t *testing.T) {
 	block := p.para(t, `\sum_{i=1}^n i`)
 	if got := block.first("pStyle"); got == nil || got.attr("val") != "SourceCode" {
 		t.Errorf("display formula paragraph style = %v, want SourceCode", got)
+	}
+}
+
+// A formula KaTeX cannot typeset within mathTimeout is stopped and shown as its TeX
+// source, and the shared VM goes on typesetting the next formula.
+func TestMathTimeoutStopsFormula(t *testing.T) {
+	if _, err := mathML("x", false); err != nil { // load KaTeX outside the short limit
+		t.Fatal(err)
+	}
+	was := mathTimeout
+	mathTimeout = time.Nanosecond
+	got := mathHTML(`\sum_{i=1}^{n} i^2`, true)
+	mathTimeout = was
+	if !strings.HasPrefix(got, `<code class="math">`) || !strings.Contains(got, `\sum_{i=1}^{n} i^2`) {
+		t.Errorf("a formula past the time limit = %.200q, want its TeX source in <code class=\"math\">", got)
+	}
+	if got := mathHTML("x^2", false); !strings.Contains(got, "<math") {
+		t.Errorf("the next formula = %.200q, want MathML (the VM must go on working)", got)
 	}
 }

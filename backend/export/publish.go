@@ -10,9 +10,10 @@ import (
 )
 
 // PublishCSP is the Content-Security-Policy of a published page (SelfContainedHTML), the
-// same one the app's preview of an HTML artifact runs under: its own inline styles and
-// data: images and fonts, nothing loaded from anywhere, no script.
-const PublishCSP = "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; font-src data:"
+// one the app's preview of an HTML artifact runs under (its own inline styles and data:
+// images and fonts, nothing loaded from anywhere, no script) and no form sending anywhere,
+// since a published file is opened outside the app's sandbox.
+const PublishCSP = "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; font-src data:; form-action 'none'"
 
 // SelfContainedHTML returns an HTML artifact's page (content, as the model wrote it) as one
 // self-contained file that opens anywhere without fetching anything: a UTF-8 charset and a
