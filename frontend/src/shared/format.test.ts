@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mergeArtifacts } from '../artifacts/ArtifactPanel';
 import { parseSettingsErrors } from '../settings/SettingsDialog';
 import type { AgentStep, LiveArtifact, ToolStep } from '../run/events';
@@ -52,6 +52,23 @@ describe('formatting', () => {
     expect(relativeTime('2026-03-09T10:00:00Z', now)).toBe('yesterday');
     expect(relativeTime('2026-03-06T12:00:00Z', now)).toBe('4 days ago');
     expect(relativeTime('garbage', now)).toBe('');
+  });
+
+  it('relativeTime builds one Intl formatter per locale and options, not one per call (a list of dates renders fast)', () => {
+    const now = Date.parse('2026-03-10T12:00:00Z');
+    const dates = vi.spyOn(Intl, 'DateTimeFormat');
+    const numbers = vi.spyOn(Intl, 'NumberFormat');
+    try {
+      const rows = Array.from({ length: 50 }, (_, i) => relativeTime(new Date(Date.parse('2026-02-01T12:00:00Z') - i * 86_400_000).toISOString(), now));
+      rows.push(...Array.from({ length: 50 }, () => relativeTime('2026-03-10T11:55:00Z', now)));
+      expect(rows[0]).toBe('Feb 1');
+      expect(rows.at(-1)).toBe('5 min ago');
+      expect(dates.mock.calls.length).toBeLessThanOrEqual(2); // this year's dates and last year's
+      expect(numbers.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      dates.mockRestore();
+      numbers.mockRestore();
+    }
   });
 
   it('countResults reads JSON, tagged and numbered result lists', () => {

@@ -5,13 +5,38 @@ import type { Step } from '../run/event-types';
 import { currentLocale, i18n } from '../i18n/i18n';
 import { mcpArgsSummary, parseMcpToolName } from './mcp-names';
 
+// Building an Intl formatter costs far more than using one (in WebKitGTK the conversation list's
+// dates took ~100 ms of the first render when each row built its own), so each locale and set of
+// options builds one and keeps it (docs/ARCHITECTURE.md, "Start-up").
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>();
+
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>(kind: string, locale: string, options: object, make: () => T): T {
+  const key = `${kind}|${locale}|${JSON.stringify(options)}`;
+  let f = formatters.get(key);
+  if (f === undefined) {
+    f = make();
+    formatters.set(key, f);
+  }
+  return f as T;
+}
+
+/** The UI locale's Intl.NumberFormat for `options`, built once per locale and options. */
+export function numberFormat(options: Intl.NumberFormatOptions = {}, locale: string = currentLocale()): Intl.NumberFormat {
+  return cached('n', locale, options, () => new Intl.NumberFormat(locale, options));
+}
+
+/** The UI locale's Intl.DateTimeFormat for `options`, built once per locale and options. */
+export function dateTimeFormat(options: Intl.DateTimeFormatOptions, locale: string = currentLocale()): Intl.DateTimeFormat {
+  return cached('d', locale, options, () => new Intl.DateTimeFormat(locale, options));
+}
+
 /**
  * A number in the UI's locale with between `min` and `max` fraction digits ("1,234.5"),
  * rounded as toFixed rounds (3.05 → "3", as the figures always read), then written by Intl.
  */
 export function formatNumber(n: number, min = 0, max = min): string {
   const rounded = Number(n.toFixed(max));
-  return new Intl.NumberFormat(currentLocale(), { minimumFractionDigits: min, maximumFractionDigits: max }).format(rounded);
+  return numberFormat({ minimumFractionDigits: min, maximumFractionDigits: max }).format(rounded);
 }
 
 /**
@@ -30,10 +55,13 @@ export function relativeTime(iso: string, now: number = Date.now()): string {
   const h = Math.round(m / 60);
   if (h < 24) return i18n.t('format:time.hoursAgo', { count: h, n: formatNumber(h) });
   const d = Math.floor(h / 24);
-  if (d < 7) return new Intl.RelativeTimeFormat(currentLocale(), { numeric: 'auto' }).format(-d, 'day');
+  if (d < 7) {
+    const locale = currentLocale();
+    return cached('r', locale, { numeric: 'auto' }, () => new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })).format(-d, 'day');
+  }
   const date = new Date(t);
   const sameYear = date.getFullYear() === new Date(now).getFullYear();
-  return new Intl.DateTimeFormat(currentLocale(), sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' }).format(date);
+  return dateTimeFormat(sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' }).format(date);
 }
 
 /**
@@ -60,7 +88,7 @@ export function formatDuration(ms: number): string {
  */
 export function formatCount(n: number): string {
   const locale = currentLocale();
-  if (locale !== 'en') return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(n);
+  if (locale !== 'en') return numberFormat({ notation: 'compact', maximumFractionDigits: 1 }, locale).format(n);
   if (n < 1000) return formatNumber(n, 0, 0);
   if (n < 1_000_000) return `${formatNumber(n / 1000, 0, n < 100_000 ? 1 : 0)}k`;
   return `${formatNumber(n / 1_000_000, 0, 1)}M`;
