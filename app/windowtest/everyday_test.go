@@ -70,8 +70,8 @@ func TestWindowEveryday(t *testing.T) {
 	}
 
 	// Copy answer, by keyboard: the composer has the focus after sending; Shift+Tab goes
-	// back over Regenerate to Copy.
-	s.xdo("key", "shift+Tab", "shift+Tab", "Return")
+	// back over the rating's two thumbs and Regenerate to Copy.
+	s.xdo("key", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
 	waitFor(s.ctx, t, 5*time.Second, "the answer on the clipboard", func() bool {
 		return s.clipboard() == strings.TrimSpace(everydayAnswer)
 	})

@@ -131,8 +131,8 @@ const readerReport = "# Lunar survey\n\nAt perilune the orbiter dips to 15 km ab
 // The panel's artifact view in the default layout (below its toolbar), and the Reader
 // button of that toolbar.
 var (
-	previewArea  = image.Rect(895, 405, 1270, 870)
-	readerButton = image.Point{X: 1168, Y: 386}
+	previewArea  = image.Rect(895, 450, 1270, 870)
+	readerButton = image.Point{X: 1168, Y: 431}
 	logoArea     = image.Rect(0, 20, 80, 100)
 )
 
