@@ -273,7 +273,15 @@ func TestMCPServeAskResearchEngine(t *testing.T) {
 		out.Sources[0].URL != w.PageURL || len(out.Artifacts) != 1 || out.Artifacts[0].ID != "research_report" {
 		t.Fatalf("output = %+v", out)
 	}
+	// The client handles progress notifications apart from the call's result, so the last
+	// one may land just after the result: wait for it, at most 10 s.
 	got := progress()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); got = progress() {
+		if slices.ContainsFunc(got, func(m string) bool { return strings.HasPrefix(m, "research complete") }) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	for _, want := range []string{"lead_agent → search_agent: Find sources on the Moon's distance.", `search_agent · web_search {"query":"moon distance"}`,
 		"lead_agent → crawl_agent: Read " + w.PageURL, "crawl_agent · web_fetch", "lead_agent · create_artifact", "artifact research_report v1 (create)", "research complete"} {
 		if !slices.ContainsFunc(got, func(m string) bool { return strings.HasPrefix(m, want) }) {

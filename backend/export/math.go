@@ -241,6 +241,12 @@ var (
 	errMathTimeout = errors.New("formula took too long to typeset")
 )
 
+// mathWatch starts the time limit of one formula on vm: after mathTimeout it interrupts
+// the VM with errMathTimeout. The returned function ends the watch.
+var mathWatch = func(vm *goja.Runtime) (stop func() bool) {
+	return time.AfterFunc(mathTimeout, func() { vm.Interrupt(errMathTimeout) }).Stop
+}
+
 var katexVM struct {
 	once   sync.Once
 	mu     sync.Mutex
@@ -274,9 +280,9 @@ func mathML(tex string, display bool) (string, error) {
 			}
 			// A formula that keeps KaTeX busy too long is stopped, not waited for: the VM is
 			// shared, and every export would queue behind it.
-			stop := time.AfterFunc(mathTimeout, func() { vm.Interrupt(errMathTimeout) })
+			stop := mathWatch(vm)
 			v, err := fn(katex, vm.ToValue(tex), opts)
-			stop.Stop()
+			stop()
 			vm.ClearInterrupt()
 			if err != nil {
 				return "", fmt.Errorf("export: katex: %w", err)
