@@ -87,6 +87,8 @@ await check('Pin (from the keyboard) moves a conversation to the Pinned group', 
 await check('Archive moves conversations behind the collapsed Archived toggle, which opens from the keyboard', async () => {
   await menuPick('How tides work', 'Archive');
   await menuPick('Solar panel efficiency', 'Archive');
+  // The list reloads after each archive: wait until it counts both before reading it.
+  await toggle().filter({ hasText: 'Archived (2)' }).waitFor({ timeout: 10_000 });
   const recent = await titlesIn('#conv-group-recent');
   assert(same(recent, ['Lunar distance']), `recent ${JSON.stringify(recent)}`);
   assert(((await toggle().textContent()) ?? '').trim() === 'Archived (2)', `toggle "${await toggle().textContent()}"`);
