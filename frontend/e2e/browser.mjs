@@ -61,6 +61,16 @@ export function checker(page, onFail) {
   return check;
 }
 
+/**
+ * Waits (at most timeoutMs, 10 s by default) until locator's form field is enabled: the
+ * Settings dialog shows its fields disabled and empty until the stored settings arrive, so a
+ * value read before then is "" rather than what is stored. Throws when the deadline passes.
+ */
+export async function waitEnabled(locator, timeoutMs = 10_000) {
+  const handle = await locator.elementHandle({ timeout: timeoutMs });
+  await handle.waitForElementState('enabled', { timeout: timeoutMs });
+}
+
 /** Throws Error(msg) unless cond. */
 export function assert(cond, msg) {
   if (!cond) throw new Error(msg);

@@ -8,7 +8,7 @@
 // Security Policy lets the whole UI load without a violation. Then links (an image map's
 // <area>, javascript:) and a form in the page never navigate the app's tab: an http(s) link
 // opens in a new tab (browser mode's BrowserOpenURL). Exits non-zero on a failure.
-import { assert, checker, launch } from './browser.mjs';
+import { assert, checker, launch, waitEnabled } from './browser.mjs';
 
 const [appURL, attackerURL] = process.argv.slice(2);
 if (!appURL || !attackerURL) {
@@ -49,6 +49,7 @@ await check('the app still works after a reload, without the token in the URL', 
   await dialog.waitFor();
   const model = dialog.getByRole('combobox', { name: /^Model/ }).first();
   await model.waitFor();
+  await waitEnabled(model);
   assert((await model.inputValue()) === 'test-model', `the settings read model "${await model.inputValue()}"`);
   await page.keyboard.press('Escape');
 });
