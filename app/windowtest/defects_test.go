@@ -71,7 +71,8 @@ func TestWindowDefects(t *testing.T) {
 	}
 	first := oneQuestion("window-defects-asked.png", "after the first answer")
 
-	s.xdo("key", "shift+Tab", "Return") // Regenerate, from the composer
+	// Regenerate, from the composer: back over the rating's two thumbs (👎, 👍) to Regenerate.
+	s.xdo("key", "shift+Tab", "shift+Tab", "shift+Tab", "Return")
 	waitRuns(s.ctx, t, db, 2, 30*time.Second)
 	oneQuestion("window-defects-regenerated.png", "after Regenerate")
 

@@ -10,15 +10,36 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 )
+
+// started is as early as this program can read the clock (package initialisation).
+var started = time.Now()
+
+// timelineOn is ARTIFACTFLOW_TIMELINE=1: then the program logs its start-up steps in the
+// app's timeline format (internal/timeline: `msg=timeline step="…" at_us=…` on standard
+// error, and the page's "artifactflow: timeline [...]" line after the mark), so
+// `measure -timeline N -bin build/bin/wailshello` lays the empty window's start-up beside
+// the app's, step by step.
+var timelineOn = os.Getenv("ARTIFACTFLOW_TIMELINE") == "1"
+
+// mark logs one start-up step at t when the timeline is on.
+func mark(step string, t time.Time) {
+	if timelineOn {
+		fmt.Fprintf(os.Stderr, "msg=timeline step=%q at_us=%d\n", step, t.UnixMicro())
+	}
+}
 
 // Mark is the line the page prints once it has painted its first frame.
 const Mark = "wailshello: usable"
@@ -29,24 +50,33 @@ const page = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8"/><title>Hello</title></head>
 <body><p>Hello</p>
 <script>
+var marks = [{ step: 'page script started', at: performance.timeOrigin + performance.now() }];
 function mark() {
-  if (window.runtime && window.runtime.LogPrint) window.runtime.LogPrint(` + "`" + Mark + "`" + `);
-  else requestAnimationFrame(mark);
+  if (window.runtime && window.runtime.LogPrint) {
+    marks.push({ step: 'first frame', at: performance.timeOrigin + performance.now() });
+    window.runtime.LogPrint(` + "`" + Mark + "`" + `);
+    if (TIMELINE) window.runtime.LogPrint('artifactflow: timeline ' + JSON.stringify(marks));
+  } else requestAnimationFrame(mark);
 }
 requestAnimationFrame(mark);
 </script>
 </body></html>`
 
 func main() {
+	mark("wailshello: Go initialised", started)
+	body := strings.Replace(page, "TIMELINE", strconv.FormatBool(timelineOn), 1)
+	mark("wails.Run", time.Now())
 	err := wails.Run(&options.App{
 		Title:     "Hello",
 		Width:     1280,
 		Height:    860,
 		MinWidth:  960,
 		MinHeight: 600,
-		AssetServer: &assetserver.Options{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		OnStartup: func(context.Context) { mark("Wails OnStartup", time.Now()) },
+		AssetServer: &assetserver.Options{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mark("asset asked: "+r.URL.Path, time.Now())
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = io.WriteString(w, page)
+			_, _ = io.WriteString(w, body)
 		})},
 		BackgroundColour: &options.RGBA{R: 248, G: 249, B: 251, A: 1},
 	})
