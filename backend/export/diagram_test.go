@@ -159,7 +159,7 @@ func TestHTMLDiagrams(t *testing.T) {
 			},
 			contains: []string{`fill:url(#diagram1-grad)`, `stroke="url(#diagram1-grad)"`, `<use xlink:href="#diagram1-grad">`}},
 		{name: "markup breaking out of the SVG is dropped",
-			doc: Doc{Content: "```mermaid\n" + flow + "\n```\n", Diagrams: map[string]string{flow: `<svg><style><img src=x onerror=alert(1)></style><text>a</text></svg><script>alert(2)</script><img src=y onerror=alert(3)>`}},
+			doc:     Doc{Content: "```mermaid\n" + flow + "\n```\n", Diagrams: map[string]string{flow: `<svg><style><img src=x onerror=alert(1)></style><text>a</text></svg><script>alert(2)</script><img src=y onerror=alert(3)>`}},
 			figures: 1,
 			check: func(t *testing.T, d htmlDoc, figs []*html.Node) {
 				if len(d.all("img")) != 0 || len(d.all("script")) != 0 {
