@@ -29,6 +29,13 @@ interface Editing {
   justSaved: boolean;
 }
 
+/**
+ * The built-in agents whose descriptions the UI words in its own language (the backend sends
+ * the English the lead agent reads); another name shows the backend's text as it is.
+ */
+// i18n-keys: agents:builtInDescription.lead_agent agents:builtInDescription.search_agent agents:builtInDescription.crawl_agent
+const BUILT_IN: ReadonlySet<string> = new Set(['lead_agent', 'search_agent', 'crawl_agent']);
+
 /** The agents overview: loaded once, reloaded after each change. */
 function useAgents() {
   const [overview, setOverview] = useState<AgentsOverview | null>(null);
@@ -323,7 +330,7 @@ export function AgentsSection() {
                 <strong>{a.name}</strong>
                 <span className="badge">{t('readOnly')}</span>
               </div>
-              <p className="agent-desc">{a.description}</p>
+              <p className="agent-desc">{BUILT_IN.has(a.name) ? t(`builtInDescription.${a.name}`) : a.description}</p>
               <p className="hint">{t('builtInDetails', { tools: a.tools.join(', '), rounds: a.max_rounds })}</p>
             </li>
           ))}

@@ -216,6 +216,11 @@ describe('Settings → Agents', () => {
     await render();
     expect(host.textContent).toContain('内置');
     expect(rows()[0]?.textContent).toContain('第 4 行：');
+    // The built-in agents' descriptions are worded in Chinese too, not the backend's English.
+    const builtIn = host.querySelector('[data-testid="built-in-agents"]')?.textContent ?? '';
+    expect(builtIn).toContain('任务协调与信息整合');
+    expect(builtIn).toContain('网络搜索与信息检索专家');
+    expect(builtIn).not.toContain('Task coordinator');
   });
 });
 
