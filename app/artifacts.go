@@ -350,6 +350,26 @@ func (s *ArtifactService) DeleteArtifact(conversationID, artifactID string) erro
 // citations make to the conversation's sources. In the window it asks where to
 // save and writes the file; in browser mode it returns the bytes.
 func (s *ArtifactService) Export(conversationID, artifactID string, version int, format string) (ExportResult, error) {
+	return s.export(conversationID, artifactID, version, format, nil)
+}
+
+// ExportWithDiagrams is Export with the Mermaid diagrams the page drew: diagrams maps the
+// source of a ```mermaid block of the artifact (as its Markdown parser gives it; CRLF, and
+// spaces, tabs and newlines at both ends, do not matter, see export.DiagramKey) to the SVG
+// Mermaid drew for it. The html export shows each such block as that diagram, cleaned by
+// an allow-list (no script, event handler, foreignObject, image or remote address), and
+// any other block as its source; markdown and docx ignore diagrams and keep the source.
+// An SVG larger than export.MaxDiagramBytes is ignored. More than export.MaxDiagrams
+// diagrams is ErrInvalidRequest. See docs/ARCHITECTURE.md, "Export".
+func (s *ArtifactService) ExportWithDiagrams(conversationID, artifactID string, version int, format string, diagrams map[string]string) (ExportResult, error) {
+	if len(diagrams) > export.MaxDiagrams {
+		return ExportResult{}, fmt.Errorf("%w: %d diagrams sent, at most %d are drawn in one export", ErrInvalidRequest, len(diagrams), export.MaxDiagrams)
+	}
+	return s.export(conversationID, artifactID, version, format, diagrams)
+}
+
+// export is Export and ExportWithDiagrams.
+func (s *ArtifactService) export(conversationID, artifactID string, version int, format string, diagrams map[string]string) (ExportResult, error) {
 	ctx, cancel := s.core.ctx()
 	defer cancel()
 	snap, err := s.manager(conversationID).Read(ctx, artifactID, version)
@@ -360,7 +380,7 @@ func (s *ArtifactService) Export(conversationID, artifactID string, version int,
 	if err != nil {
 		return ExportResult{}, err
 	}
-	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version, Sources: list}
+	doc := export.Doc{Title: snap.Title, ContentType: snap.ContentType, Content: snap.Content, Version: snap.Version, Sources: list, Diagrams: diagrams}
 	var res ExportResult
 	switch format {
 	case FormatMarkdown:

@@ -3,12 +3,15 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"artifactflow/app/internal/apptest"
+	"artifactflow/backend/export"
 )
 
 // dirDialogs is a save dialog that records the folder it was opened in and saves to
@@ -170,5 +173,55 @@ func TestDocumentsDir(t *testing.T) {
 	}
 	if got := documentsDir(); got != zh {
 		t.Errorf("user-dirs.dirs: %q, want %q", got, zh)
+	}
+}
+
+// TestExportWithDiagrams: the HTML export of an artifact holds the Mermaid diagram the page
+// drew for its ```mermaid block (cleaned: the script the caller slipped in is gone), while
+// Export, and the Markdown export with diagrams, keep the block's source; sending more
+// diagrams than one export draws is an invalid request.
+func TestExportWithDiagrams(t *testing.T) {
+	w := apptest.NewWorld(t, "native", nil)
+	core := newCore(t, w)
+	svc := &ArtifactService{core}
+	src := "graph TD\n  A[Start] --> B[End]"
+	content := "# Flow\n\n```mermaid\n" + src + "\n```\n"
+	res, err := svc.Upload("", []UploadFile{{Name: "flow.md", Data: []byte(content)}})
+	if err != nil || res[0].Error != "" {
+		t.Fatalf("upload = %+v, %v", res, err)
+	}
+	conv := res[0].ConversationID
+	svg := `<svg id="mermaid-1" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><script>alert(1)</script>` +
+		`<g class="node"><rect width="80" height="40"></rect><text><tspan>Start</tspan></text></g></svg>`
+	diagrams := map[string]string{src + "\n": svg}
+
+	out, err := svc.ExportWithDiagrams(conv, "flow.md", 0, FormatHTML, diagrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(out.Data)
+	if out.MIME != "text/html" || !strings.Contains(page, `<figure class="diagram"><svg id="diagram1-mermaid-1"`) ||
+		!strings.Contains(page, "<tspan>Start</tspan>") || strings.Contains(page, "alert(1)") || strings.Contains(page, "language-mermaid") {
+		t.Fatalf("html export with a diagram:\n%s", page)
+	}
+
+	plain, err := svc.Export(conv, "flow.md", 0, FormatHTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := string(plain.Data); strings.Contains(p, "<figure") || !strings.Contains(p, `<code class="language-mermaid">graph TD`) {
+		t.Fatalf("Export without diagrams should keep the source:\n%s", p)
+	}
+	md, err := svc.ExportWithDiagrams(conv, "flow.md", 0, FormatMarkdown, diagrams)
+	if err != nil || string(md.Data) != content {
+		t.Fatalf("markdown export with diagrams = %q, %v; want the content as stored", md.Data, err)
+	}
+
+	tooMany := map[string]string{}
+	for i := range export.MaxDiagrams + 1 {
+		tooMany[fmt.Sprint("graph LR\n  A", i)] = svg
+	}
+	if _, err := svc.ExportWithDiagrams(conv, "flow.md", 0, FormatHTML, tooMany); !errors.Is(err, ErrInvalidRequest) {
+		t.Fatalf("%d diagrams: %v, want ErrInvalidRequest", len(tooMany), err)
 	}
 }

@@ -39,3 +39,32 @@ func TestBrowserE2EMathMermaid(t *testing.T) {
 		t.Fatalf("browser end-to-end failed: %v", err)
 	}
 }
+
+// exportReport is the report the lead writes in TestBrowserE2EExportMermaid: two
+// flowcharts (drawn with the same kind of ids) and a diagram that does not parse.
+const exportReport = "# Light to the Moon\n\nThe path:\n\n" +
+	"```mermaid\ngraph LR\n  A[Ground station] -->|laser| B[Moon reflector]\n```\n\n" +
+	"```mermaid\ngraph TD\n  Sun --> Earth\n```\n\n" +
+	"```mermaid\ngraph LR\n  A -->\n```\n"
+
+// TestBrowserE2EExportMermaid runs the real frontend in headless Chromium against browser
+// mode (frontend/e2e/export-mermaid.mjs): Export → HTML of a report with Mermaid
+// flowcharts downloads a page holding the diagrams the page drew as inline SVG (the broken
+// one as its source), and that file, opened in Chromium under its own CSP, shows the node
+// labels as visible SVG text with no script, no refused load and distinct ids.
+// Needs AF_E2E=1 and a built frontend, like TestBrowserE2E.
+func TestBrowserE2EExportMermaid(t *testing.T) {
+	dist := apptest.E2EFrontend(t)
+	world := apptest.NewWorld(t, "native", func(w *apptest.World) llmtest.Handler {
+		return func(req openai.ChatCompletionRequest, _ int) llmtest.Reply {
+			if apptest.AgentOf(req) == "lead_agent" && len(apptest.ToolResults(req)) == 0 {
+				return w.ToolCall("create_artifact", map[string]any{"id": "report", "content_type": "markdown", "title": "Light to the Moon", "content": exportReport})
+			}
+			return llmtest.Reply{Content: "Done."}
+		}
+	})
+	_, srv, hs := newBrowserServer(t, world, dist)
+	if err := runScript(t, 2*time.Minute, "export-mermaid.mjs", hs.URL+"/?token="+srv.Token(), nil); err != nil {
+		t.Fatalf("browser end-to-end failed: %v", err)
+	}
+}

@@ -233,7 +233,7 @@ var browserReviewed = []string{
 	// own conversation's workspace under a name made from its title (no path is given).
 	"ArtifactService/AddLink", "ArtifactService/Image", "ArtifactService/Publish",
 	"ConversationService/Pin", "ConversationService/Archive", "ConversationService/SetFeedback",
-	"ArtifactService/DiscardDraft", "ArtifactService/Drafts", "ArtifactService/Export", "ArtifactService/Get",
+	"ArtifactService/DiscardDraft", "ArtifactService/Drafts", "ArtifactService/Export", "ArtifactService/ExportWithDiagrams", "ArtifactService/Get",
 	"ArtifactService/KeepDraft", "ArtifactService/List", "ArtifactService/Restore", "ArtifactService/Save",
 	"ArtifactService/Upload", "ArtifactService/Version", "ArtifactService/Versions", "ArtifactService/ListDeclared", "ArtifactService/RemoveDeclared", "ArtifactService/DeleteArtifact",
 	"ChatService/Queue", "ChatService/Regenerate", "ChatService/Respond", "ChatService/Running", "ChatService/Send", "ChatService/Stop",

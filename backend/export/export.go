@@ -40,21 +40,26 @@ import (
 // shown); it goes into the HTML footer and the DOCX core properties. Sources is
 // the conversation's source list: a Markdown document's [n] citations are
 // resolved against it (see Markdown, HTML and DOCX); nil = no references.
+// Diagrams maps the source of a ```mermaid block (its DiagramKey) to the SVG the
+// app's page drew for it; only HTML uses it (see placeDiagrams: the SVG is
+// cleaned, a block without a usable one stays its source); Markdown and DOCX keep
+// the source; nil = no diagrams.
 type Doc struct {
 	Title, ContentType, Content string
 	Version                     int
 	Exported                    time.Time
 	Sources                     []sources.Source
+	Diagrams                    map[string]string
 }
 
 // md is the one Markdown engine for HTML and DOCX: CommonMark + GFM (tables,
 // strikethrough, linkify autolinks, task lists) + CJK (no space is inserted at
 // a soft line break between two East Asian characters). Raw HTML stays unsafe
 // (omitted): html.WithUnsafe is deliberately not set. TeX math is parsed too
-// (see mathExtension). goldmark.Markdown is safe
+// (see mathExtension), and drawn Mermaid diagrams rendered (see diagramExtension). goldmark.Markdown is safe
 // for concurrent use.
 var md = goldmark.New(
-	goldmark.WithExtensions(extension.GFM, extension.NewCJK(extension.WithEastAsianLineBreaks()), mathExtension{}),
+	goldmark.WithExtensions(extension.GFM, extension.NewCJK(extension.WithEastAsianLineBreaks()), mathExtension{}, diagramExtension{}),
 	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkRelTransformer{}, 1000))),
 )
 

@@ -22,10 +22,17 @@ import (
 // rel="noopener noreferrer". Non-Markdown content is rendered as an escaped
 // <pre><code class="language-…"> block under the title.
 //
+// A ```mermaid block whose source has a diagram in d.Diagrams becomes
+// <figure class="diagram"> holding that SVG inline, cleaned by an allow-list (see
+// cleanDiagramSVG: no script, event handler, foreignObject, image or address other
+// than a #fragment; ids prefixed per diagram); any other stays its source in a
+// code block.
+//
 // The error is non-nil only if rendering fails, which goldmark does not do
 // for any input; it is wrapped with context.
 func HTML(d Doc) ([]byte, error) {
 	p := parse(d)
+	placeDiagrams(p.root, p.src, d.Diagrams)
 	var body bytes.Buffer
 	body.Grow(len(p.src) * 3 / 2)
 	if err := md.Renderer().Render(&body, p.src, p.root); err != nil {
@@ -119,6 +126,8 @@ th, td { border: 1px solid #d1d9e0; padding: .4em .8em; }
 th { background: #f6f8fa; font-weight: 600; }
 tr:nth-child(2n) td { background: #fafbfc; }
 img { max-width: 100%; height: auto; }
+figure.diagram { margin: 0 0 1em; overflow-x: auto; text-align: center; }
+figure.diagram svg { max-width: 100%; height: auto; }
 footer { max-width: 46rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; color: #59636e; font-size: .85em;
   border-top: 1px solid #d1d9e0; }
 @media print {
@@ -130,7 +139,7 @@ footer { max-width: 46rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; color: #59
   a[href^="http"]::after { content: " (" attr(href) ")"; font-size: .85em; color: #59636e; word-break: break-all; }
   pre { white-space: pre-wrap; overflow: visible; }
   table { display: table; }
-  pre, blockquote, tr, img { break-inside: avoid; }
+  pre, blockquote, tr, img, figure { break-inside: avoid; }
   h1, h2, h3, h4, h5, h6 { break-after: avoid; }
 }
 </style>

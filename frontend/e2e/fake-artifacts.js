@@ -1,5 +1,5 @@
 // Extends the fake backend (e2e/fake-backend.js, installed before this script) with what the
-// artifact UI calls: ArtifactService.Versions / Version / Save / Restore / Export /
+// artifact UI calls: ArtifactService.Versions / Version / Save / Restore / Export(WithDiagrams) /
 // Upload / UploadPaths, shaped like app/types.go and with the backend's conflict and upload
 // rules (backend/artifact). Versions of the scripted runs are recorded when a run ends, as
 // the engine's flush does. Test hooks on window.__fake:
@@ -187,6 +187,29 @@ if __name__ == "__main__":
     return { ...res, artifact_id: id, title, content_type: readable ? type : 'binary', readable, note: notes.join('; ') };
   }
 
+  /** Export's answer: the file as the backend would make it (html: the source in <pre>). */
+  const exportFile = (conv, id, version, format) => {
+    const a = find(conv, id);
+    if (!a) return reject(`artifact not found: "${id}"`);
+    const content = version === 0 ? a.content : listOf(conv, id).find((x) => x.version === version)?.content;
+    if (content === undefined) return reject(`artifact not found: "${id}" has no stored version ${version}`);
+    const stem = a.title.trim().replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '').replace(/\s+/g, '_').replace(/^[_-]+|[_-]+$/g, '') || 'artifact';
+    const kinds = {
+      markdown: ['.md', 'text/markdown', enc.encode(content)],
+      html: ['.html', 'text/html', enc.encode(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>${a.title}</title></head><body><pre>${content.replace(/</g, '&lt;')}</pre></body></html>`)],
+      docx: ['.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...enc.encode(content)])],
+    };
+    const k = kinds[format];
+    if (!k) return reject(`unknown export format "${format}": use markdown, html or docx`);
+    const filename = stem + k[0];
+    if (fake.exportSavedPath) {
+      const path = fake.exportSavedPath;
+      fake.exportSavedPath = null;
+      return reply({ filename, mime: k[1], saved_path: path });
+    }
+    return reply({ filename, mime: k[1], data: b64(k[2]) });
+  };
+
   const svc = window.go.app.ArtifactService;
   Object.assign(svc, {
     Versions: record('Versions', (conv, id) => {
@@ -204,27 +227,9 @@ if __name__ == "__main__":
       if (!v) return reject(`artifact not found: "${id}" has no version ${version}`);
       return edit(conv, id, base, v.content, 'restore');
     }),
-    Export: record('Export', (conv, id, version, format) => {
-      const a = find(conv, id);
-      if (!a) return reject(`artifact not found: "${id}"`);
-      const content = version === 0 ? a.content : listOf(conv, id).find((x) => x.version === version)?.content;
-      if (content === undefined) return reject(`artifact not found: "${id}" has no stored version ${version}`);
-      const stem = a.title.trim().replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '').replace(/\s+/g, '_').replace(/^[_-]+|[_-]+$/g, '') || 'artifact';
-      const kinds = {
-        markdown: ['.md', 'text/markdown', enc.encode(content)],
-        html: ['.html', 'text/html', enc.encode(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>${a.title}</title></head><body><pre>${content.replace(/</g, '&lt;')}</pre></body></html>`)],
-        docx: ['.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...enc.encode(content)])],
-      };
-      const k = kinds[format];
-      if (!k) return reject(`unknown export format "${format}": use markdown, html or docx`);
-      const filename = stem + k[0];
-      if (fake.exportSavedPath) {
-        const path = fake.exportSavedPath;
-        fake.exportSavedPath = null;
-        return reply({ filename, mime: k[1], saved_path: path });
-      }
-      return reply({ filename, mime: k[1], data: b64(k[2]) });
-    }),
+    Export: record('Export', exportFile),
+    // The fake's html export is the source in <pre>, so the diagrams change nothing here.
+    ExportWithDiagrams: record('ExportWithDiagrams', (conv, id, version, format) => exportFile(conv, id, version, format)),
     Upload: record('Upload', (conv, files) => {
       if (!Array.isArray(files) || files.length === 0) return reply([]);
       if (!conv) {

@@ -181,6 +181,18 @@ export async function exportArtifact(conversationId: string, artifactId: string,
 }
 
 /**
+ * exportArtifact with the Mermaid diagrams the page drew (ArtifactService.ExportWithDiagrams):
+ * `diagrams` maps a ```mermaid block's source (mermaid.mermaidKey) to its SVG
+ * (mermaid.drawMermaidForExport). The html export shows each such block as its diagram,
+ * cleaned again by the backend; other blocks, and the markdown and docx exports, keep the
+ * source. More than 50 diagrams is refused (invalid_request).
+ */
+export async function exportArtifactWithDiagrams(conversationId: string, artifactId: string, version: number, format: ExportFormat, diagrams: Record<string, string>): Promise<ExportResult> {
+  const r = o(await call('ExportWithDiagrams', () => ArtifactService.ExportWithDiagrams(conversationId, artifactId, version, format, diagrams)));
+  return { filename: s(r.filename), mime: s(r.mime), data: bytesField(r.data), saved_path: s(r.saved_path) };
+}
+
+/**
  * Opens the folder holding a file that Export saved (its `saved_path`) in the system's
  * file manager (ArtifactService.RevealExport). The backend accepts only paths it exported in
  * this session; browser mode refuses the call (desktop_only), and the page shows the action

@@ -116,7 +116,7 @@ export function ArtifactViewer({ conversationId, artifact, current, onChanged, o
         readDisabled={unavailable}
         onRead={() => setReading(true)}
         exportBusy={actions.busy === 'export'}
-        onExport={(format) => actions.doExport(shown, format)}
+        onExport={(format) => actions.doExport(shown, format, kind === 'markdown' && !unavailable ? content.content : '')}
         onPublish={kind === 'html' && !artifact.unsaved ? actions.doPublish : undefined}
         publishBusy={actions.busy === 'publish'}
         deleteBlocked={artifact.unsaved ? unsavedReason : ''}

@@ -3,9 +3,11 @@
 
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { exportArtifact, publishArtifact, restoreVersion, revealExport, type ExportFormat } from '../api/artifacts';
+import { exportArtifact, exportArtifactWithDiagrams, publishArtifact, restoreVersion, revealExport, type ExportFormat, type ExportResult } from '../api/artifacts';
 import { toApiError } from '../api/call';
 import { downloadBase64 } from '../files/files';
+import { mermaidSources } from '../markdown/markdown';
+import { drawMermaidForExport } from '../markdown/mermaid';
 import type { VersionRef } from './versions';
 import { useFadingStatus } from './useFadingStatus';
 
@@ -22,8 +24,13 @@ export interface ViewerActions {
   setStatus: (s: ViewerStatus | null) => void;
   /** The action under way, if any. */
   busy: '' | 'export' | 'restore' | 'publish';
-  /** Exports version `ref` ('current': the current content) in `format`: downloads in a browser, saves in the window. */
-  doExport: (ref: VersionRef, format: ExportFormat) => void;
+  /**
+   * Exports version `ref` ('current': the current content) in `format`: downloads in a
+   * browser, saves in the window. `markdown` is that version's Markdown as the viewer shows
+   * it ('' when it is no Markdown): for html, its ```mermaid blocks are drawn first and sent
+   * along (exportWithDiagrams), so the file shows the diagrams.
+   */
+  doExport: (ref: VersionRef, format: ExportFormat, markdown?: string) => void;
   /** The exported notice's "Show in folder" (window only: a browser downloads instead). */
   showInFolder: (path: string) => void;
   /** Restores stored version `version` as the new current one. */
@@ -65,10 +72,10 @@ export function useViewerActions({ conversationId, artifactId, version, onRestor
     );
   };
 
-  const doExport = (ref: VersionRef, format: ExportFormat) => {
+  const doExport = (ref: VersionRef, format: ExportFormat, markdown = '') => {
     setBusy('export');
     setStatus(null);
-    exportArtifact(conversationId, artifactId, ref === 'current' ? 0 : ref, format).then(
+    exportWithDiagrams(conversationId, artifactId, ref === 'current' ? 0 : ref, format, markdown).then(
       (r) => {
         setBusy('');
         if (r.data !== '') {
@@ -114,4 +121,19 @@ export function useViewerActions({ conversationId, artifactId, version, onRestor
   };
 
   return { status, setStatus, busy, doExport, showInFolder, doRestore, doPublish };
+}
+
+/**
+ * Exports like exportArtifact; for html with ```mermaid blocks in `markdown`, the page draws
+ * them first (drawMermaidForExport: Mermaid is loaded only then) and sends the SVGs with
+ * exportArtifactWithDiagrams. A block that does not draw is left out and exported as its
+ * source; when none draws, it is a plain export.
+ */
+async function exportWithDiagrams(conversationId: string, artifactId: string, version: number, format: ExportFormat, markdown: string): Promise<ExportResult> {
+  const sources = format === 'html' ? mermaidSources(markdown) : [];
+  if (sources.length > 0) {
+    const diagrams = await drawMermaidForExport(sources);
+    if (Object.keys(diagrams).length > 0) return exportArtifactWithDiagrams(conversationId, artifactId, version, format, diagrams);
+  }
+  return exportArtifact(conversationId, artifactId, version, format);
 }

@@ -189,6 +189,21 @@ export function renderMarkdown(source: string, opts: { highlight?: boolean; cite
 }
 
 /**
+ * The sources of the ```mermaid fenced blocks of Markdown `source`, in document order (those
+ * inside lists and quotes too), each as the block's text that renderMarkdown draws (marked's
+ * code token text, the info string's first word "mermaid" in any case). [] when there is
+ * none; a source without the word "mermaid" is not even parsed.
+ */
+export function mermaidSources(source: string): string[] {
+  if (!/mermaid/i.test(source)) return [];
+  const found: string[] = [];
+  void marked.walkTokens(marked.lexer(source), (t) => {
+    if (t.type === 'code' && isMermaid((t as Tokens.Code).lang)) found.push((t as Tokens.Code).text);
+  });
+  return found;
+}
+
+/**
  * Reports whether rendered HTML (renderMarkdown's) has an image whose remote src was
  * blocked, which is when the Markdown component offers "Load images".
  */

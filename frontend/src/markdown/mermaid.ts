@@ -41,6 +41,18 @@ function load(): Promise<Mermaid> {
 }
 
 /**
+ * Sets Mermaid up for `want` ('default' or 'dark') unless it already is: strict security,
+ * SECURE_KEYS out of a diagram's reach, errors thrown rather than drawn, and labels as SVG
+ * <text> (htmlLabels off at the top level, which Mermaid 11 reads for every diagram, and for
+ * flowcharts), never HTML in a <foreignObject>.
+ */
+function applyTheme(m: Mermaid, want: 'default' | 'dark'): void {
+  if (theme === want) return;
+  m.initialize({ startOnLoad: false, securityLevel: 'strict', secure: SECURE_KEYS, theme: want, suppressErrorRendering: true, htmlLabels: false, flowchart: { htmlLabels: false } });
+  theme = want;
+}
+
+/**
  * Draws every mermaid block under root (see mermaidBlockHTML) as an inline SVG placed
  * before its source, which is then hidden (kept in the DOM for copy and find). Mermaid is
  * imported on the first call that finds a block, never otherwise, and initialised with
@@ -62,10 +74,7 @@ export async function renderMermaidBlocks(root: ParentNode, opts: { dark: boolea
     return;
   }
   const want = opts.dark ? 'dark' : 'default';
-  if (theme !== want) {
-    m.initialize({ startOnLoad: false, securityLevel: 'strict', secure: SECURE_KEYS, theme: want, suppressErrorRendering: true, htmlLabels: false, flowchart: { htmlLabels: false } });
-    theme = want;
-  }
+  applyTheme(m, want);
   for (const b of blocks) {
     const source = b.querySelector('code')?.textContent ?? '';
     const key = `${want}\n${source}`;
@@ -89,6 +98,61 @@ export async function renderMermaidBlocks(root: ParentNode, opts: { dark: boolea
     b.insertBefore(fig, b.firstChild);
     b.querySelector('pre')?.setAttribute('hidden', '');
   }
+}
+
+/** The most diagrams one export draws (export.MaxDiagrams in the Go export). */
+export const MAX_EXPORT_DIAGRAMS = 50;
+
+/**
+ * A mermaid block's key in the diagrams sent with an HTML export: the source with CRLF and
+ * CR made LF and spaces, tabs and newlines trimmed at both ends, the rule the Go export
+ * applies to both sides (export.DiagramKey).
+ */
+export function mermaidKey(source: string): string {
+  return source.replace(/\r\n?/g, '\n').replace(/^[ \t\n]+|[ \t\n]+$/g, '');
+}
+
+/**
+ * Draws the given mermaid sources (markdown.mermaidSources) for an HTML export and returns
+ * the SVGs by mermaidKey, for ArtifactService.ExportWithDiagrams. The diagrams are drawn as
+ * renderMermaidBlocks draws them (strict security, the same secure keys, labels as SVG
+ * <text> with htmlLabels off, never <foreignObject>, and sanitizeMermaidSVG), always in the
+ * light theme of the exported page; a diagram already drawn in the light theme is reused.
+ * At most MAX_EXPORT_DIAGRAMS distinct sources are drawn. A source that does not parse, or
+ * all of them when Mermaid cannot be loaded, is left out (the export shows its source).
+ * Mermaid is imported only when there is a source. Never rejects.
+ */
+export async function drawMermaidForExport(sources: readonly string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const todo = new Map<string, string>(); // key → source
+  for (const src of sources) {
+    const key = mermaidKey(src);
+    if (key !== '' && !todo.has(key) && todo.size < MAX_EXPORT_DIAGRAMS) todo.set(key, src);
+  }
+  if (todo.size === 0) return out;
+  let m: Mermaid;
+  try {
+    m = await load();
+  } catch {
+    return out;
+  }
+  for (const [key, src] of todo) {
+    const cached = drawn.get(`default\n${src}`);
+    if (cached !== undefined) {
+      out[key] = cached;
+      continue;
+    }
+    applyTheme(m, 'default');
+    try {
+      const r = await m.render(`mermaid-${String(++seq)}`, src);
+      const svg = sanitizeMermaidSVG(r.svg);
+      drawn.set(`default\n${src}`, svg);
+      out[key] = svg;
+    } catch {
+      // Left out: the export shows this block's source.
+    }
+  }
+  return out;
 }
 
 function showError(block: HTMLElement, label: string, e: unknown): void {

@@ -13,6 +13,8 @@ export function Drafts(arg1:string):Promise<Array<app.DraftView>>;
 
 export function Export(arg1:string,arg2:string,arg3:number,arg4:string):Promise<app.ExportResult>;
 
+export function ExportWithDiagrams(arg1:string,arg2:string,arg3:number,arg4:string,arg5:Record<string, string>):Promise<app.ExportResult>;
+
 export function Get(arg1:string,arg2:string):Promise<app.ArtifactView>;
 
 export function Image(arg1:string,arg2:string):Promise<app.ImageView>;

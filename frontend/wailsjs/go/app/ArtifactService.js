@@ -22,6 +22,10 @@ export function Export(arg1, arg2, arg3, arg4) {
   return window['go']['app']['ArtifactService']['Export'](arg1, arg2, arg3, arg4);
 }
 
+export function ExportWithDiagrams(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['app']['ArtifactService']['ExportWithDiagrams'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function Get(arg1, arg2) {
   return window['go']['app']['ArtifactService']['Get'](arg1, arg2);
 }
