@@ -35,3 +35,14 @@ describe('the monospace font stack (never code in a proportional CJK font under 
     }
   });
 });
+
+describe('the UI font stack (the first layout on Linux)', () => {
+  it('names only generic families: each named family a system lacks costs a font match at start', () => {
+    const defs = Object.values(sheets).flatMap((css) => [...css.matchAll(/--font:\s*([^;]+);/g)].map((m) => m[1] ?? ''));
+    expect(defs).toHaveLength(1);
+    const list = families(defs[0] ?? '');
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.filter((f) => !GENERIC.has(f))).toEqual([]);
+    expect(list.at(-1)).toBe('sans-serif');
+  });
+});

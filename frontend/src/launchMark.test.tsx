@@ -29,7 +29,7 @@ describe('useLaunchMark', () => {
     const line = String(logPrint.mock.calls[1]?.[0]);
     expect(line.startsWith(`${TIMELINE_PREFIX} `)).toBe(true);
     const steps = JSON.parse(line.slice(TIMELINE_PREFIX.length + 1)) as TimelineStep[];
-    expect(steps.map((s) => s.step)).toEqual(['page: bundle evaluated', 'page: first render committed', 'page: first data painted']);
+    expect(steps.map((s) => s.step)).toEqual(['page: bundle evaluated', 'page: first render committed', 'page: first data frame']);
     const [first, , last] = steps.map((s) => s.at);
     expect(first).toBeGreaterThan(Date.UTC(2020, 0, 1));
     expect(first).toBeLessThanOrEqual(last ?? 0);

@@ -4,7 +4,7 @@
 // level. Right after it, the page prints its start-up timeline (TIMELINE_PREFIX and a JSON
 // array of steps), which the window drops unless ARTIFACTFLOW_TIMELINE=1 (`measure
 // -timeline` reads it). In browser mode (no window.runtime.LogPrint) it does nothing.
-import { useEffect } from 'react';
+import { useLayoutEffect } from 'react';
 
 /** The line the window prints once its first data has rendered. */
 export const LAUNCH_MARK = 'artifactflow: usable';
@@ -58,15 +58,21 @@ export function timelineSteps(): TimelineStep[] {
   return out.sort((a, b) => a.at - b.at);
 }
 
-/** Notes the first commit of its component; prints LAUNCH_MARK once per page, the first time `rendered` is true (after that paint), then the timeline. */
+/**
+ * Notes the first commit of its component, then prints LAUNCH_MARK once per page, and the
+ * timeline after it, in the animation frame that first shows the data: scheduled from the
+ * layout effect of the first commit where `rendered` is true, so it runs at the start of the
+ * next frame, before that frame paints, as the empty Wails window's mark does (its page
+ * prints from its first requestAnimationFrame). The bench compares the two moments.
+ */
 export function useLaunchMark(rendered: boolean): void {
-  useEffect(() => markStep('first render committed'), []);
-  useEffect(() => {
+  useLayoutEffect(() => markStep('first render committed'), []);
+  useLayoutEffect(() => {
     if (!rendered || marked) return;
     marked = true;
     const rt = (window as unknown as { runtime?: { LogPrint?: (m: string) => void } }).runtime;
     requestAnimationFrame(() => {
-      markStep('first data painted');
+      markStep('first data frame');
       rt?.LogPrint?.(LAUNCH_MARK);
       rt?.LogPrint?.(`${TIMELINE_PREFIX} ${JSON.stringify(timelineSteps())}`);
     });

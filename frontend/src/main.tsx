@@ -1,7 +1,10 @@
+import './timeline-start'; // first of all: marks the moment the bundle starts to run
+import './start-loads'; // first: asks for the conversation list while the rest evaluates
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import App from './App';
 import { markStep } from './launchMark';
+import { firstListSettled } from './chat/first-list';
 import './i18n/i18n'; // the UI's language, set before the first render
 import { syncLanguageFromBackend } from './i18n/language';
 import { guardNavigation } from './markdown/navigation';
@@ -20,9 +23,13 @@ void syncLanguageFromBackend();
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 
-createRoot(container).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
-markStep('first render called');
+// The first render waits for the conversation list asked for at the start (at most 300 ms),
+// so that the first paint shows it rather than an empty list and a second render.
+void firstListSettled(300).then(() => {
+  createRoot(container).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+  markStep('first render called');
+});

@@ -5,8 +5,8 @@
 // applyDeclaredChange also read the artifact_changed events of the same data.
 
 import * as ArtifactService from '../../wailsjs/go/app/ArtifactService';
-import { app, type events } from '../../wailsjs/go/models';
-import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, type Model } from './call';
+import type { app, events } from '../../wailsjs/go/models';
+import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, type Model, wire } from './call';
 
 /** Runs the bound call ArtifactService.`method` (callService). */
 const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('ArtifactService', method, fn);
@@ -209,7 +209,7 @@ export async function revealExport(savedPath: string): Promise<void> {
  */
 export async function uploadFiles(conversationId: string, files: UploadFile[]): Promise<UploadResult[]> {
   // The bindings type UploadFile.data as number[]; on the wire a Go []byte is base64.
-  const payload = files.map((f) => new app.UploadFile({ name: f.name, data: f.data }));
+  const payload = files.map((f) => wire<app.UploadFile>({ name: f.name, data: f.data as unknown as number[] }));
   return list(await call('Upload', () => ArtifactService.Upload(conversationId, payload))).map(uploadResult);
 }
 

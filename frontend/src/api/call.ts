@@ -115,6 +115,18 @@ export function isObject(v: unknown): v is Loose {
 export type Model<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]-?: T[K] };
 
 /**
+ * An argument of a bound method whose parameter the generator typed as a model class
+ * (frontend/wailsjs/go/models.ts), built from its data fields alone: the bindings send it as
+ * JSON, where an object literal and the class's instance are the same, so the classes (a
+ * 100 KB module) need not be in the first screen's bundle. The fields given are type-checked
+ * against T's; one left out is left out of the JSON too (Go reads it as its zero value, as it
+ * did when the class's constructor copied an undefined field).
+ */
+export function wire<T extends object>(fields: { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]?: T[K] }): T {
+  return fields as T;
+}
+
+/**
  * The bound services as the generator names them (Go's app.ChatService … SettingsService;
  * one module of src/api each).
  */

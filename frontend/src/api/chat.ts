@@ -3,8 +3,8 @@
 // arrive through onRunEvent (runtime.ts).
 
 import * as ChatService from '../../wailsjs/go/app/ChatService';
-import { app } from '../../wailsjs/go/models';
-import { callService, asString as s, asBool as b, asObject as o, asStrings, type Loose, type Model } from './call';
+import type { app } from '../../wailsjs/go/models';
+import { callService, asString as s, asBool as b, asObject as o, asStrings, type Loose, type Model, wire } from './call';
 
 /** Runs the bound call ChatService.`method` (callService). */
 const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('ChatService', method, fn);
@@ -22,7 +22,7 @@ function sendResult(x: Loose, conversationId = ''): SendResult {
  * question (at most 8); rejects with invalid_request when one is not such a picture.
  */
 export async function sendMessage(conversationId: string, content: string, images: readonly string[] = []): Promise<SendResult> {
-  const req = new app.SendRequest({ conversation_id: conversationId, content, images: [...images] });
+  const req = wire<app.SendRequest>({ conversation_id: conversationId, content, images: [...images] });
   return sendResult(o(await call('Send', () => ChatService.Send(req))));
 }
 
@@ -33,7 +33,7 @@ export async function sendMessage(conversationId: string, content: string, image
  * `images` are the question's pictures to keep (the edited question's, by artifact id).
  */
 export async function sendEdited(conversationId: string, messageId: string, content: string, images: readonly string[] = []): Promise<SendResult> {
-  const req = new app.SendRequest({ conversation_id: conversationId, content, edit_of: messageId, images: [...images] });
+  const req = wire<app.SendRequest>({ conversation_id: conversationId, content, edit_of: messageId, images: [...images] });
   return sendResult(o(await call('Send', () => ChatService.Send(req))));
 }
 

@@ -6,10 +6,10 @@
 
 import { imageRefs, type ImageRef } from '../run/image-refs';
 import * as ConversationService from '../../wailsjs/go/app/ConversationService';
-import { app, type localfiles, type sources } from '../../wailsjs/go/models';
+import type { app, localfiles, sources } from '../../wailsjs/go/models';
 import type { RunEvent } from '../run/event-types';
 import { parseEvent } from '../run/parse-event';
-import { callService, isObject, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
+import { callService, isObject, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model, wire } from './call';
 
 /** Runs the bound call ConversationService.`method` (callService). */
 const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('ConversationService', method, fn);
@@ -200,7 +200,7 @@ export interface HistoryPage {
  * backend has no History (callers fall back to ConversationService.Events).
  */
 export async function historyPage(conversationId: string, req: HistoryRequest): Promise<HistoryPage> {
-  const r = o(await call('History', () => ConversationService.History(conversationId, new app.HistoryRequest(req))));
+  const r = o(await call('History', () => ConversationService.History(conversationId, wire<app.HistoryRequest>(req))));
   return {
     events: list(r.events)
       .map(parseEvent)
@@ -418,7 +418,7 @@ export async function exportConversation(id: string): Promise<ConversationExport
  * (nothing is then stored).
  */
 export async function importConversation(name: string, data: string): Promise<ConversationImport> {
-  return conversationImport(await call('Import', () => ConversationService.Import(new app.UploadFile({ name, data }))));
+  return conversationImport(await call('Import', () => ConversationService.Import(wire<app.UploadFile>({ name, data: data as unknown as number[] }))));
 }
 
 /**

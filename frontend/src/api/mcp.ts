@@ -6,8 +6,8 @@
 // keeps the stored value.
 
 import * as SettingsService from '../../wailsjs/go/app/SettingsService';
-import { app } from '../../wailsjs/go/models';
-import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
+import type { app } from '../../wailsjs/go/models';
+import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model, wire } from './call';
 
 /** Runs the bound call SettingsService.`method` (callService). */
 const call = <T>(method: string, fn: () => Promise<T>): Promise<T> => callService('SettingsService', method, fn);
@@ -130,7 +130,7 @@ export async function listMcpServers(): Promise<McpServer[]> {
  * names a program this computer runs).
  */
 export async function saveMcpServer(name: string, input: McpServerInput): Promise<void> {
-  await call('SaveMCPServer', () => SettingsService.SaveMCPServer(name, new app.MCPServerInput(input)));
+  await call('SaveMCPServer', () => SettingsService.SaveMCPServer(name, wire<app.MCPServerInput>(input)));
 }
 
 /** Removes server `name` from config.json and stops it (SettingsService.RemoveMCPServer); not_found when absent. */

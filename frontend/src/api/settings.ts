@@ -4,7 +4,7 @@
 // callService plus the normalization of its answer.
 
 import * as SettingsService from '../../wailsjs/go/app/SettingsService';
-import { app } from '../../wailsjs/go/models';
+import type { app } from '../../wailsjs/go/models';
 import { callService, asString as s, asNumber as n, asBool as b, asObject as o, asList as list, asStrings, type Model } from './call';
 
 /** Runs the bound call SettingsService.`method` (callService). */
@@ -228,9 +228,13 @@ export async function getSettings(): Promise<Settings> {
   return settings(await call('Get', () => SettingsService.Get()));
 }
 
-/** Validates and stores settings (SettingsService.Save); rejects with the validation error. */
+/**
+ * Validates and stores settings (SettingsService.Save); rejects with the validation error.
+ * input goes as JSON, as typed: its fields left out (the agents' models' among them) are
+ * left out of the JSON, which the backend reads as "keep the stored value".
+ */
 export async function saveSettings(input: SettingsInput): Promise<Settings> {
-  return settings(await call('Save', () => SettingsService.Save(new app.SettingsInput(input))));
+  return settings(await call('Save', () => SettingsService.Save(input as unknown as app.SettingsInput)));
 }
 
 /**

@@ -13,6 +13,7 @@ import { ArtifactList, DeleteMessage, PanelTabs, type PanelTab } from './PanelPa
 import { PlanSection } from './PlanSection';
 import { WorkspaceBar } from '../files/WorkspaceBar';
 import { SourcesList } from '../sources/SourcesList';
+import { useAfterFirstPaint } from '../shared/first-paint';
 import './artifacts.css';
 import '../declared/declared.css';
 
@@ -77,7 +78,10 @@ export function ArtifactPanel({
   const selected = (selectedId === TASK_PLAN_ID ? plan : undefined) ?? others.find((r) => r.id === selectedId) ?? others[0];
   const planContent = useArtifactContent(conversationId, plan);
   const preview = useArtifactContent(conversationId, selected);
+  // The panel's contents wait for the window's first frame (shared/first-paint.ts).
+  const afterFirstPaint = useAfterFirstPaint();
 
+  if (!afterFirstPaint) return <aside className="panel" aria-label={t('panel.label')} />;
   return (
     <aside className="panel" aria-label={t('panel.label')}>
       <WorkspaceBar conversationId={conversationId} onConversation={onWorkspaceConversation} />

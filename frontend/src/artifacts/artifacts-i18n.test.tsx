@@ -5,6 +5,7 @@
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { firstPaintDone } from '../shared/first-paint';
 import { declaredArtifact, type ArtifactVersion, type DeclaredArtifact } from '../api/artifacts';
 import { artifactStepView } from '../chat/artifact-step';
 import { ArtifactPanel, type ArtifactRow } from './ArtifactPanel';
@@ -17,6 +18,9 @@ import { History } from './VersionHistory';
 import { diffTexts } from './diff';
 import { i18n } from '../i18n/i18n';
 import { draftsNote, refLabel, updateTypeLabel, versionChoices, versionTitle } from './versions';
+
+// The panel is rendered alone here: no first frame of the window's to wait for.
+firstPaintDone();
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 

@@ -3,19 +3,22 @@ import { toApiError } from '../api/call';
 import { onRunEvent } from '../api/runtime';
 import { archiveConversation, deleteConversation, listConversations, pinConversation, renameConversation, type Conversation } from '../api/conversations';
 import { isRunning, runsOf, type RunsState } from '../run/events';
-import { markStep } from '../launchMark';
+import { firstListAnswer, takeFirstList } from './first-list';
 
 /**
- * The sidebar's conversation list: loaded on start, reloaded when any conversation starts or
+ * The sidebar's conversation list: loaded on start (from the answer to the request main.tsx
+ * made before the first render, when there was one), reloaded when any conversation starts or
  * ends a run, after a reconnect (reloadTick) and
  * on refresh(); with the ids of conversations running (the store's word, corrected by the
  * events seen since). pin and archive change a row at once and reject with an ApiError;
  * a title the model writes comes through useModelTitles.
  */
 export function useConversationList(runs: RunsState, reloadTick: number) {
-  const [conversations, setConversations] = useState<Conversation[]>([]);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState('');
+  // The list asked for at start-up (chat/first-list.ts), when it came before the first render.
+  const [first] = useState(firstListAnswer);
+  const [conversations, setConversations] = useState<Conversation[]>(first?.ok === true ? first.list : []);
+  const [loading, setLoading] = useState(first === null);
+  const [error, setError] = useState(first !== null && !first.ok ? toApiError(first.error).message : '');
   const [listTick, setListTick] = useState(0);
 
   // A key that changes when any conversation starts or ends a run: the list is reloaded then.
@@ -29,10 +32,10 @@ export function useConversationList(runs: RunsState, reloadTick: number) {
 
   useEffect(() => {
     let stale = false;
-    markStep('conversation list asked');
-    listConversations().then(
+    const asked = takeFirstList();
+    if (asked !== null && first !== null) return; // the first render showed its answer
+    (asked ?? listConversations()).then(
       (list) => {
-        markStep('conversation list received');
         if (stale) return;
         setConversations(list);
         setLoading(false);
@@ -47,7 +50,7 @@ export function useConversationList(runs: RunsState, reloadTick: number) {
     return () => {
       stale = true;
     };
-  }, [runKey, listTick, reloadTick]);
+  }, [runKey, listTick, reloadTick, first]);
 
   const runningIds = useMemo(() => {
     const ids = new Set(conversations.filter((c) => c.running).map((c) => c.id));

@@ -2,10 +2,14 @@
 import { act, useEffect } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { firstPaintDone } from '../shared/first-paint';
 import { applyDeclaredChange, artifactChange, declaredArtifact, type DeclaredArtifact } from '../api/artifacts';
 import { ArtifactPanel, type ArtifactRow } from '../artifacts/ArtifactPanel';
 import { DeclaredList } from './DeclaredList';
 import { useDeclared, type DeclaredState } from './useDeclared';
+
+// The panel is rendered alone here: no first frame of the window's to wait for.
+firstPaintDone();
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 

@@ -2,6 +2,7 @@
 import { act, useEffect } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { firstPaintDone } from '../shared/first-paint';
 import type { Source } from '../api/conversations';
 import { splitAnswer } from './citations';
 import { ActivityFlow } from '../chat/ActivityFlow';
@@ -13,6 +14,9 @@ import { SearchBanner, searchStatusOf } from './SearchBanner';
 import { SourcesList } from './SourcesList';
 import { applyEvents, emptyRunsState, type RunEvent, type RunState } from '../run/events';
 import { useSources, type SourcesState } from './useSources';
+
+// The panel is rendered alone here: no first frame of the window's to wait for.
+firstPaintDone();
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
