@@ -43,6 +43,7 @@ var assets = func() fs.FS {
 
 func main() {
 	sandbox.CheckUnhandled() // a parser's child for a job this build does not serve
+	useLightJobHost()        // the window build started directly: jobs run in the light build beside it
 	if timeline.On() {
 		name := filepath.Base(os.Args[0])
 		timeline.Started(name)

@@ -15,3 +15,6 @@ var launch cli.LaunchFunc = launchWindow
 // showStartError is nil: this build shows start errors on stderr only (the window process,
 // artifactflow-window, shows its own).
 var showStartError func(error)
+
+// useLightJobHost does nothing here: this build is the light job host itself.
+func useLightJobHost() {}

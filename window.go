@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	goruntime "runtime"
 	"strings"
 
 	"github.com/wailsapp/wails/v2"
@@ -19,8 +21,50 @@ import (
 	"artifactflow/app/cli"
 	"artifactflow/backend/config"
 	"artifactflow/backend/events"
+	"artifactflow/backend/sandbox"
 	"artifactflow/internal/timeline"
 )
+
+// lightName is the window-less build (tag nowindow) that `make build` and the packages
+// install beside this one.
+const lightName = "artifactflow"
+
+// useLightJobHost: started directly (the Linux desktop entry starts this build, skipping
+// the window-less build's hand-over), this build runs the parsers' children from the
+// window-less build beside it when there is one, as after the hand-over (a child then
+// skips WebKitGTK's libraries; docs/ARCHITECTURE.md, "Start-up"). A job host named at
+// start-up (the hand-over's ARTIFACTFLOW_JOB_HOST) wins.
+func useLightJobHost() {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return
+	}
+	if light := lightBeside(self); light != "" {
+		sandbox.UseJobHost(light)
+	}
+}
+
+// lightBeside returns the window-less build beside the executable self (an absolute
+// path, links resolved): artifactflow (.exe on Windows) in the same folder when it is a
+// regular, executable file other than self; "" otherwise.
+func lightBeside(self string) string {
+	name := lightName
+	if goruntime.GOOS == "windows" {
+		name += ".exe"
+	}
+	light := filepath.Join(filepath.Dir(self), name)
+	fi, err := os.Stat(light)
+	if err != nil || !fi.Mode().IsRegular() || (goruntime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0) {
+		return ""
+	}
+	if me, err := os.Stat(self); err == nil && os.SameFile(fi, me) {
+		return ""
+	}
+	return light
+}
 
 // launch is nil: this build opens the window itself.
 var launch cli.LaunchFunc

@@ -117,8 +117,12 @@ func TestDeb(t *testing.T) {
 	if entry["Type"] != "Application" || entry["Name"] == "" || entry["Terminal"] != "false" {
 		t.Errorf("desktop entry Type %q, Name %q, Terminal %q", entry["Type"], entry["Name"], entry["Terminal"])
 	}
-	if exe := strings.Fields(entry["Exec"]); len(exe) == 0 || exe[0] != "artifactflow" {
-		t.Errorf("Exec = %q, want artifactflow (in /usr/bin)", entry["Exec"])
+	// The entry starts the window build itself: no hand-over from the window-less build
+	// (which the window build then finds beside itself as its parsers' job host).
+	if exe := strings.Fields(entry["Exec"]); len(exe) == 0 || exe[0] != "/usr/lib/artifactflow/artifactflow-window" {
+		t.Errorf("Exec = %q, want /usr/lib/artifactflow/artifactflow-window", entry["Exec"])
+	} else if _, ok := listing[exe[0]]; !ok {
+		t.Errorf("Exec names %s, which the package does not hold", exe[0])
 	}
 	if _, ok := listing["/usr/share/icons/hicolor/256x256/apps/"+entry["Icon"]+".png"]; !ok {
 		t.Errorf("Icon = %q names no icon the package holds", entry["Icon"])

@@ -65,6 +65,18 @@ func takeJobHost() string {
 	return h
 }
 
+// UseJobHost makes path the job host when none was named at start-up (EnvJobHost): the
+// window build, started directly by the desktop entry rather than handed the window by the
+// window-less build, names the window-less build it finds beside itself, so the parsers'
+// children run that light binary as they do after the hand-over. Run still falls back to
+// os.Executable() when path is not an absolute path to a regular executable file. Call it
+// before any job runs (main does, first thing); a host named at start-up wins.
+func UseJobHost(path string) {
+	if jobHost == "" {
+		jobHost = path
+	}
+}
+
 // executable returns the file a job's child runs: host when it is an absolute path to a
 // regular executable file, else os.Executable().
 func executable(host string) (string, error) {

@@ -180,6 +180,19 @@ func TestJobHost(t *testing.T) {
 		t.Errorf("the child inherited %s:\n%s", EnvJobHost, out)
 	}
 
+	// UseJobHost (the window build started directly names the light build beside it):
+	// a host named at start-up wins; with none, the one named is used.
+	setHost(host)
+	UseJobHost(plain)
+	if jobHost != host {
+		t.Errorf("UseJobHost replaced the job host named at start-up: %q", jobHost)
+	}
+	setHost("")
+	UseJobHost(host)
+	if got := ran(); !same(got, host) {
+		t.Errorf("after UseJobHost(%s), the child ran %s", host, got)
+	}
+
 	for _, h := range []string{filepath.Join(dir, "missing"), "artifactflow", dir, plain} {
 		if h == plain && runtime.GOOS == "windows" {
 			continue // no executable bit there

@@ -104,8 +104,8 @@ func launch(bin, mark string, extra []string, lines func(line string, at time.Ti
 	return l, nil
 }
 
-// launchRatio launches the empty Wails window (hello) and the app (through bin, which hands
-// over to the window build) runs times each, interleaved (the order flips every round, so
+// launchRatio launches the empty Wails window (hello) and the app (bin: the window build, as
+// the desktop entry starts it) runs times each, interleaved (the order flips every round, so
 // neither always follows the other), each with new data folders, and returns the seconds
 // to each one's mark.
 func launchRatio(bin, hello string, runs int) (app, empty []float64, err error) {
