@@ -22,6 +22,7 @@ export default defineConfig({
   json: { namedExports: false, stringify: true },
   test: {
     include: ['src/**/*.test.{ts,tsx}'],
+    setupFiles: ['src/test-setup.ts'],
     environment: 'node',
     // Stylesheets imported with ?raw keep their text (src/fonts.test.ts reads them); others stay empty.
     css: { include: [/\.css\?raw$/] },

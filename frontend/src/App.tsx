@@ -19,6 +19,7 @@ import { ColumnSplitters, ColumnToggle } from './layout/LayoutControls';
 import { LazyPermissionDialog } from './chat/LazyPermissionDialog';
 import { LazySettingsDialog, preloadSettingsDialog } from './settings/LazySettingsDialog';
 import { preloadArtifactViewer } from './artifacts/LazyArtifactViewer';
+import { loadMarkdownLib } from './markdown/markdown-lib';
 import { Sidebar } from './sidebar/Sidebar';
 import { FileNoticeBar, useConversationFiles } from './files/ConversationFiles';
 import { DropOverlay, UploadTray, useUploads, type UploadedBatch } from './files/Uploads';
@@ -45,18 +46,28 @@ function useSetup() {
 }
 
 /**
- * Once the first data has painted and a second has passed, loads the chunks of the UI the
- * first screen does not show (the Settings dialog, the artifact viewer), so that opening
- * them later seldom waits (docs/ARCHITECTURE.md, "Start-up").
+ * Once the first data has painted, loads the chunks of the UI the first screen does not
+ * show: the Markdown renderer at once, the Settings dialog and the artifact viewer a second
+ * later, so that opening them later seldom waits (docs/ARCHITECTURE.md, "Start-up").
  */
 function usePreloadAfterFirstPaint(painted: boolean) {
   useEffect(() => {
     if (!painted) return;
+    // The Markdown renderer right after that frame (answers need it soon; a view that asks
+    // sooner loads it itself), the dialogs a second later.
+    let markdownTimer = 0;
+    const frame = requestAnimationFrame(() => {
+      markdownTimer = window.setTimeout(() => void loadMarkdownLib().catch(() => undefined), 0);
+    });
     const id = setTimeout(() => {
       preloadSettingsDialog();
       preloadArtifactViewer();
     }, 1000);
-    return () => clearTimeout(id);
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(markdownTimer);
+      clearTimeout(id);
+    };
   }, [painted]);
 }
 

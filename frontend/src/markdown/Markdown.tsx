@@ -5,9 +5,8 @@ import { chipOf } from '../sources/citations';
 import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from './copy';
 import { fenceLanguages, loadLanguages } from './highlight';
 import { i18n } from '../i18n/i18n';
-import { hasBlockedImages, renderCode, renderMarkdown } from './markdown';
+import { plainTextHTML, useMarkdownLib } from './markdown-lib';
 import { hasMath, loadMath, mathReady } from './math';
-import { MERMAID_BLOCK_CLASS, renderMermaidBlocks } from './mermaid';
 import { UNTRUSTED_ATTR, blockSubmit, followLink } from './navigation';
 import { useRemoteImages } from './remote-images';
 import { useCitations } from '../sources/Citations';
@@ -105,7 +104,9 @@ export function Markdown({ source, className, highlight = false, cite = false, c
   // Bumped when KaTeX arrives, so HTML rendered with pending formulas renders again typeset.
   const [mathTick, setMathTick] = useState(0);
   // Rendered again in another language: chips', copy buttons' and task marks' labels are in the HTML.
-  const html = useMemo(() => renderMarkdown(source, { highlight, cite: resolve, copyCode, images }), [source, highlight, ready, resolve, copyCode, images, language, mathTick]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Plain text until the renderer's chunk is in (markdown-lib.ts), then rendered.
+  const lib = useMarkdownLib();
+  const html = useMemo(() => (lib === null ? plainTextHTML(source) : lib.renderMarkdown(source, { highlight, cite: resolve, copyCode, images })), [lib, source, highlight, ready, resolve, copyCode, images, language, mathTick]); // eslint-disable-line react-hooks/exhaustive-deps
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let stale = false;
@@ -116,11 +117,11 @@ export function Markdown({ source, className, highlight = false, cite = false, c
       });
     }
     const el = box.current;
-    if (el !== null && html.includes(MERMAID_BLOCK_CLASS)) void renderMermaidBlocks(el, { dark: prefersDark(), errorLabel: i18n.t('tools:markdown.diagramError') });
+    if (el !== null && lib !== null && html.includes(lib.MERMAID_BLOCK_CLASS)) void lib.renderMermaidBlocks(el, { dark: prefersDark(), errorLabel: i18n.t('tools:markdown.diagramError') });
     return () => {
       stale = true;
     };
-  }, [html]);
+  }, [html, lib]);
   // New HTML replaced the chips: a card left open on one of them closes.
   const prune = citations?.prune;
   useEffect(() => {
@@ -148,7 +149,7 @@ export function Markdown({ source, className, highlight = false, cite = false, c
     e.preventDefault();
     citations?.open(c.n);
   };
-  const blocked = !images && hasBlockedImages(html);
+  const blocked = !images && lib !== null && lib.hasBlockedImages(html);
   // Browser mode's page CSP (img-src 'self' data: blob:) cannot open per click: say so.
   const cspNote = clicked && isBrowserMode() && /<img\b[^>]*\ssrc="https?:/i.test(html);
   const body = (
@@ -204,6 +205,7 @@ export interface CodeViewProps {
 export function CodeView({ code, language, className }: CodeViewProps) {
   const languages = useMemo(() => [language], [language]);
   const ready = useHighlightReady(languages);
-  const html = useMemo(() => renderCode(code, language), [code, language, ready]); // eslint-disable-line react-hooks/exhaustive-deps
+  const lib = useMarkdownLib();
+  const html = useMemo(() => (lib === null ? plainTextHTML(code) : lib.renderCode(code, language)), [lib, code, language, ready]); // eslint-disable-line react-hooks/exhaustive-deps
   return <div className={className ? `code-view ${className}` : 'code-view'} {...untrusted} dangerouslySetInnerHTML={{ __html: html }} />;
 }

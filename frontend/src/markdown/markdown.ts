@@ -10,6 +10,10 @@ import { highlightSync } from './highlight';
 import { i18n } from '../i18n/i18n';
 import { hasMath, mathExtension, typesetMath } from './math';
 import { mermaidBlockHTML } from './mermaid';
+
+// For Markdown.tsx, which loads this module (and with it Mermaid's drawing glue) as a chunk
+// of its own (markdown-lib.ts).
+export { MERMAID_BLOCK_CLASS, renderMermaidBlocks } from './mermaid';
 import { blockRemoteLoads } from './remote-loads';
 
 /** State of one checklist item in a task plan. */
