@@ -8,14 +8,17 @@ import { chromium } from 'playwright-core';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /**
- * Launches Chromium at 1280x860 and returns {page, errors, close}. `errors` collects page
- * errors and console errors (except Chromium's own /favicon.ico request). `init`, when
- * given, is a script path (or a list of them, installed in order) added with addInitScript
- * before any page script runs.
+ * Launches Chromium at 1280x860 and returns {page, errors, close, context, profile}.
+ * `errors` collects page errors and console errors (except Chromium's own /favicon.ico
+ * request). `init`, when given, is a script path (or a list of them, installed in order)
+ * added with addInitScript before any page script runs. `contextOptions` are added to
+ * Playwright's launchPersistentContext options (e.g. acceptDownloads). `profile` is the
+ * fresh profile folder, removed by close.
  */
-export async function launch({ init } = {}) {
+export async function launch({ init, contextOptions = {} } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'af-e2e-'));
   const context = await chromium.launchPersistentContext(profile, {
+    ...contextOptions,
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 860 },
@@ -37,7 +40,7 @@ export async function launch({ init } = {}) {
     await context.close().catch(() => {});
     await rm(profile, { recursive: true, force: true }).catch(() => {});
   };
-  return { page, errors, close };
+  return { page, errors, close, context, profile };
 }
 
 /**

@@ -7,12 +7,10 @@
 // no script and no <foreignObject>, the two diagrams' ids stay apart, and nothing is refused
 // by the CSP. Exits non-zero on the first failure. AF_SHOT=path saves a screenshot of the
 // exported page.
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
-import { assert, checker } from './browser.mjs';
+import { assert, checker, launch } from './browser.mjs';
 
 const url = process.argv[2];
 if (!url) {
@@ -20,19 +18,7 @@ if (!url) {
   process.exit(2);
 }
 
-const profile = await mkdtemp(join(tmpdir(), 'af-e2e-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  headless: true,
-  acceptDownloads: true,
-  viewport: { width: 1280, height: 860 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const close = async () => {
-  await context.close().catch(() => {});
-  await rm(profile, { recursive: true, force: true }).catch(() => {});
-};
-const page = context.pages()[0] ?? (await context.newPage());
+const { page, close, context, profile } = await launch({ contextOptions: { acceptDownloads: true } });
 const check = checker(page, close);
 
 await page.goto(url);
