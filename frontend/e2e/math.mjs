@@ -4,11 +4,7 @@
 // broken diagram; the page (under its own CSP) shows KaTeX's output, the prices as text, the
 // diagram as an SVG and the broken one as an inline error with its source. Exits non-zero
 // on the first failure. AF_SHOT=path saves a screenshot of the page.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { assert, checker } from './browser.mjs';
+import { assert, checker, launch } from './browser.mjs';
 
 const url = process.argv[2];
 if (!url) {
@@ -16,18 +12,7 @@ if (!url) {
   process.exit(2);
 }
 
-const profile = await mkdtemp(join(tmpdir(), 'af-e2e-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 860 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const close = async () => {
-  await context.close().catch(() => {});
-  await rm(profile, { recursive: true, force: true }).catch(() => {});
-};
-const page = context.pages()[0] ?? (await context.newPage());
+const { page, close } = await launch();
 const check = checker(page, close);
 const cspErrors = [];
 page.on('console', (m) => {

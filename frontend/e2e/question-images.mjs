@@ -6,11 +6,7 @@
 // chip; sent with a question it shows in the sent question with the answer beneath; a
 // second chart dropped onto the composer goes with a follow-up. Exits non-zero on the
 // first failure.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { assert, checker } from './browser.mjs';
+import { assert, checker, launch } from './browser.mjs';
 
 const url = process.argv[2];
 const { AF_PNG_PASTE: pasted, AF_PNG_DROP: dropped, AF_ANSWER: answer, AF_SHOT: shot } = process.env;
@@ -19,18 +15,7 @@ if (!url || !pasted || !dropped || !answer) {
   process.exit(2);
 }
 
-const profile = await mkdtemp(join(tmpdir(), 'af-e2e-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 860 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const close = async () => {
-  await context.close().catch(() => {});
-  await rm(profile, { recursive: true, force: true }).catch(() => {});
-};
-const page = context.pages()[0] ?? (await context.newPage());
+const { page, close } = await launch();
 const check = checker(page, close);
 
 await page.goto(url);
