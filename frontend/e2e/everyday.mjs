@@ -113,7 +113,10 @@ await check('Ctrl+F finds in the Reader and in the artifact view, not in the con
   await input.waitFor();
   assert(await input.evaluate((el) => el === document.activeElement), 'the find box in the Reader is not focused');
   await page.keyboard.type('perilune');
-  await page.waitForFunction(() => document.querySelector('dialog.reader .find-count')?.textContent === '1 / 1');
+  // "perilu" has one match too: wait until the find has caught up with the whole word.
+  await page.waitForFunction(
+    () => document.querySelector('dialog.reader .find-count')?.textContent === '1 / 1' && [...(CSS.highlights.get('af-find') ?? [])].some((r) => r.toString() === 'perilune'),
+  );
   const inReader = await page.evaluate(() =>
     [...(CSS.highlights.get('af-find') ?? [])].map((r) => (r.startContainer.parentElement?.closest('.reader-body') ? r.toString() : 'outside')),
   );
