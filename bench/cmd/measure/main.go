@@ -701,7 +701,25 @@ func openConversation(bin string, runs int, shape fixture.Shape) (openFigures, e
 	if err := fixture.WriteDir(ctx, dir, n, shape); err != nil {
 		return openFigures{}, err
 	}
-	cmd := exec.Command(bin, "serve", "--data-dir", dir, "--addr", "127.0.0.1:0")
+	url, stopServe, err := startServe(bin, env, "--data-dir", dir)
+	if err != nil {
+		return openFigures{}, err
+	}
+	defer stopServe()
+	last := strings.SplitN(fixture.Question(n-1), ":", 2)[0] + ":"
+	out, err := exec.CommandContext(ctx, "node", "bench/openconv/open.mjs", url, fixture.Title, last, strconv.Itoa(runs)).CombinedOutput()
+	if err != nil {
+		return openFigures{}, fmt.Errorf("node bench/openconv/open.mjs: %w: %s", err, oneLine(string(out), 300))
+	}
+	return parseOpen(out)
+}
+
+// startServe starts bin serve on a free loopback port with env and the extra args and
+// waits (at most 30 s) for the browser-mode URL it prints, which it returns (with its
+// token) with the function that stops the process. The goroutine reading the output ends
+// when stop closes it.
+func startServe(bin string, env []string, args ...string) (string, func(), error) {
+	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "--addr", "127.0.0.1:0")...)
 	cmd.Env = env
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -718,19 +736,15 @@ func openConversation(bin string, runs int, shape fixture.Shape) (openFigures, e
 		}
 	}()
 	if err := cmd.Start(); err != nil {
-		return openFigures{}, fmt.Errorf("start serve: %w", err)
+		pw.Close()
+		return "", nil, fmt.Errorf("start serve: %w", err)
 	}
-	defer func() { stop(cmd); pw.Close() }()
-	var url string
+	stopServe := func() { stop(cmd); pw.Close() }
 	select {
-	case url = <-urls:
+	case u := <-urls:
+		return u, stopServe, nil
 	case <-time.After(30 * time.Second):
-		return openFigures{}, fmt.Errorf("serve printed no URL within 30 s: %w", errNotMeasured)
+		stopServe()
+		return "", nil, fmt.Errorf("serve printed no URL within 30 s: %w", errNotMeasured)
 	}
-	last := strings.SplitN(fixture.Question(n-1), ":", 2)[0] + ":"
-	out, err := exec.CommandContext(ctx, "node", "bench/openconv/open.mjs", url, fixture.Title, last, strconv.Itoa(runs)).CombinedOutput()
-	if err != nil {
-		return openFigures{}, fmt.Errorf("node bench/openconv/open.mjs: %w: %s", err, oneLine(string(out), 300))
-	}
-	return parseOpen(out)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,9 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -29,33 +26,12 @@ func pdfFirst(bin string, wait time.Duration) (first, second float64, err error)
 		return 0, 0, err
 	}
 	defer cleanup()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = env
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if _, u, ok := strings.Cut(sc.Text(), "browser mode: "); ok {
-				select {
-				case urls <- strings.TrimSpace(u):
-				default:
-				}
-			}
-		}
-	}()
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return 0, 0, fmt.Errorf("start serve: %w", err)
+	raw, stopServe, err := startServe(bin, env)
+	if err != nil {
+		return 0, 0, err
 	}
-	defer func() { stop(cmd); pw.Close() }()
-	var raw string
-	select {
-	case raw = <-urls:
-	case <-time.After(30 * time.Second):
-		return 0, 0, fmt.Errorf("serve printed no URL within 30 s: %w", errNotMeasured)
-	}
+	defer stopServe()
 	u, err := url.Parse(raw)
 	if err != nil {
 		return 0, 0, fmt.Errorf("serve's URL %q: %w", raw, err)
