@@ -7,6 +7,7 @@ import type { EditorState } from './useEditor';
 import { diffTexts } from './diff';
 import { DiffView } from './DiffView';
 import { AlertIcon, Spinner } from '../shared/icons';
+import { focusOnMount } from '../shared/focus';
 
 /** The editor's footer: unsaved state, base version and lines, keys, Cancel and Save. */
 export function EditorFooter({ ed }: { ed: EditorState }) {
@@ -49,7 +50,7 @@ export function EditorNotices({ ed, onDiscard }: { ed: EditorState; onDiscard: (
         <div className="notice notice-warn" role="alert">
           <span>{t('editor.discardAsk')}</span>
           <span className="notice-actions">
-            <button type="button" className="btn btn-sm" onClick={ed.keepEditing} autoFocus>
+            <button type="button" className="btn btn-sm" onClick={ed.keepEditing} ref={focusOnMount}>
               {t('editor.keepEditing')}
             </button>
             <button type="button" className="btn btn-sm btn-danger" onClick={onDiscard}>

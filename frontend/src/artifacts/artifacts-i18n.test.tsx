@@ -4,7 +4,7 @@
 // Chinese once the UI's language is zh-CN.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { firstPaintDone } from '../shared/first-paint';
 import { declaredArtifact, type ArtifactVersion, type DeclaredArtifact } from '../api/artifacts';
 import { artifactStepView } from '../chat/artifact-step';
@@ -244,7 +244,8 @@ describe('the artifact panel in Chinese', () => {
     expect(host.querySelector('.plan-progress')?.getAttribute('aria-label')).toBe('已完成 1/2');
     expect(text('.panel-tab span:not(.count)')).toEqual(['产物', '来源']);
     expect(text('.artifact-row .badge')).toEqual(['智能体']);
-    expect(text('.viewer .tab')).toEqual(['预览', '源码', '历史2']);
+    // The version list arrives after the viewer's first render.
+    await vi.waitFor(() => expect(text('.viewer .tab')).toEqual(['预览', '源码', '历史2']));
     expect(text('.version-select option')).toEqual(['v2 · 当前', 'v1 · 已创建']);
     expect(text('.viewer-actions .btn-label')).toContain('比较');
     await act(() => i18n.changeLanguage('en'));

@@ -8,6 +8,7 @@ import { setFeedback, type Feedback, type Rating } from '../api/conversations';
 import { Svg, type IconProps } from '../shared/icons';
 import { describeError } from '../shared/errors';
 import './feedback.css';
+import { focusOnMount } from '../shared/focus';
 
 /** A raised thumb (a good answer). */
 function ThumbUpIcon(p: IconProps) {
@@ -145,7 +146,7 @@ export function RunFeedback({ conversationId, messageId, feedback, disabled }: R
             className="input feedback-note-input"
             value={draft}
             maxLength={2000}
-            autoFocus
+            ref={focusOnMount}
             aria-label={t('feedback.noteLabel')}
             placeholder={t('feedback.notePlaceholder')}
             disabled={busy}

@@ -3,7 +3,7 @@
 // in zh-CN says it in Chinese, and in English again after switching back.
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { workspaceStatus, type Source } from '../api/conversations';
 import { missingTitle, sourceMeta, webSummary } from '../sources/citations';
 import { ActivityFlow } from './ActivityFlow';
@@ -86,6 +86,7 @@ describe('sources in Chinese', () => {
     expect(host.querySelector('.cite-missing')?.getAttribute('title')).toBe('来源 7 不在本对话的来源列表中');
     await act(async () => {
       chip?.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+      chip?.dispatchEvent(new MouseEvent('mouseenter')); // as a pointer does, after mouseover
       await Promise.resolve();
     });
     const card = document.querySelector('.cite-card');
@@ -178,7 +179,8 @@ describe('tools in Chinese', () => {
         input?.dispatchEvent(new Event('input', { bubbles: true }));
         await new Promise((r) => setTimeout(r, 20));
       });
-      expect(host.querySelector('.find-count')?.textContent).toBe('第 1 项，共 2 项');
+      // The bar searches a moment after the typing stops.
+      await vi.waitFor(() => expect(host.querySelector('.find-count')?.textContent).toBe('第 1 项，共 2 项'));
     } finally {
       convo.remove();
     }

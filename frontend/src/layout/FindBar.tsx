@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 import { clearMatches, findRanges, findScope, matchCount, paintMatches, stepMatch, type FindKind, type FindScope } from './find';
@@ -35,6 +35,9 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
   // current one, and the highlights must still move to the new ranges.
   const [generation, setGeneration] = useState(0);
   const input = useRef<HTMLInputElement>(null);
+  // Bumped by every Ctrl+F: once the bar for it is rendered, its field takes the focus
+  // with the query selected.
+  const [focusAsked, setFocusAsked] = useState(0);
   const ranges = useRef<Range[]>([]);
   const scrolledTo = useRef('');
   const rangesQuery = useRef(''); // the query ranges.current was found for
@@ -54,14 +57,16 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
         if (active instanceof HTMLElement && active !== document.body) focusBefore.current = active;
         setScope((was) => (was !== null && was.root === next.root ? was : next));
       }
-      window.setTimeout(() => {
-        input.current?.focus();
-        input.current?.select();
-      }, 0);
+      setFocusAsked((n) => n + 1);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [rootSelector]);
+  useLayoutEffect(() => {
+    if (focusAsked === 0) return;
+    input.current?.focus();
+    input.current?.select();
+  }, [focusAsked]);
 
   // A dialog the bar is in closes (or leaves the page): the bar closes with it.
   useEffect(() => {

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { copyText, isBrowserMode } from '../api/runtime';
 import { chipOf } from '../sources/citations';
 import { CODE_COPY_CLASS, COPIED_MS, codeOfCopyButton } from './copy';
-import { fenceLanguages, loadLanguages } from './highlight';
+import { fenceLanguages, isLanguageReady, loadLanguages } from './highlight';
 import { i18n } from '../i18n/i18n';
 import { plainTextHTML, useMarkdownLib } from './markdown-lib';
 import { hasMath, loadMath, mathReady } from './math';
@@ -40,21 +40,26 @@ export interface MarkdownProps {
 
 /**
  * Bumps a counter whenever one of `languages` becomes available for highlighting, so memoized
- * HTML re-renders with colours. Does nothing for an empty list.
+ * HTML re-renders with colours. Does nothing for an empty list. A grammar that arrives between
+ * the render and its effect (loaded for another block meanwhile) counts too: the effect
+ * compares what is ready once loading has settled with what was ready when the component
+ * last rendered.
  */
 function useHighlightReady(languages: readonly string[]): number {
   const [tick, setTick] = useState(0);
   const key = languages.join(',');
+  const readyAtRender = languages.filter(isLanguageReady).length;
   useEffect(() => {
     if (key === '') return;
     let stale = false;
-    void loadLanguages(key.split(',')).then((changed) => {
-      if (changed && !stale) setTick((t) => t + 1);
+    const wanted = key.split(',');
+    void loadLanguages(wanted).then(() => {
+      if (!stale && wanted.filter(isLanguageReady).length > readyAtRender) setTick((t) => t + 1);
     });
     return () => {
       stale = true;
     };
-  }, [key]);
+  }, [key, readyAtRender]);
   return tick;
 }
 

@@ -6,6 +6,7 @@ import '../i18n/i18n'; // the UI's language, set up before the first render
 import { ChevronIcon, DotsIcon, GearIcon, LogoIcon, PinIcon, PlusIcon, Spinner } from '../shared/icons';
 import { ConfirmDialog } from '../shared/Modal';
 import { SearchBox } from './SearchBox';
+import { focusOnMount } from '../shared/focus';
 
 /** Props of Sidebar. */
 export interface SidebarProps {
@@ -457,7 +458,7 @@ function RenameField({ initial, onSave, onCancel }: { initial: string; onSave: (
       <input
         className="input"
         value={value}
-        autoFocus
+        ref={focusOnMount}
         disabled={busy}
         aria-label={t('titleField')}
         aria-invalid={error !== ''}

@@ -93,6 +93,7 @@ describe('citations of local files', () => {
     await render(<Harness select={vi.fn()} toggle={vi.fn()} collapsed={false} />);
     await act(async () => {
       chip(6).dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+      chip(6).dispatchEvent(new MouseEvent('mouseenter')); // as a pointer does, after mouseover
       await Promise.resolve();
     });
     expect(card()?.textContent).toContain('uploaded file notes.md · line 3');
@@ -103,6 +104,7 @@ describe('citations of local files', () => {
     });
     await act(async () => {
       chip(6).dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+      chip(6).dispatchEvent(new MouseEvent('mouseenter')); // as a pointer does, after mouseover
       await Promise.resolve();
     });
     expect(card()?.textContent).toContain('上传的文件 notes.md · 第 3 行');

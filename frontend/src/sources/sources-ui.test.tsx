@@ -93,6 +93,8 @@ const fire = (el: Element, type: string, init: MouseEventInit | FocusEventInit =
   act(async () => {
     const ev = type.startsWith('focus') || type === 'blur' ? new FocusEvent(type, { bubbles: type !== 'focus' && type !== 'blur', ...init }) : new MouseEvent(type, { bubbles: true, ...init });
     el.dispatchEvent(ev);
+    // A pointer moving onto (off) an element also fires mouseenter (mouseleave) at it, which does not bubble.
+    if (type === 'mouseover' || type === 'mouseout') el.dispatchEvent(new MouseEvent(type === 'mouseover' ? 'mouseenter' : 'mouseleave', init));
     await Promise.resolve();
   });
 
