@@ -1,7 +1,6 @@
 import './timeline-start'; // first of all: marks the moment the bundle starts to run
 import './start-loads'; // first: asks for the conversation list while the rest evaluates
 import { installRenderQueue } from './render-queue';
-import { options } from 'preact';
 import { StrictMode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
@@ -16,14 +15,7 @@ import './style.css';
 import './chat/conversation.css';
 
 markStep('bundle evaluated'); // every static import has run (launchMark.ts: the start-up timeline)
-installRenderQueue(); // state updates render even when WebKit holds back a microtask
-{
-  const lp = (m: string) => (window as unknown as { runtime?: { LogPrint?: (m: string) => void } }).runtime?.LogPrint?.('PAGEERR ' + m);
-  window.addEventListener('error', (e) => lp(String(e.message) + ' ' + String((e.error as Error | undefined)?.stack)));
-  window.addEventListener('unhandledrejection', (e) => lp('rejection ' + String(e.reason) + ' ' + String((e.reason as Error | undefined)?.stack)));
-  const prev = (options as unknown as { __e?: (...a: unknown[]) => void }).__e;
-  (options as unknown as { __e?: (...a: unknown[]) => void }).__e = (...a: unknown[]) => { lp('catchError ' + String(a[0]) + ' ' + String((a[0] as Error).stack)); prev?.(...a); };
-}
+installRenderQueue(); // renders batch the run events that arrived since the last task
 // Before the app renders: nothing on the page may navigate the window away from the app.
 guardNavigation();
 // The app draws its tooltips: a click that opens a dialog leaves none over it.

@@ -1,28 +1,29 @@
-// When Preact renders the state updates it has queued (the page runs on preact/compat,
-// docs/ARCHITECTURE.md "Start-up"). Preact's own choice is a microtask. In the window,
-// WebKitGTK runs the page's run events and bound calls' results as scripts evaluated by the
-// host (Wails' ExecJS), and a microtask queued there can wait until the next task of the
-// page (a key press, a timer) before it runs: a streaming answer stopped on screen until the
-// mouse moved. So each batch is also posted as a task (a MessageChannel message, as React's
-// scheduler does); whichever comes first renders the batch, the other finds nothing to do.
+// When the page renders the state updates it has queued. The page runs on preact/compat
+// (docs/ARCHITECTURE.md, "Start-up"), which by default renders them in a microtask, right
+// after the script that made them. In the window every run event reaches the page as a
+// script of its own, evaluated by the host (Wails' ExecJS), so a streaming answer meant one
+// whole render per event: measured in the real window, thousands of renders while a long
+// answer streamed, and WebKitGTK stopped painting until the mouse moved. Queued updates now
+// render in a task of their own (a MessageChannel message, which React's scheduler uses too):
+// the events that arrived meanwhile render once, and painting gets its turn between tasks.
 import { options } from 'preact';
 
 /**
- * Installs the render queue described above as Preact's options.debounceRendering. Call it
- * once, before the first render. Safe to call again (it replaces the previous one).
+ * Makes Preact render queued updates in the next task instead of a microtask (the rule
+ * above), through options.debounceRendering. Call it once before the first render; calling it
+ * again replaces the previous queue. Tests that use act are unaffected: act installs its own
+ * queue while it runs.
  */
 export function installRenderQueue(): void {
   const channel = new MessageChannel();
   let pending: (() => void) | null = null;
-  const run = () => {
-    const cb = pending;
+  channel.port1.onmessage = () => {
+    const render = pending;
     pending = null;
-    cb?.();
+    render?.();
   };
-  channel.port1.onmessage = run;
-  options.debounceRendering = (cb: () => void) => {
-    pending = cb;
-    queueMicrotask(run);
+  options.debounceRendering = (render: () => void) => {
+    pending = render;
     channel.port2.postMessage(null);
   };
 }

@@ -27,9 +27,7 @@ function runsReducer(state: RunsState, action: RunsAction): RunsState {
 export function useRuns(): { runs: RunsState; dispatch: Dispatch<RunsAction>; reloadTick: number; reload: () => void } {
   const [runs, dispatch] = useReducer(runsReducer, undefined, emptyRunsState);
   const [reloadTick, setReloadTick] = useState(0);
-  const lp = (m: string) => (window as unknown as { runtime?: { LogPrint?: (m: string) => void } }).runtime?.LogPrint?.('PAGEDBG ' + m);
-  lp('render useRuns ' + String(Object.keys(runs).length));
-  useEffect(() => onRunEvent((event) => { lp('event ' + event.type + ' ' + String(event.seq)); if (event.type === 'complete') setTimeout(() => lp('DOM ' + (document.querySelector('.chat-scroll')?.textContent ?? '').slice(-160)), 300); dispatch({ type: 'event', event }); }), []);
+  useEffect(() => onRunEvent((event) => dispatch({ type: 'event', event })), []);
   useEffect(() => onReconnect(() => setReloadTick((t) => t + 1)), []);
   return { runs, dispatch, reloadTick, reload: () => setReloadTick((t) => t + 1) };
 }
