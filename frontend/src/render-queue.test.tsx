@@ -8,9 +8,8 @@ import { installRenderQueue } from './render-queue';
 const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 
 describe('the render queue', () => {
-  const before = options.debounceRendering;
   afterEach(() => {
-    options.debounceRendering = before;
+    options.debounceRendering = undefined; // Preact's own queue again
   });
 
   it('renders the updates of several separate scripts once, in the next task', async () => {

@@ -103,7 +103,9 @@ export function SettingsNav({ formRef }: SettingsNavProps) {
     const list = sectionsOf(form);
     setEntries((was) => (was.length === list.length && was.every((e, i) => sameEntry(e, list[i])) ? was : list));
     const sc = scroller();
-    if (!sc) return;
+    // Not laid out yet (the dialog opens after its contents mount): every top would read 0
+    // and mark the last section; the ResizeObserver below asks again once it has a size.
+    if (!sc || sc.clientHeight === 0) return;
     const top = sc.getBoundingClientRect().top;
     const atEnd = sc.scrollHeight - sc.scrollTop - sc.clientHeight < 2 && sc.scrollTop > 0;
     setActive(activeSection(list.map((e) => e.el.getBoundingClientRect().top), top, atEnd));
@@ -117,8 +119,11 @@ export function SettingsNav({ formRef }: SettingsNavProps) {
     const mo = new MutationObserver(update);
     mo.observe(form, { childList: true, subtree: true, attributes: true, attributeFilter: ['aria-invalid'], characterData: true });
     sc?.addEventListener('scroll', update, { passive: true });
+    const ro = typeof ResizeObserver === 'function' && sc ? new ResizeObserver(update) : null;
+    if (sc) ro?.observe(sc);
     return () => {
       mo.disconnect();
+      ro?.disconnect();
       sc?.removeEventListener('scroll', update);
     };
   }, [formRef, scroller, update]);

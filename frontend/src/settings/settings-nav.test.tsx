@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { activeSection, sectionsOf, SECTION_ATTR } from './SettingsNav';
+import { act, createRef } from 'react';
+import { createRoot } from 'react-dom/client';
+import { activeSection, sectionsOf, SECTION_ATTR, SettingsNav } from './SettingsNav';
 
 describe('sectionsOf', () => {
   it('lists the form’s top-level fieldsets by legend and its marked groups, in order, with their invalid fields', () => {
@@ -28,5 +30,29 @@ describe('activeSection', () => {
     { name: 'no sections', tops: [], top: 100, atEnd: false, want: -1 },
   ])('$name', ({ tops, top, atEnd, want }) => {
     expect(activeSection(tops, top, atEnd)).toBe(want);
+  });
+});
+
+describe('SettingsNav before its dialog is laid out', () => {
+  it('marks the first section, not the last, while every top reads 0', async () => {
+    // A closed dialog: nothing has a size yet (jsdom lays out nothing, like display: none).
+    const body = document.createElement('div');
+    body.className = 'modal-body';
+    const form = document.createElement('form');
+    form.innerHTML = '<fieldset><legend>Language</legend></fieldset><fieldset><legend>Model</legend></fieldset><fieldset><legend>Agents</legend></fieldset>';
+    body.append(form);
+    const host = document.createElement('div');
+    document.body.append(body, host);
+    const formRef = createRef<HTMLElement>();
+    (formRef as { current: HTMLElement | null }).current = form;
+    const root = createRoot(host);
+    await act(async () => {
+      root.render(<SettingsNav formRef={formRef} />);
+      await Promise.resolve();
+    });
+    expect([...host.querySelectorAll('[aria-current="true"]')].map((b) => b.textContent)).toEqual(['Language']);
+    act(() => root.unmount());
+    body.remove();
+    host.remove();
   });
 });
