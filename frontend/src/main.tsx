@@ -1,6 +1,5 @@
 import './timeline-start'; // first of all: marks the moment the bundle starts to run
 import './start-loads'; // first: asks for the conversation list while the rest evaluates
-import { installRenderQueue } from './render-queue';
 import { StrictMode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
@@ -10,12 +9,13 @@ import { firstListSettled } from './chat/first-list';
 import './i18n/i18n'; // the UI's language, set before the first render
 import { syncLanguageFromBackend } from './i18n/language';
 import { guardNavigation } from './markdown/navigation';
+import { batchRunEvents, isBrowserMode } from './api/runtime';
 import { installTooltips } from './layout/tooltips';
 import './style.css';
 import './chat/conversation.css';
 
 markStep('bundle evaluated'); // every static import has run (launchMark.ts: the start-up timeline)
-installRenderQueue(); // renders batch the run events that arrived since the last task
+if (!isBrowserMode()) batchRunEvents(); // the window's run events reach the page in batches, one render each (api/runtime.ts)
 // Before the app renders: nothing on the page may navigate the window away from the app.
 guardNavigation();
 // The app draws its tooltips: a click that opens a dialog leaves none over it.

@@ -26,8 +26,43 @@ export function onRunEvent(handler: (ev: RunEvent) => void): () => void {
   if (!runtimeAttached()) return () => undefined;
   return EventsOn(RUN_EVENT_NAME, (payload: unknown) => {
     const ev = parseEvent(payload);
-    if (ev !== null) handler(ev);
+    if (ev !== null) deliver(() => handler(ev));
   });
+}
+
+// Run events in batches. In the window every run event reaches the page as a script of its
+// own (Wails' ExecJS), and the page's runtime (preact/compat) renders the state an event
+// changed in a microtask right after it: a streaming answer meant one whole render per
+// event, thousands for a long answer, and WebKitGTK stopped painting until the mouse moved.
+// Batched, the events that arrive before the page's next task are handed on together in
+// that task (in order, to every subscriber), and render once.
+let batching = false;
+let queued: (() => void)[] = [];
+let channel: MessageChannel | null = null;
+
+function deliver(call: () => void): void {
+  if (!batching) {
+    call();
+    return;
+  }
+  queued.push(call);
+  if (queued.length === 1) channel?.port2.postMessage(null);
+}
+
+/**
+ * From now on, hands run events to onRunEvent's handlers in batches, one per task of the
+ * page (the rule above), instead of each as it arrives. main.tsx calls it in the desktop
+ * window; browser mode's events arrive as tasks already, and tests call it themselves.
+ */
+export function batchRunEvents(): void {
+  if (batching) return;
+  batching = true;
+  channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    const calls = queued;
+    queued = [];
+    for (const call of calls) call();
+  };
 }
 
 /** The event the browser-mode shim emits each time its event stream (re)connects. */
