@@ -25,7 +25,7 @@ const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 describe('run events in the window', () => {
   afterEach(() => listeners.clear());
 
-  it('reach every subscriber in order, batched into the next task, and render once per batch', async () => {
+  it('reach every subscriber in order, batched into the next task, and render once per batch, past a subscriber that throws', async () => {
     batchRunEvents();
     let renders = 0;
     const other: number[] = [];
@@ -35,6 +35,12 @@ describe('run events in the window', () => {
       useState(() => onRunEvent((ev: RunEvent) => setSeqs((s) => [...s, ev.seq])));
       return <p>{seqs.join(',')}</p>;
     }
+    const offBroken = onRunEvent(() => {
+      throw new Error('a broken subscriber');
+    });
+    const errors: unknown[] = [];
+    const consoleError = console.error;
+    console.error = (...a: unknown[]) => errors.push(a);
     const off = onRunEvent((ev) => other.push(ev.seq));
     const host = document.createElement('div');
     document.body.append(host);
@@ -53,6 +59,9 @@ describe('run events in the window', () => {
     expect(other).toEqual([1, 2, 3]);
     expect(host.textContent).toBe('1,2,3');
     expect(renders - before).toBe(1);
+    expect(errors).toHaveLength(3); // one per event, and the other subscribers still had theirs
+    console.error = consoleError;
+    offBroken();
     off();
     host.remove();
   });

@@ -61,7 +61,13 @@ export function batchRunEvents(): void {
   channel.port1.onmessage = () => {
     const calls = queued;
     queued = [];
-    for (const call of calls) call();
+    for (const call of calls) {
+      try {
+        call();
+      } catch (e) {
+        console.error('a run event handler failed', e); // the rest of the batch still runs
+      }
+    }
   };
 }
 
