@@ -1,6 +1,6 @@
 // The artifact viewer's Export button and its menu of formats.
 
-import { useEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ExportFormat } from '../api/artifacts';
 import { CaretIcon, DownloadIcon } from './artifact-icons';
@@ -31,8 +31,9 @@ export function ExportMenu({ busy, title, onExport }: ExportMenuProps) {
   const menuRef = useRef<HTMLDivElement>(null);
   const exportBtn = useRef<HTMLButtonElement>(null);
 
-  // The export menu: focus its first item, close on outside click.
-  useEffect(() => {
+  // The export menu: focus its first item as it opens (a layout effect, so a key pressed
+  // right after the click already lands in the menu), close on outside click.
+  useLayoutEffect(() => {
     if (!menu) return;
     menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
     const onDown = (e: MouseEvent) => {
