@@ -116,8 +116,10 @@ export function FindBar({ rootSelector = '.chat-scroll' }: FindBarProps) {
     };
   }, [scope, refresh]);
 
-  // Paint the highlights; bring the current match into view.
-  useEffect(() => {
+  // Paint the highlights; bring the current match into view. A layout effect, so the
+  // highlights change in the same commit as the count beside them (a passive effect can
+  // run a frame later, leaving "1 / 4" shown over no highlighted match meanwhile).
+  useLayoutEffect(() => {
     if (!open) {
       clearMatches();
       return;

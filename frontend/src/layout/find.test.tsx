@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clearMatches, findRanges, findScope, matchCount, paintMatches, stepMatch, HIGHLIGHT_ALL, HIGHLIGHT_CURRENT } from './find';
 import { FindBar } from './FindBar';
 
@@ -104,6 +104,40 @@ describe('FindBar', () => {
     await wait();
     expect(registry.get(HIGHLIGHT_ALL)?.ranges.map((r) => r.toString())).toEqual(['alpha', 'alpha', 'ALPHA']);
     expect(registry.get(HIGHLIGHT_CURRENT)?.ranges[0]?.toString()).toBe('alpha');
+  });
+
+  it('the highlights change in the same render as the count beside them', async () => {
+    // What the user (and a script) sees when "1 / 4" appears must already be highlighted:
+    // a passive effect may paint a frame later. Observed outside act(), which would flush
+    // every effect before looking.
+    g.CSS = { highlights: registry };
+    g.Highlight = FakeHighlight;
+    convo.innerHTML = '<p>alpha beta alpha</p><p>ALPHA gamma</p>';
+    await act(async () => {
+      root = createRoot(host);
+      root.render(<FindBar />);
+      await Promise.resolve();
+    });
+    await press(window, 'f', { ctrlKey: true });
+    const input = host.querySelector<HTMLInputElement>('.find-bar input');
+    await act(async () => {
+      Reflect.set(HTMLInputElement.prototype, 'value', 'alpha', input);
+      input?.dispatchEvent(new Event('input', { bubbles: true }));
+      await Promise.resolve();
+    });
+    await wait();
+    const status = host.querySelector('.find-count');
+    expect(status?.textContent).toBe('1 / 3');
+    const seen: string[] = [];
+    const mo = new MutationObserver(() => {
+      seen.push(`${String(status?.textContent)} with ${String(registry.get(HIGHLIGHT_ALL)?.size ?? 0)} highlighted`);
+    });
+    mo.observe(status as Element, { subtree: true, childList: true, characterData: true });
+    // A streaming answer adds a match.
+    convo.insertAdjacentHTML('beforeend', '<p>alpha again</p>');
+    await vi.waitFor(() => expect(seen.length).toBeGreaterThan(0), { timeout: 2000, interval: 5 });
+    mo.disconnect();
+    expect(seen).toEqual(['1 / 4 with 4 highlighted']);
   });
 
   it('Ctrl+F opens it, matches are highlighted and counted, Enter/Shift+Enter move, Esc closes', async () => {
