@@ -77,10 +77,8 @@ describe('FindBar', () => {
       await new Promise((r) => setTimeout(r, 5));
     });
   const wait = (ms = 80) => act(() => new Promise((r) => setTimeout(r, ms)));
-
-  it('repaints when a longer query finds the same number of matches', async () => {
-    // Typing "alph" then "alpha": the count (3) and the current match (the first) stay the
-    // same, and the highlights must still move to the longer matches (seen in the real window).
+  /** Renders the bar over "alpha beta alpha / ALPHA gamma", opens it with Ctrl+F, and returns a way to type in it. */
+  const openBar = async () => {
     g.CSS = { highlights: registry };
     g.Highlight = FakeHighlight;
     convo.innerHTML = '<p>alpha beta alpha</p><p>ALPHA gamma</p>';
@@ -91,12 +89,19 @@ describe('FindBar', () => {
     });
     await press(window, 'f', { ctrlKey: true });
     const input = host.querySelector<HTMLInputElement>('.find-bar input');
-    const type = (text: string) =>
+    return (text: string) =>
       act(async () => {
+        // React tracks the value property; set it through the prototype's setter, as typing does.
         Reflect.set(HTMLInputElement.prototype, 'value', text, input);
         input?.dispatchEvent(new Event('input', { bubbles: true }));
         await Promise.resolve();
       });
+  };
+
+  it('repaints when a longer query finds the same number of matches', async () => {
+    // Typing "alph" then "alpha": the count (3) and the current match (the first) stay the
+    // same, and the highlights must still move to the longer matches (seen in the real window).
+    const type = await openBar();
     await type('alph');
     await wait();
     expect(registry.get(HIGHLIGHT_CURRENT)?.ranges[0]?.toString()).toBe('alph');
@@ -110,21 +115,8 @@ describe('FindBar', () => {
     // What the user (and a script) sees when "1 / 4" appears must already be highlighted:
     // a passive effect may paint a frame later. Observed outside act(), which would flush
     // every effect before looking.
-    g.CSS = { highlights: registry };
-    g.Highlight = FakeHighlight;
-    convo.innerHTML = '<p>alpha beta alpha</p><p>ALPHA gamma</p>';
-    await act(async () => {
-      root = createRoot(host);
-      root.render(<FindBar />);
-      await Promise.resolve();
-    });
-    await press(window, 'f', { ctrlKey: true });
-    const input = host.querySelector<HTMLInputElement>('.find-bar input');
-    await act(async () => {
-      Reflect.set(HTMLInputElement.prototype, 'value', 'alpha', input);
-      input?.dispatchEvent(new Event('input', { bubbles: true }));
-      await Promise.resolve();
-    });
+    const type = await openBar();
+    await type('alpha');
     await wait();
     const status = host.querySelector('.find-count');
     expect(status?.textContent).toBe('1 / 3');
