@@ -16,7 +16,7 @@ import './style.css';
 import './chat/conversation.css';
 
 markStep('bundle evaluated'); // every static import has run (launchMark.ts: the start-up timeline)
-// Effects (useEffect) run in the task after their render, as under React, not a frame later.
+// Effects (useEffect) run when React would run them, not a frame later (shared/effect-timing.ts).
 runEffectsInNextTask();
 if (!isBrowserMode()) batchRunEvents(); // the window's run events reach the page in batches, one render each (api/runtime.ts)
 // Before the app renders: nothing on the page may navigate the window away from the app.

@@ -4,9 +4,15 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runEffectsInNextTask } from './effect-timing';
 
+/** How a test opens the "menu" without an input event (a run event, a timer): set by Opener. */
+const outside: { open: (() => void) | null } = { open: null };
+
 /** A button whose click opens a "menu"; the effect of that render moves the focus into it. */
 function Opener({ log }: { log: string[] }) {
   const [open, setOpen] = useState(false);
+  useEffect(() => {
+    outside.open = () => setOpen(true);
+  }, []);
   useEffect(() => {
     if (!open) return;
     log.push('effect');
@@ -38,31 +44,49 @@ describe('runEffectsInNextTask', () => {
     restore = null;
   });
 
-  const clickThenNextFrame = async (log: string[]) => {
+  const mount = async (log: string[]) => {
     await act(async () => {
       root = createRoot(host);
       root.render(<Opener log={log} />);
       await Promise.resolve();
     });
-    // Outside act(), which would flush every effect itself: the page's own timing.
-    host.querySelector<HTMLButtonElement>('.opener')?.click();
-    await new Promise((r) => requestAnimationFrame(() => r(null)));
-    log.push('next frame');
-    await new Promise((r) => setTimeout(r, 60)); // every timing has run by now
   };
+  const microtasks = async () => {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+  // Everything below runs outside act(), which would flush every effect itself: the page's own timing.
 
-  it('runs the effect of a click before the next frame, so the focus has moved when the next key arrives', async () => {
+  it('runs the effects of a click before the next event, so a key pressed right after it reaches the menu', async () => {
     restore = runEffectsInNextTask();
     const log: string[] = [];
-    await clickThenNextFrame(log);
-    expect(log).toEqual(['effect', 'next frame']);
+    await mount(log);
+    host.querySelector<HTMLButtonElement>('.opener')?.click();
+    await microtasks(); // the click's task is over; no other task has run
+    expect(log).toEqual(['effect']);
     expect(document.activeElement?.className).toBe('first');
+  });
+
+  it('runs the effects of a render no input caused in the next task, before the next frame', async () => {
+    restore = runEffectsInNextTask();
+    const log: string[] = [];
+    await mount(log);
+    await new Promise((r) => setTimeout(r, 5)); // the mount's own events are long over
+    outside.open?.();
+    await microtasks();
+    log.push('after its task');
+    await new Promise((r) => requestAnimationFrame(() => r(null)));
+    log.push('next frame');
+    expect(log).toEqual(['after its task', 'effect', 'next frame']);
   });
 
   it("restores Preact's own timing (the effect after the frame)", async () => {
     runEffectsInNextTask()();
     const log: string[] = [];
-    await clickThenNextFrame(log);
+    await mount(log);
+    host.querySelector<HTMLButtonElement>('.opener')?.click();
+    await new Promise((r) => requestAnimationFrame(() => r(null)));
+    log.push('next frame');
+    await new Promise((r) => setTimeout(r, 60)); // every timing has run by now
     expect(log).toEqual(['next frame', 'effect']);
   });
 });

@@ -1,34 +1,56 @@
 // When the page's passive effects (useEffect) run. The page is written against React's API
 // and runs on preact/compat (docs/ARCHITECTURE.md, "Start-up"). React runs the effects of a
-// render caused by an input event before the next event is handled, and others in a task
-// soon after; Preact waits for the next animation frame (and up to 35 ms when none comes).
-// A menu or dialog that moves the focus in an effect then let a key pressed right after
-// the click reach the element behind it.
+// render caused by a discrete input event (a click, a key, typing) before the browser
+// handles the next event, and other effects in a task soon after the render; Preact waits
+// for the next animation frame (and up to 35 ms when none comes). A menu or dialog that
+// moves the focus in an effect then let a key pressed right after the click reach the
+// element behind it.
 
 import { options } from 'preact';
 
+/** Input events after which effects run before the next event, as React treats discrete events. */
+const DISCRETE_EVENTS = ['click', 'keydown', 'keyup', 'input', 'change', 'pointerdown', 'pointerup', 'mousedown', 'mouseup', 'focusin', 'focusout', 'submit', 'drop', 'paste'];
+
 /**
- * Makes Preact run the passive effects of each render in the page's next task (one
- * MessageChannel message for all the renders queued before it), as React's scheduler does,
- * instead of after the next animation frame. Returns the function that restores the
- * previous timing (for tests). Calling it while installed changes nothing more.
+ * Makes Preact run passive effects as React does: those of a render that a discrete input
+ * event caused in a microtask after it, so they are done before the browser handles the
+ * next event; all others in the page's next task (one MessageChannel message for every
+ * render queued before it), instead of after the next animation frame. Returns the
+ * function that restores the previous timing (for tests).
  */
 export function runEffectsInNextTask(): () => void {
   const previous = Object.getOwnPropertyDescriptor(options, 'requestAnimationFrame');
   const channel = new MessageChannel();
   let queued: (() => void)[] = [];
-  channel.port1.onmessage = () => {
+  let inDiscreteEvent = false;
+  const flush = () => {
     const calls = queued;
     queued = [];
     for (const call of calls) call(); // Preact reports an effect's error itself, per component
   };
-  options.requestAnimationFrame = (flush) => {
-    queued.push(flush);
-    if (queued.length === 1) channel.port2.postMessage(null);
+  channel.port1.onmessage = flush;
+  // An input event marks the rest of its task (its handlers and the renders they queue) as
+  // discrete; the mark is cleared in the next task.
+  const clear = new MessageChannel();
+  clear.port1.onmessage = () => {
+    inDiscreteEvent = false;
+  };
+  const onInput = () => {
+    if (inDiscreteEvent) return;
+    inDiscreteEvent = true;
+    clear.port2.postMessage(null);
+  };
+  for (const type of DISCRETE_EVENTS) window.addEventListener(type, onInput, { capture: true });
+  options.requestAnimationFrame = (run) => {
+    queued.push(run);
+    if (inDiscreteEvent) queueMicrotask(flush);
+    else if (queued.length === 1) channel.port2.postMessage(null);
   };
   return () => {
+    for (const type of DISCRETE_EVENTS) window.removeEventListener(type, onInput, { capture: true });
     if (previous === undefined) delete options.requestAnimationFrame;
     else Object.defineProperty(options, 'requestAnimationFrame', previous);
     channel.port1.close();
+    clear.port1.close();
   };
 }
