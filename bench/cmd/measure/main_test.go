@@ -163,3 +163,43 @@ func TestParseTimeline(t *testing.T) {
 		t.Errorf("no timeline: err = %v, want errNotMeasured", err)
 	}
 }
+
+func TestFreshCopies(t *testing.T) {
+	src := t.TempDir()
+	cli := filepath.Join(src, "artifactflow")
+	win := filepath.Join(src, "artifactflow-window")
+	for _, f := range []struct{ path, body string }{{cli, "cli build"}, {win, "window build"}} {
+		if err := os.WriteFile(f.path, []byte(f.body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := filepath.Join(src, "wailshello")
+	a, b, c := cli, win, missing
+	dir, err := freshCopies(&a, &b, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	tests := []struct {
+		got, wantPath, wantBody string
+	}{
+		{a, filepath.Join(dir, "artifactflow"), "cli build"},
+		{b, filepath.Join(dir, "artifactflow-window"), "window build"}, // beside the CLI copy, as the hand-over needs
+	}
+	for _, tt := range tests {
+		if tt.got != tt.wantPath {
+			t.Errorf("copy at %s, want %s", tt.got, tt.wantPath)
+			continue
+		}
+		body, err := os.ReadFile(tt.got)
+		if err != nil || string(body) != tt.wantBody {
+			t.Errorf("%s holds %q (%v), want %q", tt.got, body, err, tt.wantBody)
+		}
+		if st, err := os.Stat(tt.got); err != nil || st.Mode().Perm()&0o100 == 0 {
+			t.Errorf("%s is not executable (%v)", tt.got, err)
+		}
+	}
+	if c != missing {
+		t.Errorf("a binary that does not exist became %s; want its path left as it was", c)
+	}
+}
