@@ -11,13 +11,13 @@ import { syncLanguageFromBackend } from './i18n/language';
 import { guardNavigation } from './markdown/navigation';
 import { batchRunEvents, isBrowserMode } from './api/runtime';
 import { installTooltips } from './layout/tooltips';
-import { runEffectsInNextTask } from './shared/effect-timing';
+import { adoptReactEffectTiming } from './shared/effect-timing';
 import './style.css';
 import './chat/conversation.css';
 
 markStep('bundle evaluated'); // every static import has run (launchMark.ts: the start-up timeline)
 // Effects (useEffect) run when React would run them, not a frame later (shared/effect-timing.ts).
-runEffectsInNextTask();
+adoptReactEffectTiming();
 if (!isBrowserMode()) batchRunEvents(); // the window's run events reach the page in batches, one render each (api/runtime.ts)
 // Before the app renders: nothing on the page may navigate the window away from the app.
 guardNavigation();

@@ -2,7 +2,7 @@
 import { act, useEffect, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runEffectsInNextTask } from './effect-timing';
+import { adoptReactEffectTiming } from './effect-timing';
 
 /** How a test opens the "menu" without an input event (a run event, a timer): set by Opener. */
 const outside: { open: (() => void) | null } = { open: null };
@@ -32,7 +32,7 @@ function Opener({ log }: { log: string[] }) {
   );
 }
 
-describe('runEffectsInNextTask', () => {
+describe('adoptReactEffectTiming', () => {
   let root: Root | null = null;
   let restore: (() => void) | null = null;
   const host = document.createElement('div');
@@ -57,7 +57,7 @@ describe('runEffectsInNextTask', () => {
   // Everything below runs outside act(), which would flush every effect itself: the page's own timing.
 
   it('runs the effects of a click before the next event, so a key pressed right after it reaches the menu', async () => {
-    restore = runEffectsInNextTask();
+    restore = adoptReactEffectTiming();
     const log: string[] = [];
     await mount(log);
     host.querySelector<HTMLButtonElement>('.opener')?.click();
@@ -67,7 +67,7 @@ describe('runEffectsInNextTask', () => {
   });
 
   it('runs the effects of a render no input caused in the next task, before the next frame', async () => {
-    restore = runEffectsInNextTask();
+    restore = adoptReactEffectTiming();
     const log: string[] = [];
     await mount(log);
     await new Promise((r) => setTimeout(r, 5)); // the mount's own events are long over
@@ -80,7 +80,7 @@ describe('runEffectsInNextTask', () => {
   });
 
   it("restores Preact's own timing (the effect after the frame)", async () => {
-    runEffectsInNextTask()();
+    adoptReactEffectTiming()();
     const log: string[] = [];
     await mount(log);
     host.querySelector<HTMLButtonElement>('.opener')?.click();

@@ -18,7 +18,7 @@ const DISCRETE_EVENTS = ['click', 'keydown', 'keyup', 'input', 'change', 'pointe
  * render queued before it), instead of after the next animation frame. Returns the
  * function that restores the previous timing (for tests).
  */
-export function runEffectsInNextTask(): () => void {
+export function adoptReactEffectTiming(): () => void {
   const previous = Object.getOwnPropertyDescriptor(options, 'requestAnimationFrame');
   const channel = new MessageChannel();
   let queued: (() => void)[] = [];
