@@ -9,6 +9,7 @@ import type { RunEvent } from '../run/event-types';
 import { parseEvent } from '../run/parse-event';
 import { isObject } from './call';
 import { indexProgress, type IndexProgress } from './conversations';
+import { nextTaskQueue, type TaskQueue } from '../shared/task-queue';
 
 /** The runtime event on which every run event arrives (app.RunEventName). */
 export const RUN_EVENT_NAME = 'run:event';
@@ -36,39 +37,21 @@ export function onRunEvent(handler: (ev: RunEvent) => void): () => void {
 // event, thousands for a long answer, and WebKitGTK stopped painting until the mouse moved.
 // Batched, the events that arrive before the page's next task are handed on together in
 // that task (in order, to every subscriber), and render once.
-let batching = false;
-let queued: (() => void)[] = [];
-let channel: MessageChannel | null = null;
+let batch: TaskQueue | null = null;
 
 function deliver(call: () => void): void {
-  if (!batching) {
-    call();
-    return;
-  }
-  queued.push(call);
-  if (queued.length === 1) channel?.port2.postMessage(null);
+  if (batch === null) call();
+  else batch.push(call);
 }
 
 /**
  * From now on, hands run events to onRunEvent's handlers in batches, one per task of the
- * page (the rule above), instead of each as it arrives. main.tsx calls it in the desktop
- * window; browser mode's events arrive as tasks already, and tests call it themselves.
+ * page (the rule above), instead of each as it arrives; a handler that throws is reported
+ * and the rest of the batch still runs. main.tsx calls it in the desktop window; browser
+ * mode's events arrive as tasks already, and tests call it themselves.
  */
 export function batchRunEvents(): void {
-  if (batching) return;
-  batching = true;
-  channel = new MessageChannel();
-  channel.port1.onmessage = () => {
-    const calls = queued;
-    queued = [];
-    for (const call of calls) {
-      try {
-        call();
-      } catch (e) {
-        console.error('a run event handler failed', e); // the rest of the batch still runs
-      }
-    }
-  };
+  batch ??= nextTaskQueue('a run event handler');
 }
 
 /** The event the browser-mode shim emits each time its event stream (re)connects. */

@@ -7,6 +7,7 @@
 // element behind it.
 
 import { options } from 'preact';
+import { nextTaskQueue } from './task-queue';
 
 /** Input events after which effects run before the next event, as React treats discrete events. */
 const DISCRETE_EVENTS = ['click', 'keydown', 'keyup', 'input', 'change', 'pointerdown', 'pointerup', 'mousedown', 'mouseup', 'focusin', 'focusout', 'submit', 'drop', 'paste'];
@@ -20,37 +21,28 @@ const DISCRETE_EVENTS = ['click', 'keydown', 'keyup', 'input', 'change', 'pointe
  */
 export function adoptReactEffectTiming(): () => void {
   const previous = Object.getOwnPropertyDescriptor(options, 'requestAnimationFrame');
-  const channel = new MessageChannel();
-  let queued: (() => void)[] = [];
-  let inDiscreteEvent = false;
-  const flush = () => {
-    const calls = queued;
-    queued = [];
-    for (const call of calls) call(); // Preact reports an effect's error itself, per component
-  };
-  channel.port1.onmessage = flush;
+  const effects = nextTaskQueue('an effect flush'); // Preact reports an effect's own error itself
   // An input event marks the rest of its task (its handlers and the renders they queue) as
   // discrete; the mark is cleared in the next task.
-  const clear = new MessageChannel();
-  clear.port1.onmessage = () => {
-    inDiscreteEvent = false;
-  };
+  let inDiscreteEvent = false;
+  const endOfEvent = nextTaskQueue('clearing the input mark');
   const onInput = () => {
     if (inDiscreteEvent) return;
     inDiscreteEvent = true;
-    clear.port2.postMessage(null);
+    endOfEvent.push(() => {
+      inDiscreteEvent = false;
+    });
   };
   for (const type of DISCRETE_EVENTS) window.addEventListener(type, onInput, { capture: true });
   options.requestAnimationFrame = (run) => {
-    queued.push(run);
-    if (inDiscreteEvent) queueMicrotask(flush);
-    else if (queued.length === 1) channel.port2.postMessage(null);
+    effects.push(run);
+    if (inDiscreteEvent) queueMicrotask(effects.flush);
   };
   return () => {
     for (const type of DISCRETE_EVENTS) window.removeEventListener(type, onInput, { capture: true });
     if (previous === undefined) delete options.requestAnimationFrame;
     else Object.defineProperty(options, 'requestAnimationFrame', previous);
-    channel.port1.close();
-    clear.port1.close();
+    effects.close();
+    endOfEvent.close();
   };
 }
